@@ -1,0 +1,56 @@
+// How long the stack may spend on rules loading plus evaluation: the configured budget, capped by Lambda's
+// remaining time and by the timeout the apiserver put in the URL (counted from when the gateway received the
+// request, so a cold start is included), each less a safety margin so the answer always arrives in time.
+export const SAFETY_MARGIN_MS = 250;
+
+const GO_DURATION_UNITS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, 'µs': 0.001, ns: 0.000001 };
+
+/** Parses a Go duration as the apiserver writes it (`10s`, `1m30s`, `500ms`); undefined when it is not one. */
+export function parseGoDuration(text: string): number | undefined {
+  if (!/^(\d+(\.\d+)?(h|m|s|ms|us|µs|ns))+$/.test(text)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)) {
+    total += Number(amount) * GO_DURATION_UNITS[unit!]!;
+  }
+  return total;
+}
+
+export interface DeadlineInputs {
+  policyTimeoutMs: number;
+  now: number;
+  lambdaRemainingMs?: number;
+  apiserverTimeoutMs?: number;
+  receivedAtMs?: number;
+}
+
+/** Milliseconds left for the work; zero or less means answer at once. */
+export function budgetMs({ policyTimeoutMs, now, lambdaRemainingMs, apiserverTimeoutMs, receivedAtMs }: DeadlineInputs): number {
+  let budget = policyTimeoutMs;
+  if (lambdaRemainingMs !== undefined) budget = Math.min(budget, lambdaRemainingMs - SAFETY_MARGIN_MS);
+  if (apiserverTimeoutMs !== undefined) {
+    const elapsed = receivedAtMs !== undefined ? Math.max(0, now - receivedAtMs) : 0;
+    budget = Math.min(budget, apiserverTimeoutMs - elapsed - SAFETY_MARGIN_MS);
+  }
+  return budget;
+}
+
+export class DeadlineExceededError extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`deadline of ${Math.max(0, Math.round(budgetMs))} ms exceeded`);
+    this.name = 'DeadlineExceededError';
+  }
+}
+
+/** Settles with the work's result, or rejects with DeadlineExceededError once the budget is spent. */
+export async function withDeadline<T>(budget: number, work: () => Promise<T>): Promise<T> {
+  if (budget <= 0) throw new DeadlineExceededError(budget);
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineExceededError(budget)), budget);
+  });
+  try {
+    return await Promise.race([work(), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

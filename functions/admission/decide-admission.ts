@@ -1,0 +1,106 @@
+// The handler at the centre of the stack: loads the rules and evaluates the policy under the deadline, and
+// resolves timeouts, thrown errors and unavailable rules by the failure policy. Logs one line per decision.
+import type { Context } from 'aws-lambda';
+import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict } from './admission-response.js';
+import type { Config } from './config.js';
+import { budgetMs, withDeadline } from './deadline.js';
+import { evaluateRules } from './evaluate-rules.js';
+import { logger } from './logger.js';
+import type { AdmissionEvent } from './middlewares.js';
+import type { Policy } from './policy.js';
+import type { FailurePolicy } from './rules-document-schema.js';
+import type { LoadedRules } from './rules-loader.js';
+import { RulesUnavailableError } from './rules-source.js';
+
+export interface AdmissionReviewResponse {
+  apiVersion: string;
+  kind: 'AdmissionReview';
+  response: AdmissionResponse;
+}
+
+interface Decision {
+  verdict: Verdict;
+  rules: string[];
+  reason: string;
+  rulesVersion?: string;
+}
+
+/** Thrown inside the deadline when rules cannot be used; carries what the failure policy needs. */
+class UnusableRulesError extends Error {
+  constructor(readonly failure: Extract<LoadedRules<unknown>, { ok: false }>) {
+    super(failure.reason);
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof UnusableRulesError) return error.message;
+  if (error instanceof RulesUnavailableError) return `rules unavailable: ${error.message}`;
+  if (error instanceof Error && error.name === 'DeadlineExceededError') return error.message;
+  return `policy error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function failureVerdict(policyName: string, failurePolicy: FailurePolicy, reason: string): Verdict {
+  if (failurePolicy === 'Fail') {
+    return errored(`portcullis: ${policyName} was not evaluated (${reason}); denied (failurePolicy Fail)`);
+  }
+  // Fit the reason into the one-line warning so its ending, which says what happened, is never cut off.
+  const frame = (text: string) => `portcullis: ${policyName} was not evaluated (${text}); admitted (fail-open)`;
+  const room = 119 - frame('').length;
+  const shortReason = reason.length <= room ? reason : `${reason.slice(0, Math.max(0, room - 1))}…`;
+  return { allowed: true, warnings: [frame(shortReason)], auditAnnotations: { 'failed-open': reason } };
+}
+
+export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Promise<LoadedRules<P>>, config: Config) {
+  return async function decideAdmission(event: AdmissionEvent, context?: Context): Promise<AdmissionReviewResponse> {
+    const startedAt = Date.now();
+    const { review } = event;
+    const request = review.request;
+    let rulesAtHand: LoadedRules<P> | undefined;
+
+    const budget = budgetMs({
+      policyTimeoutMs: config.POLICY_TIMEOUT_MS,
+      now: startedAt,
+      lambdaRemainingMs: context?.getRemainingTimeInMillis?.(),
+      apiserverTimeoutMs: event.apiserverTimeoutMs,
+      receivedAtMs: event.receivedAtMs,
+    });
+
+    let decision: Decision;
+    try {
+      decision = await withDeadline(budget, async () => {
+        const rules = await loadRules();
+        rulesAtHand = rules;
+        if (!rules.ok) throw new UnusableRulesError(rules);
+        const outcome = await evaluateRules(policy, rules.document, request);
+        return { ...outcome, reason: outcome.verdict.allowed ? 'no violations' : 'violations', rulesVersion: rules.version };
+      });
+    } catch (error) {
+      const reason = reasonOf(error);
+      const failurePolicy = rulesAtHand?.ok ? rulesAtHand.document.failurePolicy : (rulesAtHand?.failurePolicy ?? config.FAILURE_POLICY);
+      decision = { verdict: failureVerdict(policy.name, failurePolicy, reason), rules: [], reason, rulesVersion: rulesAtHand?.version };
+    }
+
+    const { verdict } = decision;
+    verdict.auditAnnotations.decision = verdict.allowed ? 'allowed' : 'denied';
+    if (decision.rules.length > 0) verdict.auditAnnotations.rule = decision.rules.join(',');
+    if (decision.rulesVersion) verdict.auditAnnotations['rules-version'] = decision.rulesVersion;
+
+    logger.info('admission decision', {
+      policy: policy.name,
+      uid: request.uid,
+      kind: request.kind.kind,
+      namespace: request.namespace,
+      name: request.name,
+      operation: request.operation,
+      dryRun: request.dryRun ?? false,
+      allowed: verdict.allowed,
+      rule: decision.rules.join(','),
+      reason: decision.reason,
+      rulesVersion: decision.rulesVersion,
+      durationMs: Date.now() - startedAt,
+    });
+
+    return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: toAdmissionResponse(request.uid, verdict) };
+  };
+}
+

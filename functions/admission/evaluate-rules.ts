@@ -1,0 +1,38 @@
+// Runs a rules document against one request: each matching rule's parameters through the policy, then
+// enforce violations deny and audit violations become warnings plus audit annotations.
+import type { AdmissionRequest } from './admission-review-schema.js';
+import { allowed, denied, type Verdict } from './admission-response.js';
+import { matchesRule } from './match-rule.js';
+import type { Policy } from './policy.js';
+import type { RulesDocument } from './rules-document-schema.js';
+
+export interface RulesOutcome {
+  verdict: Verdict;
+  /** The rules that decided: the violated enforce rules on a denial, else every rule that matched. */
+  rules: string[];
+}
+
+export async function evaluateRules<P>(policy: Policy<P>, document: RulesDocument<P>, request: AdmissionRequest): Promise<RulesOutcome> {
+  const matched: string[] = [];
+  const enforced: { rule: string; violations: string[] }[] = [];
+  const audited: { rule: string; violations: string[] }[] = [];
+  for (const rule of document.rules) {
+    if (!matchesRule(request, rule.match, policy.defaultKinds)) continue;
+    matched.push(rule.name);
+    const violations = await policy.evaluate(request, rule.parameters);
+    if (violations.length === 0) continue;
+    (rule.mode === 'audit' ? audited : enforced).push({ rule: rule.name, violations });
+  }
+
+  const verdict =
+    enforced.length > 0
+      ? denied(`${policy.name}: ${enforced.map(({ rule, violations }) => `rule ${rule}: ${violations.join('; ')}`).join('; ')}`)
+      : allowed();
+  for (const { rule, violations } of audited) {
+    violations.forEach((violation, index) => {
+      verdict.warnings.push(`${policy.name} (audit, rule ${rule}): ${violation}`);
+      verdict.auditAnnotations[`audit-${rule}-${index + 1}`] = violation;
+    });
+  }
+  return { verdict, rules: enforced.length > 0 ? enforced.map(({ rule }) => rule) : matched };
+}

@@ -1,0 +1,31 @@
+// Whether a rule's match block selects a request. Every condition given must hold; an absent condition
+// holds. Cluster-scoped requests (no namespace) never match a `namespaces` list and are never excluded by
+// `excludedNamespaces`.
+import type { AdmissionRequest, Operation } from './admission-review-schema.js';
+import { matchesAnyGlob } from './glob.js';
+import { matchesLabelSelector } from './label-selector.js';
+import type { Match } from './rules-document-schema.js';
+
+const DEFAULT_OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE'];
+
+function objectLabels(request: AdmissionRequest): Record<string, string> {
+  // On DELETE the object is gone; the labels it had are on oldObject.
+  const object = (request.object ?? request.oldObject) as { metadata?: { labels?: unknown } } | null | undefined;
+  const labels = object?.metadata?.labels;
+  return labels && typeof labels === 'object' ? (labels as Record<string, string>) : {};
+}
+
+export function matchesRule(request: AdmissionRequest, match: Match | undefined, defaultKinds: readonly string[]): boolean {
+  const m = match ?? {};
+  if (!(m.operations ?? DEFAULT_OPERATIONS).includes(request.operation)) return false;
+  if (!(m.kinds ?? defaultKinds).includes(request.kind.kind)) return false;
+  const namespace = request.namespace || undefined;
+  if (m.namespaces && (namespace === undefined || !matchesAnyGlob(namespace, m.namespaces))) return false;
+  if (m.excludedNamespaces && namespace !== undefined && matchesAnyGlob(namespace, m.excludedNamespaces)) return false;
+  const username = request.userInfo.username ?? '';
+  if (m.excludedUsers && matchesAnyGlob(username, m.excludedUsers)) return false;
+  const groups = request.userInfo.groups ?? [];
+  if (m.excludedGroups && groups.some((group) => matchesAnyGlob(group, m.excludedGroups!))) return false;
+  if (m.labelSelector && !matchesLabelSelector(objectLabels(request), m.labelSelector)) return false;
+  return true;
+}

@@ -1,0 +1,95 @@
+// Builds what the apiserver would send for a manifest: the AdmissionReview, wrapped in an API Gateway
+// HTTP API (payload 2.0) event. Used by `npm run event`, the tests and the benchmarks alike.
+import { createHash } from 'node:crypto';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+
+type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
+
+export interface ReviewOptions {
+  operation?: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+  namespace?: string;
+  oldObject?: unknown;
+  admissionVersion?: 'v1' | 'v1beta1';
+  username?: string;
+  groups?: string[];
+  dryRun?: boolean;
+}
+
+// Kinds whose plural is not just the lowercase kind plus "s".
+const IRREGULAR_PLURALS: Record<string, string> = { Ingress: 'ingresses', NetworkPolicy: 'networkpolicies', PodSecurityPolicy: 'podsecuritypolicies', Endpoints: 'endpoints' };
+
+export function resourceOf(kind: string): string {
+  return IRREGULAR_PLURALS[kind] ?? `${kind.toLowerCase()}s`;
+}
+
+function groupVersion(apiVersion: string): { group: string; version: string } {
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
+  return { group: group!, version: version! };
+}
+
+/** A stable uid from the content, so regenerated fixtures do not churn. */
+function uidFor(content: unknown): string {
+  const hex = createHash('sha256').update(JSON.stringify(content)).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function admissionReviewFor(manifest: unknown, options: ReviewOptions = {}) {
+  const object = manifest as Manifest;
+  const operation = options.operation ?? 'CREATE';
+  const { group, version } = groupVersion(object.apiVersion ?? 'v1');
+  const kind = object.kind ?? 'Unknown';
+  const namespace = kind === 'Namespace' ? object.metadata?.name : (options.namespace ?? object.metadata?.namespace ?? 'default');
+  const gvk = { group, version, kind };
+  const gvr = { group, version, resource: resourceOf(kind) };
+  const request = {
+    uid: uidFor({ manifest, options }),
+    kind: gvk,
+    resource: gvr,
+    requestKind: gvk,
+    requestResource: gvr,
+    name: object.metadata?.name,
+    namespace,
+    operation,
+    userInfo: { username: options.username ?? 'kubernetes-admin', groups: options.groups ?? ['system:authenticated'] },
+    object: operation === 'DELETE' ? null : manifest,
+    oldObject: operation === 'DELETE' ? manifest : (options.oldObject ?? null),
+    dryRun: options.dryRun ?? false,
+    options: { apiVersion: 'meta.k8s.io/v1', kind: `${operation === 'DELETE' ? 'Delete' : operation === 'UPDATE' ? 'Update' : 'Create'}Options` },
+  };
+  return { apiVersion: `admission.k8s.io/${options.admissionVersion ?? 'v1'}`, kind: 'AdmissionReview', request };
+}
+
+export interface EventOptions {
+  policy?: string;
+  path?: string;
+  /** The apiserver's `?timeout=` (e.g. `10s`); fixtures leave it out so they never go stale. */
+  timeout?: string;
+  timeEpoch?: number;
+}
+
+export function httpApiEvent(body: string, options: EventOptions = {}): APIGatewayProxyEventV2 {
+  const path = options.path ?? `/validate/${options.policy ?? 'trusted-registry'}`;
+  const timeEpoch = options.timeEpoch ?? Date.UTC(2026, 0, 1);
+  return {
+    version: '2.0',
+    routeKey: `POST ${path}`,
+    rawPath: path,
+    rawQueryString: options.timeout ? `timeout=${options.timeout}` : '',
+    ...(options.timeout ? { queryStringParameters: { timeout: options.timeout } } : {}),
+    headers: { 'content-type': 'application/json', 'user-agent': 'kube-apiserver-admission', 'content-length': String(Buffer.byteLength(body)) },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'portcullis',
+      domainName: 'portcullis.execute-api.eu-west-1.amazonaws.com',
+      domainPrefix: 'portcullis',
+      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '192.0.2.10', userAgent: 'kube-apiserver-admission' },
+      requestId: 'fixture',
+      routeKey: `POST ${path}`,
+      stage: '$default',
+      time: new Date(timeEpoch).toUTCString(),
+      timeEpoch,
+    },
+    body,
+    isBase64Encoded: false,
+  };
+}
