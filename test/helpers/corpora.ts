@@ -1,0 +1,46 @@
+// Reading ../shared/corpora: the Gatekeeper and Kyverno authors' own test cases, used as data.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+
+export const CORPORA = join('..', 'shared', 'corpora');
+
+export function corpusYaml<T = any>(...path: string[]): T {
+  return parse(readFileSync(join(CORPORA, ...path), 'utf8')) as T;
+}
+
+/** Every document of a multi-document YAML file, empty ones dropped. */
+export function corpusDocuments(...path: string[]): any[] {
+  return parseAllDocuments(readFileSync(join(CORPORA, ...path), 'utf8'))
+    .map((document) => document.toJS())
+    .filter((document) => document && typeof document === 'object');
+}
+
+export interface GatekeeperAssertion {
+  violations?: 'yes' | 'no' | number | boolean;
+  message?: string;
+}
+
+export interface GatekeeperCase {
+  name: string;
+  object: string;
+  assertions: GatekeeperAssertion[];
+}
+
+/** The cases of a gator `Suite`, with object paths made relative to the corpus root. */
+export function gatekeeperCases(library: string): { name: string; object: unknown; assertions: GatekeeperAssertion[] }[] {
+  const suite = corpusYaml<{ tests: { cases: GatekeeperCase[] }[] }>('gatekeeper-library', library, 'suite.yaml');
+  return suite.tests.flatMap((test) =>
+    test.cases.map((entry) => ({ name: entry.name, object: corpusYaml('gatekeeper-library', library, entry.object), assertions: entry.assertions })),
+  );
+}
+
+/** Does a list of violation messages satisfy a gator assertion? (`violations` defaults to yes; `message` is an unanchored regex filter.) */
+export function satisfiesAssertion(violations: string[], assertion: GatekeeperAssertion): boolean {
+  const pattern = assertion.message === undefined ? undefined : new RegExp(assertion.message);
+  const count = violations.filter((violation) => !pattern || pattern.test(violation)).length;
+  const expected = assertion.violations ?? 'yes';
+  if (expected === 'yes' || expected === true) return count > 0;
+  if (expected === 'no' || expected === false) return count === 0;
+  return count === expected;
+}

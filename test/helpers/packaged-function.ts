@@ -1,0 +1,28 @@
+// Unpacks a function's deployment zip from .serverless/ (written by the global setup) into a temporary
+// folder and imports its handler, as the Lambda runtime would.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import JSZip from 'jszip';
+import type { Handler } from './invoke.js';
+
+export async function unpackFunction(name: string): Promise<string> {
+  const zip = await JSZip.loadAsync(readFileSync(`.serverless/${name}.zip`));
+  const root = mkdtempSync(join(tmpdir(), `portcullis-${name}-`));
+  for (const entry of Object.values(zip.files)) {
+    if (entry.dir) continue;
+    const target = join(root, entry.name);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, await entry.async('nodebuffer'));
+  }
+  return root;
+}
+
+/** The packaged handler; rules are read from the zip's own policies/ unless RULES_DIR says otherwise. */
+export async function importPackagedHandler(name: string): Promise<{ root: string; handler: Handler }> {
+  const root = await unpackFunction(name);
+  process.env.RULES_DIR ??= join(root, 'policies');
+  const module = (await import(pathToFileURL(join(root, 'functions', name, 'handler.js')).href)) as { handler: Handler };
+  return { root, handler: module.handler };
+}
