@@ -2,8 +2,8 @@
 // Lambda runtime would, called with every fixture under events/trusted-registry/.
 import { readdirSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fixture, invoke } from '../helpers/invoke.js';
-import { importPackagedHandler } from '../helpers/packaged-function.js';
+import { fixture, type Handler, invoke } from '../helpers/invoke.js';
+import { importPackagedHandler } from '../../infra/packaged-function.js';
 
 const { handler, root } = await importPackagedHandler('trusted-registry');
 
@@ -33,7 +33,7 @@ describe('the packaged trusted-registry function', () => {
 
   it.each(Object.entries(EXPECTED))('%s', async (name, expected) => {
     const event = fixture('trusted-registry', name);
-    const answer = await invoke(handler, event);
+    const answer = await invoke(handler as Handler, event);
     expect(answer.statusCode).toBe(expected.status);
     if (expected.status !== 200) {
       expect(answer.body.error).toMatch(expected.message!);

@@ -1,11 +1,10 @@
-// Unpacks a function's deployment zip from .serverless/ (written by the global setup) into a temporary
-// folder and imports its handler, as the Lambda runtime would.
+// Unpacks a function's deployment zip from .serverless/ (written by `sls package`) into a temporary folder
+// and imports its handler, as the Lambda runtime would. Used by the end-to-end tests and the benchmarks.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import JSZip from 'jszip';
-import type { Handler } from './invoke.js';
 
 export async function unpackFunction(name: string): Promise<string> {
   const zip = await JSZip.loadAsync(readFileSync(`.serverless/${name}.zip`));
@@ -20,9 +19,11 @@ export async function unpackFunction(name: string): Promise<string> {
 }
 
 /** The packaged handler; rules are read from the zip's own policies/ unless RULES_DIR says otherwise. */
-export async function importPackagedHandler(name: string): Promise<{ root: string; handler: Handler }> {
+export type PackagedHandler = (event: unknown, context: unknown) => Promise<{ statusCode: number; headers?: unknown; body: string }>;
+
+export async function importPackagedHandler(name: string): Promise<{ root: string; handler: PackagedHandler }> {
   const root = await unpackFunction(name);
   process.env.RULES_DIR ??= join(root, 'policies');
-  const module = (await import(pathToFileURL(join(root, 'functions', name, 'handler.js')).href)) as { handler: Handler };
+  const module = (await import(pathToFileURL(join(root, 'functions', name, 'handler.js')).href)) as { handler: PackagedHandler };
   return { root, handler: module.handler };
 }

@@ -1,0 +1,111 @@
+// `npm run bench`: packages the functions and measures, side by side in one run, the packaged
+// trusted-registry handler against floors that do no policy work at all:
+//   warm:  median and p99 per request on a ~10 KB Pod review vs JSON.parse + JSON.stringify of the same
+//   cold:  new process → first response vs a bare Node process answering the same event, plus a CJS build
+//   size:  each bundle, and what minification, tree-shaking and zod/mini buy
+// Ratios are what to compare across machines; absolute figures are printed beside them.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type BuildOptions } from 'esbuild';
+import { unpackFunction } from '../infra/packaged-function.js';
+import { sampleEvent } from './sample-review.js';
+
+const WARM_ITERATIONS = 5000;
+const COLD_ROUNDS = 15;
+const TARGETS = { warm: 3, cold: 1.7, bundleKb: 400 };
+
+const work = mkdtempSync(join(tmpdir(), 'portcullis-bench-'));
+const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const ms = (ns: number) => (ns / 1e6).toFixed(3);
+const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
+
+function runChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ elapsedNs: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    let firstOutputNs: number | undefined;
+    let stderr = '';
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+    child.stderr.on('data', (chunk) => {
+      firstOutputNs ??= Number(process.hrtime.bigint() - start);
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve({ elapsedNs: firstOutputNs ?? 0, stderr }) : reject(new Error(`child exited ${code}: ${stderr}`))));
+  });
+}
+
+async function bundleSize(entry: string, options: BuildOptions): Promise<number> {
+  const outfile = join(work, `size-${Math.random().toString(36).slice(2)}.js`);
+  await build({ entryPoints: [entry], bundle: true, platform: 'node', target: 'node22', outfile, logLevel: 'silent', ...options });
+  return statSync(outfile).size;
+}
+
+console.log('packaging (sls package)…');
+execFileSync('npx', ['sls', 'package'], { stdio: ['ignore', 'ignore', 'inherit'] });
+const root = await unpackFunction('trusted-registry');
+const handlerFile = join(root, 'functions/trusted-registry/handler.js');
+const eventFile = join(work, 'event.json');
+const event = sampleEvent();
+writeFileSync(eventFile, JSON.stringify(event));
+const rulesEnv = { RULES_DIR: join(root, 'policies'), POWERTOOLS_LOG_LEVEL: 'INFO' };
+
+// A CommonJS build of the same handler with the same settings, to measure what ESM buys at cold start.
+const esbuildConfig = createRequire(import.meta.url)('../infra/esbuild-config.cjs') as () => Promise<BuildOptions & Record<string, unknown>>;
+const { outputFileExtension: _ext, exclude: _exclude, packager: _packager, banner: _banner, ...shared } = await esbuildConfig();
+const cjsFile = join(work, 'cjs', 'handler.cjs');
+await build({ ...(shared as BuildOptions), entryPoints: ['functions/trusted-registry/handler.ts'], format: 'cjs', outfile: cjsFile, logLevel: 'silent' });
+
+console.log(`warm: ${WARM_ITERATIONS} interleaved requests…`);
+const warmRun = await runChild(['bench/warm-child.mjs', handlerFile, eventFile, String(WARM_ITERATIONS)], rulesEnv);
+const warm = JSON.parse(warmRun.stderr) as { handlerNs: number[]; floorNs: number[]; allowed: boolean };
+
+console.log(`cold: ${COLD_ROUNDS} interleaved rounds of new processes…`);
+const cold = { esm: [] as number[], cjs: [] as number[], bare: [] as number[] };
+for (let round = 0; round < COLD_ROUNDS; round++) {
+  cold.esm.push((await runChild(['bench/cold-start-child.mjs', handlerFile, eventFile], rulesEnv)).elapsedNs);
+  cold.cjs.push((await runChild(['bench/cold-start-child.mjs', cjsFile, eventFile], rulesEnv)).elapsedNs);
+  cold.bare.push((await runChild(['bench/bare-child.mjs', eventFile])).elapsedNs);
+}
+
+const entry = 'functions/trusted-registry/handler.ts';
+const zodMini = join(work, 'zod-mini.ts');
+const zodClassic = join(work, 'zod-classic.ts');
+writeFileSync(zodMini, `import * as z from '${process.cwd()}/functions/admission/zod.js'; console.log(z.strictObject({ a: z.array(z.string()) }).safeParse({}).success);`);
+writeFileSync(zodClassic, `import { z } from 'zod'; console.log(z.strictObject({ a: z.array(z.string()) }).safeParse({}).success);`);
+const sizes = {
+  shipped: statSync(handlerFile).size,
+  zip: statSync('.serverless/trusted-registry.zip').size,
+  unminified: await bundleSize(entry, { format: 'esm', minify: false }),
+  noTreeShaking: await bundleSize(entry, { format: 'esm', minify: true, treeShaking: false }),
+  zodMini: await bundleSize(zodMini, { format: 'esm', minify: true }),
+  zodClassic: await bundleSize(zodClassic, { format: 'esm', minify: true, nodePaths: [join(process.cwd(), 'node_modules')] }),
+};
+
+const warmMedian = quantile(warm.handlerNs, 0.5);
+const floorMedian = quantile(warm.floorNs, 0.5);
+const coldMedian = { esm: quantile(cold.esm, 0.5), cjs: quantile(cold.cjs, 0.5), bare: quantile(cold.bare, 0.5) };
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+console.log(`
+Portcullis benchmark — node ${process.version}, ${event.body!.length} byte review (decision: ${warm.allowed ? 'allowed' : 'denied'})
+
+warm, per request (${WARM_ITERATIONS} interleaved)       median      p99
+  trusted-registry (packaged)            ${ms(warmMedian)} ms  ${ms(quantile(warm.handlerNs, 0.99))} ms
+  floor (JSON.parse + JSON.stringify)    ${ms(floorMedian)} ms  ${ms(quantile(warm.floorNs, 0.99))} ms
+  ratio median ${(warmMedian / floorMedian).toFixed(2)}× (target ≤ ${TARGETS.warm}×: ${verdict(warmMedian / floorMedian <= TARGETS.warm)}), p99 ${(quantile(warm.handlerNs, 0.99) / quantile(warm.floorNs, 0.99)).toFixed(2)}×
+
+cold start, new process → first response (median of ${COLD_ROUNDS})
+  trusted-registry ESM (shipped)         ${ms(coldMedian.esm)} ms
+  trusted-registry CommonJS              ${ms(coldMedian.cjs)} ms   (ESM saves ${(100 * (1 - coldMedian.esm / coldMedian.cjs)).toFixed(1)}%)
+  bare Node, no libraries                ${ms(coldMedian.bare)} ms
+  ratio ESM / bare ${(coldMedian.esm / coldMedian.bare).toFixed(2)}× (target ≤ ${TARGETS.cold}×: ${verdict(coldMedian.esm / coldMedian.bare <= TARGETS.cold)})
+
+bundle sizes
+  handler.js shipped (ESM, minified)     ${kb(sizes.shipped)} (target ≤ ${TARGETS.bundleKb} KB: ${verdict(sizes.shipped <= TARGETS.bundleKb * 1024)}); zip ${kb(sizes.zip)}
+  same, not minified                     ${kb(sizes.unminified)}
+  same, minified without tree-shaking    ${kb(sizes.noTreeShaking)}
+  zod/mini (as used) vs classic zod, minimal schema: ${kb(sizes.zodMini)} vs ${kb(sizes.zodClassic)}
+`);

@@ -1,0 +1,48 @@
+// The representative request the benchmarks use: a ~10 KB Pod review of the kind a real Deployment's pods
+// produce (several containers, env, probes, volumes), wrapped in an HTTP API event.
+import { admissionReviewFor, httpApiEvent } from '../infra/admission-event.js';
+
+function container(name: string, image: string) {
+  return {
+    name,
+    image,
+    imagePullPolicy: 'IfNotPresent',
+    ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
+    env: Array.from({ length: 22 }, (_, i) => ({ name: `SETTING_${i}`, value: `value-${i}-${'x'.repeat(20)}` })),
+    resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '512Mi' } },
+    livenessProbe: { httpGet: { path: '/healthz', port: 8080 }, initialDelaySeconds: 10, periodSeconds: 10 },
+    readinessProbe: { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 5 },
+    volumeMounts: [{ name: 'config', mountPath: '/etc/app' }, { name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }],
+    securityContext: { runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+  };
+}
+
+export function samplePod() {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'checkout-7d9f8b6c5-x2x9q',
+      namespace: 'shop',
+      labels: { app: 'checkout', 'pod-template-hash': '7d9f8b6c5', team: 'payments', tier: 'web' },
+      annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9090' },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'checkout-7d9f8b6c5', uid: '6b0f9c1e-2f7a-4c61-9d0e-0e6f1c2b3a4d', controller: true, blockOwnerDeletion: true }],
+    },
+    spec: {
+      serviceAccountName: 'checkout',
+      initContainers: [container('migrate', '192.168.64.1:5000/shop/migrate:3.2.1')],
+      containers: [
+        container('checkout', '192.168.64.1:5000/shop/checkout:3.2.1'),
+        container('envoy', '192.168.64.1:5000/envoyproxy/envoy:v1.31.0'),
+        container('log-shipper', '192.168.64.1:5000/fluent/fluent-bit:3.1'),
+      ],
+      volumes: [{ name: 'config', configMap: { name: 'checkout' } }, { name: 'kube-api-access', projected: { sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }] } }],
+      nodeSelector: { 'kubernetes.io/os': 'linux' },
+      tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
+    },
+  };
+}
+
+export function sampleEvent() {
+  return httpApiEvent(JSON.stringify(admissionReviewFor(samplePod(), { namespace: 'shop' })), { policy: 'trusted-registry' });
+}

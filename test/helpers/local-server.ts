@@ -1,0 +1,52 @@
+// Starts the real local server (`sls offline start`, as `npm start` does) on free loopback ports and
+// stops it, with its whole process group, when the tests are done.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface LocalServer {
+  baseUrl: string;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+export async function startLocalServer(env: Record<string, string> = {}, timeoutMs = 90_000): Promise<LocalServer> {
+  const [port, lambdaPort] = [await freePort(), await freePort()];
+  const child: ChildProcess = spawn('npx', ['sls', 'offline', 'start'], {
+    env: { ...process.env, PORT: String(port), LAMBDA_PORT: String(lambdaPort), SLS_TELEMETRY_DISABLED: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+
+  const stop = async () => {
+    if (child.exitCode !== null || child.pid === undefined) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(-child.pid, 'SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    if (child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+  };
+
+  const started = Date.now();
+  while (!output.includes('Server ready')) {
+    if (child.exitCode !== null) throw new Error(`sls offline exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() - started > timeoutMs) {
+      await stop();
+      throw new Error(`sls offline not ready after ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { baseUrl: `http://127.0.0.1:${port}`, output: () => output, stop };
+}
