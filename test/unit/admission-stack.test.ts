@@ -124,13 +124,15 @@ describe('deadline and failure policy', () => {
     const started = Date.now();
     const answer = await invoke(handlerFor(undefined, { POLICY_TIMEOUT_MS: '5000' }), event);
     expect(Date.now() - started).toBeLessThan(1000 - 600);
-    expect(answer.body.response.warnings[0]).toContain('deadline of 150 ms exceeded');
+    // 1000 ms timeout - 600 ms already gone - 250 ms margin, less the few ms this test itself took
+    expect(answer.body.response.warnings[0]).toMatch(/deadline of (1[0-4]\d|150) ms exceeded/);
   });
 
   it('Lambda’s remaining time caps the budget', async () => {
     writeRules('test-policy', rules('never-settle'));
     const answer = await invoke(handlerFor(undefined, { POLICY_TIMEOUT_MS: '5000' }), eventFor(pod), lambdaContext(450));
-    expect(answer.body.response.warnings[0]).toMatch(/deadline of (19\d|200) ms exceeded/);
+    // 450 ms left - 250 ms margin, less the few ms this test itself took
+    expect(answer.body.response.warnings[0]).toMatch(/deadline of (1[5-9]\d|200) ms exceeded/);
   });
 
   it('a throwing policy fails open with its message and no stack', async () => {
