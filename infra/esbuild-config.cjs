@@ -18,4 +18,7 @@ module.exports = async () => ({
   // Some dependencies are CommonJS and call require() for Node built-ins; give the ESM bundle one.
   banner: { js: "import { createRequire as __portcullisCreateRequire } from 'node:module'; const require = __portcullisCreateRequire(import.meta.url);" },
   packager: 'npm',
+  // Separate work folders let tests run `sls offline` and `sls invoke local` side by side: each build
+  // empties its folder, which would pull the bundle from under the other.
+  outputWorkFolder: process.env.ESBUILD_WORK_FOLDER || '.esbuild',
 });

@@ -1,6 +1,7 @@
 // Starts the real local server (`sls offline start`, as `npm start` does) on free loopback ports and
 // stops it, with its whole process group, when the tests are done.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export async function freePort(): Promise<number> {
@@ -22,8 +23,9 @@ export interface LocalServer {
 
 export async function startLocalServer(env: Record<string, string> = {}, timeoutMs = 90_000): Promise<LocalServer> {
   const [port, lambdaPort] = [await freePort(), await freePort()];
+  const workFolder = `.esbuild-offline-${port}`;
   const child: ChildProcess = spawn('npx', ['sls', 'offline', 'start'], {
-    env: { ...process.env, PORT: String(port), LAMBDA_PORT: String(lambdaPort), SLS_TELEMETRY_DISABLED: '1', ...env },
+    env: { ...process.env, PORT: String(port), LAMBDA_PORT: String(lambdaPort), SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: workFolder, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -37,6 +39,7 @@ export async function startLocalServer(env: Record<string, string> = {}, timeout
     process.kill(-child.pid, 'SIGTERM');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
     if (child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+    rmSync(workFolder, { recursive: true, force: true });
   };
 
   const started = Date.now();
