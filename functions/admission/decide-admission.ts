@@ -3,7 +3,7 @@
 import type { Context } from 'aws-lambda';
 import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict } from './admission-response.js';
 import type { Config } from './config.js';
-import { budgetMs, withDeadline } from './deadline.js';
+import { budgetMs, DeadlineExceededError, withDeadline } from './deadline.js';
 import { evaluateRules } from './evaluate-rules.js';
 import { logger } from './logger.js';
 import type { AdmissionEvent } from './middlewares.js';
@@ -35,7 +35,7 @@ class UnusableRulesError extends Error {
 function reasonOf(error: unknown): string {
   if (error instanceof UnusableRulesError) return error.message;
   if (error instanceof RulesUnavailableError) return `rules unavailable: ${error.message}`;
-  if (error instanceof Error && error.name === 'DeadlineExceededError') return error.message;
+  if (error instanceof DeadlineExceededError) return error.message;
   return `policy error: ${error instanceof Error ? error.message : String(error)}`;
 }
 

@@ -3,14 +3,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
-import { logger } from '../../functions/admission/logger.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import { admissionReviewFor, httpApiEvent } from '../../infra/admission-event.js';
 import { eventFor, fixture, type Handler, invoke, lambdaContext, podManifest } from '../helpers/invoke.js';
 import { testPolicy } from '../helpers/test-policy.js';
+
+const run = promisify(execFile);
 
 let rulesDir: string;
 beforeEach(() => {
@@ -242,22 +245,37 @@ describe('the apiserver’s limits on warnings and audit annotations', () => {
 });
 
 describe('the decision log', () => {
-  it('writes one JSON line per decision with the rules version, and never the object', async () => {
+  // In a process of its own, as in Lambda: the logger's level and event logging are fixed at init.
+  it('writes one JSON line per decision with the rules version, and never the object, even with event logging on', async () => {
     writeRules('trusted-registry', SEED_RULES);
-    const secret = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'app', image: 'nginx:1', env: [{ name: 'TOKEN', value: 's3cr3t-t0ken' }] }] } };
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'app', image: 'nginx:1', env: [{ name: 'TOKEN', value: 's3cr3t-t0ken' }] }] } };
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { password: 'c3VwZXItc2VjcmV0' }, stringData: { token: 'plain-s3cret' } };
     const lines: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stdout.write;
-    logger.setLogLevel('INFO');
-    try {
-      await invoke(handlerFor(trustedRegistryPolicy as never), eventFor(secret, { namespace: 'shop' }));
-    } finally {
-      logger.setLogLevel('SILENT');
-      process.stdout.write = write;
+    for (const [name, object] of [['pod', pod], ['secret', secret]] as const) {
+      const eventFile = join(rulesDir, `${name}.json`);
+      writeFileSync(eventFile, JSON.stringify(eventFor(object, { namespace: 'shop' })));
+      const { stdout } = await run('npx', ['tsx', 'infra/invoke-cli.ts', 'trusted-registry', eventFile], {
+        env: { ...process.env, RULES_DIR: rulesDir, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'true' },
+      });
+      lines.push(...stdout.split('\n').filter((line) => line.startsWith('{"level"')));
     }
-    const decisions = lines.map((line) => JSON.parse(line)).filter((entry) => entry.message === 'admission decision');
-    expect(decisions).toHaveLength(1);
-    expect(decisions[0]).toMatchObject({ policy: 'trusted-registry', kind: 'Pod', namespace: 'shop', name: 'p', operation: 'CREATE', allowed: false, rule: 'seed', rulesVersion: expect.stringMatching(/^sha256:/), durationMs: expect.any(Number) });
-    expect(lines.join('')).not.toContain('s3cr3t-t0ken');
+    const entries = lines.map((line) => JSON.parse(line));
+    expect(entries.map((entry) => entry.message)).toEqual(['admission decision', 'admission decision']);
+    expect(entries[0]).toMatchObject({ policy: 'trusted-registry', kind: 'Pod', namespace: 'shop', name: 'p', operation: 'CREATE', allowed: false, rule: 'seed', rulesVersion: expect.stringMatching(/^sha256:/), durationMs: expect.any(Number) });
+    expect(entries[1]).toMatchObject({ kind: 'Secret', allowed: true });
+    for (const value of ['s3cr3t-t0ken', 'c3VwZXItc2VjcmV0', 'plain-s3cret']) expect(lines.join('\n')).not.toContain(value);
+  }, 30_000);
+});
+
+describe('jsonHttpResponse, around an identity handler', () => {
+  it('turns an unexpected error into a bare 500 without its message or stack', async () => {
+    const { default: middy } = await import('@middy/core');
+    const { jsonHttpResponse } = await import('../../functions/admission/middlewares.js');
+    const handler = middy(() => {
+      throw new Error('secret detail at /var/task/x.js:1');
+    }).use(jsonHttpResponse());
+    const answer = await invoke(handler as unknown as Handler, {});
+    expect(answer).toMatchObject({ statusCode: 500, body: { error: 'internal error; see the function log' } });
+    expect(JSON.stringify(answer.body)).not.toContain('secret detail');
   });
 });
