@@ -54,7 +54,8 @@ const rulesEnv = { RULES_DIR: join(root, 'policies'), POWERTOOLS_LOG_LEVEL: 'INF
 
 // A CommonJS build of the same handler with the same settings, to measure what ESM buys at cold start.
 const esbuildConfig = createRequire(import.meta.url)('../infra/esbuild-config.cjs') as () => Promise<BuildOptions & Record<string, unknown>>;
-const { outputFileExtension: _ext, exclude: _exclude, packager: _packager, banner: _banner, ...shared } = await esbuildConfig();
+// Minus the serverless-esbuild-only keys, and the ESM banner (CommonJS has its own require).
+const { outputFileExtension: _ext, exclude: _exclude, packager: _packager, outputWorkFolder: _work, banner: _banner, ...shared } = await esbuildConfig();
 const cjsFile = join(work, 'cjs', 'handler.cjs');
 await build({ ...(shared as BuildOptions), entryPoints: ['functions/trusted-registry/handler.ts'], format: 'cjs', outfile: cjsFile, logLevel: 'silent' });
 
