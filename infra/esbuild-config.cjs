@@ -14,6 +14,7 @@ module.exports = async () => ({
   mainFields: ['module', 'main'],
   keepNames: false,
   treeShaking: true,
+  splitting: true,
   exclude: [],
   // Some dependencies are CommonJS and call require() for Node built-ins; give the ESM bundle one.
   banner: { js: "import { createRequire as __portcullisCreateRequire } from 'node:module'; const require = __portcullisCreateRequire(import.meta.url);" },

@@ -8,15 +8,18 @@ const ConfigSchema = z.object({
   POLICY_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 2000),
   FAILURE_POLICY: z._default(FailurePolicySchema, 'Ignore'),
   RULES_DIR: z._default(z.string().check(z.minLength(1)), 'policies'),
+  RULES_BUCKET: z.optional(z.string().check(z.minLength(3))),
+  RULES_PREFIX: z._default(z.string(), 'policies/'),
+  RULES_S3_ENDPOINT: z.optional(z.url()),
+  RULES_TTL_SECONDS: z._default(z.coerce.number().check(z.nonnegative()), 5),
+  RULES_FETCH_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 500),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = ConfigSchema.safeParse({
-    POLICY_TIMEOUT_MS: env.POLICY_TIMEOUT_MS || undefined,
-    FAILURE_POLICY: env.FAILURE_POLICY || undefined,
-    RULES_DIR: env.RULES_DIR || undefined,
-  });
+  // An empty variable counts as unset: serverless.yml writes `${env:X, ''}` for optional settings.
+  const given = Object.fromEntries(Object.keys(ConfigSchema.shape).map((name) => [name, env[name] || undefined]));
+  const result = ConfigSchema.safeParse(given);
   if (!result.success) throw new Error(`invalid environment: ${zodIssueLines(result.error).join('; ')}`);
   return result.data;
 }

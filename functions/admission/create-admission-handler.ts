@@ -11,11 +11,11 @@ import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ApiGatewayEvent } from './api-gateway-event.js';
 import { type Config, configFromEnv } from './config.js';
 import { createDecideAdmission } from './decide-admission.js';
-import { directoryRulesSource } from './directory-rules-source.js';
 import { logger } from './logger.js';
 import { type AdmissionEvent, jsonHttpResponse, normaliseEvent, parseAdmissionReview } from './middlewares.js';
 import type { Policy } from './policy.js';
 import { createRulesLoader } from './rules-loader.js';
+import { rulesSourceFromConfig } from './rules-source-from-config.js';
 import type { RulesSource } from './rules-source.js';
 
 export interface HandlerOptions {
@@ -23,17 +23,32 @@ export interface HandlerOptions {
   rulesSource?: RulesSource;
 }
 
-export type AdmissionHandler = (event: ApiGatewayEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type AdmissionHandler = ((event: ApiGatewayEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
+  /**
+   * The first rules load, started when the handler is created (module load, so Lambda's init phase); the
+   * first request joins it if it is still in flight. Settles when it does, or after POLICY_TIMEOUT_MS, and
+   * never rejects. It is deliberately not awaited at module level: osls `invoke local` require()s the
+   * handler and cannot load a module graph with top-level await (ERR_REQUIRE_ASYNC_MODULE).
+   */
+  rulesPrefetched: Promise<void>;
+};
 
 export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOptions = {}): AdmissionHandler {
   const config = options.config ?? configFromEnv();
-  const rulesSource = options.rulesSource ?? directoryRulesSource(config.RULES_DIR);
-  const decide = createDecideAdmission(policy, createRulesLoader(policy, rulesSource), config);
+  const loadRules = createRulesLoader(policy, options.rulesSource ?? rulesSourceFromConfig(config));
+  const rulesPrefetched = Promise.race([
+    loadRules().then(
+      () => undefined,
+      () => undefined, // failures are logged by the source and answered per request by the failure policy
+    ),
+    new Promise<void>((resolve) => setTimeout(resolve, config.POLICY_TIMEOUT_MS).unref()),
+  ]);
+  const decide = createDecideAdmission(policy, loadRules, config);
   const handler = middy()
     .use(injectLambdaContext(logger, { logEvent: false }))
     .use(jsonHttpResponse())
     .use(normaliseEvent())
     .use(parseAdmissionReview())
     .handler((event: unknown, context: Context) => decide(event as AdmissionEvent, context));
-  return handler as unknown as AdmissionHandler;
+  return Object.assign(handler as unknown as AdmissionHandler, { rulesPrefetched });
 }

@@ -1,4 +1,5 @@
-// Lambda entry point for trusted-registry: the policy wired into the shared admission stack.
+// Lambda entry point for trusted-registry: the policy wired into the shared admission stack. Creating the
+// handler starts the first rules load, so it runs during Lambda's init phase and the first request joins it.
 import { createAdmissionHandler } from '../admission/create-admission-handler.js';
 import { trustedRegistryPolicy } from './policy.js';
 

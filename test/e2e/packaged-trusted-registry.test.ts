@@ -1,6 +1,6 @@
 // End to end through the deployment artifact: the zip `sls package` wrote, unpacked and imported as the
 // Lambda runtime would, called with every fixture under events/trusted-registry/.
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fixture, type Handler, invoke } from '../helpers/invoke.js';
 import { importPackagedHandler } from '../../infra/packaged-function.js';
@@ -26,9 +26,10 @@ describe('the packaged trusted-registry function', () => {
     expect(readdirSync('events/trusted-registry').filter((file) => file.endsWith('.json')).sort()).toEqual(Object.keys(EXPECTED).sort());
   });
 
-  it('the bundle is an ESM .js file under 400 KB with "type": "module" beside it', () => {
-    expect(statSync(`${root}/functions/trusted-registry/handler.js`).size).toBeLessThan(400 * 1024);
-    expect(statSync(`${root}/functions/package.json`).isFile()).toBe(true);
+  // Size is measured and reported by `npm run bench`, not asserted here.
+  it('the bundle is an ESM .js file with "type": "module" beside it', () => {
+    expect(readFileSync(`${root}/functions/trusted-registry/handler.js`, 'utf8')).toMatch(/^import|\bexport\s*\{/m);
+    expect(JSON.parse(readFileSync(`${root}/functions/package.json`, 'utf8')).type).toBe('module');
   });
 
   it.each(Object.entries(EXPECTED))('%s', async (name, expected) => {

@@ -218,6 +218,16 @@ describe('rules: match, modes, reload', () => {
     expect((await invoke(handler, eventFor(pod))).body.response.allowed).toBe(true);
   });
 
+  it('an edit that breaks the document keeps the last good rules in force', async () => {
+    writeRules('test-policy', 'rules: [{ name: r, parameters: { behaviour: deny } }]');
+    const handler = handlerFor();
+    const good = (await invoke(handler, eventFor(pod))).body.response;
+    writeRules('test-policy', 'rules: [{ name: r, parameters: { behaviour: allow, extra: 1 } }]');
+    const after = (await invoke(handler, eventFor(pod))).body.response;
+    expect(after.allowed).toBe(false);
+    expect(after.auditAnnotations['rules-version']).toBe(good.auditAnnotations['rules-version']);
+  });
+
   it('rules: [] admits everything (a policy switched off on purpose)', async () => {
     writeRules('test-policy', 'rules: []');
     const answer = await invoke(handlerFor(), eventFor(pod));

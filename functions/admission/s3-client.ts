@@ -1,0 +1,34 @@
+// One way to build the S3 client, for the functions and the policy CLI alike. With an endpoint (s3rver,
+// MinIO, Ceph) addressing is path-style; otherwise the normal AWS endpoint for the region. Credentials
+// come from the usual AWS chain.
+import { S3Client } from '@aws-sdk/client-s3';
+
+export interface S3Settings {
+  endpoint?: string;
+  region?: string;
+  /** Milliseconds before a request is abandoned, so a hanging S3 never pins a fetch forever. */
+  requestTimeoutMs?: number;
+}
+
+export function createS3Client({ endpoint, region, requestTimeoutMs }: S3Settings = {}): S3Client {
+  return new S3Client({
+    region: region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+    // Two tries: a throttled or failing S3 is retried once, not hammered; the last good rules cover the rest.
+    maxAttempts: 2,
+    ...(requestTimeoutMs ? { requestHandler: { connectionTimeout: requestTimeoutMs, requestTimeout: requestTimeoutMs } } : {}),
+  });
+}
+
+/** The HTTP status an SDK error carries, if any. */
+export function httpStatusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+}
+
+/** A short description of an S3 failure for logs and fail-open messages: never a stack. */
+export function describeS3Error(error: unknown): string {
+  const status = httpStatusOf(error);
+  const name = (error as Error)?.name ?? 'Error';
+  const message = (error as Error)?.message || name;
+  return status ? `${name} (HTTP ${status}): ${message}` : `${name}: ${message}`;
+}

@@ -1,0 +1,159 @@
+// `npm run policy -- <command>`: validate, push, pull and try out rules documents.
+//   validate <file> [--policy name]
+//   push <file> [--policy name] [--bucket B] [--prefix P] [--local] [--dry-run]
+//   pull <policy> [--bucket B] [--prefix P] [--local]
+//   test <file> [--policy name]
+// The policy is named by the file (`policies/trusted-registry.yaml`) unless --policy says otherwise.
+// Bucket, prefix and endpoint come from the flags, else RULES_BUCKET, RULES_PREFIX, RULES_S3_ENDPOINT;
+// --local targets the bucket of the stack `npm start` runs.
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Context } from 'aws-lambda';
+import { createTwoFilesPatch } from 'diff';
+import { configFromEnv } from '../functions/admission/config.js';
+import { createAdmissionHandler } from '../functions/admission/create-admission-handler.js';
+import { parseRulesDocument } from '../functions/admission/parse-rules-document.js';
+import type { Policy } from '../functions/admission/policy.js';
+import { createS3Client, describeS3Error } from '../functions/admission/s3-client.js';
+import { policyRegistry } from '../functions/registry.js';
+import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localS3Endpoint } from './local-settings.js';
+import { type BucketTarget, keyOf, pullRules, pushRules } from './rules-bucket.js';
+
+const USAGE = `usage: npm run policy -- <command>
+  validate <file> [--policy name]
+  push <file> [--policy name] [--bucket B] [--prefix P] [--local] [--dry-run]
+  pull <policy> [--bucket B] [--prefix P] [--local]
+  test <file> [--policy name]`;
+
+class UsageError extends Error {}
+
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        policy: { type: 'string' },
+        bucket: { type: 'string' },
+        prefix: { type: 'string' },
+        local: { type: 'boolean', default: false },
+        'dry-run': { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+})();
+
+function policyNamed(name: string): Policy<never> {
+  const policy = policyRegistry.find((candidate) => candidate.name === name);
+  if (!policy) throw new UsageError(`unknown policy "${name}"; known: ${policyRegistry.map((p) => p.name).join(', ')} (name it with --policy)`);
+  return policy;
+}
+
+function readDocument(file: string | undefined): { file: string; text: string; policy: Policy<never> } {
+  if (!file) throw new UsageError('give the rules document to use');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  return { file, text, policy: policyNamed(values.policy ?? basename(file).replace(/\.ya?ml$/, '')) };
+}
+
+function bucketTarget(): BucketTarget {
+  if (values.local) {
+    process.env.AWS_ACCESS_KEY_ID ??= LOCAL_CREDENTIALS.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY ??= LOCAL_CREDENTIALS.secretAccessKey;
+    return { client: createS3Client({ endpoint: localS3Endpoint() }), bucket: values.bucket ?? LOCAL_BUCKET, prefix: values.prefix ?? process.env.RULES_PREFIX ?? 'policies/' };
+  }
+  const bucket = values.bucket ?? process.env.RULES_BUCKET;
+  if (!bucket) throw new UsageError('no bucket: pass --bucket, set RULES_BUCKET, or use --local for the local stack');
+  return { client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }), bucket, prefix: values.prefix ?? process.env.RULES_PREFIX ?? 'policies/' };
+}
+
+function printInvalid(file: string, errors: string[]): number {
+  process.stderr.write(`${file} is not a valid rules document:\n${errors.map((error) => `  ${error}`).join('\n')}\n`);
+  return 1;
+}
+
+async function validate(): Promise<number> {
+  const { file, text, policy } = readDocument(positionals[1]);
+  const parsed = parseRulesDocument(policy, text);
+  if (!parsed.ok) return printInvalid(file, parsed.errors);
+  process.stdout.write(`${file}: valid ${policy.name} rules (${parsed.document.rules.length} rule${parsed.document.rules.length === 1 ? '' : 's'}, failurePolicy ${parsed.document.failurePolicy})\n`);
+  return 0;
+}
+
+async function push(): Promise<number> {
+  const { file, text, policy } = readDocument(positionals[1]);
+  const parsed = parseRulesDocument(policy, text);
+  if (!parsed.ok) return printInvalid(file, `${parsed.errors.join('\n')}\nnothing was uploaded`.split('\n'));
+  const target = bucketTarget();
+  const where = `s3://${target.bucket}/${keyOf(target, policy.name)}`;
+  if (values['dry-run']) {
+    const current = await pullRules(target, policy.name);
+    if (current === text) process.stdout.write(`${where} already holds this document; nothing would change\n`);
+    else process.stdout.write(createTwoFilesPatch(current === undefined ? '/dev/null' : where, file, current ?? '', text, current === undefined ? '(no object)' : 'in the bucket', 'to push'));
+    return 0;
+  }
+  const result = await pushRules(target, policy, text);
+  if (!result.ok) return printInvalid(file, result.errors);
+  process.stdout.write(`pushed ${file} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n`);
+  return 0;
+}
+
+async function pull(): Promise<number> {
+  const policy = policyNamed(positionals[1] ?? '');
+  const target = bucketTarget();
+  const text = await pullRules(target, policy.name);
+  if (text === undefined) {
+    process.stderr.write(`s3://${target.bucket}/${keyOf(target, policy.name)} does not exist\n`);
+    return 1;
+  }
+  process.stdout.write(text);
+  return 0;
+}
+
+async function test(): Promise<number> {
+  const { file, text, policy } = readDocument(positionals[1]);
+  const parsed = parseRulesDocument(policy, text);
+  if (!parsed.ok) return printInvalid(file, parsed.errors);
+  // The whole stack, with this document as its rules: exactly what the function would answer.
+  const handler = createAdmissionHandler(policy, {
+    config: configFromEnv({}),
+    rulesSource: { describe: () => file, load: async () => ({ text, version: `file:${file}` }) },
+  });
+  const folder = join('events', policy.name);
+  const context = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+  for (const name of readdirSync(folder).filter((entry) => entry.endsWith('.json')).sort()) {
+    const result = await handler(JSON.parse(readFileSync(join(folder, name), 'utf8')), context);
+    const body = JSON.parse(result.body);
+    const response = body.response;
+    const outcome =
+      result.statusCode !== 200
+        ? `HTTP ${result.statusCode}: ${body.error}`
+        : response.allowed
+          ? `allowed${response.warnings ? ` (warnings: ${response.warnings.join(' | ')})` : ''}`
+          : `denied: ${response.status.message}`;
+    process.stdout.write(`${name}: ${outcome}\n`);
+  }
+  return 0;
+}
+
+const commands: Record<string, () => Promise<number>> = { validate, push, pull, test };
+const command = commands[positionals[0] ?? ''];
+try {
+  if (!command) throw new UsageError(positionals[0] ? `unknown command "${positionals[0]}"` : 'give a command');
+  process.exitCode = await command();
+} catch (error) {
+  if (error instanceof UsageError) {
+    process.stderr.write(`${error.message}\n${USAGE}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`failed: ${describeS3Error(error)}\n`);
+    process.exitCode = 1;
+  }
+}

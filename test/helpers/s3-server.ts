@@ -1,0 +1,102 @@
+// A real S3 for tests: s3rver on loopback, behind a small proxy that counts every request (method, path,
+// If-None-Match, status) and can be switched to fail the way S3 does: answer 503, hang without answering,
+// or go down so connections are refused.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
+import { createS3Client } from '../../functions/admission/s3-client.js';
+
+export type ProxyMode = 'forward' | 'error-503' | 'hang';
+
+export interface SeenRequest {
+  method: string;
+  path: string;
+  ifNoneMatch?: string;
+  contentType?: string;
+  status?: number;
+  at: number;
+}
+
+export interface TestS3 {
+  endpoint: string;
+  bucket: string;
+  seen: SeenRequest[];
+  gets: (key?: string) => SeenRequest[];
+  setMode: (mode: ProxyMode) => void;
+  /** Stop listening and drop every connection: new ones are refused until up() */
+  down: () => Promise<void>;
+  up: () => Promise<void>;
+  put: (key: string, body: string) => Promise<string | undefined>;
+  close: () => Promise<void>;
+}
+
+process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+process.env.AWS_REGION ??= 'us-east-1';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+export async function startTestS3(bucket = 'rules'): Promise<TestS3> {
+  const directory = mkdtempSync(join(tmpdir(), 'portcullis-s3-'));
+  const s3rver = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const { port: backendPort } = (await s3rver.run()) as { port: number };
+
+  const seen: SeenRequest[] = [];
+  let mode: ProxyMode = 'forward';
+  const sockets = new Set<Socket>();
+  const proxy: Server = createServer((req, res) => {
+    const entry: SeenRequest = { method: req.method ?? '', path: req.url ?? '', ifNoneMatch: req.headers['if-none-match'] as string | undefined, contentType: req.headers['content-type'], at: Date.now() };
+    seen.push(entry);
+    if (mode === 'hang') return; // accepted, never answered
+    if (mode === 'error-503') {
+      entry.status = 503;
+      res.writeHead(503, { 'content-type': 'application/xml' }).end('<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>');
+      return;
+    }
+    const upstream = httpRequest({ host: '127.0.0.1', port: backendPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      entry.status = answer.statusCode;
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  proxy.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const listen = () => new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', () => resolve()));
+  let proxyPort = 0;
+  await listen();
+  proxyPort = (proxy.address() as { port: number }).port;
+  const endpoint = `http://127.0.0.1:${proxyPort}`;
+  const client = createS3Client({ endpoint: `http://127.0.0.1:${backendPort}` });
+
+  const down = () =>
+    new Promise<void>((resolve) => {
+      proxy.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
+
+  return {
+    endpoint,
+    bucket,
+    seen,
+    gets: (key) => seen.filter((entry) => entry.method === 'GET' && (!key || entry.path.includes(key))),
+    setMode: (next) => {
+      mode = next;
+    },
+    down,
+    up: listen,
+    put: async (key, body) => (await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/yaml' }))).ETag,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => proxy.close(resolve));
+      await s3rver.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// `npm start` as a developer runs it: s3rver plus serverless-offline over HTTPS with rules from the local
+// bucket; a `--local` push changes its decisions within the TTL; Ctrl-C stops every part of it.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture } from '../helpers/invoke.js';
+import { freePort } from '../helpers/local-server.js';
+
+const execute = promisify(execFile);
+let stack: ChildProcess;
+let output = '';
+let env: NodeJS.ProcessEnv;
+let localDirectory: string;
+
+beforeAll(async () => {
+  localDirectory = mkdtempSync(join(tmpdir(), 'portcullis-local-'));
+  env = {
+    ...process.env,
+    PORT: String(await freePort()),
+    S3_PORT: String(await freePort()),
+    LAMBDA_PORT: String(await freePort()),
+    LOCAL_DIR: localDirectory,
+    RULES_TTL_SECONDS: '1',
+    ESBUILD_WORK_FOLDER: `.esbuild-stack-${process.pid}`,
+    POWERTOOLS_LOG_LEVEL: 'WARN',
+  };
+  stack = spawn('npm', ['start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  stack.stdout!.on('data', (chunk) => (output += chunk));
+  stack.stderr!.on('data', (chunk) => (output += chunk));
+  const started = Date.now();
+  while (!output.includes('[portcullis] ready:')) {
+    if (stack.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+    if (Date.now() - started > 90_000) throw new Error(`npm start not ready:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+});
+
+afterAll(() => {
+  if (stack?.pid && stack.exitCode === null && stack.signalCode === null) process.kill(-stack.pid, 'SIGKILL');
+  rmSync(env.ESBUILD_WORK_FOLDER!, { recursive: true, force: true });
+  rmSync(localDirectory, { recursive: true, force: true });
+});
+
+function postOverHttps(body: string): Promise<{ status: number; json: any }> {
+  const ca = readFileSync(join(localDirectory, 'tls', 'ca.pem'));
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: Number(env.PORT), path: '/validate/trusted-registry?timeout=10s', method: 'POST', ca, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const portIsClosed = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(false)));
+    socket.once('error', () => resolve(true));
+  });
+
+describe('npm start', () => {
+  const badRepo = fixture('trusted-registry', 'pod-bad-repo.json').body!;
+
+  it('answers over HTTPS with a certificate its printed CA verifies, using the rules it uploaded', async () => {
+    expect(output).toContain('-----BEGIN CERTIFICATE-----'); // the CA for caBundle
+    expect(output).toContain('kind: ValidatingWebhookConfiguration');
+    const answer = await postOverHttps(badRepo);
+    expect(answer.status).toBe(200);
+    expect(answer.json.response).toMatchObject({ allowed: false, auditAnnotations: { 'rules-version': expect.stringMatching(/^etag:/) } });
+  });
+
+  it('a `policy push --local` changes its decisions within the TTL', async () => {
+    const loosened = readFileSync('policies/trusted-registry.yaml', 'utf8').replace('allowedRegistries: ["192.168.64.1"]', 'allowedRegistries: ["192.168.64.1", "docker.io"]');
+    const file = join(localDirectory, 'trusted-registry.yaml');
+    writeFileSync(file, loosened);
+    await execute('npx', ['tsx', 'infra/policy-cli.ts', 'push', file, '--local'], { env });
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // RULES_TTL_SECONDS=1
+    expect((await postOverHttps(badRepo)).json.response.allowed).toBe(true);
+  });
+
+  it('Ctrl-C stops the functions and s3rver', async () => {
+    const exited = new Promise<[number | null, string | null]>((resolve) => stack.once('exit', (code, signal) => resolve([code, signal])));
+    process.kill(-stack.pid!, 'SIGINT'); // what a terminal's Ctrl-C does: the whole foreground group
+    const [code, signal] = await exited;
+    expect(code === 0 || signal === 'SIGINT').toBe(true); // npm re-raises the signal it was stopped by
+    const deadline = Date.now() + 10_000;
+    while (!((await portIsClosed(Number(env.PORT))) && (await portIsClosed(Number(env.S3_PORT))))) {
+      expect(Date.now(), 'ports still open 10 s after Ctrl-C').toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(output).toContain('[portcullis] stopped');
+  }, 20_000);
+});

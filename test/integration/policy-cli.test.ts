@@ -1,0 +1,103 @@
+// `npm run policy` against s3rver: validate, push (refusing invalid documents), dry-run diff, pull, test.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
+
+const execute = promisify(execFile);
+let s3: TestS3;
+let dir: string;
+beforeAll(async () => {
+  s3 = await startTestS3();
+  dir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'));
+});
+afterAll(async () => s3?.close());
+
+async function policy(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execute('npx', ['tsx', 'infra/policy-cli.ts', ...args], {
+      env: { ...process.env, RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint, RULES_PREFIX: 'cli/', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+  }
+}
+
+function documentFile(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+const VALID = readFileSync('policies/trusted-registry.yaml', 'utf8');
+const INVALID = 'failurePolicy: Sometimes\nrules: [{ name: a, parameters: { allowedRegistries: docker.io } }]\n';
+
+describe('npm run policy', () => {
+  it('validate accepts the sample and names every bad field of an invalid document', async () => {
+    expect(await policy('validate', 'policies/trusted-registry.yaml')).toMatchObject({ code: 0, stdout: expect.stringContaining('valid trusted-registry rules (1 rule') });
+    const invalid = await policy('validate', documentFile('trusted-registry.yaml', INVALID));
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('failurePolicy:');
+    expect(invalid.stderr).toContain('rules[0].parameters.allowedRegistries: expected array, received string');
+  });
+
+  it('push refuses an invalid document and uploads nothing', async () => {
+    const before = s3.seen.filter((request) => request.method === 'PUT').length;
+    const result = await policy('push', documentFile('bad.yaml', INVALID), '--policy', 'trusted-registry');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('nothing was uploaded');
+    expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(before);
+    expect((await policy('pull', 'trusted-registry')).code).toBe(1);
+  });
+
+  it('push uploads a valid document with a YAML content type and prints its ETag; pull reads it back', async () => {
+    const result = await policy('push', 'policies/trusted-registry.yaml');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/pushed policies\/trusted-registry.yaml to s3:\/\/rules\/cli\/trusted-registry.yaml\n {2}ETag: "[0-9a-f]+"/);
+    const put = s3.seen.filter((request) => request.method === 'PUT').at(-1)!;
+    expect(put.path).toMatch(/^\/rules\/cli\/trusted-registry\.yaml(\?|$)/);
+    expect(put.contentType).toBe('application/yaml');
+    expect(await policy('pull', 'trusted-registry')).toMatchObject({ code: 0, stdout: VALID });
+  });
+
+  it('push --dry-run prints a diff against the bucket and uploads nothing', async () => {
+    await policy('push', 'policies/trusted-registry.yaml');
+    const puts = s3.seen.filter((request) => request.method === 'PUT').length;
+    const changed = documentFile('trusted-registry.yaml', VALID.replace('forbiddenTags: ["latest"]', 'forbiddenTags: ["latest", "dev"]'));
+    const result = await policy('push', changed, '--dry-run');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('-      forbiddenTags: ["latest"]');
+    expect(result.stdout).toContain('+      forbiddenTags: ["latest", "dev"]');
+    expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
+  });
+
+  it('test runs a document against the fixtures and prints each decision', async () => {
+    const loose = documentFile('trusted-registry.yaml', 'rules: [{ name: any-registry, parameters: { forbiddenTags: [latest] } }]');
+    const result = await policy('test', loose);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('pod-bad-repo.json: allowed');
+    expect(result.stdout).toContain('pod-bad-tag.json: denied: trusted-registry: rule any-registry: container "nginx" image "192.168.64.1:5000/nginx:latest" uses forbidden tag "latest"');
+    expect(result.stdout).toContain('malformed-body.json: HTTP 400');
+  });
+
+  it.each([
+    [['push', 'policies/trusted-registry.yaml', '--bucket', ''], 'no bucket'],
+    [['validate', 'no-such.yaml'], 'cannot read no-such.yaml'],
+    [['validate', 'package.json'], 'unknown policy "package.json"'],
+    [['frobnicate'], 'unknown command "frobnicate"'],
+  ])('usage errors exit 2 with a clear message: %j', async (args, message) => {
+    const result = await (args[0] === 'push'
+      ? execute('npx', ['tsx', 'infra/policy-cli.ts', ...args], { env: { ...process.env, RULES_BUCKET: '' } }).then(
+          () => ({ code: 0, stderr: '' }),
+          (error) => error,
+        )
+      : policy(...args));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});
