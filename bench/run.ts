@@ -1,20 +1,25 @@
 // `npm run bench`: packages the functions and measures, side by side in one run, the packaged
 // trusted-registry handler against floors that do no policy work at all:
 //   warm:  median and p99 per request on a ~10 KB Pod review vs JSON.parse + JSON.stringify of the same
-//   cold:  new process → first response vs a bare Node process answering the same event, plus a CJS build
-//   size:  each bundle, and what minification, tree-shaking and zod/mini buy
+//   cold:  new process → first response vs a bare Node process answering the same event, plus a CJS build,
+//          an ESM build without code splitting, and the same bundle loading its rules from S3 (s3rver)
+//   S3:    requests per 1,000 admissions at 100 requests/s with the default TTL
+//   size:  what loads at cold start, and what splitting, minification, tree-shaking and zod/mini buy
 // Ratios are what to compare across machines; absolute figures are printed beside them.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
 import { unpackFunction } from '../infra/packaged-function.js';
+import { startTestS3 } from '../test/helpers/s3-server.js';
 import { sampleEvent } from './sample-review.js';
 
 const WARM_ITERATIONS = 5000;
 const COLD_ROUNDS = 15;
+const S3_ADMISSIONS = 1000;
+const S3_RATE = 100;
 const TARGETS = { warm: 3, cold: 1.7, bundleKb: 400 };
 
 const work = mkdtempSync(join(tmpdir(), 'portcullis-bench-'));
@@ -56,38 +61,70 @@ const rulesEnv = { RULES_DIR: join(root, 'policies'), POWERTOOLS_LOG_LEVEL: 'INF
 const esbuildConfig = createRequire(import.meta.url)('../infra/esbuild-config.cjs') as () => Promise<BuildOptions & Record<string, unknown>>;
 // Minus the serverless-esbuild-only keys, and the ESM banner (CommonJS has its own require).
 const { outputFileExtension: _ext, exclude: _exclude, packager: _packager, outputWorkFolder: _work, banner: _banner, ...shared } = await esbuildConfig();
+const { splitting: _splitting, ...unsplit } = shared as BuildOptions;
 const cjsFile = join(work, 'cjs', 'handler.cjs');
-await build({ ...(shared as BuildOptions), entryPoints: ['functions/trusted-registry/handler.ts'], format: 'cjs', outfile: cjsFile, logLevel: 'silent' });
+await build({ ...unsplit, entryPoints: ['functions/trusted-registry/handler.ts'], format: 'cjs', outfile: cjsFile, logLevel: 'silent' });
+// The shipped ESM settings without code splitting: one file holding everything, lazily used code included.
+const unsplitFile = join(work, 'esm-unsplit', 'handler.js');
+await build({ ...unsplit, banner: _banner, entryPoints: ['functions/trusted-registry/handler.ts'], format: 'esm', outfile: unsplitFile, logLevel: 'silent' });
+writeFileSync(join(work, 'esm-unsplit', 'package.json'), '{ "type": "module" }');
+
+// Rules from S3: the packaged rules document in s3rver, behind the counting proxy the tests use.
+const s3 = await startTestS3();
+await s3.put('policies/trusted-registry.yaml', readFileSync(join(root, 'policies/trusted-registry.yaml'), 'utf8'));
+const s3Env = { RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint, POWERTOOLS_LOG_LEVEL: 'INFO' };
 
 console.log(`warm: ${WARM_ITERATIONS} interleaved requests…`);
 const warmRun = await runChild(['bench/warm-child.mjs', handlerFile, eventFile, String(WARM_ITERATIONS)], rulesEnv);
 const warm = JSON.parse(warmRun.stderr) as { handlerNs: number[]; floorNs: number[]; allowed: boolean };
 
 console.log(`cold: ${COLD_ROUNDS} interleaved rounds of new processes…`);
-const cold = { esm: [] as number[], cjs: [] as number[], bare: [] as number[] };
+const cold = { esm: [] as number[], unsplit: [] as number[], cjs: [] as number[], s3: [] as number[], bare: [] as number[] };
 for (let round = 0; round < COLD_ROUNDS; round++) {
   cold.esm.push((await runChild(['bench/cold-start-child.mjs', handlerFile, eventFile], rulesEnv)).elapsedNs);
+  cold.unsplit.push((await runChild(['bench/cold-start-child.mjs', unsplitFile, eventFile], rulesEnv)).elapsedNs);
   cold.cjs.push((await runChild(['bench/cold-start-child.mjs', cjsFile, eventFile], rulesEnv)).elapsedNs);
+  cold.s3.push((await runChild(['bench/cold-start-child.mjs', handlerFile, eventFile], s3Env)).elapsedNs);
   cold.bare.push((await runChild(['bench/bare-child.mjs', eventFile])).elapsedNs);
 }
+
+console.log(`S3: ${S3_ADMISSIONS} admissions at ${S3_RATE}/s with the default TTL…`);
+const getsBefore = s3.gets('trusted-registry').length;
+const rateRun = JSON.parse((await runChild(['bench/s3-rate-child.mjs', handlerFile, eventFile, String(S3_ADMISSIONS), String(S3_RATE)], s3Env)).stderr) as { elapsedMs: number; versions: string[]; failedOpen: number };
+const s3Gets = s3.gets('trusted-registry').length - getsBefore;
+await s3.close();
 
 const entry = 'functions/trusted-registry/handler.ts';
 const zodMini = join(work, 'zod-mini.ts');
 const zodClassic = join(work, 'zod-classic.ts');
 writeFileSync(zodMini, `import * as z from '${process.cwd()}/functions/admission/zod.js'; console.log(z.strictObject({ a: z.array(z.string()) }).safeParse({}).success);`);
 writeFileSync(zodClassic, `import { z } from 'zod'; console.log(z.strictObject({ a: z.array(z.string()) }).safeParse({}).success);`);
+/** Bytes of an ESM entry plus every chunk it imports statically: what a cold start loads. */
+function coldPathBytes(entryFile: string): number {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const [, target] of readFileSync(file, 'utf8').matchAll(/(?:^|[;}])\s*import\s*(?:[^'"()]*?from\s*)?["'](\.\/[^"']+)["']/g)) visit(join(dirname(file), target!));
+  };
+  visit(entryFile);
+  return [...seen].reduce((total, file) => total + statSync(file).size, 0);
+}
+const functionDir = dirname(handlerFile);
 const sizes = {
-  shipped: statSync(handlerFile).size,
+  shipped: coldPathBytes(handlerFile),
+  shippedAll: readdirSync(functionDir).filter((file) => file.endsWith('.js')).reduce((total, file) => total + statSync(join(functionDir, file)).size, 0),
+  unsplit: statSync(unsplitFile).size,
   zip: statSync('.serverless/trusted-registry.zip').size,
-  unminified: await bundleSize(entry, { format: 'esm', minify: false }),
-  noTreeShaking: await bundleSize(entry, { format: 'esm', minify: true, treeShaking: false }),
+  unminified: await bundleSize(entry, { format: 'esm', minify: false, mainFields: ['module', 'main'] }),
+  noTreeShaking: await bundleSize(entry, { format: 'esm', minify: true, treeShaking: false, mainFields: ['module', 'main'] }),
   zodMini: await bundleSize(zodMini, { format: 'esm', minify: true }),
   zodClassic: await bundleSize(zodClassic, { format: 'esm', minify: true, nodePaths: [join(process.cwd(), 'node_modules')] }),
 };
 
 const warmMedian = quantile(warm.handlerNs, 0.5);
 const floorMedian = quantile(warm.floorNs, 0.5);
-const coldMedian = { esm: quantile(cold.esm, 0.5), cjs: quantile(cold.cjs, 0.5), bare: quantile(cold.bare, 0.5) };
+const coldMedian = { esm: quantile(cold.esm, 0.5), unsplit: quantile(cold.unsplit, 0.5), cjs: quantile(cold.cjs, 0.5), s3: quantile(cold.s3, 0.5), bare: quantile(cold.bare, 0.5) };
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 console.log(`
@@ -98,15 +135,21 @@ warm, per request (${WARM_ITERATIONS} interleaved)       median      p99
   floor (JSON.parse + JSON.stringify)    ${ms(floorMedian)} ms  ${ms(quantile(warm.floorNs, 0.99))} ms
   ratio median ${(warmMedian / floorMedian).toFixed(2)}× (target ≤ ${TARGETS.warm}×: ${verdict(warmMedian / floorMedian <= TARGETS.warm)}), p99 ${(quantile(warm.handlerNs, 0.99) / quantile(warm.floorNs, 0.99)).toFixed(2)}×
 
-cold start, new process → first response (median of ${COLD_ROUNDS})
-  trusted-registry ESM (shipped)         ${ms(coldMedian.esm)} ms
-  trusted-registry CommonJS              ${ms(coldMedian.cjs)} ms   (ESM saves ${(100 * (1 - coldMedian.esm / coldMedian.cjs)).toFixed(1)}%)
-  bare Node, no libraries                ${ms(coldMedian.bare)} ms
-  ratio ESM / bare ${(coldMedian.esm / coldMedian.bare).toFixed(2)}× (target ≤ ${TARGETS.cold}×: ${verdict(coldMedian.esm / coldMedian.bare <= TARGETS.cold)})
+cold start, new process → first response (median of ${COLD_ROUNDS}, interleaved)
+  shipped: ESM, split, rules from RULES_DIR   ${ms(coldMedian.esm)} ms
+  ESM without code splitting                  ${ms(coldMedian.unsplit)} ms   (splitting saves ${(100 * (1 - coldMedian.esm / coldMedian.unsplit)).toFixed(1)}%)
+  CommonJS                                    ${ms(coldMedian.cjs)} ms   (ESM saves ${(100 * (1 - coldMedian.esm / coldMedian.cjs)).toFixed(1)}%)
+  shipped, rules from S3 (s3rver, loopback)   ${ms(coldMedian.s3)} ms   (first S3 load adds ${ms(coldMedian.s3 - coldMedian.esm)} ms)
+  bare Node, no libraries                     ${ms(coldMedian.bare)} ms
+  ratio shipped / bare ${(coldMedian.esm / coldMedian.bare).toFixed(2)}× (target ≤ ${TARGETS.cold}×: ${verdict(coldMedian.esm / coldMedian.bare <= TARGETS.cold)}); with S3 ${(coldMedian.s3 / coldMedian.bare).toFixed(2)}×
+
+S3 requests, ${S3_ADMISSIONS} admissions at ${S3_RATE}/s over ${(rateRun.elapsedMs / 1000).toFixed(1)} s, default TTL 5 s
+  GETs ${s3Gets} (init load + one conditional GET per elapsed 5 s window = ${1 + Math.floor(rateRun.elapsedMs / 5000)}); ${((s3Gets * 1000) / S3_ADMISSIONS).toFixed(1)} per 1,000 admissions; failed open ${rateRun.failedOpen}
 
 bundle sizes
-  handler.js shipped (ESM, minified)     ${kb(sizes.shipped)} (target ≤ ${TARGETS.bundleKb} KB: ${verdict(sizes.shipped <= TARGETS.bundleKb * 1024)}); zip ${kb(sizes.zip)}
-  same, not minified                     ${kb(sizes.unminified)}
-  same, minified without tree-shaking    ${kb(sizes.noTreeShaking)}
+  loaded at cold start (entry + static chunks) ${kb(sizes.shipped)} (target ≤ ${TARGETS.bundleKb} KB: ${verdict(sizes.shipped <= TARGETS.bundleKb * 1024)}); all chunks ${kb(sizes.shippedAll)}; zip ${kb(sizes.zip)}
+  same settings without code splitting          ${kb(sizes.unsplit)}
+  not minified (unsplit)                        ${kb(sizes.unminified)}
+  minified without tree-shaking (unsplit)       ${kb(sizes.noTreeShaking)}
   zod/mini (as used) vs classic zod, minimal schema: ${kb(sizes.zodMini)} vs ${kb(sizes.zodClassic)}
 `);

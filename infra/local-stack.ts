@@ -83,7 +83,6 @@ for (const [stream, sink] of [[offline.stdout!, process.stdout], [offline.stderr
 
 function printHowToUse() {
   const base = `https://127.0.0.1:${port}`;
-  log(`ready: ${policyRegistry.map((policy) => `${base}/${policy.kind === 'validating' ? 'validate' : 'mutate'}/${policy.name}`).join(', ')}`);
   log(`CA for caBundle: ${join(tls.directory, 'ca.pem')}\n${tls.caPem}`);
   log(`change rules: edit policies/<policy>.yaml, then npm run policy -- push policies/<policy>.yaml --local (live within RULES_TTL_SECONDS)`);
   log(`from a local cluster the API server must reach this host on port ${port}, under a name in the certificate (127.0.0.1, localhost, ${hostname()}, host.minikube.internal, host.docker.internal):
@@ -92,4 +91,6 @@ function printHowToUse() {
               to LOCAL_TLS_SANS, delete ${tls.directory} and restart
   webhook configuration (kubectl apply -f -), with the URL host changed as above:\n`);
   process.stdout.write(localWebhookConfiguration(base, tls.caPem));
+  // Last, so whoever waits for it has everything above too.
+  log(`ready: ${policyRegistry.map((policy) => `${base}/${policy.kind === 'validating' ? 'validate' : 'mutate'}/${policy.name}`).join(', ')}`);
 }

@@ -18,12 +18,24 @@ export async function unpackFunction(name: string): Promise<string> {
   return root;
 }
 
-/** The packaged handler; rules are read from the zip's own policies/ unless RULES_DIR says otherwise. */
 export type PackagedHandler = (event: unknown, context: unknown) => Promise<{ statusCode: number; headers?: unknown; body: string }>;
 
-export async function importPackagedHandler(name: string): Promise<{ root: string; handler: PackagedHandler }> {
+/**
+ * The packaged handler, configured by the environment at import as in Lambda; rules are read from the zip's
+ * own policies/ unless RULES_DIR or RULES_BUCKET (in `env`) says otherwise.
+ */
+export async function importPackagedHandler(name: string, env: Record<string, string> = {}): Promise<{ root: string; handler: PackagedHandler }> {
   const root = await unpackFunction(name);
-  process.env.RULES_DIR ??= join(root, 'policies');
-  const module = (await import(pathToFileURL(join(root, 'functions', name, 'handler.js')).href)) as { handler: PackagedHandler };
-  return { root, handler: module.handler };
+  const settings: Record<string, string> = { RULES_DIR: process.env.RULES_DIR ?? join(root, 'policies'), ...env };
+  const saved = Object.fromEntries(Object.keys(settings).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, settings);
+  try {
+    const module = (await import(pathToFileURL(join(root, 'functions', name, 'handler.js')).href)) as { handler: PackagedHandler };
+    return { root, handler: module.handler };
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
 }

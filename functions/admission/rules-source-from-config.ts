@@ -1,12 +1,12 @@
-// Picks the rules source the environment asks for: S3 when RULES_BUCKET is set, else the directory.
+// Picks the rules source the environment asks for: S3 when RULES_BUCKET is set, else the directory. The
+// S3 code (most of it the AWS SDK) is imported only when needed, as its own chunk, so a function reading
+// rules from a directory never loads it. The import starts with the first load, during init.
 import type { Config } from './config.js';
 import { directoryRulesSource } from './directory-rules-source.js';
 import type { RulesSource } from './rules-source.js';
-import { createS3Client } from './s3-client.js';
-import { s3RulesSource } from './s3-rules-source.js';
 
-export function rulesSourceFromConfig(config: Config): RulesSource {
-  if (!config.RULES_BUCKET) return directoryRulesSource(config.RULES_DIR);
+async function createS3Source(config: Config & { RULES_BUCKET: string }): Promise<RulesSource> {
+  const [{ createS3Client }, { s3RulesSource }] = await Promise.all([import('./s3-client.js'), import('./s3-rules-source.js')]);
   // A fetch may outlive one request's patience (served from cache meanwhile) but never the longest deadline.
   const abortAfterMs = Math.max(config.POLICY_TIMEOUT_MS, 1000);
   return s3RulesSource({
@@ -17,4 +17,14 @@ export function rulesSourceFromConfig(config: Config): RulesSource {
     fetchTimeoutMs: config.RULES_FETCH_TIMEOUT_MS,
     abortAfterMs,
   });
+}
+
+export function rulesSourceFromConfig(config: Config): RulesSource {
+  const bucket = config.RULES_BUCKET;
+  if (!bucket) return directoryRulesSource(config.RULES_DIR);
+  let s3Source: Promise<RulesSource> | undefined;
+  return {
+    describe: (policyName) => `s3://${bucket}/${config.RULES_PREFIX}${policyName}.yaml`,
+    load: async (policyName) => (await (s3Source ??= createS3Source({ ...config, RULES_BUCKET: bucket }))).load(policyName),
+  };
 }
