@@ -90,7 +90,7 @@ async function validate(): Promise<number> {
 async function push(): Promise<number> {
   const { file, text, policy } = readDocument(positionals[1]);
   const parsed = parseRulesDocument(policy, text);
-  if (!parsed.ok) return printInvalid(file, `${parsed.errors.join('\n')}\nnothing was uploaded`.split('\n'));
+  if (!parsed.ok) return printInvalid(file, [...parsed.errors, 'nothing was uploaded']);
   const target = bucketTarget();
   const where = `s3://${target.bucket}/${keyOf(target, policy.name)}`;
   if (values['dry-run']) {
