@@ -3,6 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
+import { routeOf } from '../functions/admission/policy.js';
+import { policyRegistry } from '../functions/registry.js';
 import { admissionReviewFor, httpApiEvent } from './admission-event.js';
 
 const USAGE = 'usage: npm run event -- <manifest.yaml> [--operation CREATE|UPDATE|DELETE|CONNECT] [--namespace ns] [--old old.yaml] [--policy trusted-registry] [--mutating] [--admission-version v1|v1beta1] [--user name] [--group g] [--timeout 10s]';
@@ -57,5 +59,7 @@ const review = admissionReviewFor(manifest, {
   username: values.user,
   groups: values.group,
 });
-const path = `/${values.mutating ? 'mutate' : 'validate'}/${values.policy}`;
+// The route follows the policy's kind when it is a known policy; --mutating covers unknown names.
+const known = policyRegistry.find((policy) => policy.name === values.policy);
+const path = known ? routeOf(known) : `/${values.mutating ? 'mutate' : 'validate'}/${values.policy}`;
 process.stdout.write(`${JSON.stringify(httpApiEvent(JSON.stringify(review), { path, timeout: values.timeout }), null, 2)}\n`);

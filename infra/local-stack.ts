@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { routeOf } from '../functions/admission/policy.js';
 import { createS3Client } from '../functions/admission/s3-client.js';
 import { policyRegistry } from '../functions/registry.js';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localDir, localS3Endpoint, localS3Port } from './local-settings.js';
@@ -92,5 +93,5 @@ function printHowToUse() {
   webhook configuration (kubectl apply -f -), with the URL host changed as above:\n`);
   process.stdout.write(localWebhookConfiguration(base, tls.caPem));
   // Last, so whoever waits for it has everything above too.
-  log(`ready: ${policyRegistry.map((policy) => `${base}/${policy.kind === 'validating' ? 'validate' : 'mutate'}/${policy.name}`).join(', ')}`);
+  log(`ready: ${policyRegistry.map((policy) => `${base}${routeOf(policy)}`).join(', ')}`);
 }

@@ -17,6 +17,8 @@ export interface Verdict {
   status?: AdmissionResponse['status'];
   warnings: string[];
   auditAnnotations: Record<string, string>;
+  /** Base64 JSON Patch; only mutating policies set it, and only when something changed. */
+  patch?: string;
 }
 
 const WARNING_MAX_LENGTH = 119;
@@ -51,6 +53,10 @@ export function errored(message: string): Verdict {
 export function toAdmissionResponse(uid: string, verdict: Verdict): AdmissionResponse {
   const response: AdmissionResponse = { uid, allowed: verdict.allowed };
   if (verdict.status) response.status = verdict.status;
+  if (verdict.patch && verdict.allowed) {
+    response.patchType = 'JSONPatch';
+    response.patch = verdict.patch;
+  }
   const warnings = verdict.warnings.map(warningLine).filter(Boolean);
   if (warnings.length > 0) response.warnings = warnings;
   const annotations = Object.entries(verdict.auditAnnotations);

@@ -5,6 +5,7 @@ import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict } fr
 import type { Config } from './config.js';
 import { budgetMs, DeadlineExceededError, withDeadline } from './deadline.js';
 import { evaluateRules } from './evaluate-rules.js';
+import { mutateRules } from './mutate-rules.js';
 import { logger } from './logger.js';
 import type { AdmissionEvent } from './middlewares.js';
 import type { Policy } from './policy.js';
@@ -71,8 +72,10 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
         const rules = await loadRules();
         rulesAtHand = rules;
         if (!rules.ok) throw new UnusableRulesError(rules);
-        const outcome = await evaluateRules(policy, rules.document, request);
-        return { ...outcome, reason: outcome.verdict.allowed ? 'no violations' : 'violations', rulesVersion: rules.version };
+        const outcome =
+          policy.kind === 'validating' ? await evaluateRules(policy, rules.document, request) : await mutateRules(policy, rules.document, request);
+        const reason = !outcome.verdict.allowed ? 'violations' : outcome.verdict.patch ? 'patched' : policy.kind === 'mutating' ? 'no changes' : 'no violations';
+        return { ...outcome, reason, rulesVersion: rules.version };
       });
     } catch (error) {
       const reason = reasonOf(error);
@@ -81,7 +84,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
     }
 
     const { verdict } = decision;
-    verdict.auditAnnotations.decision = verdict.allowed ? 'allowed' : 'denied';
+    verdict.auditAnnotations.decision = !verdict.allowed ? 'denied' : verdict.patch ? 'patched' : 'allowed';
     if (decision.rules.length > 0) verdict.auditAnnotations.rule = decision.rules.join(',');
     if (decision.rulesVersion) verdict.auditAnnotations['rules-version'] = decision.rulesVersion;
 
@@ -94,6 +97,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       operation: request.operation,
       dryRun: request.dryRun ?? false,
       allowed: verdict.allowed,
+      patched: verdict.patch !== undefined,
       rule: decision.rules.join(','),
       reason: decision.reason,
       rulesVersion: decision.rulesVersion,

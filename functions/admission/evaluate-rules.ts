@@ -1,18 +1,19 @@
-// Runs a rules document against one request: each matching rule's parameters through the policy, then
-// enforce violations deny and audit violations become warnings plus audit annotations.
+// Runs a rules document of a validating policy against one request: each matching rule's parameters
+// through the policy, then enforce violations deny and audit violations become warnings plus audit
+// annotations. (Mutating policies: mutate-rules.ts.)
 import type { AdmissionRequest } from './admission-review-schema.js';
 import { allowed, denied, type Verdict } from './admission-response.js';
 import { matchesRule } from './match-rule.js';
-import type { Policy } from './policy.js';
+import type { ValidatingPolicy } from './policy.js';
 import type { RulesDocument } from './rules-document-schema.js';
 
 export interface RulesOutcome {
   verdict: Verdict;
-  /** The rules that decided: the violated enforce rules on a denial, else every rule that matched. */
+  /** The rules that decided: the violated (or, mutating, changing) enforce rules, else every rule that matched. */
   rules: string[];
 }
 
-export async function evaluateRules<P>(policy: Policy<P>, document: RulesDocument<P>, request: AdmissionRequest): Promise<RulesOutcome> {
+export async function evaluateRules<P>(policy: ValidatingPolicy<P>, document: RulesDocument<P>, request: AdmissionRequest): Promise<RulesOutcome> {
   const matched: string[] = [];
   const enforced: { rule: string; violations: string[] }[] = [];
   const audited: { rule: string; violations: string[] }[] = [];

@@ -7,6 +7,8 @@ export interface ContainerRef {
   kind: ContainerKind;
   name: string;
   image: unknown;
+  /** The container object itself, for mutating policies changing their own copy. */
+  target: Record<string, unknown>;
 }
 
 /** Where the pod spec sits in each kind that has one. */
@@ -51,6 +53,7 @@ export function podContainers(kind: string, object: unknown): ContainerRef[] {
       kind: containerKind,
       name: typeof container.name === 'string' ? container.name : '(unnamed)',
       image: container.image,
+      target: container,
     }));
   });
 }

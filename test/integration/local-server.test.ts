@@ -48,3 +48,16 @@ describe('POST /validate/trusted-registry on the local server', () => {
     expect(response.status).toBeLessThan(500);
   });
 });
+
+describe('POST /mutate/<policy> on the local server', () => {
+  it.each([
+    ['registry-mirror', 'pod-tekton.json', '/spec/containers/0/image'],
+    ['disable-service-links', 'pod-no-field.json', '/spec/enableServiceLinks'],
+  ])('%s patches %s', async (policy, name, path) => {
+    const response = await fetch(`${server.baseUrl}/mutate/${policy}?timeout=10s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: fixture(policy, name).body! });
+    expect(response.status).toBe(200);
+    const { response: answer } = await response.json();
+    expect(answer).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
+    expect(JSON.parse(Buffer.from(answer.patch, 'base64').toString()).map((operation: { path: string }) => operation.path)).toContain(path);
+  });
+});

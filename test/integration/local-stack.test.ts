@@ -46,11 +46,11 @@ afterAll(() => {
   rmSync(localDirectory, { recursive: true, force: true });
 });
 
-function postOverHttps(body: string): Promise<{ status: number; json: any }> {
+function postOverHttps(body: string, path = '/validate/trusted-registry'): Promise<{ status: number; json: any }> {
   const ca = readFileSync(join(localDirectory, 'tls', 'ca.pem'));
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: Number(env.PORT), path: '/validate/trusted-registry?timeout=10s', method: 'POST', ca, headers: { 'content-type': 'application/json' } },
+      { host: '127.0.0.1', port: Number(env.PORT), path: `${path}?timeout=10s`, method: 'POST', ca, headers: { 'content-type': 'application/json' } },
       (res) => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));
@@ -78,6 +78,11 @@ describe('npm start', () => {
     const answer = await postOverHttps(badRepo);
     expect(answer.status).toBe(200);
     expect(answer.json.response).toMatchObject({ allowed: false, auditAnnotations: { 'rules-version': expect.stringMatching(/^etag:/) } });
+  });
+
+  it('serves the mutating policies too, with rules from the bucket', async () => {
+    const answer = await postOverHttps(fixture('registry-mirror', 'pod-tekton.json').body!, '/mutate/registry-mirror');
+    expect(answer.json.response).toMatchObject({ allowed: true, patchType: 'JSONPatch', auditAnnotations: { decision: 'patched', 'rules-version': expect.stringMatching(/^etag:/) } });
   });
 
   it('a `policy push --local` changes its decisions within the TTL', async () => {
