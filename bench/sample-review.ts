@@ -17,7 +17,11 @@ function container(name: string, image: string) {
   };
 }
 
-export function samplePod() {
+const TRUSTED_IMAGES = ['192.168.64.1:5000/shop/migrate:3.2.1', '192.168.64.1:5000/shop/checkout:3.2.1', '192.168.64.1:5000/envoyproxy/envoy:v1.31.0', '192.168.64.1:5000/fluent/fluent-bit:3.1'];
+/** Docker Hub official images, which policies/registry-mirror.yaml rewrites: every container changes. */
+export const MIRRORED_IMAGES = ['busybox:1.36', 'nginx:1.27', 'redis:7.4', 'alpine:3.20'];
+
+export function samplePod(images: readonly string[] = TRUSTED_IMAGES) {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -30,12 +34,8 @@ export function samplePod() {
     },
     spec: {
       serviceAccountName: 'checkout',
-      initContainers: [container('migrate', '192.168.64.1:5000/shop/migrate:3.2.1')],
-      containers: [
-        container('checkout', '192.168.64.1:5000/shop/checkout:3.2.1'),
-        container('envoy', '192.168.64.1:5000/envoyproxy/envoy:v1.31.0'),
-        container('log-shipper', '192.168.64.1:5000/fluent/fluent-bit:3.1'),
-      ],
+      initContainers: [container('migrate', images[0]!)],
+      containers: [container('checkout', images[1]!), container('envoy', images[2]!), container('log-shipper', images[3]!)],
       volumes: [{ name: 'config', configMap: { name: 'checkout' } }, { name: 'kube-api-access', projected: { sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }] } }],
       nodeSelector: { 'kubernetes.io/os': 'linux' },
       tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
@@ -43,6 +43,6 @@ export function samplePod() {
   };
 }
 
-export function sampleEvent() {
-  return httpApiEvent(JSON.stringify(admissionReviewFor(samplePod(), { namespace: 'shop' })), { policy: 'trusted-registry' });
+export function sampleEvent(path = '/validate/trusted-registry', images?: readonly string[]) {
+  return httpApiEvent(JSON.stringify(admissionReviewFor(samplePod(images), { namespace: 'shop' })), { path });
 }

@@ -30,4 +30,4 @@ for (let i = 0; i < iterations; i++) {
   floor();
   floorNs.push(Number(process.hrtime.bigint() - start));
 }
-process.stderr.write(`${JSON.stringify({ handlerNs, floorNs, allowed: responseShape.response.allowed })}\n`);
+process.stderr.write(`${JSON.stringify({ handlerNs, floorNs, allowed: responseShape.response.allowed, patched: responseShape.response.patch !== undefined })}\n`);

@@ -15,6 +15,9 @@ module.exports = async () => ({
   keepNames: false,
   treeShaking: true,
   splitting: true,
+  // serverless-esbuild keeps another function's files out of a zip by the prefix `<dir>/handler.`; chunks
+  // named under that prefix stay in their own function's zip instead of landing in every one.
+  chunkNames: 'handler.[name]-[hash]',
   exclude: [],
   // Some dependencies are CommonJS and call require() for Node built-ins; give the ESM bundle one.
   banner: { js: "import { createRequire as __portcullisCreateRequire } from 'node:module'; const require = __portcullisCreateRequire(import.meta.url);" },

@@ -9,6 +9,8 @@ export type ApiGatewayEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
 
 export interface HttpInput {
   body: unknown;
+  /** The JSON text `body` was parsed from: parsing it again is the cheapest deep copy of the request. */
+  bodyText: string;
   receivedAtMs?: number;
   apiserverTimeoutMs?: number;
 }
@@ -59,5 +61,5 @@ export function normaliseApiGatewayEvent(event: ApiGatewayEvent): HttpInput {
   const timeout = event.queryStringParameters?.timeout;
   const apiserverTimeoutMs = timeout === undefined ? undefined : parseGoDuration(timeout);
   const receivedAtMs = isV2(event) ? event.requestContext?.timeEpoch : event.requestContext?.requestTimeEpoch;
-  return { body, receivedAtMs, apiserverTimeoutMs };
+  return { body, bodyText: text, receivedAtMs, apiserverTimeoutMs };
 }

@@ -1,6 +1,7 @@
 // The handler at the centre of the stack: loads the rules and evaluates the policy under the deadline, and
 // resolves timeouts, thrown errors and unavailable rules by the failure policy. Logs one line per decision.
 import type { Context } from 'aws-lambda';
+import type { AdmissionReview } from './admission-review-schema.js';
 import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict } from './admission-response.js';
 import type { Config } from './config.js';
 import { budgetMs, DeadlineExceededError, withDeadline } from './deadline.js';
@@ -73,7 +74,9 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
         rulesAtHand = rules;
         if (!rules.ok) throw new UnusableRulesError(rules);
         const outcome =
-          policy.kind === 'validating' ? await evaluateRules(policy, rules.document, request) : await mutateRules(policy, rules.document, request);
+          policy.kind === 'validating'
+            ? await evaluateRules(policy, rules.document, request)
+            : await mutateRules(policy, rules.document, request, () => (JSON.parse(event.bodyText) as AdmissionReview).request.object);
         const reason = !outcome.verdict.allowed ? 'violations' : outcome.verdict.patch ? 'patched' : policy.kind === 'mutating' ? 'no changes' : 'no violations';
         return { ...outcome, reason, rulesVersion: rules.version };
       });

@@ -18,11 +18,25 @@ function describeChange(operation: PatchOperation): string {
   return `would ${operation.op} ${operation.path}${value}`;
 }
 
+/** A deep copy of JSON data: exact, since the object came from JSON, and faster than structuredClone. */
+function jsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
 function isObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export async function mutateRules<P>(policy: MutatingPolicy<P>, document: RulesDocument<P>, request: AdmissionRequest): Promise<RulesOutcome> {
+/**
+ * `freshObject`, when given, returns a new deep copy of `request.object` (the stack re-parses the request
+ * body: cheaper than copying the parsed object, which was the largest cost of a warm mutating request).
+ */
+export async function mutateRules<P>(
+  policy: MutatingPolicy<P>,
+  document: RulesDocument<P>,
+  request: AdmissionRequest,
+  freshObject: () => unknown = () => jsonCopy(request.object),
+): Promise<RulesOutcome> {
   const verdict = allowed();
   const original = request.object;
   if (NEVER_PATCHED.includes(request.operation) || !isObject(original)) return { verdict, rules: [] };
@@ -30,10 +44,12 @@ export async function mutateRules<P>(policy: MutatingPolicy<P>, document: RulesD
   const matched: string[] = [];
   const changedBy: string[] = [];
   let current: unknown = original;
+  // While only one rule has changed the object, its own diff is the whole patch: no second compare.
+  let patch: PatchOperation[] | undefined = [];
   for (const rule of document.rules) {
     if (!matchesRule(request, rule.match, policy.defaultKinds)) continue;
     matched.push(rule.name);
-    const changed = await policy.mutate(request, rule.parameters, structuredClone(current));
+    const changed = await policy.mutate(request, rule.parameters, current === original ? freshObject() : jsonCopy(current));
     const operations = diffToPatch(current, changed);
     if (operations.length === 0) continue;
     if (rule.mode === 'audit') {
@@ -43,11 +59,12 @@ export async function mutateRules<P>(policy: MutatingPolicy<P>, document: RulesD
       });
       continue;
     }
+    patch = current === original ? operations : undefined;
     current = changed;
     changedBy.push(rule.name);
   }
 
-  const patch = diffToPatch(original, current);
+  patch ??= diffToPatch(original, current);
   if (patch.length > 0) verdict.patch = encodePatch(patch);
   return { verdict, rules: changedBy.length > 0 ? changedBy : matched };
 }

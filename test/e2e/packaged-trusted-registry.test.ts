@@ -1,6 +1,7 @@
 // End to end through the deployment artifact: the zip `sls package` wrote, unpacked and imported as the
 // Lambda runtime would, called with every fixture under events/trusted-registry/.
 import { readdirSync, readFileSync } from 'node:fs';
+import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { fixture, type Handler, invoke } from '../helpers/invoke.js';
 import { importPackagedHandler } from '../../infra/packaged-function.js';
@@ -30,6 +31,14 @@ describe('the packaged trusted-registry function', () => {
   it('the bundle is an ESM .js file with "type": "module" beside it', () => {
     expect(readFileSync(`${root}/functions/trusted-registry/handler.js`, 'utf8')).toMatch(/^import|\bexport\s*\{/m);
     expect(JSON.parse(readFileSync(`${root}/functions/package.json`, 'utf8')).type).toBe('module');
+  });
+
+  it('each zip holds only its own function (code splitting must not leak chunks across zips)', async () => {
+    for (const policy of ['trusted-registry', 'registry-mirror', 'disable-service-links']) {
+      const names = Object.keys((await JSZip.loadAsync(readFileSync(`.serverless/${policy}.zip`))).files).filter((name) => !name.endsWith('/'));
+      expect(names.filter((name) => !name.startsWith(`functions/${policy}/`) && name !== 'functions/package.json' && !name.startsWith('policies/'))).toEqual([]);
+      expect(names).toContain(`functions/${policy}/handler.js`);
+    }
   });
 
   it.each(Object.entries(EXPECTED))('%s', async (name, expected) => {
