@@ -37,3 +37,6 @@ try {
   // not JSON: print as is
 }
 process.stdout.write(`HTTP ${result.statusCode}\n${JSON.stringify(body, null, 2)}\n`);
+// A mutating answer's patch is base64; show it readable too (on stderr, so stdout stays the exact answer).
+const patch = (body as { response?: { patch?: string } })?.response?.patch;
+if (patch) process.stderr.write(`patch (decoded):\n${JSON.stringify(JSON.parse(Buffer.from(patch, 'base64').toString('utf8')), null, 2)}\n`);

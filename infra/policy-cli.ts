@@ -117,6 +117,11 @@ async function pull(): Promise<number> {
   return 0;
 }
 
+function describePatch(patch: string): string {
+  const operations = JSON.parse(Buffer.from(patch, 'base64').toString('utf8')) as { op: string; path: string; value?: unknown }[];
+  return operations.map(({ op, path, value }) => `${op} ${path}${value === undefined ? '' : ` ${JSON.stringify(value)}`}`).join('; ');
+}
+
 async function test(): Promise<number> {
   const { file, text, policy } = readDocument(positionals[1]);
   const parsed = parseRulesDocument(policy, text);
@@ -135,9 +140,9 @@ async function test(): Promise<number> {
     const outcome =
       result.statusCode !== 200
         ? `HTTP ${result.statusCode}: ${body.error}`
-        : response.allowed
-          ? `allowed${response.warnings ? ` (warnings: ${response.warnings.join(' | ')})` : ''}`
-          : `denied: ${response.status.message}`;
+        : !response.allowed
+          ? `denied: ${response.status.message}`
+          : `${response.patch ? `patched: ${describePatch(response.patch)}` : 'allowed'}${response.warnings ? ` (warnings: ${response.warnings.join(' | ')})` : ''}`;
     process.stdout.write(`${name}: ${outcome}\n`);
   }
   return 0;

@@ -85,6 +85,13 @@ describe('npm run policy', () => {
     expect(result.stdout).toContain('malformed-body.json: HTTP 400');
   });
 
+  it('test shows what a mutating document would patch', async () => {
+    const result = await policy('test', 'policies/registry-mirror.yaml');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('pod-tekton.json: patched: replace /spec/containers/0/image "registry.gitlab.cn/flomesh/registry-mirror/tekton-pipeline/controller:v0.28.1"');
+    expect(result.stdout).toContain('pod-static.json: allowed');
+  });
+
   it.each([
     [['push', 'policies/trusted-registry.yaml', '--bucket', ''], 'no bucket'],
     [['validate', 'no-such.yaml'], 'cannot read no-such.yaml'],
