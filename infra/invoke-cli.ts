@@ -1,35 +1,43 @@
-// `npm run invoke -- <policy> <event.json>`: runs the policy's handler from source on one event and prints
-// the HTTP status and the AdmissionReview it answers with. Faster than `sls invoke local`; same result.
+// `npm run invoke -- <policy> <event.json> [--now 2026-12-24T10:00:00Z]`: runs the policy through the whole
+// stack from source on one event and prints the HTTP status and the AdmissionReview it answers with (a
+// mutating answer's patch decoded on stderr). Faster than `sls invoke local`; same result. --now fixes the
+// clock the policy is handed (deploy-windows).
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import type { Context } from 'aws-lambda';
+import { createAdmissionHandler } from '../functions/admission/create-admission-handler.js';
 import { policyRegistry } from '../functions/registry.js';
 
-const USAGE = 'usage: npm run invoke -- <policy> <event.json>';
-const [policyName, eventFile] = process.argv.slice(2);
-if (!policyName || !eventFile) {
-  process.stderr.write(`${USAGE}\n`);
+const USAGE = 'usage: npm run invoke -- <policy> <event.json> [--now <ISO 8601 time>]';
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
   process.exit(2);
 }
-const entry = policyRegistry.find((policy) => policy.name === policyName);
-if (!entry) {
-  process.stderr.write(`unknown policy "${policyName}"; known: ${policyRegistry.map((policy) => policy.name).join(', ')}\n`);
-  process.exit(2);
-}
+
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({ allowPositionals: true, options: { now: { type: 'string' } } });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+})();
+const [policyName, eventFile] = positionals;
+if (!policyName || !eventFile) fail('give a policy and an event file');
+const policy = policyRegistry.find((candidate) => candidate.name === policyName);
+if (!policy) fail(`unknown policy "${policyName}"; known: ${policyRegistry.map((candidate) => candidate.name).join(', ')}`);
+const now = values.now === undefined ? undefined : new Date(values.now);
+if (now && Number.isNaN(now.getTime())) fail(`--now ${values.now}: not a time; expected ISO 8601 such as 2026-12-24T10:00:00Z`);
 let event: unknown;
 try {
   event = JSON.parse(readFileSync(eventFile, 'utf8'));
 } catch (error) {
-  process.stderr.write(`cannot read ${eventFile}: ${(error as Error).message}\n`);
-  process.exit(2);
+  fail(`cannot read ${eventFile}: ${(error as Error).message}`);
 }
 
+const handler = createAdmissionHandler(policy, now ? { clock: () => now } : {});
 const context = { functionName: policyName, awsRequestId: 'local', getRemainingTimeInMillis: () => 29_000 } as unknown as Context;
-const module = (await import(pathToFileURL(resolve('functions', policyName, 'handler.ts')).href)) as {
-  handler: (event: unknown, context: Context) => Promise<{ statusCode: number; body: string }>;
-};
-const result = await module.handler(event, context);
+const result = await handler(event as never, context);
 let body: unknown = result.body;
 try {
   body = JSON.parse(result.body);

@@ -21,6 +21,8 @@ import type { RulesSource } from './rules-source.js';
 export interface HandlerOptions {
   config?: Config;
   rulesSource?: RulesSource;
+  /** The clock policies are handed (`npm run invoke -- --now` and the tests fix it). */
+  clock?: () => Date;
 }
 
 export type AdmissionHandler = ((event: ApiGatewayEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
@@ -43,7 +45,7 @@ export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOpt
     ),
     new Promise<void>((resolve) => setTimeout(resolve, config.POLICY_TIMEOUT_MS).unref()),
   ]);
-  const decide = createDecideAdmission(policy, loadRules, config);
+  const decide = createDecideAdmission(policy, loadRules, config, options.clock);
   const handler = middy()
     .use(injectLambdaContext(logger, { logEvent: false }))
     .use(jsonHttpResponse())

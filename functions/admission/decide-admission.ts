@@ -25,6 +25,7 @@ interface Decision {
   rules: string[];
   reason: string;
   rulesVersion?: string;
+  logDetails?: Record<string, unknown>;
 }
 
 /** Thrown inside the deadline when rules cannot be used; carries what the failure policy needs. */
@@ -52,7 +53,7 @@ function failureVerdict(policyName: string, failurePolicy: FailurePolicy, reason
   return { allowed: true, warnings: [frame(shortReason)], auditAnnotations: { 'failed-open': reason } };
 }
 
-export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Promise<LoadedRules<P>>, config: Config) {
+export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Promise<LoadedRules<P>>, config: Config, clock: () => Date = () => new Date()) {
   return async function decideAdmission(event: AdmissionEvent, context?: Context): Promise<AdmissionReviewResponse> {
     const startedAt = Date.now();
     const { review } = event;
@@ -75,7 +76,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
         if (!rules.ok) throw new UnusableRulesError(rules);
         const outcome =
           policy.kind === 'validating'
-            ? await evaluateRules(policy, rules.document, request)
+            ? await evaluateRules(policy, rules.document, request, { now: clock() })
             : await mutateRules(policy, rules.document, request, () => (JSON.parse(event.bodyText) as AdmissionReview).request.object);
         const reason = !outcome.verdict.allowed ? 'violations' : outcome.verdict.patch ? 'patched' : policy.kind === 'mutating' ? 'no changes' : 'no violations';
         return { ...outcome, reason, rulesVersion: rules.version };
@@ -105,6 +106,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       reason: decision.reason,
       rulesVersion: decision.rulesVersion,
       durationMs: Date.now() - startedAt,
+      ...(decision.logDetails ? { details: decision.logDetails } : {}),
     });
 
     return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: toAdmissionResponse(request.uid, verdict) };

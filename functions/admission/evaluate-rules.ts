@@ -4,23 +4,32 @@
 import type { AdmissionRequest } from './admission-review-schema.js';
 import { allowed, denied, type Verdict } from './admission-response.js';
 import { matchesRule } from './match-rule.js';
-import type { ValidatingPolicy } from './policy.js';
+import type { PolicyContext, ValidatingPolicy } from './policy.js';
 import type { RulesDocument } from './rules-document-schema.js';
 
 export interface RulesOutcome {
   verdict: Verdict;
+  /** Fields the matching rules' policy adds to the decision's log line. */
+  logDetails?: Record<string, unknown>;
   /** The rules that decided: the violated (or, mutating, changing) enforce rules, else every rule that matched. */
   rules: string[];
 }
 
-export async function evaluateRules<P>(policy: ValidatingPolicy<P>, document: RulesDocument<P>, request: AdmissionRequest): Promise<RulesOutcome> {
+export async function evaluateRules<P>(
+  policy: ValidatingPolicy<P>,
+  document: RulesDocument<P>,
+  request: AdmissionRequest,
+  context: PolicyContext = { now: new Date() },
+): Promise<RulesOutcome> {
+  let logDetails: Record<string, unknown> | undefined;
   const matched: string[] = [];
   const enforced: { rule: string; violations: string[] }[] = [];
   const audited: { rule: string; violations: string[] }[] = [];
   for (const rule of document.rules) {
-    if (!matchesRule(request, rule.match, policy.defaultKinds)) continue;
+    if (!matchesRule(request, rule.match, policy)) continue;
     matched.push(rule.name);
-    const violations = await policy.evaluate(request, rule.parameters);
+    if (policy.logDetails) logDetails = { ...logDetails, ...policy.logDetails(request, rule.parameters) };
+    const violations = await policy.evaluate(request, rule.parameters, context);
     if (violations.length === 0) continue;
     (rule.mode === 'audit' ? audited : enforced).push({ rule: rule.name, violations });
   }
@@ -35,5 +44,5 @@ export async function evaluateRules<P>(policy: ValidatingPolicy<P>, document: Ru
       verdict.auditAnnotations[`audit-${rule}-${index + 1}`] = violation;
     });
   }
-  return { verdict, rules: enforced.length > 0 ? enforced.map(({ rule }) => rule) : matched };
+  return { verdict, rules: enforced.length > 0 ? enforced.map(({ rule }) => rule) : matched, logDetails };
 }

@@ -1,5 +1,5 @@
 // Whether a rule's match block selects a request. Every condition given must hold; an absent condition
-// holds. Cluster-scoped requests (no namespace) never match a `namespaces` list and are never excluded by
+// holds, except kinds and operations, which default to the policy's own (`*` in kinds: every kind). Cluster-scoped requests (no namespace) never match a `namespaces` list and are never excluded by
 // `excludedNamespaces`.
 import type { AdmissionRequest, Operation } from './admission-review-schema.js';
 import { matchesAnyGlob } from './glob.js';
@@ -15,10 +15,16 @@ function objectLabels(request: AdmissionRequest): Record<string, string> {
   return labels && typeof labels === 'object' ? (labels as Record<string, string>) : {};
 }
 
-export function matchesRule(request: AdmissionRequest, match: Match | undefined, defaultKinds: readonly string[]): boolean {
+export interface MatchDefaults {
+  defaultKinds: readonly string[];
+  defaultOperations?: readonly Operation[];
+}
+
+export function matchesRule(request: AdmissionRequest, match: Match | undefined, defaults: MatchDefaults): boolean {
   const m = match ?? {};
-  if (!(m.operations ?? DEFAULT_OPERATIONS).includes(request.operation)) return false;
-  if (!(m.kinds ?? defaultKinds).includes(request.kind.kind)) return false;
+  if (!(m.operations ?? defaults.defaultOperations ?? DEFAULT_OPERATIONS).includes(request.operation)) return false;
+  const kinds = m.kinds ?? defaults.defaultKinds;
+  if (!kinds.includes('*') && !kinds.includes(request.kind.kind)) return false;
   const namespace = request.namespace || undefined;
   if (m.namespaces && (namespace === undefined || !matchesAnyGlob(namespace, m.namespaces))) return false;
   if (m.excludedNamespaces && namespace !== undefined && matchesAnyGlob(namespace, m.excludedNamespaces)) return false;

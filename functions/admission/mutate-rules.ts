@@ -47,7 +47,7 @@ export async function mutateRules<P>(
   // While only one rule has changed the object, its own diff is the whole patch: no second compare.
   let patch: PatchOperation[] | undefined = [];
   for (const rule of document.rules) {
-    if (!matchesRule(request, rule.match, policy.defaultKinds)) continue;
+    if (!matchesRule(request, rule.match, policy)) continue;
     matched.push(rule.name);
     const changed = await policy.mutate(request, rule.parameters, current === original ? freshObject() : jsonCopy(current));
     const operations = diffToPatch(current, changed);

@@ -3,19 +3,28 @@
 //   validating: `evaluate` returns the violations of one rule's parameters.
 //   mutating:   `mutate` gets a deep copy of the object, changes it and returns it; the stack diffs it
 //               against the original into a JSON Patch. Policies never write patch operations.
-import type { AdmissionRequest } from './admission-review-schema.js';
+import type { AdmissionRequest, Operation } from './admission-review-schema.js';
 import type * as z from './zod.js';
 
 interface PolicyBase<P> {
   name: string;
-  /** Kinds (`request.kind.kind`) a rule applies to when its match block names none. */
+  /** Kinds (`request.kind.kind`) a rule applies to when its match block names none; `*` is every kind. */
   defaultKinds: readonly string[];
+  /** Operations a rule applies to when its match block names none (default CREATE and UPDATE). */
+  defaultOperations?: readonly Operation[];
   parametersSchema: z.ZodMiniType<P, unknown>;
+}
+
+/** What the stack hands a policy besides the request: the clock, so policies never read one. */
+export interface PolicyContext {
+  now: Date;
 }
 
 export interface ValidatingPolicy<P> extends PolicyBase<P> {
   kind: 'validating';
-  evaluate(request: AdmissionRequest, parameters: P): string[] | Promise<string[]>;
+  evaluate(request: AdmissionRequest, parameters: P, context: PolicyContext): string[] | Promise<string[]>;
+  /** Fields for the decision's log line (audit-log's summary); the stack writes the line, never the policy. */
+  logDetails?(request: AdmissionRequest, parameters: P): Record<string, unknown>;
 }
 
 export interface MutatingPolicy<P> extends PolicyBase<P> {

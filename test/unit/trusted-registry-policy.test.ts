@@ -6,7 +6,7 @@ import { podManifest } from '../helpers/invoke.js';
 
 const seedParameters = TrustedRegistryParametersSchema.parse({ allowedRegistries: ['192.168.64.1'], forbiddenTags: ['latest'] });
 const evaluate = (manifest: unknown, parameters = seedParameters) =>
-  trustedRegistryPolicy.evaluate(admissionReviewFor(manifest).request, parameters) as string[];
+  trustedRegistryPolicy.evaluate(admissionReviewFor(manifest).request, parameters, { now: new Date() }) as string[];
 
 describe('trusted-registry with the seed rules (allowedRegistries 192.168.64.1, forbiddenTags latest)', () => {
   it.each([
