@@ -27,11 +27,11 @@ export interface GatekeeperCase {
   assertions: GatekeeperAssertion[];
 }
 
-/** The cases of a gator `Suite`, with object paths made relative to the corpus root. */
-export function gatekeeperCases(library: string): { name: string; object: unknown; assertions: GatekeeperAssertion[] }[] {
-  const suite = corpusYaml<{ tests: { cases: GatekeeperCase[] }[] }>('gatekeeper-library', library, 'suite.yaml');
+/** The cases of a gator `Suite`, with object paths made relative to the corpus root, each with its test's name. */
+export function gatekeeperCases(library: string): { test: string; name: string; object: any; assertions: GatekeeperAssertion[] }[] {
+  const suite = corpusYaml<{ tests: { name: string; cases: GatekeeperCase[] }[] }>('gatekeeper-library', library, 'suite.yaml');
   return suite.tests.flatMap((test) =>
-    test.cases.map((entry) => ({ name: entry.name, object: corpusYaml('gatekeeper-library', library, entry.object), assertions: entry.assertions })),
+    test.cases.map((entry) => ({ test: test.name, name: entry.name, object: corpusYaml('gatekeeper-library', library, entry.object), assertions: entry.assertions })),
   );
 }
 

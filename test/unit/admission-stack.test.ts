@@ -277,6 +277,27 @@ describe('the decision log', () => {
   }, 30_000);
 });
 
+describe('the audit-log decision line', () => {
+  it('carries who, what and a summary, and no Secret or env value even with includeObject', async () => {
+    writeRules('audit-log', 'rules: [{ name: all, parameters: { includeObject: true } }]');
+    const lines: string[] = [];
+    for (const name of ['secret-create.json', 'pod-with-env.json', 'pod-delete.json']) {
+      const { stdout } = await run('npx', ['tsx', 'infra/invoke-cli.ts', 'audit-log', `events/audit-log/${name}`], {
+        env: { ...process.env, RULES_DIR: rulesDir, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'true' },
+      });
+      lines.push(...stdout.split('\n').filter((line) => line.startsWith('{"level"')));
+    }
+    const entries = lines.map((line) => JSON.parse(line));
+    expect(entries.map((entry) => [entry.message, entry.kind, entry.operation])).toEqual([
+      ['admission decision', 'Secret', 'CREATE'],
+      ['admission decision', 'Pod', 'CREATE'],
+      ['admission decision', 'Pod', 'DELETE'],
+    ]);
+    expect(entries[0].details).toMatchObject({ user: { username: 'kubernetes-admin' }, object: { data: { password: '<redacted>' } } });
+    for (const secretValue of ['aHVudGVyMg==', 'plain-text-token', 's3cr3t-value']) expect(lines.join('\n')).not.toContain(secretValue);
+  }, 30_000);
+});
+
 describe('jsonHttpResponse, around an identity handler', () => {
   it('turns an unexpected error into a bare 500 without its message or stack', async () => {
     const { default: middy } = await import('@middy/core');
