@@ -2,6 +2,7 @@
 // the policy CLI, the local stack and its webhook configuration, the tests).
 import type { Policy } from './admission/policy.js';
 import { auditLogPolicy } from './audit-log/policy.js';
+import { celPolicy } from './cel/policy.js';
 import { deployWindowsPolicy } from './deploy-windows/policy.js';
 import { disableServiceLinksPolicy } from './disable-service-links/policy.js';
 import { registryMirrorPolicy } from './registry-mirror/policy.js';
@@ -17,6 +18,7 @@ export const policyRegistry: readonly Policy<never>[] = [
   erased(replicaLimitsPolicy),
   erased(deployWindowsPolicy),
   erased(requiredLabelsPolicy),
+  erased(celPolicy),
   erased(auditLogPolicy),
   erased(registryMirrorPolicy),
   erased(disableServiceLinksPolicy),

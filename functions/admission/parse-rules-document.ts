@@ -15,7 +15,7 @@ const schemaCache = new WeakMap<object, z.ZodMiniType>();
 export function rulesSchemaOf<P>(policy: Policy<P>): z.ZodMiniType<RulesDocument<P>, unknown> {
   let schema = schemaCache.get(policy);
   if (!schema) {
-    schema = rulesDocumentSchema(policy.parametersSchema);
+    schema = rulesDocumentSchema(policy.parametersSchema, { requireKinds: policy.defaultKinds.length === 0 });
     schemaCache.set(policy, schema);
   }
   return schema as z.ZodMiniType<RulesDocument<P>, unknown>;

@@ -28,7 +28,8 @@ export type Match = z.infer<typeof MatchSchema>;
  *     match: { excludedNamespaces: [kube-system] }
  *     parameters: { allowedRegistries: [registry.example.com] }
  */
-export function rulesDocumentSchema<P extends z.ZodMiniType>(parametersSchema: P) {
+/** `requireKinds`: the policy has no default kinds, so every rule must name them in match.kinds. */
+export function rulesDocumentSchema<P extends z.ZodMiniType>(parametersSchema: P, { requireKinds = false } = {}) {
   const RuleSchema = z.strictObject({
     name: z.string().check(z.minLength(1)),
     mode: z._default(z.enum(['enforce', 'audit']), 'enforce'),
@@ -43,6 +44,9 @@ export function rulesDocumentSchema<P extends z.ZodMiniType>(parametersSchema: P
     .check(z.superRefine((document, ctx) => {
       const seen = new Set<string>();
       document.rules.forEach((rule, index) => {
+        if (requireKinds && !rule.match?.kinds?.length) {
+          ctx.addIssue({ code: 'custom', path: ['rules', index, 'match', 'kinds'], message: 'required: name the kinds this rule applies to' });
+        }
         if (seen.has(rule.name)) {
           ctx.addIssue({ code: 'custom', path: ['rules', index, 'name'], message: `duplicate rule name "${rule.name}"` });
         }

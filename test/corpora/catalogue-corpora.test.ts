@@ -6,6 +6,7 @@ import type { AdmissionRequest } from '../../functions/admission/admission-revie
 import { evaluateRules } from '../../functions/admission/evaluate-rules.js';
 import { parseRulesDocument } from '../../functions/admission/parse-rules-document.js';
 import type { ValidatingPolicy } from '../../functions/admission/policy.js';
+import { celPolicy } from '../../functions/cel/policy.js';
 import { deployWindowsPolicy } from '../../functions/deploy-windows/policy.js';
 import { replicaLimitsPolicy } from '../../functions/replica-limits/policy.js';
 import { requiredLabelsPolicy } from '../../functions/required-labels/policy.js';
@@ -37,6 +38,38 @@ describe('Gatekeeper library', () => {
   };
   it.each(gatekeeperCases('requiredlabels'))('requiredlabels $test $name', async ({ test, object, assertions }) => {
     const found = await violations(requiredLabels, REQUIRED_LABELS[test]!, object);
+    for (const assertion of assertions) expect(satisfiesAssertion(found, assertion)).toBe(true);
+  });
+});
+
+// The same suite through the cel policy, with the CEL validations from Gatekeeper's own template as
+// written: only its two variables are defined the way Gatekeeper defines them.
+describe('Gatekeeper requiredlabels, its K8sNativeValidation (CEL) code run by the cel policy', () => {
+  const template = corpusYaml<any>('gatekeeper-library', 'requiredlabels', 'template.yaml');
+  const code = template.spec.targets[0].code.find((entry: { engine: string }) => entry.engine === 'K8sNativeValidation');
+  const constraints: Record<string, { kinds: string[]; parameters: unknown }> = {
+    'must-have-owner': { kinds: ['Namespace'], parameters: corpusYaml<any>('gatekeeper-library', 'requiredlabels', 'samples/all-must-have-owner/constraint.yaml').spec.parameters },
+    'must-have-key': { kinds: ['Pod'], parameters: corpusYaml<any>('gatekeeper-library', 'requiredlabels', 'samples/verify-label-key-only/constraint.yaml').spec.parameters },
+  };
+  const rulesFor = (test: string) =>
+    JSON.stringify({
+      rules: [
+        {
+          name: test,
+          match: { kinds: constraints[test]!.kinds },
+          parameters: {
+            params: constraints[test]!.parameters,
+            variables: [
+              { name: 'anyObject', expression: 'object != null ? object : oldObject' },
+              { name: 'params', expression: 'params' },
+            ],
+            validations: code.source.validations,
+          },
+        },
+      ],
+    });
+  it.each(gatekeeperCases('requiredlabels'))('$test $name', async ({ test, object, assertions }) => {
+    const found = await violations(celPolicy as ValidatingPolicy<never>, rulesFor(test), object);
     for (const assertion of assertions) expect(satisfiesAssertion(found, assertion)).toBe(true);
   });
 });

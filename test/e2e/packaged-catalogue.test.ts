@@ -19,6 +19,11 @@ const EXPECTED: Record<string, Record<string, { allowed?: boolean; message?: Reg
     'pod-no-labels.json': { allowed: false, message: /missing label "app.kubernetes.io\/name".*missing label "owner"/ },
     'service-bad-owner.json': { allowed: false, message: /label "owner" has value "alice"; allowed: team-\*/ },
   },
+  cel: {
+    'deployment-2.json': { allowed: true },
+    'deployment-3.json': { allowed: false, message: /rule small-deployments: Deployments may have at most 2 replicas/ },
+    'pod-latest.json': { allowed: false, message: /images must be pinned, not :latest: nginx:latest$/ },
+  },
   'deploy-windows': {
     'deployment-create.json': {},
     'deployment-break-glass.json': { allowed: true },

@@ -1,0 +1,95 @@
+// CEL expressions as ValidatingAdmissionPolicy writes them, on @bufbuild/cel (a maintained implementation
+// run against the CEL conformance suite). Compiling parses the expression and checks every function it
+// calls and every variable it names exists, so a typo is an invalid rules document at `policy validate`,
+// not a failure at admission. (@bufbuild/cel has no type checker: type errors surface at evaluation.)
+import { type CelResult, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+
+const env = celEnv({ funcs: strings });
+
+// Operators the evaluator implements itself rather than as functions.
+const BUILT_IN_OPERATORS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false']);
+
+export interface CelProgram {
+  source: string;
+  run(bindings: Record<string, unknown>): CelResult;
+}
+
+type ExprNode = { exprKind: { case?: string; value?: any } } | undefined;
+
+// The variables ValidatingAdmissionPolicy binds, and CEL's type names, which are identifiers too.
+export const CEL_VARIABLES = ['object', 'oldObject', 'request', 'params', 'variables'] as const;
+const KNOWN_IDENTIFIERS = new Set<string>([...CEL_VARIABLES, 'int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type']);
+
+interface References {
+  functions: Set<string>;
+  identifiers: Set<string>;
+}
+
+/** Every function called and every free identifier used, so unknown ones fail at compile time. */
+function references(node: ExprNode, bound: ReadonlySet<string>, into: References): References {
+  const kind = node?.exprKind;
+  const walk = (child: ExprNode, scope = bound) => references(child, scope, into);
+  switch (kind?.case) {
+    case 'identExpr':
+      if (!bound.has(kind.value.name)) into.identifiers.add(kind.value.name);
+      break;
+    case 'callExpr':
+      into.functions.add(kind.value.function);
+      walk(kind.value.target);
+      for (const argument of kind.value.args) walk(argument);
+      break;
+    case 'selectExpr':
+      walk(kind.value.operand);
+      break;
+    case 'listExpr':
+      for (const element of kind.value.elements) walk(element);
+      break;
+    case 'structExpr':
+      for (const entry of kind.value.entries) {
+        walk(entry.value);
+        if (entry.keyKind?.case === 'mapKey') walk(entry.keyKind.value);
+      }
+      break;
+    case 'comprehensionExpr': {
+      const { iterRange, accuInit, loopCondition, loopStep, result, iterVar, iterVar2, accuVar } = kind.value;
+      walk(iterRange);
+      walk(accuInit);
+      const inner = new Set([...bound, iterVar, accuVar, ...(iterVar2 ? [iterVar2] : [])]);
+      for (const part of [loopCondition, loopStep, result]) walk(part, inner);
+      break;
+    }
+  }
+  return into;
+}
+
+/** The compiled program, or the reason the expression does not compile. */
+export function compileCel(source: string): CelProgram | string {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(source);
+  } catch (error) {
+    return `does not compile: ${(error as Error).message.replace(/^<input>:/, 'at ')}`;
+  }
+  const { functions, identifiers } = references(parsed.expr, new Set(), { functions: new Set(), identifiers: new Set() });
+  const unknownFunctions = [...functions].filter((name) => !BUILT_IN_OPERATORS.has(name) && !env.funcs.find(name));
+  if (unknownFunctions.length > 0) return `does not compile: unknown function${unknownFunctions.length > 1 ? 's' : ''} ${unknownFunctions.join(', ')}`;
+  const unknownNames = [...identifiers].filter((name) => !KNOWN_IDENTIFIERS.has(name));
+  if (unknownNames.length > 0) return `does not compile: undeclared ${unknownNames.join(', ')} (variables are ${CEL_VARIABLES.join(', ')})`;
+  const program = plan(env, parsed);
+  return { source, run: (bindings) => program(bindings as never) };
+}
+
+/** The value of a run, or an Error saying which expression failed and why. */
+export function celValue(result: CelResult, where: string): unknown {
+  if (isCelError(result)) throw new Error(`${where}: ${result.message}`);
+  return result;
+}
+
+/** JSON as CEL sees Kubernetes objects: maps for objects, int (bigint) for whole numbers. */
+export function toCel(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toCel);
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
+  if (typeof value === 'object' && value !== null) return new Map(Object.entries(value).map(([key, item]) => [key, toCel(item)]));
+  return value ?? null;
+}

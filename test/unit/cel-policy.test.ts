@@ -1,0 +1,96 @@
+// The cel policy: ValidatingAdmissionPolicy-style expressions, compiled when the document is validated.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AdmissionRequest } from '../../functions/admission/admission-review-schema.js';
+import { configFromEnv } from '../../functions/admission/config.js';
+import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
+import { parseRulesDocument } from '../../functions/admission/parse-rules-document.js';
+import { celPolicy } from '../../functions/cel/policy.js';
+import { CelParametersSchema } from '../../functions/cel/rules.js';
+import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
+import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
+
+const deployment = (replicas: number, labels: Record<string, string> = {}) => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels }, spec: { replicas, template: { spec: { containers: [{ name: 'c', image: 'nginx:1' }] } } },
+});
+const evaluate = (parameters: unknown, object: unknown, options: ReviewOptions = {}) =>
+  celPolicy.evaluate(admissionReviewFor(object, options).request as AdmissionRequest, CelParametersSchema.parse(parameters), { now: new Date() }) as string[];
+
+describe('cel expressions', () => {
+  it.each([
+    [2, []],
+    [3, ['failed expression: object.spec.replicas <= 2']],
+  ])('the seed example `object.spec.replicas <= 2` as written: replicas %s', (replicas, expected) => {
+    expect(evaluate({ validations: [{ expression: 'object.spec.replicas <= 2' }] }, deployment(replicas))).toEqual(expected);
+  });
+
+  it('message, then messageExpression, then the expression itself', () => {
+    const parameters = {
+      params: { max: 2 },
+      validations: [
+        { expression: 'object.spec.replicas <= params.max', message: 'too many replicas' },
+        { expression: 'object.spec.replicas <= params.max', messageExpression: "'replicas ' + string(object.spec.replicas) + ' > ' + string(params.max)" },
+      ],
+    };
+    expect(evaluate(parameters, deployment(5))).toEqual(['too many replicas', 'replicas 5 > 2']);
+  });
+
+  it('variables are evaluated in order and can use each other', () => {
+    const parameters = {
+      variables: [{ name: 'images', expression: 'object.spec.template.spec.containers.map(c, c.image)' }, { name: 'unpinned', expression: "variables.images.filter(i, !i.contains(':'))" }],
+      validations: [{ expression: 'size(variables.unpinned) == 0', messageExpression: "'unpinned: ' + variables.unpinned.join(', ')" }],
+    };
+    const manifest = deployment(1);
+    manifest.spec.template.spec.containers.push({ name: 'd', image: 'redis' });
+    expect(evaluate(parameters, manifest)).toEqual(['unpinned: redis']);
+  });
+
+  it('matchConditions all true or the rule does not apply; request and oldObject are bound', () => {
+    const parameters = {
+      matchConditions: [{ name: 'updates-only', expression: "request.operation == 'UPDATE'" }],
+      validations: [{ expression: 'object.spec.replicas >= oldObject.spec.replicas', message: 'no scaling down' }],
+    };
+    expect(evaluate(parameters, deployment(1))).toEqual([]); // CREATE: not matched
+    expect(evaluate(parameters, deployment(1), { operation: 'UPDATE', oldObject: deployment(3) })).toEqual(['no scaling down']);
+  });
+
+  it.each([
+    ['an error (missing field)', 'object.spec.missing == 1', /object.spec.missing == 1: field not found: missing/],
+    ['a non-boolean result', 'object.spec.replicas', /returned bigint, expected a bool/],
+  ])('%s throws, so the stack applies the failure policy', (_case, expression, message) => {
+    expect(() => evaluate({ validations: [{ expression }] }, deployment(1))).toThrow(message);
+  });
+
+  it.each([
+    ['a syntax error', 'object.spec.replicas <=', 'does not compile: at 1:'],
+    ['an unknown function', 'lenght(object) > 1', 'unknown function lenght'],
+    ['an undeclared variable', 'objct.spec.replicas > 1', 'undeclared objct'],
+    ['a bad variable name', null, 'expected a CEL identifier'],
+  ])('a document with %s is invalid, naming the field', (_case, expression, message) => {
+    const parameters = expression === null ? '{ variables: [{ name: "1x", expression: "1" }], validations: [{ expression: "true" }] }' : `{ validations: [{ expression: ${JSON.stringify(expression)} }] }`;
+    const result = parseRulesDocument(celPolicy, `rules: [{ name: r, match: { kinds: [Deployment] }, parameters: ${parameters} }]`);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors.join('\n')).toMatch(new RegExp(`rules\\[0\\]\\.parameters\\.(validations\\[0\\]\\.expression|variables\\[0\\]\\.name): .*${message.replace(/[()[\]]/g, '\\$&')}`));
+  });
+
+  it('a rule must name its kinds: cel has no default', () => {
+    const result = parseRulesDocument(celPolicy, 'rules: [{ name: r, parameters: { validations: [{ expression: "true" }] } }]');
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors).toContain('rules[0].match.kinds: required: name the kinds this rule applies to');
+  });
+
+  it('through the stack: an evaluation error fails open with the expression named, and compiles once per rules version', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'portcullis-cel-'));
+    try {
+      writeFileSync(join(dir, 'cel.yaml'), 'rules: [{ name: r, match: { kinds: [Deployment] }, parameters: { validations: [{ expression: "object.spec.paused == false" }] } }]');
+      const handler = createAdmissionHandler(celPolicy, { config: configFromEnv({ RULES_DIR: dir }) }) as unknown as Handler;
+      const { response } = (await invoke(handler, eventFor(deployment(1)))).body;
+      expect(response.allowed).toBe(true);
+      expect(response.auditAnnotations['failed-open']).toBe('policy error: object.spec.paused == false: field not found: paused');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
