@@ -18,7 +18,9 @@ import { compare } from 'fast-json-patch/index.mjs';
 import { admissionReviewFor } from '../infra/admission-event.js';
 import { registryMirrorPolicy } from '../functions/registry-mirror/policy.js';
 import { RegistryMirrorParametersSchema } from '../functions/registry-mirror/rules.js';
-import { MIRRORED_IMAGES, samplePod, sampleEvent } from './sample-review.js';
+import { MIRRORED_IMAGES, sampleDeployment, sampleDeploymentEvent, samplePod, sampleEvent } from './sample-review.js';
+import { celPolicy } from '../functions/cel/policy.js';
+import { CelParametersSchema } from '../functions/cel/rules.js';
 
 const WARM_ITERATIONS = 5000;
 const COLD_ROUNDS = 15;
@@ -88,6 +90,49 @@ writeFileSync(mirrorEventFile, JSON.stringify(sampleEvent('/mutate/registry-mirr
 const mirrorWarm = JSON.parse(
   (await runChild(['bench/warm-child.mjs', join(mirrorRoot, 'functions/registry-mirror/handler.js'), mirrorEventFile, String(WARM_ITERATIONS)], { ...rulesEnv, RULES_DIR: join(mirrorRoot, 'policies') })).stderr,
 ) as WarmRun;
+
+// Every other policy on its representative object, each its packaged handler with the sample rules.
+const CATALOGUE = [
+  ['disable-service-links', sampleEvent('/mutate/disable-service-links')],
+  ['replica-limits', sampleDeploymentEvent('/validate/replica-limits')],
+  ['deploy-windows', sampleDeploymentEvent('/validate/deploy-windows')],
+  ['required-labels', sampleEvent('/validate/required-labels')],
+  ['cel', sampleDeploymentEvent('/validate/cel')],
+  ['audit-log', sampleEvent('/validate/audit-log')],
+] as const;
+const catalogueWarm: { policy: string; run: WarmRun }[] = [];
+for (const [policy, event] of CATALOGUE) {
+  const policyRoot = await unpackFunction(policy);
+  const file = join(work, `${policy}-event.json`);
+  writeFileSync(file, JSON.stringify(event));
+  const run = JSON.parse((await runChild(['bench/warm-child.mjs', join(policyRoot, `functions/${policy}/handler.js`), file, String(WARM_ITERATIONS)], { ...rulesEnv, RULES_DIR: join(policyRoot, 'policies') })).stderr) as WarmRun;
+  catalogueWarm.push({ policy, run });
+}
+
+// cel with ten expressions in one rule: compiled once (timed), then evaluated per request.
+const TEN_EXPRESSIONS = [
+  'object.spec.replicas <= 50',
+  'has(object.metadata.labels) && "app" in object.metadata.labels',
+  "object.spec.template.spec.containers.all(c, !c.image.endsWith(':latest'))",
+  'size(object.metadata.name) < 64',
+  'object.spec.template.spec.containers.all(c, has(c.resources) && has(c.resources.limits))',
+  "object.metadata.namespace != 'default'",
+  "object.spec.template.spec.containers.exists(c, c.name == 'checkout')",
+  'object.spec.template.spec.containers.all(c, c.securityContext.runAsNonRoot == true)',
+  "object.spec.template.spec.containers.all(c, c.image.startsWith('192.168.64.1:5000/'))",
+  "request.operation == 'CREATE' || object.spec.replicas >= oldObject.spec.replicas",
+];
+let compileStart = process.hrtime.bigint();
+const celParameters = CelParametersSchema.parse({ validations: TEN_EXPRESSIONS.map((expression) => ({ expression })) });
+const celCompileNs = Number(process.hrtime.bigint() - compileStart);
+const celRequest = admissionReviewFor(sampleDeployment()).request as never;
+if ((celPolicy.evaluate(celRequest, celParameters, { now: new Date() }) as string[]).length !== 0) throw new Error('the ten cel expressions should all hold for the sample');
+const celNs: number[] = [];
+for (let i = 0; i < WARM_ITERATIONS; i++) {
+  compileStart = process.hrtime.bigint();
+  celPolicy.evaluate(celRequest, celParameters, { now: new Date() });
+  celNs.push(Number(process.hrtime.bigint() - compileStart));
+}
 
 // The patch: a full `compare` of original and changed object against operations built from the paths the
 // policy knows it changed (what a policy reporting its own changes would cost at best).
@@ -170,6 +215,13 @@ warm, per request (${WARM_ITERATIONS} interleaved)       median      p99
   registry-mirror, 4 images rewritten    ${ms(quantile(mirrorWarm.handlerNs, 0.5))} ms  ${ms(quantile(mirrorWarm.handlerNs, 0.99))} ms   (patched: ${mirrorWarm.patched})
   floor, same-shaped response            ${ms(quantile(mirrorWarm.floorNs, 0.5))} ms  ${ms(quantile(mirrorWarm.floorNs, 0.99))} ms
   ratio median ${(quantile(mirrorWarm.handlerNs, 0.5) / quantile(mirrorWarm.floorNs, 0.5)).toFixed(2)}× (target ≤ ${TARGETS.warmMutating}×: ${verdict(quantile(mirrorWarm.handlerNs, 0.5) / quantile(mirrorWarm.floorNs, 0.5) <= TARGETS.warmMutating)}), p99 ${(quantile(mirrorWarm.handlerNs, 0.99) / quantile(mirrorWarm.floorNs, 0.99)).toFixed(2)}×
+${catalogueWarm
+  .map(({ policy, run }) => {
+    const ratio = quantile(run.handlerNs, 0.5) / quantile(run.floorNs, 0.5);
+    return `  ${policy.padEnd(37)}${ms(quantile(run.handlerNs, 0.5))} ms  ${ms(quantile(run.handlerNs, 0.99))} ms   ${ratio.toFixed(2)}× its floor (${ms(quantile(run.floorNs, 0.5))} ms)${run.patched ? ', patched' : run.allowed ? '' : ', denied'}`;
+  })
+  .join('\n')}
+  cel, one rule of 10 expressions          compiled once in ${ms(celCompileNs)} ms; evaluation ${ms(quantile(celNs, 0.5))} ms median = ${(quantile(celNs, 0.5) / 10 / 1000).toFixed(1)} µs per expression (target ≤ 50 µs: ${verdict(quantile(celNs, 0.5) / 10 / 1000 <= 50)})
   patch for that pod: full compare ${ms(quantile(patchNs.compare, 0.5))} ms (${compareOperations} operations) vs from known paths ${ms(quantile(patchNs.knownPaths, 0.5))} ms, medians
 
 cold start, new process → first response (median of ${COLD_ROUNDS}, interleaved)

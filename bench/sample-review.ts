@@ -46,3 +46,18 @@ export function samplePod(images: readonly string[] = TRUSTED_IMAGES) {
 export function sampleEvent(path = '/validate/trusted-registry', images?: readonly string[]) {
   return httpApiEvent(JSON.stringify(admissionReviewFor(samplePod(images), { namespace: 'shop' })), { path });
 }
+
+/** The same pod as a Deployment's template (~10 KB): what the workload policies see. */
+export function sampleDeployment() {
+  const pod = samplePod();
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'checkout', namespace: 'shop', labels: pod.metadata.labels, annotations: pod.metadata.annotations },
+    spec: { replicas: 2, selector: { matchLabels: { app: 'checkout' } }, template: { metadata: { labels: pod.metadata.labels }, spec: pod.spec } },
+  };
+}
+
+export function sampleDeploymentEvent(path: string) {
+  return httpApiEvent(JSON.stringify(admissionReviewFor(sampleDeployment(), { namespace: 'shop' })), { path });
+}
