@@ -8,15 +8,17 @@ import { policyRegistry } from '../functions/registry.js';
 import { KIND_RESOURCES } from './kubernetes-resources.js';
 
 function webhookFor(policy: Policy<never>, baseUrl: string, caPem: string) {
-  const byGroup = new Map<string, string[]>();
-  for (const kind of policy.defaultKinds) {
-    const target = KIND_RESOURCES[kind];
-    if (target) byGroup.set(target.apiGroup, [...(byGroup.get(target.apiGroup) ?? []), target.resource]);
+  const operations = policy.defaultOperations ?? ['CREATE', 'UPDATE'];
+  // Every kind (audit-log), or the kinds only the rules document names (cel): the apiserver sends all.
+  const everything = policy.defaultKinds.length === 0 || policy.defaultKinds.includes('*');
+  const byGroup = new Map<string, string[]>(everything ? [['*', ['*/*']]] : []);
+  for (const target of everything ? [] : policy.defaultKinds.flatMap((kind) => KIND_RESOURCES[kind] ?? [])) {
+    byGroup.set(target.apiGroup, [...(byGroup.get(target.apiGroup) ?? []), target.resource]);
   }
   return {
     name: `${policy.name}.portcullis.io`,
     clientConfig: { url: `${baseUrl}${routeOf(policy)}`, caBundle: Buffer.from(caPem).toString('base64') },
-    rules: [...byGroup].map(([apiGroup, resources]) => ({ apiGroups: [apiGroup], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources, scope: '*' })),
+    rules: [...byGroup].map(([apiGroup, resources]) => ({ apiGroups: [apiGroup], apiVersions: ['*'], operations: [...operations], resources, scope: '*' })),
     failurePolicy: 'Ignore',
     sideEffects: 'None',
     admissionReviewVersions: ['v1', 'v1beta1'],
