@@ -1,0 +1,37 @@
+// serverless.yml's `functions`, made from the policy registry (functions/registry.ts, loaded through tsx),
+// so a new policy is added to the registry and nowhere else. Each function gets its route, a second route
+// carrying the caller's token as the last path segment, and only the environment it needs.
+const { execFileSync } = require('node:child_process');
+const { join } = require('node:path');
+
+// The registry is TypeScript: ask tsx, in a child process, for each policy's name, kind and route.
+function registeredPolicies() {
+  const script = `import { policyRegistry } from './functions/registry.ts'; import { routeOf } from './functions/admission/policy.ts';
+    process.stdout.write(JSON.stringify(policyRegistry.map((p) => ({ name: p.name, kind: p.kind, route: routeOf(p) }))));`;
+  const output = execFileSync(process.execPath, [require.resolve('tsx/cli'), '--eval', script], { cwd: join(__dirname, '..'), encoding: 'utf8' });
+  return JSON.parse(output);
+}
+
+module.exports = async () => {
+  const functions = {};
+  for (const { name, kind, route } of registeredPolicies()) {
+    const policy = { name, kind };
+    functions[policy.name] = {
+      handler: `functions/${policy.name}/handler.handler`,
+      description: `Portcullis admission policy ${policy.name} (${policy.kind})`,
+      package: { patterns: ['functions/package.json'] },
+      environment: {
+        POLICY_TIMEOUT_MS: '${self:custom.policyTimeoutMs}',
+        FAILURE_POLICY: '${env:FAILURE_POLICY, param:failurePolicy}',
+        RULES_BUCKET: '${self:custom.rulesBucketName}',
+        RULES_PREFIX: '${env:RULES_PREFIX, param:rulesPrefix}',
+        RULES_S3_ENDPOINT: "${env:RULES_S3_ENDPOINT, ''}",
+        RULES_TTL_SECONDS: '${env:RULES_TTL_SECONDS, param:rulesTtlSeconds}',
+        WEBHOOK_TOKENS: "${env:WEBHOOK_TOKENS, ''}",
+        WEBHOOK_TOKENS_PARAMETER: '${param:tokensParameter}',
+      },
+      events: [{ httpApi: { method: 'POST', path: route } }, { httpApi: { method: 'POST', path: `${route}/{token}` } }],
+    };
+  }
+  return functions;
+};
