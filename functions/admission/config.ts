@@ -13,6 +13,10 @@ const ConfigSchema = z.object({
   RULES_S3_ENDPOINT: z.optional(z.url()),
   RULES_TTL_SECONDS: z._default(z.coerce.number().check(z.nonnegative()), 5),
   RULES_FETCH_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 500),
+  WEBHOOK_TOKENS: z.optional(z.string()),
+  WEBHOOK_TOKENS_PARAMETER: z.optional(z.string().check(z.regex(/^\//, { message: 'expected an SSM parameter name starting with /' }))),
+  /** An SSM-compatible endpoint, for tests. */
+  SSM_ENDPOINT: z.optional(z.url()),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 

@@ -2,6 +2,7 @@
 //   injectLambdaContext  before: adds the Lambda request id, function name and cold start to every log line
 //                        (never the event: it holds the object, and a Secret's data must not reach the logs)
 //   jsonHttpResponse     after: result → 200 JSON; onError: HttpError → its status, anything else → bare 500
+//   authenticateCaller   before: with tokens configured, 401 unless the path or a Bearer header carries one
 //   normaliseEvent       before: API Gateway v1/v2 event → { body, receivedAtMs, apiserverTimeoutMs } (405/413/415/400)
 //   parseAdmissionReview before: body → AdmissionReview (400 naming the field)
 //   decideAdmission      handler: rules + policy under the deadline, failure policy, decision log
@@ -11,12 +12,14 @@ import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ApiGatewayEvent } from './api-gateway-event.js';
 import { type Config, configFromEnv } from './config.js';
 import { createDecideAdmission } from './decide-admission.js';
+import { authenticateCaller } from './authenticate-caller.js';
 import { logger } from './logger.js';
 import { type AdmissionEvent, jsonHttpResponse, normaliseEvent, parseAdmissionReview } from './middlewares.js';
 import type { Policy } from './policy.js';
 import { createRulesLoader } from './rules-loader.js';
 import { rulesSourceFromConfig } from './rules-source-from-config.js';
 import type { RulesSource } from './rules-source.js';
+import { webhookTokensFrom } from './webhook-tokens.js';
 
 export interface HandlerOptions {
   config?: Config;
@@ -46,9 +49,11 @@ export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOpt
     new Promise<void>((resolve) => setTimeout(resolve, config.POLICY_TIMEOUT_MS).unref()),
   ]);
   const decide = createDecideAdmission(policy, loadRules, config, options.clock);
+  const webhookTokens = webhookTokensFrom(config);
   const handler = middy()
     .use(injectLambdaContext(logger, { logEvent: false }))
     .use(jsonHttpResponse())
+    .use(authenticateCaller(webhookTokens))
     .use(normaliseEvent())
     .use(parseAdmissionReview())
     .handler((event: unknown, context: Context) => decide(event as AdmissionEvent, context));

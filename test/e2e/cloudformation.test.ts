@@ -1,12 +1,11 @@
 // The packaged CloudFormation (`sls package`, offline): routes for every policy in the registry, least
 // privilege, the rules bucket's protections, throttling, timeouts and each function's environment.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { routeOf } from '../../functions/admission/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
+import { EXISTING_BUCKET_PACKAGE } from '../helpers/package-once.js';
 
 type Template = { Resources: Record<string, { Type: string; Condition?: string; Properties: any }>; Conditions: Record<string, unknown>; Outputs: Record<string, any> };
 const template = JSON.parse(readFileSync('.serverless/cloudformation-template-update-stack.json', 'utf8')) as Template;
@@ -77,14 +76,9 @@ describe('the packaged CloudFormation template', () => {
     }
   });
 
-  it('with an existing bucket (--param rulesBucket=...) creates none and reads that one', () => {
-    const out = mkdtempSync(join(tmpdir(), 'portcullis-package-'));
-    execFileSync('npx', ['sls', 'package', '--package', out, '--param=rulesBucket=team-rules'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: `.esbuild-cfn-${process.pid}` },
-    });
-    const existing = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+  it('with an existing bucket (--param rulesBucket=..., packaged by the global setup) creates none and reads that one', () => {
+    const existing = JSON.parse(readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
     expect(existing.Conditions.CreateRulesBucket).toEqual({ 'Fn::Equals': ['team-rules', ''] });
     expect(JSON.stringify(existing.Resources.IamRoleLambdaExecution!.Properties.Policies)).toContain('"CreateRulesBucket",{"Ref":"RulesBucket"},"team-rules"');
-  }, 120_000);
+  });
 });

@@ -1,0 +1,43 @@
+// Middleware: with tokens configured, a request must carry one, as the last path segment
+// (`/validate/<policy>/<token>`, for managed clusters that can only put a secret in the webhook URL) or
+// as `Authorization: Bearer <token>`. Otherwise 401 with a body that says nothing about policies or rules.
+// Comparison is constant-time; tokens are never logged.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { MiddlewareObj } from '@middy/core';
+import type { ApiGatewayEvent } from './api-gateway-event.js';
+import { HttpError } from './http-error.js';
+import type { TokenSet } from './webhook-tokens.js';
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Constant-time in the presented token and in which configured token matches. */
+export function isKnownToken(presented: string, tokens: TokenSet): boolean {
+  const presentedDigest = digest(presented);
+  let known = false;
+  for (const token of tokens) known = timingSafeEqual(presentedDigest, digest(token)) || known;
+  return known;
+}
+
+function presentedTokens(event: ApiGatewayEvent): string[] {
+  const fromPath = event.pathParameters?.token;
+  const authorization = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  const fromHeader = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  return [fromPath, fromHeader].filter((token): token is string => typeof token === 'string' && token !== '');
+}
+
+export function authenticateCaller(tokens: () => Promise<TokenSet>): MiddlewareObj {
+  async function before(request: { event: unknown }) {
+    let known: TokenSet;
+    try {
+      known = await tokens();
+    } catch {
+      throw new HttpError(503, 'authentication unavailable');
+    }
+    if (known.length === 0) return;
+    const presented = presentedTokens(request.event as ApiGatewayEvent);
+    if (!presented.some((token) => isKnownToken(token, known))) {
+      throw new HttpError(401, 'unauthorized', { 'WWW-Authenticate': 'Bearer' });
+    }
+  }
+  return { before };
+}

@@ -1,0 +1,121 @@
+// Caller authentication through a real handler: tokens in the path or a Bearer header, rotation, 401s
+// that reveal nothing, and tokens read from an SSM parameter (the real SDK against a loopback SSM endpoint).
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isKnownToken } from '../../functions/admission/authenticate-caller.js';
+import { configFromEnv } from '../../functions/admission/config.js';
+import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
+import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
+import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
+
+process.env.AWS_ACCESS_KEY_ID ??= 'test';
+process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
+process.env.AWS_REGION ??= 'us-east-1';
+
+const handlerWith = (env: Record<string, string>) => createAdmissionHandler(trustedRegistryPolicy, { config: configFromEnv({ RULES_DIR: 'policies', ...env }) }) as unknown as Handler;
+const pod = () => eventFor(podManifest({ app: '192.168.64.1:5000/app:1' }));
+const withPathToken = (token: string) => {
+  const event = pod();
+  event.pathParameters = { token };
+  event.rawPath = `/validate/trusted-registry/${token}`;
+  return event;
+};
+const withBearer = (token: string) => {
+  const event = pod();
+  event.headers = { ...event.headers, Authorization: `Bearer ${token}` };
+  return event;
+};
+
+describe('caller authentication', () => {
+  const handler = handlerWith({ WEBHOOK_TOKENS: 'current-token-0123456789, next-token-9876543210' });
+
+  it.each([
+    ['the token as the last path segment', withPathToken('current-token-0123456789')],
+    ['a Bearer header', withBearer('current-token-0123456789')],
+    ['the second token (rotation without downtime)', withPathToken('next-token-9876543210')],
+  ])('admits a request with %s', async (_case, event) => {
+    const answer = await invoke(handler, event);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body.response.allowed).toBe(true);
+  });
+
+  it.each([
+    ['no token', pod()],
+    ['a wrong path token', withPathToken('guess')],
+    ['a wrong Bearer token', withBearer('guess')],
+    ['a token prefix', withPathToken('current-token')],
+    ['another scheme', (() => { const e = pod(); e.headers = { ...e.headers, authorization: 'Basic current-token-0123456789' }; return e; })()],
+  ])('answers %s with a 401 that reveals nothing', async (_case, event) => {
+    const answer = await invoke(handler, event);
+    expect(answer.statusCode).toBe(401);
+    expect(answer.body).toEqual({ error: 'unauthorized' });
+    expect(answer.headers['WWW-Authenticate']).toBe('Bearer');
+  });
+
+  it('checks callers before reading the request: a stranger learns nothing from a bad body either', async () => {
+    const event = pod();
+    event.body = '{not json';
+    expect((await invoke(handler, event)).statusCode).toBe(401);
+  });
+
+  it('without tokens configured, callers are not checked', async () => {
+    expect((await invoke(handlerWith({}), pod())).statusCode).toBe(200);
+  });
+
+  it.each([
+    ['equal', 'abc', ['x', 'abc'], true],
+    ['different length', 'abcd', ['abc'], false],
+    ['empty set', 'abc', [], false],
+  ])('isKnownToken: %s', (_case, presented, tokens, expected) => {
+    expect(isKnownToken(presented, tokens)).toBe(expected);
+  });
+});
+
+describe('tokens from an SSM SecureString', () => {
+  let server: Server;
+  let endpoint: string;
+  const calls: { target?: string; body: any }[] = [];
+  let failuresLeft = 0;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk) => (text += chunk));
+      req.on('end', () => {
+        const body = JSON.parse(text);
+        calls.push({ target: req.headers['x-amz-target'] as string, body });
+        if (failuresLeft > 0) {
+          failuresLeft -= 1;
+          res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ __type: 'ParameterNotFound', message: 'no such parameter' }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ Parameter: { Name: body.Name, Type: 'SecureString', Value: 'ssm-token-abcdef,ssm-token-ghijkl', Version: 3 } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it('reads the parameter once, decrypted, at init, and accepts its tokens', async () => {
+    const handler = handlerWith({ WEBHOOK_TOKENS_PARAMETER: '/portcullis/webhook-tokens', SSM_ENDPOINT: endpoint });
+    expect((await invoke(handler, withBearer('ssm-token-ghijkl'))).statusCode).toBe(200);
+    expect((await invoke(handler, withPathToken('ssm-token-abcdef'))).statusCode).toBe(200);
+    expect((await invoke(handler, pod())).statusCode).toBe(401);
+    const reads = calls.filter((call) => call.body.Name === '/portcullis/webhook-tokens');
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).toEqual({ target: 'AmazonSSM.GetParameter', body: { Name: '/portcullis/webhook-tokens', WithDecryption: true } });
+  });
+
+  it('a failed read answers 503 (the apiserver then applies its failurePolicy) and is retried', async () => {
+    failuresLeft = 2; // the read at init and the one the first request retries
+    const handler = handlerWith({ WEBHOOK_TOKENS_PARAMETER: '/portcullis/other', SSM_ENDPOINT: endpoint });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await invoke(handler, withBearer('ssm-token-abcdef'))).toMatchObject({ statusCode: 503, body: { error: 'authentication unavailable' } });
+    expect((await invoke(handler, withBearer('ssm-token-abcdef'))).statusCode).toBe(200); // retried, now read
+    expect(calls.filter((call) => call.body.Name === '/portcullis/other')).toHaveLength(3);
+  });
+
+  it('refuses a parameter name that is not a path', () => {
+    expect(() => configFromEnv({ WEBHOOK_TOKENS_PARAMETER: 'tokens' })).toThrow(/WEBHOOK_TOKENS_PARAMETER/);
+  });
+});
