@@ -13,7 +13,7 @@ import { createS3Client } from '../functions/admission/s3-client.js';
 import { policyRegistry } from '../functions/registry.js';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localDir, localS3Endpoint, localS3Port } from './local-settings.js';
 import { ensureLocalTls } from './local-tls.js';
-import { localWebhookConfiguration } from './local-webhook-configuration.js';
+import { webhookConfigurations } from './webhook-configuration.js';
 import { pushRules } from './rules-bucket.js';
 
 const port = Number(process.env.PORT || 8443);
@@ -91,7 +91,7 @@ function printHowToUse() {
     kind:     use https://${hostname()}:${port} if the kind node resolves it, else add the gateway of the "kind" docker network
               to LOCAL_TLS_SANS, delete ${tls.directory} and restart
   webhook configuration (kubectl apply -f -), with the URL host changed as above:\n`);
-  process.stdout.write(localWebhookConfiguration(base, tls.caPem));
+  process.stdout.write(webhookConfigurations({ baseUrl: base, caBundlePem: tls.caPem, name: 'portcullis-local' }));
   // Last, so whoever waits for it has everything above too.
   log(`ready: ${policyRegistry.map((policy) => `${base}${routeOf(policy)}`).join(', ')}`);
 }

@@ -1,0 +1,66 @@
+// `npm run webhook-config -- [--url <api-base-url>] [--token T] [--ca-bundle FILE] [--timeout S]
+//   [--failure-policy Ignore|Fail]`: prints the webhook configurations, ready for `kubectl apply -f -`.
+// Without --url the URL comes from the deployed stack's outputs (`sls info`, needs AWS credentials).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { webhookConfigurations } from './webhook-configuration.js';
+
+const USAGE = 'usage: npm run webhook-config -- [--url https://<api-id>.execute-api.<region>.amazonaws.com] [--token T] [--ca-bundle ca.pem] [--timeout 1-30] [--failure-policy Ignore|Fail] [--stage dev] [--region eu-west-1]';
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const { values } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        url: { type: 'string' },
+        token: { type: 'string' },
+        'ca-bundle': { type: 'string' },
+        timeout: { type: 'string' },
+        'failure-policy': { type: 'string' },
+        stage: { type: 'string' },
+        region: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+})();
+
+function deployedUrl(): string {
+  const args = ['sls', 'info', '--verbose', ...(values.stage ? ['--stage', values.stage] : []), ...(values.region ? ['--region', values.region] : [])];
+  let output: string;
+  try {
+    output = execFileSync('npx', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    // osls prints its reason on the line after "Error:".
+    const lines = `${(error as { stdout?: string }).stdout ?? ''}\n${(error as { stderr?: string }).stderr ?? ''}`.split('\n').map((line) => line.trim());
+    const detail = lines[lines.indexOf('Error:') + 1] ?? '';
+    return fail(`no --url, and the deployed stack's URL could not be read with \`sls info\` (${detail.trim() || 'no AWS access?'})`);
+  }
+  const url = output.match(/HttpApiUrl:\s*(https:\/\/\S+)/)?.[1];
+  return url ?? fail('no --url, and `sls info` shows no HttpApiUrl: is the stack deployed?');
+}
+
+const url = values.url ?? deployedUrl();
+if (!/^https:\/\/[^/\s]+(\/\S*)?$/.test(url)) fail(`--url ${url}: expected an https:// URL (the apiserver calls webhooks over TLS only)`);
+if (values.token !== undefined && !/^[A-Za-z0-9._~-]{16,}$/.test(values.token)) fail('--token: expected at least 16 URL-safe characters (A-Z a-z 0-9 . _ ~ -)');
+const timeoutSeconds = values.timeout === undefined ? undefined : Number(values.timeout);
+if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= 30)) fail(`--timeout ${values.timeout}: expected whole seconds from 1 to 30`);
+const failurePolicy = values['failure-policy'];
+if (failurePolicy !== undefined && failurePolicy !== 'Ignore' && failurePolicy !== 'Fail') fail(`--failure-policy ${failurePolicy}: expected Ignore or Fail`);
+let caBundlePem: string | undefined;
+if (values['ca-bundle']) {
+  try {
+    caBundlePem = readFileSync(values['ca-bundle'], 'utf8');
+  } catch (error) {
+    fail(`--ca-bundle ${values['ca-bundle']}: ${(error as Error).message}`);
+  }
+  if (!caBundlePem.includes('-----BEGIN CERTIFICATE-----')) fail(`--ca-bundle ${values['ca-bundle']}: no PEM certificate in it`);
+}
+
+process.stdout.write(webhookConfigurations({ baseUrl: url, token: values.token, caBundlePem, timeoutSeconds, failurePolicy }));
