@@ -12,7 +12,14 @@ function registeredPolicies() {
   return JSON.parse(output);
 }
 
-module.exports = async () => {
+module.exports = async ({ resolveVariable }) => {
+  // Settings that only some deployments use are left out of the environment rather than set empty.
+  const optional = {
+    ...(process.env.RULES_S3_ENDPOINT ? { RULES_S3_ENDPOINT: process.env.RULES_S3_ENDPOINT } : {}),
+    ...(process.env.WEBHOOK_TOKENS ? { WEBHOOK_TOKENS: process.env.WEBHOOK_TOKENS } : {}),
+  };
+  const tokensParameter = await resolveVariable('param:tokensParameter');
+  if (tokensParameter) optional.WEBHOOK_TOKENS_PARAMETER = tokensParameter;
   const functions = {};
   for (const { name, kind, route } of registeredPolicies()) {
     const policy = { name, kind };
@@ -25,10 +32,8 @@ module.exports = async () => {
         FAILURE_POLICY: '${env:FAILURE_POLICY, param:failurePolicy}',
         RULES_BUCKET: '${self:custom.rulesBucketName}',
         RULES_PREFIX: '${env:RULES_PREFIX, param:rulesPrefix}',
-        RULES_S3_ENDPOINT: "${env:RULES_S3_ENDPOINT, ''}",
         RULES_TTL_SECONDS: '${env:RULES_TTL_SECONDS, param:rulesTtlSeconds}',
-        WEBHOOK_TOKENS: "${env:WEBHOOK_TOKENS, ''}",
-        WEBHOOK_TOKENS_PARAMETER: '${param:tokensParameter}',
+        ...optional,
       },
       events: [{ httpApi: { method: 'POST', path: route } }, { httpApi: { method: 'POST', path: `${route}/{token}` } }],
     };

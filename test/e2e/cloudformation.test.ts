@@ -65,13 +65,13 @@ describe('the packaged CloudFormation template', () => {
     for (const group of ofType('AWS::Logs::LogGroup')) expect(group.Properties.RetentionInDays).toBe(30);
   });
 
-  it('gives each function the environment it needs: its rules source, deadline and failure policy, no rules directory', () => {
+  it('gives each function only the environment it needs: rules source, deadline, failure policy; nothing empty', () => {
     for (const fn of ofType('AWS::Lambda::Function')) {
       const variables = fn.Properties.Environment.Variables;
       expect(Object.keys(variables).sort()).toEqual(
-        ['FAILURE_POLICY', 'NODE_OPTIONS', 'POLICY_TIMEOUT_MS', 'POWERTOOLS_SERVICE_NAME', 'RULES_BUCKET', 'RULES_PREFIX', 'RULES_S3_ENDPOINT', 'RULES_TTL_SECONDS', 'WEBHOOK_TOKENS', 'WEBHOOK_TOKENS_PARAMETER'].sort(),
+        ['FAILURE_POLICY', 'NODE_OPTIONS', 'POLICY_TIMEOUT_MS', 'POWERTOOLS_SERVICE_NAME', 'RULES_BUCKET', 'RULES_PREFIX', 'RULES_TTL_SECONDS'].sort(),
       );
-      expect(variables).toMatchObject({ RULES_PREFIX: 'policies/', RULES_TTL_SECONDS: '5', FAILURE_POLICY: 'Ignore', RULES_S3_ENDPOINT: '', WEBHOOK_TOKENS: '' });
+      expect(variables).toMatchObject({ RULES_PREFIX: 'policies/', RULES_TTL_SECONDS: '5', FAILURE_POLICY: 'Ignore' });
       expect(variables.RULES_BUCKET).toEqual({ 'Fn::If': ['CreateRulesBucket', { Ref: 'RulesBucket' }, ''] });
     }
   });
@@ -80,5 +80,15 @@ describe('the packaged CloudFormation template', () => {
     const existing = JSON.parse(readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
     expect(existing.Conditions.CreateRulesBucket).toEqual({ 'Fn::Equals': ['team-rules', ''] });
     expect(JSON.stringify(existing.Resources.IamRoleLambdaExecution!.Properties.Policies)).toContain('"CreateRulesBucket",{"Ref":"RulesBucket"},"team-rules"');
+  });
+
+  it('with a tokens parameter, every function is told its name and may read exactly that parameter', () => {
+    const withTokens = JSON.parse(readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+    expect(withTokens.Conditions.HasTokensParameter).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['/portcullis/webhook-tokens', ''] }] });
+    const resource = withTokens.Resources.TokensParameterPolicy!.Properties.PolicyDocument.Statement[0].Resource;
+    expect(JSON.stringify(resource)).toContain('":parameter","/portcullis/webhook-tokens"');
+    for (const fn of Object.values(withTokens.Resources).filter((r) => r.Type === 'AWS::Lambda::Function')) {
+      expect(fn.Properties.Environment.Variables.WEBHOOK_TOKENS_PARAMETER).toBe('/portcullis/webhook-tokens');
+    }
   });
 });
