@@ -1,39 +1,27 @@
 // `npm run event -- <manifest.yaml> [--operation UPDATE] [--namespace ns] [--old old.yaml] [--policy name]
 //   [--admission-version v1beta1] [--user name] [--timeout 10s]`: prints an API Gateway event for the manifest.
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { routeOf } from '../functions/admission/policy.js';
 import { policyRegistry } from '../functions/registry.js';
 import { admissionReviewFor, httpApiEvent } from './admission-event.js';
+import { type Fail, parseCommandLine, usageFailure } from './cli-arguments.js';
 
 const USAGE = 'usage: npm run event -- <manifest.yaml> [--operation CREATE|UPDATE|DELETE|CONNECT] [--namespace ns] [--old old.yaml] [--policy trusted-registry] [--mutating] [--admission-version v1|v1beta1] [--user name] [--group g] [--timeout 10s]';
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-const { values, positionals } = (() => {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        operation: { type: 'string' },
-        namespace: { type: 'string' },
-        old: { type: 'string' },
-        policy: { type: 'string', default: 'trusted-registry' },
-        mutating: { type: 'boolean', default: false },
-        'admission-version': { type: 'string', default: 'v1' },
-        user: { type: 'string' },
-        group: { type: 'string', multiple: true },
-        timeout: { type: 'string' },
-      },
-    });
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-})();
+// Declared with its type, so TypeScript knows a call to it does not return.
+const fail: Fail = usageFailure(USAGE);
+const { values, positionals } = parseCommandLine(USAGE, {
+  operation: { type: 'string' },
+  namespace: { type: 'string' },
+  old: { type: 'string' },
+  policy: { type: 'string', default: 'trusted-registry' },
+  mutating: { type: 'boolean', default: false },
+  'admission-version': { type: 'string', default: 'v1' },
+  user: { type: 'string' },
+  group: { type: 'string', multiple: true },
+  timeout: { type: 'string' },
+});
 
 const readYaml = (file: string): unknown => {
   try {

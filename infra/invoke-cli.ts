@@ -3,25 +3,16 @@
 // mutating answer's patch decoded on stderr). Faster than `sls invoke local`; same result. --now fixes the
 // clock the policy is handed (deploy-windows).
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { Context } from 'aws-lambda';
 import { createAdmissionHandler } from '../functions/admission/create-admission-handler.js';
 import { policyRegistry } from '../functions/registry.js';
+import { type Fail, parseCommandLine, usageFailure } from './cli-arguments.js';
 
 const USAGE = 'usage: npm run invoke -- <policy> <event.json> [--now <ISO 8601 time>]';
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-const { values, positionals } = (() => {
-  try {
-    return parseArgs({ allowPositionals: true, options: { now: { type: 'string' } } });
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-})();
+// Declared with its type, so TypeScript knows a call to it does not return.
+const fail: Fail = usageFailure(USAGE);
+const { values, positionals } = parseCommandLine(USAGE, { now: { type: 'string' } });
 const [policyName, eventFile] = positionals;
 if (!policyName || !eventFile) fail('give a policy and an event file');
 const policy = policyRegistry.find((candidate) => candidate.name === policyName);

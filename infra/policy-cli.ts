@@ -8,7 +8,6 @@
 // --local targets the bucket of the stack `npm start` runs.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Context } from 'aws-lambda';
 import { createTwoFilesPatch } from 'diff';
 import { configFromEnv } from '../functions/admission/config.js';
@@ -18,6 +17,7 @@ import type { Policy } from '../functions/admission/policy.js';
 import { createS3Client, describeS3Error } from '../functions/admission/s3-client.js';
 import { policyRegistry } from '../functions/registry.js';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localS3Endpoint } from './local-settings.js';
+import { parseCommandLine } from './cli-arguments.js';
 import { type BucketTarget, keyOf, pullRules, pushRules } from './rules-bucket.js';
 
 const USAGE = `usage: npm run policy -- <command>
@@ -28,23 +28,13 @@ const USAGE = `usage: npm run policy -- <command>
 
 class UsageError extends Error {}
 
-const { values, positionals } = (() => {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        policy: { type: 'string' },
-        bucket: { type: 'string' },
-        prefix: { type: 'string' },
-        local: { type: 'boolean', default: false },
-        'dry-run': { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
-    process.exit(2);
-  }
-})();
+const { values, positionals } = parseCommandLine(USAGE, {
+  policy: { type: 'string' },
+  bucket: { type: 'string' },
+  prefix: { type: 'string' },
+  local: { type: 'boolean', default: false },
+  'dry-run': { type: 'boolean', default: false },
+});
 
 function policyNamed(name: string): Policy<never> {
   const policy = policyRegistry.find((candidate) => candidate.name === name);

@@ -3,33 +3,23 @@
 // Without --url the URL comes from the deployed stack's outputs (`sls info`, needs AWS credentials).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { type Fail, parseCommandLine, usageFailure } from './cli-arguments.js';
 import { webhookConfigurations } from './webhook-configuration.js';
 
 const USAGE = 'usage: npm run webhook-config -- [--url https://<api-id>.execute-api.<region>.amazonaws.com] [--token T] [--ca-bundle ca.pem] [--timeout 1-30] [--failure-policy Ignore|Fail] [--stage dev] [--region eu-west-1]';
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-const { values } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        url: { type: 'string' },
-        token: { type: 'string' },
-        'ca-bundle': { type: 'string' },
-        timeout: { type: 'string' },
-        'failure-policy': { type: 'string' },
-        stage: { type: 'string' },
-        region: { type: 'string' },
-      },
-    });
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-})();
+// Declared with its type, so TypeScript knows a call to it does not return.
+const fail: Fail = usageFailure(USAGE);
+const { values, positionals } = parseCommandLine(USAGE, {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  'ca-bundle': { type: 'string' },
+  timeout: { type: 'string' },
+  'failure-policy': { type: 'string' },
+  stage: { type: 'string' },
+  region: { type: 'string' },
+});
+if (positionals.length > 0) fail(`unexpected argument ${positionals[0]}`);
 
 function deployedUrl(): string {
   const args = ['sls', 'info', '--verbose', ...(values.stage ? ['--stage', values.stage] : []), ...(values.region ? ['--region', values.region] : [])];

@@ -1,11 +1,12 @@
 // Middleware: with tokens configured, a request must carry one, as the last path segment
 // (`/validate/<policy>/<token>`, for managed clusters that can only put a secret in the webhook URL) or
 // as `Authorization: Bearer <token>`. Otherwise 401 with a body that says nothing about policies or rules.
-// Comparison is constant-time; tokens are never logged.
+// Comparison is constant-time; tokens are never logged (a rejected caller is, with the path redacted).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import type { ApiGatewayEvent } from './api-gateway-event.js';
 import { HttpError } from './http-error.js';
+import { logger } from './logger.js';
 import type { TokenSet } from './webhook-tokens.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -25,6 +26,17 @@ function presentedTokens(event: ApiGatewayEvent): string[] {
   return [fromPath, fromHeader].filter((token): token is string => typeof token === 'string' && token !== '');
 }
 
+/** The request path with a path token replaced, so it can be logged. */
+export function redactedPath(event: ApiGatewayEvent): string {
+  const path = ('rawPath' in event ? event.rawPath : event.path) ?? '';
+  return event.pathParameters?.token ? path.replace(/\/[^/]*$/, '/<redacted>') : path;
+}
+
+function sourceIpOf(event: ApiGatewayEvent): string | undefined {
+  const context = event.requestContext as { http?: { sourceIp?: string }; identity?: { sourceIp?: string } } | undefined;
+  return context?.http?.sourceIp ?? context?.identity?.sourceIp;
+}
+
 export function authenticateCaller(tokens: () => Promise<TokenSet>): MiddlewareObj {
   async function before(request: { event: unknown }) {
     let known: TokenSet;
@@ -36,6 +48,7 @@ export function authenticateCaller(tokens: () => Promise<TokenSet>): MiddlewareO
     if (known.length === 0) return;
     const presented = presentedTokens(request.event as ApiGatewayEvent);
     if (!presented.some((token) => isKnownToken(token, known))) {
+      logger.warn('caller rejected', { path: redactedPath(request.event as ApiGatewayEvent), sourceIp: sourceIpOf(request.event as ApiGatewayEvent) });
       throw new HttpError(401, 'unauthorized', { 'WWW-Authenticate': 'Bearer' });
     }
   }

@@ -1,9 +1,10 @@
 // Caller authentication through a real handler: tokens in the path or a Bearer header, rotation, 401s
 // that reveal nothing, and tokens read from an SSM parameter (the real SDK against a loopback SSM endpoint).
 import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isKnownToken } from '../../functions/admission/authenticate-caller.js';
 import { configFromEnv } from '../../functions/admission/config.js';
+import { logger } from '../../functions/admission/logger.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
@@ -50,6 +51,18 @@ describe('caller authentication', () => {
     expect(answer.statusCode).toBe(401);
     expect(answer.body).toEqual({ error: 'unauthorized' });
     expect(answer.headers['WWW-Authenticate']).toBe('Bearer');
+  });
+
+  it('logs a rejected caller with the path token redacted', async () => {
+    const warnings = vi.spyOn(logger, 'warn');
+    try {
+      await invoke(handler, withPathToken('leaked-guess-1234567890'));
+      const call = warnings.mock.calls.find(([message]) => message === 'caller rejected');
+      expect(call?.[1]).toEqual({ path: '/validate/trusted-registry/<redacted>', sourceIp: '192.0.2.10' });
+      expect(JSON.stringify(warnings.mock.calls)).not.toContain('leaked-guess');
+    } finally {
+      warnings.mockRestore();
+    }
   });
 
   it('checks callers before reading the request: a stranger learns nothing from a bad body either', async () => {
