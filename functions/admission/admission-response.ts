@@ -21,7 +21,7 @@ export interface Verdict {
   patch?: string;
 }
 
-const WARNING_MAX_LENGTH = 119;
+export const WARNING_MAX_LENGTH = 119;
 const ANNOTATION_KEY_MAX_LENGTH = 63;
 
 export function warningLine(text: string): string {

@@ -21,7 +21,8 @@ function isV2(event: ApiGatewayEvent): event is APIGatewayProxyEventV2 {
   return (event as APIGatewayProxyEventV2).version === '2.0';
 }
 
-function header(event: ApiGatewayEvent, name: string): string | undefined {
+/** A request header by its lowercase name (API Gateway keeps the caller's casing in v1 events). */
+export function header(event: ApiGatewayEvent, name: string): string | undefined {
   for (const [key, value] of Object.entries(event.headers ?? {})) {
     if (key.toLowerCase() === name) return value ?? undefined;
   }

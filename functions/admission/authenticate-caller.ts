@@ -4,24 +4,29 @@
 // Comparison is constant-time; tokens are never logged (a rejected caller is, with the path redacted).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
-import type { ApiGatewayEvent } from './api-gateway-event.js';
+import { type ApiGatewayEvent, header } from './api-gateway-event.js';
 import { HttpError } from './http-error.js';
 import { logger } from './logger.js';
 import type { TokenSet } from './webhook-tokens.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
+// The configured tokens' digests, made once per token set rather than on every request.
+const digestsOf = new WeakMap<TokenSet, Buffer[]>();
+
 /** Constant-time in the presented token and in which configured token matches. */
 export function isKnownToken(presented: string, tokens: TokenSet): boolean {
+  let known = digestsOf.get(tokens);
+  if (!known) digestsOf.set(tokens, (known = tokens.map(digest)));
   const presentedDigest = digest(presented);
-  let known = false;
-  for (const token of tokens) known = timingSafeEqual(presentedDigest, digest(token)) || known;
-  return known;
+  let matched = false;
+  for (const tokenDigest of known) matched = timingSafeEqual(presentedDigest, tokenDigest) || matched;
+  return matched;
 }
 
 function presentedTokens(event: ApiGatewayEvent): string[] {
   const fromPath = event.pathParameters?.token;
-  const authorization = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  const authorization = header(event, 'authorization');
   const fromHeader = authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
   return [fromPath, fromHeader].filter((token): token is string => typeof token === 'string' && token !== '');
 }

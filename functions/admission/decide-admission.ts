@@ -2,7 +2,7 @@
 // resolves timeouts, thrown errors and unavailable rules by the failure policy. Logs one line per decision.
 import type { Context } from 'aws-lambda';
 import type { AdmissionReview } from './admission-review-schema.js';
-import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict } from './admission-response.js';
+import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict, WARNING_MAX_LENGTH } from './admission-response.js';
 import type { Config } from './config.js';
 import { budgetMs, DeadlineExceededError, withDeadline } from './deadline.js';
 import { evaluateRules } from './evaluate-rules.js';
@@ -48,7 +48,7 @@ function failureVerdict(policyName: string, failurePolicy: FailurePolicy, reason
   }
   // Fit the reason into the one-line warning so its ending, which says what happened, is never cut off.
   const frame = (text: string) => `portcullis: ${policyName} was not evaluated (${text}); admitted (fail-open)`;
-  const room = 119 - frame('').length;
+  const room = WARNING_MAX_LENGTH - frame('').length;
   const shortReason = reason.length <= room ? reason : `${reason.slice(0, Math.max(0, room - 1))}…`;
   return { allowed: true, warnings: [frame(shortReason)], auditAnnotations: { 'failed-open': reason } };
 }
