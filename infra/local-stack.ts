@@ -9,9 +9,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { routeOf } from '../functions/admission/policy.js';
-import { createS3Client } from '../functions/admission/s3-client.js';
 import { policyRegistry } from '../functions/registry.js';
-import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localDir, localS3Endpoint, localS3Port } from './local-settings.js';
+import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localBucketTarget, localDir, localS3Endpoint, localS3Port } from './local-settings.js';
 import { ensureLocalTls } from './local-tls.js';
 import { webhookConfigurations } from './webhook-configuration.js';
 import { pushRules } from './rules-bucket.js';
@@ -26,9 +25,7 @@ const s3 = new S3rver({ address: '127.0.0.1', port: localS3Port(), silent: true,
 await s3.run();
 log(`s3rver on ${localS3Endpoint()}, bucket ${LOCAL_BUCKET} (data in ${join(directory, 's3')})`);
 
-process.env.AWS_ACCESS_KEY_ID = LOCAL_CREDENTIALS.accessKeyId;
-process.env.AWS_SECRET_ACCESS_KEY = LOCAL_CREDENTIALS.secretAccessKey;
-const target = { client: createS3Client({ endpoint: localS3Endpoint() }), bucket: LOCAL_BUCKET, prefix: process.env.RULES_PREFIX || 'policies/' };
+const target = localBucketTarget();
 for (const file of readdirSync('policies').filter((name) => name.endsWith('.yaml')).sort()) {
   const policy = policyRegistry.find((candidate) => `${candidate.name}.yaml` === file);
   if (!policy) {
@@ -62,7 +59,17 @@ process.on('SIGTERM', () => void stop(0));
 offline = spawn('npx', ['sls', 'offline', 'start', '--httpsProtocol', tls.directory], {
   detached: true, // its own process group, so stopping reaches the workers it starts
   stdio: ['ignore', 'pipe', 'pipe'],
-  env: { ...process.env, PORT: String(port), RULES_BUCKET: LOCAL_BUCKET, RULES_S3_ENDPOINT: localS3Endpoint(), SLS_TELEMETRY_DISABLED: '1' },
+  env: {
+    ...process.env,
+    PORT: String(port),
+    RULES_BUCKET: LOCAL_BUCKET,
+    RULES_S3_ENDPOINT: localS3Endpoint(),
+    // The functions find s3rver's credentials through the usual chain: the environment.
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_SESSION_TOKEN: '',
+    SLS_TELEMETRY_DISABLED: '1',
+  },
 });
 offline.on('exit', (code) => {
   if (!stopping) {

@@ -16,9 +16,9 @@ import { parseRulesDocument } from '../functions/admission/parse-rules-document.
 import type { Policy } from '../functions/admission/policy.js';
 import { createS3Client, describeS3Error } from '../functions/admission/s3-client.js';
 import { policyRegistry } from '../functions/registry.js';
-import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localS3Endpoint } from './local-settings.js';
+import { localBucketTarget } from './local-settings.js';
 import { parseCommandLine } from './cli-arguments.js';
-import { type BucketTarget, keyOf, pullRules, pushRules } from './rules-bucket.js';
+import { type BucketTarget, keyOf, pullRules, uploadRules } from './rules-bucket.js';
 
 const USAGE = `usage: npm run policy -- <command>
   validate <file> [--policy name]
@@ -54,11 +54,7 @@ function readDocument(file: string | undefined): { file: string; text: string; p
 }
 
 function bucketTarget(): BucketTarget {
-  if (values.local) {
-    process.env.AWS_ACCESS_KEY_ID ??= LOCAL_CREDENTIALS.accessKeyId;
-    process.env.AWS_SECRET_ACCESS_KEY ??= LOCAL_CREDENTIALS.secretAccessKey;
-    return { client: createS3Client({ endpoint: localS3Endpoint() }), bucket: values.bucket ?? LOCAL_BUCKET, prefix: values.prefix ?? process.env.RULES_PREFIX ?? 'policies/' };
-  }
+  if (values.local) return localBucketTarget({ bucket: values.bucket, prefix: values.prefix });
   const bucket = values.bucket ?? process.env.RULES_BUCKET;
   if (!bucket) throw new UsageError('no bucket: pass --bucket, set RULES_BUCKET, or use --local for the local stack');
   return { client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }), bucket, prefix: values.prefix ?? process.env.RULES_PREFIX ?? 'policies/' };
@@ -89,8 +85,7 @@ async function push(): Promise<number> {
     else process.stdout.write(createTwoFilesPatch(current === undefined ? '/dev/null' : where, file, current ?? '', text, current === undefined ? '(no object)' : 'in the bucket', 'to push'));
     return 0;
   }
-  const result = await pushRules(target, policy, text);
-  if (!result.ok) return printInvalid(file, result.errors);
+  const result = await uploadRules(target, policy.name, text); // validated above
   process.stdout.write(`pushed ${file} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n`);
   return 0;
 }

@@ -26,11 +26,17 @@ export async function pullRules(target: BucketTarget, policyName: string): Promi
 
 export type PushResult = { ok: true; etag?: string; versionId?: string } | { ok: false; errors: string[] };
 
+/** Uploads a document the caller has already validated. */
+export async function uploadRules(target: BucketTarget, policyName: string, text: string): Promise<{ etag?: string; versionId?: string }> {
+  const response = await target.client.send(
+    new PutObjectCommand({ Bucket: target.bucket, Key: keyOf(target, policyName), Body: text, ContentType: 'application/yaml' }),
+  );
+  return { etag: response.ETag, versionId: response.VersionId };
+}
+
+/** Validates, then uploads only a valid document. */
 export async function pushRules(target: BucketTarget, policy: Policy<never>, text: string): Promise<PushResult> {
   const parsed = parseRulesDocument(policy, text);
   if (!parsed.ok) return { ok: false, errors: parsed.errors };
-  const response = await target.client.send(
-    new PutObjectCommand({ Bucket: target.bucket, Key: keyOf(target, policy.name), Body: text, ContentType: 'application/yaml' }),
-  );
-  return { ok: true, etag: response.ETag, versionId: response.VersionId };
+  return { ok: true, ...(await uploadRules(target, policy.name, text)) };
 }

@@ -8,12 +8,15 @@ export interface S3Settings {
   region?: string;
   /** Milliseconds before a request is abandoned, so a hanging S3 never pins a fetch forever. */
   requestTimeoutMs?: number;
+  /** Fixed credentials (the local s3rver's); otherwise the usual AWS chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
-export function createS3Client({ endpoint, region, requestTimeoutMs }: S3Settings = {}): S3Client {
+export function createS3Client({ endpoint, region, requestTimeoutMs, credentials }: S3Settings = {}): S3Client {
   return new S3Client({
     region: region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
     ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+    ...(credentials ? { credentials } : {}),
     // Two tries: a throttled or failing S3 is retried once, not hammered; the last good rules cover the rest.
     maxAttempts: 2,
     ...(requestTimeoutMs ? { requestHandler: { connectionTimeout: requestTimeoutMs, requestTimeout: requestTimeoutMs } } : {}),

@@ -25,6 +25,9 @@ beforeAll(async () => {
     S3_PORT: String(await freePort()),
     LAMBDA_PORT: String(await freePort()),
     LOCAL_DIR: localDirectory,
+    // A developer's own AWS credentials must neither break nor be used against the local s3rver.
+    AWS_ACCESS_KEY_ID: 'AKIADEVELOPERSOWNKEY',
+    AWS_SECRET_ACCESS_KEY: 'developer-secret',
     RULES_TTL_SECONDS: '1',
     ESBUILD_WORK_FOLDER: `.esbuild-stack-${process.pid}`,
     POWERTOOLS_LOG_LEVEL: 'WARN',
