@@ -32,7 +32,7 @@ for (const file of readdirSync('policies').filter((name) => name.endsWith('.yaml
     log(`skipped policies/${file}: no policy of that name`);
     continue;
   }
-  const result = await pushRules(target, policy, readFileSync(join('policies', file), 'utf8'));
+  const result = await pushRules(target, policy, readFileSync(join('policies', file)));
   log(result.ok ? `uploaded policies/${file} (ETag ${result.etag})` : `NOT uploaded policies/${file}, invalid:\n  ${result.errors.join('\n  ')}`);
 }
 

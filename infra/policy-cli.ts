@@ -42,16 +42,20 @@ function policyNamed(name: string): Policy<never> {
   return policy;
 }
 
-function readDocument(file: string | undefined): { file: string; text: string; policy: Policy<never> } {
+/** The document as stored (bytes, so invalid UTF-8 is reported, not replaced), and as text for diffs. */
+function readDocument(file: string | undefined): { file: string; bytes: Buffer; text: string; policy: Policy<never> } {
   if (!file) throw new UsageError('give the rules document to use');
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (error) {
     throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
   }
-  return { file, text, policy: policyNamed(values.policy ?? basename(file).replace(/\.ya?ml$/, '')) };
+  return { file, bytes, text: bytes.toString('utf8'), policy: policyNamed(values.policy ?? basename(file).replace(/\.ya?ml$/, '')) };
 }
+
+/** The size limit the functions apply (RULES_MAX_BYTES), so nothing is pushed that they would refuse. */
+const maxBytes = () => configFromEnv({ RULES_MAX_BYTES: process.env.RULES_MAX_BYTES }).RULES_MAX_BYTES;
 
 function bucketTarget(): BucketTarget {
   if (values.local) return localBucketTarget({ bucket: values.bucket, prefix: values.prefix });
@@ -66,16 +70,16 @@ function printInvalid(file: string, errors: string[]): number {
 }
 
 async function validate(): Promise<number> {
-  const { file, text, policy } = readDocument(positionals[1]);
-  const parsed = parseRulesDocument(policy, text);
+  const { file, bytes, policy } = readDocument(positionals[1]);
+  const parsed = parseRulesDocument(policy, bytes, maxBytes());
   if (!parsed.ok) return printInvalid(file, parsed.errors);
   process.stdout.write(`${file}: valid ${policy.name} rules (${parsed.document.rules.length} rule${parsed.document.rules.length === 1 ? '' : 's'}, failurePolicy ${parsed.document.failurePolicy})\n`);
   return 0;
 }
 
 async function push(): Promise<number> {
-  const { file, text, policy } = readDocument(positionals[1]);
-  const parsed = parseRulesDocument(policy, text);
+  const { file, bytes, text, policy } = readDocument(positionals[1]);
+  const parsed = parseRulesDocument(policy, bytes, maxBytes());
   if (!parsed.ok) return printInvalid(file, [...parsed.errors, 'nothing was uploaded']);
   const target = bucketTarget();
   const where = `s3://${target.bucket}/${keyOf(target, policy.name)}`;
@@ -85,7 +89,7 @@ async function push(): Promise<number> {
     else process.stdout.write(createTwoFilesPatch(current === undefined ? '/dev/null' : where, file, current ?? '', text, current === undefined ? '(no object)' : 'in the bucket', 'to push'));
     return 0;
   }
-  const result = await uploadRules(target, policy.name, text); // validated above
+  const result = await uploadRules(target, policy.name, bytes); // validated above
   process.stdout.write(`pushed ${file} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n`);
   return 0;
 }
@@ -108,13 +112,13 @@ function describePatch(patch: string): string {
 }
 
 async function test(): Promise<number> {
-  const { file, text, policy } = readDocument(positionals[1]);
-  const parsed = parseRulesDocument(policy, text);
+  const { file, bytes, policy } = readDocument(positionals[1]);
+  const parsed = parseRulesDocument(policy, bytes, maxBytes());
   if (!parsed.ok) return printInvalid(file, parsed.errors);
   // The whole stack, with this document as its rules: exactly what the function would answer.
   const handler = createAdmissionHandler(policy, {
     config: configFromEnv({}),
-    rulesSource: { describe: () => file, load: async () => ({ text, version: `file:${file}` }) },
+    rulesSource: { describe: () => file, load: async () => ({ bytes, version: `file:${file}` }) },
   });
   const folder = join('events', policy.name);
   const context = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context;

@@ -27,16 +27,16 @@ export async function pullRules(target: BucketTarget, policyName: string): Promi
 export type PushResult = { ok: true; etag?: string; versionId?: string } | { ok: false; errors: string[] };
 
 /** Uploads a document the caller has already validated. */
-export async function uploadRules(target: BucketTarget, policyName: string, text: string): Promise<{ etag?: string; versionId?: string }> {
+export async function uploadRules(target: BucketTarget, policyName: string, document: string | Uint8Array): Promise<{ etag?: string; versionId?: string }> {
   const response = await target.client.send(
-    new PutObjectCommand({ Bucket: target.bucket, Key: keyOf(target, policyName), Body: text, ContentType: 'application/yaml' }),
+    new PutObjectCommand({ Bucket: target.bucket, Key: keyOf(target, policyName), Body: document, ContentType: 'application/yaml' }),
   );
   return { etag: response.ETag, versionId: response.VersionId };
 }
 
 /** Validates, then uploads only a valid document. */
-export async function pushRules(target: BucketTarget, policy: Policy<never>, text: string): Promise<PushResult> {
-  const parsed = parseRulesDocument(policy, text);
+export async function pushRules(target: BucketTarget, policy: Policy<never>, document: string | Uint8Array, maxBytes?: number): Promise<PushResult> {
+  const parsed = parseRulesDocument(policy, document, maxBytes);
   if (!parsed.ok) return { ok: false, errors: parsed.errors };
-  return { ok: true, ...(await uploadRules(target, policy.name, text)) };
+  return { ok: true, ...(await uploadRules(target, policy.name, document)) };
 }

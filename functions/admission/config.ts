@@ -3,6 +3,7 @@
 import * as z from './zod.js';
 import { FailurePolicySchema } from './rules-document-schema.js';
 import { zodIssueLines } from './zod-error-message.js';
+import { DEFAULT_RULES_MAX_BYTES } from './rules-source.js';
 
 const ConfigSchema = z.object({
   POLICY_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 2000),
@@ -12,6 +13,8 @@ const ConfigSchema = z.object({
   RULES_PREFIX: z._default(z.string(), 'policies/'),
   RULES_S3_ENDPOINT: z.optional(z.url()),
   RULES_TTL_SECONDS: z._default(z.coerce.number().check(z.nonnegative()), 5),
+  /** Larger rules documents are refused (an invalid version), by `policy validate`/`push` and at load. */
+  RULES_MAX_BYTES: z._default(z.coerce.number().check(z.int(), z.positive()), DEFAULT_RULES_MAX_BYTES),
   RULES_FETCH_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 500),
   WEBHOOK_TOKENS: z.optional(z.string()),
   WEBHOOK_TOKENS_PARAMETER: z.optional(z.string().check(z.regex(/^\//, { message: 'expected an SSM parameter name starting with /' }))),

@@ -40,7 +40,7 @@ export type AdmissionHandler = ((event: ApiGatewayEvent, context: Context) => Pr
 
 export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOptions = {}): AdmissionHandler {
   const config = options.config ?? configFromEnv();
-  const loadRules = createRulesLoader(policy, options.rulesSource ?? rulesSourceFromConfig(config));
+  const loadRules = createRulesLoader(policy, options.rulesSource ?? rulesSourceFromConfig(config), { maxBytes: config.RULES_MAX_BYTES, patienceMs: config.RULES_FETCH_TIMEOUT_MS });
   const rulesPrefetched = Promise.race([
     loadRules().then(
       () => undefined,

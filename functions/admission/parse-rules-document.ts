@@ -1,34 +1,66 @@
-// Parses and validates a rules document's text with the policy's schema: exactly what the function, the
-// policy CLI and the tests use, so "valid" means one thing everywhere.
-import { parseDocument } from 'yaml';
-import type * as z from './zod.js';
+// Parses and validates a rules document with the policy's schema: exactly what the function, the policy
+// CLI and the tests use, so "valid" means one thing everywhere. Nothing here throws: any failure, however
+// the document provokes it, is an invalid document with its errors.
+// Validation runs rule by rule (validationSteps yields after each), so the function can validate a large
+// new version in slices while requests are answered from the last good one (parse-rules-version.ts).
 import type { Policy } from './policy.js';
-import { type FailurePolicy, FailurePolicySchema, type RulesDocument, rulesDocumentSchema } from './rules-document-schema.js';
-import { zodIssueLines } from './zod-error-message.js';
+import { crossRuleIssues, type FailurePolicy, FailurePolicySchema, type Rule, ruleSchema, type RulesDocument, RulesEnvelopeSchema } from './rules-document-schema.js';
+import { rulesData } from './rules-document-text.js';
+import { DEFAULT_RULES_MAX_BYTES } from './rules-source.js';
+import { formatPath, zodIssueLines } from './zod-error-message.js';
+import type * as z from './zod.js';
 
 export type ParsedRules<P> =
   | { ok: true; document: RulesDocument<P> }
   | { ok: false; errors: string[]; /** The document's own failurePolicy, when it states a valid one. */ failurePolicy?: FailurePolicy };
 
-const schemaCache = new WeakMap<object, z.ZodMiniType>();
+const ruleSchemas = new WeakMap<object, z.ZodMiniType>();
 
-export function rulesSchemaOf<P>(policy: Policy<P>): z.ZodMiniType<RulesDocument<P>, unknown> {
-  let schema = schemaCache.get(policy);
-  if (!schema) {
-    schema = rulesDocumentSchema(policy.parametersSchema, { requireKinds: policy.defaultKinds.length === 0 });
-    schemaCache.set(policy, schema);
-  }
-  return schema as z.ZodMiniType<RulesDocument<P>, unknown>;
+function ruleSchemaOf<P>(policy: Policy<P>): z.ZodMiniType<Rule<P>, unknown> {
+  let schema = ruleSchemas.get(policy);
+  if (!schema) ruleSchemas.set(policy, (schema = ruleSchema(policy.parametersSchema)));
+  return schema as z.ZodMiniType<Rule<P>, unknown>;
 }
 
-export function parseRulesDocument<P>(policy: Policy<P>, text: string): ParsedRules<P> {
-  const yaml = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (yaml.errors.length > 0) {
-    return { ok: false, errors: yaml.errors.map((error) => `YAML: ${error.message.split('\n')[0]}`) };
-  }
-  const data: unknown = yaml.toJS();
-  const result = rulesSchemaOf(policy).safeParse(data);
-  if (result.success) return { ok: true, document: result.data };
+function describeFailure(error: unknown): string {
+  return error instanceof RangeError ? `too deeply nested to validate (${error.message})` : `cannot be validated: ${(error as Error)?.message ?? String(error)}`;
+}
+
+/**
+ * Validates parsed data step by step, yielding after each rule; the generator's return value is the result.
+ * Run it to the end with validateRulesData, or in slices (parse-rules-version.ts).
+ */
+export function* validationSteps<P>(policy: Policy<P>, data: unknown): Generator<void, ParsedRules<P>> {
   const stated = FailurePolicySchema.safeParse((data as { failurePolicy?: unknown } | null)?.failurePolicy);
-  return { ok: false, errors: zodIssueLines(result.error), failurePolicy: stated.success ? stated.data : undefined };
+  const invalid = (errors: string[]): ParsedRules<P> => ({ ok: false, errors, failurePolicy: stated.success ? stated.data : undefined });
+  try {
+    // The envelope's errors do not stop the rules being checked: every bad field is reported at once.
+    const envelope = RulesEnvelopeSchema.safeParse(data);
+    const errors = envelope.success ? [] : zodIssueLines(envelope.error);
+    const candidates: unknown[] = envelope.success ? envelope.data.rules : (Array.isArray((data as { rules?: unknown })?.rules) ? (data as { rules: unknown[] }).rules : []);
+    const rules: Rule<P>[] = [];
+    const schema = ruleSchemaOf(policy);
+    for (const [index, candidate] of candidates.entries()) {
+      const rule = schema.safeParse(candidate);
+      if (rule.success) rules.push(rule.data);
+      else errors.push(...zodIssueLines(rule.error, ['rules', index]));
+      yield;
+    }
+    if (errors.length > 0) return invalid(errors);
+    const issues = crossRuleIssues(rules, { requireKinds: policy.defaultKinds.length === 0 });
+    if (issues.length > 0) return invalid(issues.map(({ path, message }) => `${formatPath(path)}: ${message}`));
+    return { ok: true, document: { failurePolicy: envelope.success ? envelope.data.failurePolicy : 'Ignore', rules } };
+  } catch (error) {
+    return invalid([describeFailure(error)]);
+  }
+}
+
+export function validateRulesData<P>(policy: Policy<P>, data: unknown): ParsedRules<P> {
+  const steps = validationSteps(policy, data);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+export function parseRulesDocument<P>(policy: Policy<P>, input: string | Uint8Array, maxBytes = DEFAULT_RULES_MAX_BYTES): ParsedRules<P> {
+  const parsed = rulesData(input, maxBytes);
+  return parsed.ok ? validateRulesData(policy, parsed.data) : parsed;
 }

@@ -20,6 +20,8 @@ export const MatchSchema = z.strictObject({
 export type Match = z.infer<typeof MatchSchema>;
 
 /**
+ * The document around the rules; each rule is validated on its own (ruleSchema), so a large document is
+ * validated in steps and every error still names its full path.
  * @example
  * failurePolicy: Ignore
  * rules:
@@ -28,31 +30,37 @@ export type Match = z.infer<typeof MatchSchema>;
  *     match: { excludedNamespaces: [kube-system] }
  *     parameters: { allowedRegistries: [registry.example.com] }
  */
-/** `requireKinds`: the policy has no default kinds, so every rule must name them in match.kinds. */
-export function rulesDocumentSchema<P extends z.ZodMiniType>(parametersSchema: P, { requireKinds = false } = {}) {
-  const RuleSchema = z.strictObject({
+export const RulesEnvelopeSchema = z.strictObject({
+  failurePolicy: z._default(FailurePolicySchema, 'Ignore'),
+  rules: z.array(z.unknown()),
+});
+
+export function ruleSchema<P extends z.ZodMiniType>(parametersSchema: P) {
+  return z.strictObject({
     name: z.string().check(z.minLength(1)),
     mode: z._default(z.enum(['enforce', 'audit']), 'enforce'),
     match: z.optional(MatchSchema),
     parameters: parametersSchema,
   });
-  return z
-    .strictObject({
-      failurePolicy: z._default(FailurePolicySchema, 'Ignore'),
-      rules: z.array(RuleSchema),
-    })
-    .check(z.superRefine((document, ctx) => {
-      const seen = new Set<string>();
-      document.rules.forEach((rule, index) => {
-        if (requireKinds && !rule.match?.kinds?.length) {
-          ctx.addIssue({ code: 'custom', path: ['rules', index, 'match', 'kinds'], message: 'required: name the kinds this rule applies to' });
-        }
-        if (seen.has(rule.name)) {
-          ctx.addIssue({ code: 'custom', path: ['rules', index, 'name'], message: `duplicate rule name "${rule.name}"` });
-        }
-        seen.add(rule.name);
-      });
-    }));
+}
+
+export interface RuleIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/** Checks across rules: unique names, and `requireKinds` (the policy has no default kinds) on every rule. */
+export function crossRuleIssues(rules: readonly Rule<unknown>[], { requireKinds = false } = {}): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  const seen = new Set<string>();
+  rules.forEach((rule, index) => {
+    if (requireKinds && !rule.match?.kinds?.length) {
+      issues.push({ path: ['rules', index, 'match', 'kinds'], message: 'required: name the kinds this rule applies to' });
+    }
+    if (seen.has(rule.name)) issues.push({ path: ['rules', index, 'name'], message: `duplicate rule name "${rule.name}"` });
+    seen.add(rule.name);
+  });
+  return issues;
 }
 
 export type RulesDocument<P> = {

@@ -16,12 +16,13 @@ async function createS3Source(config: Config & { RULES_BUCKET: string }): Promis
     ttlMs: config.RULES_TTL_SECONDS * 1000,
     fetchTimeoutMs: config.RULES_FETCH_TIMEOUT_MS,
     abortAfterMs,
+    maxBytes: config.RULES_MAX_BYTES,
   });
 }
 
 export function rulesSourceFromConfig(config: Config): RulesSource {
   const bucket = config.RULES_BUCKET;
-  if (!bucket) return directoryRulesSource(config.RULES_DIR);
+  if (!bucket) return directoryRulesSource(config.RULES_DIR, config.RULES_MAX_BYTES);
   let s3Source: Promise<RulesSource> | undefined;
   return {
     describe: (policyName) => `s3://${bucket}/${config.RULES_PREFIX}${policyName}.yaml`,

@@ -1,9 +1,21 @@
-// Where a policy's rules document comes from. A source hands back the raw text and a version that changes
-// whenever the text does; parsing, validation and caching by version are the rules loader's.
+// Where a policy's rules document comes from. A source hands back the raw bytes and a version that changes
+// whenever they do; decoding, parsing, validation and caching by version are the rules loader's.
+import { createHash } from 'node:crypto';
+
+/** RULES_MAX_BYTES' default: a rules document is a few KB; 2 MiB parses in about half a second. */
+export const DEFAULT_RULES_MAX_BYTES = 2 * 1024 * 1024;
+
 export interface RawRules {
-  text: string;
-  /** Content hash (directory) or ETag / VersionId (S3): recorded with every decision. */
+  /** Content hash, or the S3 object's VersionId / ETag: recorded with every decision. */
   version: string;
+  /** The document as stored; absent when the source refused to read it (then `refused` says why). */
+  bytes?: Uint8Array;
+  /** Why this version was not read, e.g. it is larger than RULES_MAX_BYTES: the version is invalid. */
+  refused?: string;
+  /** The first bytes of a refused document (HEAD_BYTES), to read the failure policy it states. */
+  head?: Uint8Array;
+  /** Set while the source serves a cached copy because it could not check for a newer one: why. */
+  stale?: string;
 }
 
 export interface RulesSource {
@@ -18,4 +30,16 @@ export class RulesUnavailableError extends Error {
     super(message);
     this.name = 'RulesUnavailableError';
   }
+}
+
+/** The version of content that has no version of its own (a file, an S3 object without ETag). */
+export function contentVersion(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
+}
+
+/** How much of a refused document is kept to read its stated failure policy from. */
+export const HEAD_BYTES = 4096;
+
+export function tooLarge(size: number, maxBytes: number): string {
+  return `the document is ${size} bytes, larger than the ${maxBytes} bytes allowed (RULES_MAX_BYTES)`;
 }

@@ -4,13 +4,15 @@
 //   the cache, 200 replaces it;
 // - a revalidation slower than the fetch timeout is not waited for: the request is served from the cache
 //   and the fetch finishes in the background;
-// - an error (S3 down, throttled, hanging) keeps the cache, is logged once, and is retried after the TTL.
+// - an error (S3 down, throttled, hanging) keeps the cache, is logged once, and is retried after the TTL;
+//   the cached copy is marked stale with the reason meanwhile.
 // With nothing cached the request waits for the fetch (bounded by its own deadline), and an error makes the
 // rules unavailable, which the stack resolves by the failure policy. A missing object is unavailable, never
-// "no rules".
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+// "no rules". An object larger than RULES_MAX_BYTES is not read into memory: it is a version refused, which
+// the loader counts as invalid (the last good rules stay).
+import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
 import { logger } from './logger.js';
-import { type RawRules, type RulesSource, RulesUnavailableError } from './rules-source.js';
+import { contentVersion, HEAD_BYTES, type RawRules, type RulesSource, RulesUnavailableError, tooLarge } from './rules-source.js';
 import { describeS3Error, httpStatusOf } from './s3-client.js';
 
 export interface S3RulesSourceOptions {
@@ -21,11 +23,12 @@ export interface S3RulesSourceOptions {
   fetchTimeoutMs: number;
   /** A fetch still running after this long is aborted, so the next one can start after the TTL. */
   abortAfterMs: number;
+  maxBytes: number;
   now?: () => number;
 }
 
 interface CachedObject extends RawRules {
-  etag: string;
+  etag?: string;
 }
 
 interface Entry {
@@ -35,20 +38,55 @@ interface Entry {
   inflight?: Promise<void>;
 }
 
+type Body = NonNullable<GetObjectCommandOutput['Body']> & AsyncIterable<Uint8Array> & { destroy?: () => void };
+
+/** The body's bytes, or, once they pass `limit`, only the first of them (the rest is never read). */
+async function readAtMost(body: Body, limit: number): Promise<{ bytes: Buffer } | { head: Buffer }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy?.();
+      return { head: Buffer.concat(chunks).subarray(0, HEAD_BYTES) };
+    }
+  }
+  return { bytes: Buffer.concat(chunks, size) };
+}
+
+function objectVersion(response: GetObjectCommandOutput, bytes: Uint8Array | undefined): string | undefined {
+  if (response.VersionId) return `versionId:${response.VersionId}`;
+  const etag = response.ETag?.replaceAll('"', '');
+  if (etag) return `etag:${etag}`;
+  return bytes && contentVersion(bytes);
+}
+
 export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
-  const { client, bucket, prefix, ttlMs, fetchTimeoutMs, abortAfterMs, now = Date.now } = options;
+  const { client, bucket, prefix, ttlMs, fetchTimeoutMs, abortAfterMs, maxBytes, now = Date.now } = options;
   const entries = new Map<string, Entry>();
   const keyOf = (policyName: string) => `${prefix}${policyName}.yaml`;
   const describe = (policyName: string) => `s3://${bucket}/${keyOf(policyName)}`;
 
+  async function fetchObject(policyName: string, entry: Entry): Promise<CachedObject> {
+    const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(policyName), IfNoneMatch: entry.cached?.etag }), {
+      abortSignal: AbortSignal.timeout(abortAfterMs),
+    });
+    const etag = response.ETag || undefined;
+    const body = response.Body as Body | undefined;
+    const declared = response.ContentLength;
+    // A declared size over the limit is refused on sight: only the first chunk is read, for the head.
+    const read = body ? await readAtMost(body, declared !== undefined && declared > maxBytes ? 0 : maxBytes) : { bytes: Buffer.alloc(0) };
+    if ('head' in read) {
+      const size = declared ?? maxBytes + 1;
+      return { etag, version: objectVersion(response, undefined) ?? `size:${size}:${response.LastModified?.toISOString()}`, refused: tooLarge(size, maxBytes), head: read.head };
+    }
+    return { etag, version: objectVersion(response, read.bytes)!, bytes: read.bytes };
+  }
+
   async function revalidate(policyName: string, entry: Entry): Promise<void> {
     try {
-      const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(policyName), IfNoneMatch: entry.cached?.etag }), {
-        abortSignal: AbortSignal.timeout(abortAfterMs),
-      });
-      const text = (await response.Body?.transformToString('utf8')) ?? '';
-      const etag = response.ETag ?? '';
-      entry.cached = { text, etag, version: response.VersionId ? `versionId:${response.VersionId}` : `etag:${etag.replaceAll('"', '')}` };
+      entry.cached = await fetchObject(policyName, entry);
       entry.lastError = undefined;
     } catch (error) {
       const status = httpStatusOf(error);
@@ -68,11 +106,16 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
     throw new RulesUnavailableError(entry.lastError ?? 'rules not loaded yet');
   }
 
+  function served(entry: Entry): RawRules {
+    if (!entry.cached) unavailable(entry);
+    return entry.lastError ? { ...entry.cached, stale: entry.lastError } : entry.cached;
+  }
+
   async function load(policyName: string): Promise<RawRules> {
     let entry = entries.get(policyName);
     if (!entry) entries.set(policyName, (entry = { checkedAt: Number.NEGATIVE_INFINITY }));
     const fresh = now() - entry.checkedAt < ttlMs;
-    if (fresh) return entry.cached ?? unavailable(entry);
+    if (fresh) return served(entry);
 
     const current = entry;
     current.inflight ??= revalidate(policyName, current).finally(() => {
@@ -80,14 +123,14 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
     });
     if (!current.cached) {
       await current.inflight;
-      return current.cached ?? unavailable(current);
+      return served(current);
     }
     let timer: NodeJS.Timeout | undefined;
     const slow = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, fetchTimeoutMs);
     });
     await Promise.race([current.inflight, slow]).finally(() => clearTimeout(timer));
-    return current.cached;
+    return served(current);
   }
 
   return { describe, load };

@@ -1,6 +1,7 @@
 // A real S3 for tests: s3rver on loopback, behind a small proxy that counts every request (method, path,
 // If-None-Match, status) and can be switched to fail the way S3 does: answer 503, hang without answering,
-// or go down so connections are refused.
+// or go down so connections are refused; or forward answers without their ETag (as some S3-compatible
+// stores do). It also counts the body bytes it passed on, to show when a client stops reading.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -10,7 +11,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { createS3Client } from '../../functions/admission/s3-client.js';
 
-export type ProxyMode = 'forward' | 'error-503' | 'hang';
+export type ProxyMode = 'forward' | 'error-503' | 'hang' | 'strip-etag';
 
 export interface SeenRequest {
   method: string;
@@ -19,6 +20,8 @@ export interface SeenRequest {
   contentType?: string;
   status?: number;
   at: number;
+  /** Body bytes passed on to the client. */
+  bytesSent: number;
 }
 
 export interface TestS3 {
@@ -30,7 +33,7 @@ export interface TestS3 {
   /** Stop listening and drop every connection: new ones are refused until up() */
   down: () => Promise<void>;
   up: () => Promise<void>;
-  put: (key: string, body: string) => Promise<string | undefined>;
+  put: (key: string, body: string | Uint8Array) => Promise<string | undefined>;
   close: () => Promise<void>;
 }
 
@@ -48,7 +51,7 @@ export async function startTestS3(bucket = 'rules'): Promise<TestS3> {
   let mode: ProxyMode = 'forward';
   const sockets = new Set<Socket>();
   const proxy: Server = createServer((req, res) => {
-    const entry: SeenRequest = { method: req.method ?? '', path: req.url ?? '', ifNoneMatch: req.headers['if-none-match'] as string | undefined, contentType: req.headers['content-type'], at: Date.now() };
+    const entry: SeenRequest = { method: req.method ?? '', path: req.url ?? '', ifNoneMatch: req.headers['if-none-match'] as string | undefined, contentType: req.headers['content-type'], at: Date.now(), bytesSent: 0 };
     seen.push(entry);
     if (mode === 'hang') return; // accepted, never answered
     if (mode === 'error-503') {
@@ -58,8 +61,12 @@ export async function startTestS3(bucket = 'rules'): Promise<TestS3> {
     }
     const upstream = httpRequest({ host: '127.0.0.1', port: backendPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       entry.status = answer.statusCode;
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      const headers = { ...answer.headers };
+      if (mode === 'strip-etag') delete headers.etag;
+      res.writeHead(answer.statusCode ?? 502, headers);
+      answer.on('data', (chunk: Buffer) => (entry.bytesSent += chunk.length));
       answer.pipe(res);
+      res.on('close', () => answer.destroy()); // the client went away: stop reading from s3rver too
     });
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);

@@ -55,6 +55,24 @@ describe('npm run policy', () => {
     expect((await policy('pull', 'trusted-registry')).code).toBe(1);
   });
 
+  it('validate and push refuse a document larger than RULES_MAX_BYTES (default 2 MiB), as the functions would', async () => {
+    const large = documentFile('trusted-registry.yaml', `${VALID}# ${'x'.repeat(2 * 1024 * 1024)}\n`);
+    const validate = await policy('validate', large);
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toMatch(/the document is 209\d{4} bytes, larger than the 2097152 bytes allowed \(RULES_MAX_BYTES\)/);
+    const puts = s3.seen.filter((request) => request.method === 'PUT').length;
+    expect((await policy('push', large)).stderr).toContain('nothing was uploaded');
+    expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
+  });
+
+  it('validate reports invalid UTF-8 with where it is, rather than reading it as U+FFFD', async () => {
+    const file = join(dir, 'trusted-registry.yaml');
+    writeFileSync(file, Buffer.concat([Buffer.from(VALID), Buffer.from('# caf\xe9\n', 'latin1')]));
+    const result = await policy('validate', file);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/not valid UTF-8: byte 0xe9 at offset \d+ \(line \d+, column 6\)/);
+  });
+
   it('push uploads a valid document with a YAML content type and prints its ETag; pull reads it back', async () => {
     const result = await policy('push', 'policies/trusted-registry.yaml');
     expect(result.code).toBe(0);

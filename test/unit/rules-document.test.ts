@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseRulesDocument } from '../../functions/admission/parse-rules-document.js';
+import { parseRulesVersion } from '../../functions/admission/parse-rules-version.js';
+import { statedFailurePolicy } from '../../functions/admission/rules-document-text.js';
+import { DEFAULT_RULES_MAX_BYTES } from '../../functions/admission/rules-source.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import { readFileSync } from 'node:fs';
 
@@ -44,5 +47,40 @@ describe('rules documents', () => {
 
   it('keeps the failurePolicy an otherwise invalid document states', () => {
     expect(parse('failurePolicy: Fail\nrules: 3')).toMatchObject({ ok: false, failurePolicy: 'Fail' });
+  });
+});
+
+describe('statedFailurePolicy: what a document too broken to parse asks for', () => {
+  it.each([
+    ['failurePolicy: Fail\nrules: [', 'Fail'],
+    ['# comment\nfailurePolicy: "Ignore"  # why\n', 'Ignore'],
+    ["failurePolicy: 'Fail'\n", 'Fail'],
+    ['{ "failurePolicy": "Fail", "rules": [', 'Fail'],
+    ['rules:\n  failurePolicy: Fail\n', undefined], // not at the top level
+    ['failurePolicy: Sometimes\n', undefined],
+  ])('%j → %s', (text, expected) => {
+    expect(statedFailurePolicy(text)).toBe(expected);
+  });
+});
+
+describe('parseRulesVersion: how the function parses a new version', () => {
+  it('parses a large document in a worker thread (from source too) with the same result as the CLI', async () => {
+    const registries = Array.from({ length: 3000 }, (_, i) => `        - registry${i}.example.com\n`).join('');
+    const text = `rules:\n  - name: many\n    parameters:\n      allowedRegistries:\n${registries}`;
+    expect(text.length).toBeGreaterThan(64 * 1024); // over the off-thread threshold
+    const inWorker = await parseRulesVersion(trustedRegistryPolicy, { version: 'v1', bytes: Buffer.from(text) }, DEFAULT_RULES_MAX_BYTES);
+    expect(inWorker).toEqual(parse(text));
+    expect(inWorker.ok && inWorker.document.rules[0]!.parameters.allowedRegistries).toHaveLength(3000);
+  });
+
+  it('a large invalid document: every error, from the worker', async () => {
+    const text = `failurePolicy: Fail\nrules: [{ name: a, parameters: { allowedRegistries: docker.io } }]\n# ${'x'.repeat(70_000)}\n`;
+    const result = await parseRulesVersion(trustedRegistryPolicy, { version: 'v1', bytes: Buffer.from(text) }, DEFAULT_RULES_MAX_BYTES);
+    expect(result).toEqual({ ok: false, errors: ['rules[0].parameters.allowedRegistries: expected array, received string'], failurePolicy: 'Fail' });
+  });
+
+  it('a refused version keeps the failure policy its first bytes state', async () => {
+    const result = await parseRulesVersion(trustedRegistryPolicy, { version: 'v1', refused: 'too large', head: Buffer.from('failurePolicy: Fail\nrules:') }, 10);
+    expect(result).toEqual({ ok: false, errors: ['too large'], failurePolicy: 'Fail' });
   });
 });
