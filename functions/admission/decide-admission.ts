@@ -4,9 +4,10 @@ import type { Context } from 'aws-lambda';
 import type { AdmissionReview } from './admission-review-schema.js';
 import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict, WARNING_MAX_LENGTH } from './admission-response.js';
 import type { Config } from './config.js';
-import { budgetMs, DeadlineExceededError, withDeadline } from './deadline.js';
+import { budgetMs, DeadlineExceededError, withDeadline, workDeadline } from './deadline.js';
 import { evaluateRules } from './evaluate-rules.js';
 import { mutateRules } from './mutate-rules.js';
+import { nestedDeeperThan, ObjectTooDeepError } from './object-depth.js';
 import { logger } from './logger.js';
 import type { AdmissionEvent } from './middlewares.js';
 import type { Policy } from './policy.js';
@@ -38,7 +39,7 @@ class UnusableRulesError extends Error {
 function reasonOf(error: unknown): string {
   if (error instanceof UnusableRulesError) return error.message;
   if (error instanceof RulesUnavailableError) return `rules unavailable: ${error.message}`;
-  if (error instanceof DeadlineExceededError) return error.message;
+  if (error instanceof DeadlineExceededError || error instanceof ObjectTooDeepError) return error.message;
   return `policy error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
@@ -68,15 +69,17 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       receivedAtMs: event.receivedAtMs,
     });
 
+    const deadline = workDeadline(budget);
     let decision: Decision;
     try {
       decision = await withDeadline(budget, async () => {
         const rules = await loadRules();
         rulesAtHand = rules;
         if (!rules.ok) throw new UnusableRulesError(rules);
+        for (const field of ['object', 'oldObject'] as const) if (nestedDeeperThan(request[field])) throw new ObjectTooDeepError(`request.${field}`);
         const outcome =
           policy.kind === 'validating'
-            ? await evaluateRules(policy, rules.document, request, { now: clock() })
+            ? await evaluateRules(policy, rules.document, request, { now: clock(), deadline })
             : await mutateRules(policy, rules.document, request, () => (JSON.parse(event.bodyText) as AdmissionReview).request.object);
         const reason = !outcome.verdict.allowed ? 'violations' : outcome.verdict.patch ? 'patched' : policy.kind === 'mutating' ? 'no changes' : 'no violations';
         return { ...outcome, reason, rulesVersion: rules.version };

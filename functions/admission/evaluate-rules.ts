@@ -3,6 +3,7 @@
 // annotations. (Mutating policies: mutate-rules.ts.)
 import type { AdmissionRequest } from './admission-review-schema.js';
 import { allowed, denied, type Verdict } from './admission-response.js';
+import { DeadlineExceededError } from './deadline.js';
 import { matchesRule } from './match-rule.js';
 import type { PolicyContext, ValidatingPolicy } from './policy.js';
 import type { RulesDocument } from './rules-document-schema.js';
@@ -26,6 +27,8 @@ export async function evaluateRules<P>(
   const enforced: { rule: string; violations: string[] }[] = [];
   const audited: { rule: string; violations: string[] }[] = [];
   for (const rule of document.rules) {
+    // Rules run synchronously one after another: the deadline is checked between them.
+    if (context.deadline?.passed()) throw new DeadlineExceededError(context.deadline.budgetMs);
     if (!matchesRule(request, rule.match, policy)) continue;
     matched.push(rule.name);
     if (policy.logDetails) logDetails = { ...logDetails, ...policy.logDetails(request, rule.parameters) };

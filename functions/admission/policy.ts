@@ -4,6 +4,7 @@
 //   mutating:   `mutate` gets a deep copy of the object, changes it and returns it; the stack diffs it
 //               against the original into a JSON Patch. Policies never write patch operations.
 import type { AdmissionRequest, Operation } from './admission-review-schema.js';
+import type { WorkDeadline } from './deadline.js';
 import type * as z from './zod.js';
 
 interface PolicyBase<P> {
@@ -18,6 +19,8 @@ interface PolicyBase<P> {
 /** What the stack hands a policy besides the request: the clock, so policies never read one. */
 export interface PolicyContext {
   now: Date;
+  /** The request's deadline, for policies whose work is long and synchronous (CEL) to stop themselves. */
+  deadline?: WorkDeadline;
 }
 
 export interface ValidatingPolicy<P> extends PolicyBase<P> {

@@ -2,17 +2,21 @@
 // run against the CEL conformance suite). Compiling parses the expression and checks every function it
 // calls and every variable it names exists, so a typo is an invalid rules document at `policy validate`,
 // not a failure at admission. (@bufbuild/cel has no type checker: type errors surface at evaluation.)
-import { type CelResult, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
-import { strings } from '@bufbuild/cel/ext';
-
-const env = celEnv({ funcs: strings });
+// Programs run metered (metered-env.ts): every call and iteration is charged to a cost budget, so no
+// expression runs unbounded.
+import { type CelResult, isCelError, parse } from '@bufbuild/cel';
+import { CostBudget } from './cost-budget.js';
+import { checkingEnv, planMetered, withBudget } from './metered-env.js';
 
 // Operators the evaluator implements itself rather than as functions.
 const BUILT_IN_OPERATORS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false']);
 
 export interface CelProgram {
   source: string;
-  run(bindings: Record<string, unknown>): CelResult;
+  /** Calls `matches`: the regular expression engine must be loaded first (loadRegexEngine). */
+  usesRegex: boolean;
+  /** Evaluates with every call and iteration charged to `budget`; a spent budget is an error result. */
+  run(bindings: Record<string, unknown>, budget?: CostBudget): CelResult | Error;
 }
 
 type ExprNode = { exprKind: { case?: string; value?: any } } | undefined;
@@ -72,17 +76,25 @@ export function compileCel(source: string): CelProgram | string {
     return `does not compile: ${(error as Error).message.replace(/^<input>:/, 'at ')}`;
   }
   const { functions, identifiers } = references(parsed.expr, new Set(), { functions: new Set(), identifiers: new Set() });
-  const unknownFunctions = [...functions].filter((name) => !BUILT_IN_OPERATORS.has(name) && !env.funcs.find(name));
+  const unknownFunctions = [...functions].filter((name) => !BUILT_IN_OPERATORS.has(name) && !checkingEnv.funcs.find(name));
   if (unknownFunctions.length > 0) return `does not compile: unknown function${unknownFunctions.length > 1 ? 's' : ''} ${unknownFunctions.join(', ')}`;
   const unknownNames = [...identifiers].filter((name) => !KNOWN_IDENTIFIERS.has(name));
   if (unknownNames.length > 0) return `does not compile: undeclared ${unknownNames.join(', ')} (variables are ${CEL_VARIABLES.join(', ')})`;
-  const program = plan(env, parsed);
-  return { source, run: (bindings) => program(bindings as never) };
+  const program = planMetered(parsed);
+  return {
+    source,
+    usesRegex: functions.has('matches'),
+    run(bindings, budget = new CostBudget()) {
+      const result = withBudget(budget, () => program(bindings));
+      // The engine may have absorbed the budget's error (`true || error`); the budget has not.
+      return budget.failure ?? result;
+    },
+  };
 }
 
 /** The value of a run, or an Error saying which expression failed and why. */
-export function celValue(result: CelResult, where: string): unknown {
-  if (isCelError(result)) throw new Error(`${where}: ${result.message}`);
+export function celValue(result: CelResult | Error, where: string): unknown {
+  if (result instanceof Error || isCelError(result)) throw new Error(`${where}: ${result.message}`);
   return result;
 }
 

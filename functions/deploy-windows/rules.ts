@@ -19,15 +19,22 @@ function isTimeZone(name: string): boolean {
 }
 
 /**
+ * Following a freeze into the windows that start as it ends looks at every window at each step, so the
+ * number of windows is bounded: MAX_WINDOWS of each kind per rule (a rule needs a handful).
+ */
+export const MAX_WINDOWS = 100;
+const atMost = (what: string) => z.maxLength(MAX_WINDOWS, { message: `at most ${MAX_WINDOWS} ${what} per rule` });
+
+/**
  * @example { timezone: Europe/Berlin, freezes: [{ days: [Fri], from: "16:00", to: "08:00" }], dates: [{ from: "2026-12-24", to: "2026-12-27" }] }
  */
 export const DeployWindowsParametersSchema = z.strictObject({
   timezone: z._default(z.string().check(z.refine(isTimeZone, { message: 'not an IANA time zone name (such as Europe/Berlin or UTC)' })), 'UTC'),
   /** Weekly windows; `days` names the day a window starts (default every day); to <= from crosses midnight. */
-  freezes: z._default(z.array(z.strictObject({ days: z.optional(z.array(z.enum(WEEKDAYS)).check(z.minLength(1))), from: Clock, to: Clock })), []),
+  freezes: z._default(z.array(z.strictObject({ days: z.optional(z.array(z.enum(WEEKDAYS)).check(z.minLength(1))), from: Clock, to: Clock })).check(atMost('freezes')), []),
   /** Inclusive date ranges, in the rule's time zone. */
   dates: z._default(
-    z.array(z.strictObject({ from: Day, to: Day }).check(z.refine(({ from, to }) => from <= to, { message: 'from must not be after to', path: ['to'] }))),
+    z.array(z.strictObject({ from: Day, to: Day }).check(z.refine(({ from, to }) => from <= to, { message: 'from must not be after to', path: ['to'] }))).check(atMost('date ranges')),
     [],
   ),
   exemptUsers: z._default(z.array(z.string()), []),

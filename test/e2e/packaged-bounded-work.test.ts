@@ -1,0 +1,114 @@
+// No input, pattern or expression holds a packaged function past its deadline or overflows its stack:
+// globs match in linear time, CEL runs on a cost budget that also watches the deadline, wide objects are
+// decided, and objects nested beyond the explicit limit get the failure policy's answer, saying why.
+// Every request here is answered within POLICY_TIMEOUT_MS plus a small margin, measured.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { importPackagedHandler } from '../../infra/packaged-function.js';
+import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
+
+const POLICY_TIMEOUT_MS = 1000;
+const MARGIN_MS = 250;
+const folders: string[] = [];
+afterAll(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
+
+async function packaged(policy: string, rules: string): Promise<Handler> {
+  const folder = mkdtempSync(join(tmpdir(), `portcullis-bounded-${policy}-`));
+  folders.push(folder);
+  writeFileSync(join(folder, `${policy}.yaml`), rules);
+  return (await importPackagedHandler(policy, { RULES_DIR: folder, POLICY_TIMEOUT_MS: String(POLICY_TIMEOUT_MS) })).handler as Handler;
+}
+
+/** The answer, and the check that it came within the deadline and its margin. */
+async function answerInTime(handler: Handler, event: unknown) {
+  const started = Date.now();
+  const answer = await invoke(handler, event);
+  const elapsed = Date.now() - started;
+  expect(elapsed, `answered after ${elapsed} ms`).toBeLessThan(POLICY_TIMEOUT_MS + MARGIN_MS);
+  expect(answer.statusCode).toBe(200);
+  return answer.body.response;
+}
+
+const pod = (containers: { name: string; image: string }[], extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 'x' } }, spec: { containers, ...extra } });
+const containers = (count: number, image: (index: number) => string) => Array.from({ length: count }, (_, index) => ({ name: `container-${index}`, image: image(index) }));
+/** An event whose Pod has `spec.affinity` nested `levels` deep, written as text: JSON.stringify overflows. */
+function deepPodEvent(levels: number) {
+  const event = eventFor(pod([{ name: 'c', image: 'nginx:1' }], { affinity: 'DEEP' }));
+  event.body = event.body!.replace('"DEEP"', `${'{"a":'.repeat(levels)}"leaf"${'}'.repeat(levels)}`);
+  return event;
+}
+
+describe('globs', () => {
+  it('exemptImages "*a*a*a*a*a*a*a*a*b" against an image of 44 a’s (5–16 s per request with a RegExp)', async () => {
+    const handler = await packaged('trusted-registry', 'rules: [{ name: r, parameters: { allowedRegistries: ["registry.example.com"], exemptImages: ["*a*a*a*a*a*a*a*a*b"] } }]');
+    const response = await answerInTime(handler, eventFor(pod([{ name: 'c', image: `${'a'.repeat(44)}:1` }])));
+    expect(response.allowed).toBe(false); // not exempt, not from the allowed registry: decided, not failed open
+    expect(response.status.message).toContain('is not from an allowed registry');
+  });
+
+  it('an 11-star namespaces glob against a 63-character namespace (minutes with a RegExp)', async () => {
+    const handler = await packaged('trusted-registry', `rules: [{ name: r, match: { namespaces: ["${'*a'.repeat(11)}*b"] }, parameters: { forbiddenTags: [latest] } }]`);
+    const response = await answerInTime(handler, eventFor(pod([{ name: 'c', image: 'nginx:latest' }]), { namespace: 'a'.repeat(63) }));
+    expect(response).toMatchObject({ allowed: true, auditAnnotations: { decision: 'allowed' } });
+    expect(response.warnings).toBeUndefined();
+  });
+});
+
+describe('cel', () => {
+  it('a Pod with 5,000 containers (≈190 KB) is decided: the shipped rules deny nginx:latest', async () => {
+    const handler = await packaged('cel', readFileSync('policies/cel.yaml', 'utf8'));
+    const event = eventFor(pod(containers(5000, () => 'nginx:latest')), { namespace: 'default' });
+    expect(event.body!.length).toBeGreaterThan(190_000);
+    const response = await answerInTime(handler, event);
+    expect(response).toMatchObject({ allowed: false, status: { code: 403 } });
+    expect(response.status.message).toMatch(/^cel: rule no-latest: images must be pinned, not :latest: nginx:latest, nginx:latest/);
+  });
+
+  it.each([
+    ['all(exists_one) over 2,000 containers (3.2 s without a budget)', 'object.spec.containers.all(c, object.spec.containers.exists_one(d, d.name == c.name))'],
+    ['string building in a comprehension over 2,000 (54 s without a budget)', "object.spec.containers.map(c, object.spec.containers.map(d, d.name).join(',')).size() > 0"],
+    ['an exhausted budget is not absorbed by ||', 'object.spec.containers.all(c, object.spec.containers.exists_one(d, d.name == c.name)) || true'],
+  ])('%s: over the cost budget, an evaluation error answered by the failure policy', async (_case, expression) => {
+    const handler = await packaged('cel', `failurePolicy: Fail\nrules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: [{ expression: ${JSON.stringify(expression)} }] } }]`);
+    const response = await answerInTime(handler, eventFor(pod(containers(2000, () => 'nginx:1'))));
+    expect(response).toMatchObject({ allowed: false, status: { code: 500 } });
+    expect(response.status.message).toMatch(/cost limit of 1000000 units exceeded.*denied \(failurePolicy Fail\)/);
+  });
+
+  it('expressions each within the budget but together past the deadline stop at the deadline', async () => {
+    const expensive = { expression: 'object.spec.containers.all(c, object.spec.containers.exists(d, d.name == c.name + "x") == false)' };
+    const handler = await packaged('cel', `rules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: ${JSON.stringify(Array(60).fill(expensive))} } }]`);
+    const response = await answerInTime(handler, eventFor(pod(containers(200, () => 'nginx:1'))));
+    expect(response.allowed).toBe(true);
+    expect(response.auditAnnotations['failed-open'], response.auditAnnotations['failed-open']).toMatch(/deadline of \d+ ms exceeded/);
+  });
+
+  it('matches runs on RE2: a backtracking pattern on a long name is decided at once', async () => {
+    const handler = await packaged('cel', `rules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "!object.metadata.name.matches('^(a+)+$')", message: "name is all a's" }] } }]`);
+    const response = await answerInTime(handler, eventFor({ ...pod([{ name: 'c', image: 'nginx:1' }]), metadata: { name: `${'a'.repeat(60)}!` } }));
+    expect(response).toMatchObject({ allowed: true, auditAnnotations: { decision: 'allowed' } });
+    const all = await answerInTime(handler, eventFor({ ...pod([{ name: 'c', image: 'nginx:1' }]), metadata: { name: 'a'.repeat(60) } }));
+    expect(all).toMatchObject({ allowed: false, status: { message: "cel: rule r: name is all a's" } });
+  });
+});
+
+describe('objects nested beyond the limit (200 levels) get the failure policy’s answer, saying why', () => {
+  it.each([
+    ['cel', 3000, 'failurePolicy: Fail\nrules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "has(object.spec)" }] } }]'],
+    ['registry-mirror', 5000, 'failurePolicy: Fail\nrules: [{ name: r, parameters: { mirrors: [{ from: docker.io/library, to: mirror.example.com/library }] } }]'],
+    ['disable-service-links', 5000, 'failurePolicy: Fail\nrules: [{ name: r, parameters: { override: true } }]'],
+  ])('%s, %s levels', async (policy, levels, rules) => {
+    const handler = await packaged(policy, rules);
+    const response = await answerInTime(handler, deepPodEvent(levels));
+    expect(response).toMatchObject({ allowed: false, status: { code: 500 } });
+    expect(response.status.message).toContain('request.object is nested more than 200 levels deep, beyond what is evaluated');
+  });
+
+  it('within the limit, a deep object is decided as any other', async () => {
+    const handler = await packaged('registry-mirror', 'failurePolicy: Fail\nrules: [{ name: r, parameters: { mirrors: [{ from: docker.io/library, to: mirror.example.com/library }] } }]');
+    const response = await answerInTime(handler, deepPodEvent(150));
+    expect(response).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
+  });
+});
