@@ -19,7 +19,7 @@ export interface ReviewOptions {
 const IRREGULAR_PLURALS: Record<string, string> = { Ingress: 'ingresses', NetworkPolicy: 'networkpolicies', PodSecurityPolicy: 'podsecuritypolicies', Endpoints: 'endpoints' };
 
 export function resourceOf(kind: string): string {
-  return IRREGULAR_PLURALS[kind] ?? `${kind.toLowerCase()}s`;
+  return (Object.hasOwn(IRREGULAR_PLURALS, kind) ? IRREGULAR_PLURALS[kind] : undefined) ?? `${kind.toLowerCase()}s`;
 }
 
 function groupVersion(apiVersion: string): { group: string; version: string } {

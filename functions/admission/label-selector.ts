@@ -1,5 +1,6 @@
 // Kubernetes label selectors (matchLabels + matchExpressions), evaluated against an object's labels.
 // Hand-written: the semantics fit in a few lines and no maintained JS package implements them on their own.
+import { ownValue } from './own-value.js';
 import * as z from './zod.js';
 
 export const LabelSelectorSchema = z
@@ -31,7 +32,7 @@ export type LabelSelector = z.infer<typeof LabelSelectorSchema>;
 
 export function matchesLabelSelector(labels: Readonly<Record<string, string>>, selector: LabelSelector): boolean {
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (labels[key] !== value) return false;
+    if (ownValue(labels, key) !== value) return false;
   }
   return (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
     const has = Object.hasOwn(labels, key);

@@ -36,7 +36,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 export function podSpecOf(kind: string, object: unknown): Record<string, unknown> | undefined {
-  const path = POD_SPEC_PATHS[kind];
+  const path = Object.hasOwn(POD_SPEC_PATHS, kind) ? POD_SPEC_PATHS[kind] : undefined; // kind comes from the request
   if (!path) return undefined;
   let node: unknown = object;
   for (const key of path) node = isRecord(node) ? node[key] : undefined;

@@ -29,7 +29,7 @@ export function mirroredImage(image: string, mirrors: RegistryMirrorParameters['
   return best ? best.to + reference.normalised.slice(best.from.length) : undefined;
 }
 
-function recordOriginals(object: unknown, originals: Record<string, string>): void {
+function recordOriginals(object: unknown, originals: ReadonlyMap<string, string>): void {
   const holder = object as { metadata?: Metadata };
   const metadata = (holder.metadata ??= {});
   const annotations = (metadata.annotations ??= {});
@@ -40,7 +40,7 @@ function recordOriginals(object: unknown, originals: Record<string, string>): vo
   } catch {
     // not ours or damaged: replaced by a correct record
   }
-  annotations[ORIGINAL_IMAGES_ANNOTATION] = JSON.stringify({ ...recorded, ...originals });
+  annotations[ORIGINAL_IMAGES_ANNOTATION] = JSON.stringify({ ...recorded, ...Object.fromEntries(originals) });
 }
 
 export const registryMirrorPolicy: MutatingPolicy<RegistryMirrorParameters> = {
@@ -50,15 +50,15 @@ export const registryMirrorPolicy: MutatingPolicy<RegistryMirrorParameters> = {
   parametersSchema: RegistryMirrorParametersSchema,
   mutate(request: AdmissionRequest, parameters: RegistryMirrorParameters, object: unknown): unknown {
     if (request.kind.kind === 'Pod' && metadataOf(object)?.annotations?.[STATIC_POD_ANNOTATION] !== undefined) return object;
-    const originals: Record<string, string> = {};
+    const originals = new Map<string, string>(); // keyed by container name: `__proto__` is a name too
     for (const container of podContainers(request.kind.kind, object)) {
       if (typeof container.image !== 'string') continue;
       const mirrored = mirroredImage(container.image, parameters.mirrors);
       if (mirrored === undefined || mirrored === container.image) continue;
       container.target.image = mirrored;
-      originals[container.name] = container.image;
+      originals.set(container.name, container.image);
     }
-    if (Object.keys(originals).length > 0) recordOriginals(object, originals);
+    if (originals.size > 0) recordOriginals(object, originals);
     return object;
   },
 };

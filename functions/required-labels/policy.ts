@@ -1,6 +1,7 @@
 // required-labels: the object must carry every listed label key, and where allowed values are given, a
 // value matching one of them. A missing key and a disallowed value are separate messages; all are listed.
 import { matchesAnyGlob } from '../admission/glob.js';
+import { ownValue } from '../admission/own-value.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
 import { type RequiredLabelsParameters, RequiredLabelsParametersSchema } from './rules.js';
 
@@ -10,11 +11,11 @@ export const requiredLabelsPolicy: ValidatingPolicy<RequiredLabelsParameters> = 
   defaultKinds: ['Deployment', 'StatefulSet', 'DaemonSet', 'Pod', 'Namespace', 'Service'],
   parametersSchema: RequiredLabelsParametersSchema,
   evaluate(request, { labels }) {
-    const object = request.object as { metadata?: { labels?: Record<string, unknown> } } | null;
-    const present = object?.metadata?.labels ?? {};
+    const object = request.object as { metadata?: { labels?: unknown } } | null;
+    const present = object?.metadata?.labels;
     const what = `${request.kind.kind} "${request.name ?? '(unnamed)'}"`;
     return labels.flatMap(({ key, allowedValues }) => {
-      const value = present[key];
+      const value = ownValue(present, key);
       if (value === undefined) return [`${what} is missing label "${key}"`];
       if (allowedValues && !(typeof value === 'string' && matchesAnyGlob(value, allowedValues))) {
         return [`${what} label "${key}" has value ${JSON.stringify(value)}; allowed: ${allowedValues.join(', ')}`];
