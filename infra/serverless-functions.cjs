@@ -12,7 +12,25 @@ function registeredPolicies() {
   return JSON.parse(output);
 }
 
-module.exports = async ({ resolveVariable }) => {
+/**
+ * WEBHOOK_TOKENS would be written in plain text into the CloudFormation template, serverless-state.json and
+ * so the Lambda environment: only local runs (`--stage local`, `sls offline`, `sls invoke local`) may use it.
+ */
+function refusePlainTextTokens(stage) {
+  if (!process.env.WEBHOOK_TOKENS) return;
+  const [command, subcommand] = process.argv.slice(2).filter((word) => !word.startsWith('-'));
+  if (stage === 'local' || command === 'offline' || (command === 'invoke' && subcommand === 'local')) return;
+  const error = new Error(
+    `WEBHOOK_TOKENS is set, and would be written in plain text into the packaged template and the functions' environment (stage "${stage}"). ` +
+      'Put the tokens in an SSM SecureString and deploy with --param="tokensParameter=/portcullis/webhook-tokens" (README: Caller authentication), then unset WEBHOOK_TOKENS. ' +
+      'Plain-text tokens are for --stage local and sls offline only.',
+  );
+  error.stack = ''; // osls prints a stack when there is one; this is a usage error, not a bug
+  throw error;
+}
+
+module.exports = async ({ options, resolveVariable }) => {
+  refusePlainTextTokens(options.stage || 'dev');
   // Settings that only some deployments use are left out of the environment rather than set empty.
   const optional = {
     ...(process.env.RULES_S3_ENDPOINT ? { RULES_S3_ENDPOINT: process.env.RULES_S3_ENDPOINT } : {}),

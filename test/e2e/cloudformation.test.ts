@@ -1,7 +1,10 @@
 // The packaged CloudFormation (`sls package`, offline): routes for every policy in the registry, least
 // privilege, the rules bucket's protections, throttling, timeouts and each function's environment.
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { routeOf } from '../../functions/admission/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
@@ -91,4 +94,40 @@ describe('the packaged CloudFormation template', () => {
       expect(fn.Properties.Environment.Variables.WEBHOOK_TOKENS_PARAMETER).toBe('/portcullis/webhook-tokens');
     }
   });
+});
+
+describe('plain-text tokens', () => {
+  const TOKEN = 'plain-text-token-0123456789abcdef';
+  const packageWith = async (args: string[]) => {
+    const folder = mkdtempSync(join(tmpdir(), 'portcullis-tokens-'));
+    const workFolder = `.esbuild-tokens-${process.pid}`;
+    try {
+      const env = { ...process.env, WEBHOOK_TOKENS: TOKEN, SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: workFolder };
+      const result = await promisify(execFile)('npx', ['sls', 'package', '--package', folder, ...args], { env }).then(
+        ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
+      );
+      const template = join(folder, 'cloudformation-template-update-stack.json');
+      return { ...result, template: existsSync(template) ? readFileSync(template, 'utf8') : undefined };
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+      rmSync(workFolder, { recursive: true, force: true });
+    }
+  };
+
+  it('packaging with WEBHOOK_TOKENS set fails, pointing to tokensParameter, and writes nothing', async () => {
+    const { code, output, template } = await packageWith(['--stage', 'prod']);
+    expect(code).not.toBe(0);
+    expect(output).toContain('WEBHOOK_TOKENS is set, and would be written in plain text');
+    expect(output).toContain('--param="tokensParameter=/portcullis/webhook-tokens"');
+    expect(output).not.toMatch(/\n\s+at /); // a message, not a stack
+    expect(output).not.toContain(TOKEN);
+    expect(template).toBeUndefined();
+  }, 60_000);
+
+  it('--stage local may carry them, for local runs', async () => {
+    const { code, template } = await packageWith(['--stage', 'local']);
+    expect(code).toBe(0);
+    expect(template).toContain(TOKEN);
+  }, 120_000);
 });
