@@ -18,6 +18,8 @@ const ConfigSchema = z.object({
   RULES_FETCH_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 500),
   WEBHOOK_TOKENS: z.optional(z.string()),
   WEBHOOK_TOKENS_PARAMETER: z.optional(z.string().check(z.regex(/^\//, { message: 'expected an SSM parameter name starting with /' }))),
+  /** How old the tokens read from SSM may get before they are read again (a revoked token's grace). */
+  WEBHOOK_TOKENS_MAX_AGE_SECONDS: z._default(z.coerce.number().check(z.positive()), 300),
   /** An SSM-compatible endpoint, for tests. */
   SSM_ENDPOINT: z.optional(z.url()),
 });

@@ -7,7 +7,9 @@ import { configFromEnv } from '../../functions/admission/config.js';
 import { logger } from '../../functions/admission/logger.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
+import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
+import { captureLogLines } from '../helpers/log-lines.js';
 
 process.env.AWS_ACCESS_KEY_ID ??= 'test';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
@@ -89,6 +91,7 @@ describe('tokens from an SSM SecureString', () => {
   let endpoint: string;
   const calls: { target?: string; body: any }[] = [];
   let failuresLeft = 0;
+  let storedTokens = 'ssm-token-abcdef,ssm-token-ghijkl';
   beforeAll(async () => {
     server = createServer((req, res) => {
       let text = '';
@@ -101,7 +104,7 @@ describe('tokens from an SSM SecureString', () => {
           res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ __type: 'ParameterNotFound', message: 'no such parameter' }));
           return;
         }
-        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ Parameter: { Name: body.Name, Type: 'SecureString', Value: 'ssm-token-abcdef,ssm-token-ghijkl', Version: 3 } }));
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ Parameter: { Name: body.Name, Type: 'SecureString', Value: storedTokens, Version: 3 } }));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -126,6 +129,49 @@ describe('tokens from an SSM SecureString', () => {
     expect(await invoke(handler, withBearer('ssm-token-abcdef'))).toMatchObject({ statusCode: 503, body: { error: 'authentication unavailable' } });
     expect((await invoke(handler, withBearer('ssm-token-abcdef'))).statusCode).toBe(200); // retried, now read
     expect(calls.filter((call) => call.body.Name === '/portcullis/other')).toHaveLength(3);
+  });
+
+  describe('re-read with a bounded age, on the packaged function', () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const packagedWith = async (parameter: string) =>
+      (await importPackagedHandler('trusted-registry', { WEBHOOK_TOKENS_PARAMETER: parameter, SSM_ENDPOINT: endpoint, WEBHOOK_TOKENS_MAX_AGE_SECONDS: '0.3', POWERTOOLS_LOG_LEVEL: 'INFO' })).handler as Handler;
+    const reads = (parameter: string) => calls.filter((call) => call.body.Name === parameter).length;
+
+    it('a revoked token stops working once the set is older than WEBHOOK_TOKENS_MAX_AGE_SECONDS (plus one request)', async () => {
+      storedTokens = 'old-token-0123456789,new-token-0123456789';
+      const handler = await packagedWith('/portcullis/rotating');
+      expect((await invoke(handler, withBearer('old-token-0123456789'))).statusCode).toBe(200);
+      storedTokens = 'new-token-0123456789'; // the old token is revoked
+      expect((await invoke(handler, withBearer('old-token-0123456789'))).statusCode).toBe(200); // within the age
+      await sleep(350);
+      await invoke(handler, withBearer('new-token-0123456789')); // notices the age; re-reads in the background
+      await sleep(50);
+      expect((await invoke(handler, withBearer('old-token-0123456789'))).statusCode).toBe(401);
+      expect((await invoke(handler, withBearer('new-token-0123456789'))).statusCode).toBe(200);
+      expect(reads('/portcullis/rotating')).toBe(2); // at init, then once at the age; never per request
+    });
+
+    it('a failed re-read keeps the previous tokens, is logged, and is retried', async () => {
+      storedTokens = 'kept-token-0123456789';
+      const handler = await packagedWith('/portcullis/flaky');
+      const logs = captureLogLines();
+      try {
+        expect((await invoke(handler, withBearer('kept-token-0123456789'))).statusCode).toBe(200);
+        failuresLeft = 1;
+        await sleep(350);
+        expect((await invoke(handler, withBearer('kept-token-0123456789'))).statusCode).toBe(200); // starts the re-read
+        await sleep(50);
+        expect((await invoke(handler, withBearer('kept-token-0123456789'))).statusCode).toBe(200); // it failed: kept
+        expect(logs.withMessage('webhook tokens refresh failed; keeping the previous tokens')).toEqual([expect.objectContaining({ parameter: '/portcullis/flaky', error: 'ParameterNotFound' })]);
+        expect(JSON.stringify(logs.lines())).not.toContain('kept-token-0123456789');
+        await sleep(350);
+        await invoke(handler, withBearer('kept-token-0123456789'));
+        await sleep(50);
+        expect(reads('/portcullis/flaky')).toBe(3); // init, the failed re-read, the retry
+      } finally {
+        logs.restore();
+      }
+    });
   });
 
   it('refuses a parameter name that is not a path', () => {
