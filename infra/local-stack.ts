@@ -2,12 +2,16 @@
 // 127.0.0.1:<S3_PORT> (data in <LOCAL_DIR>/s3), every policies/*.yaml is validated and uploaded to it, and
 // serverless-offline serves every function over HTTPS on 127.0.0.1:<PORT> with RULES_BUCKET pointing at
 // that bucket. `npm run policy -- push <file> --local` then changes decisions within the TTL.
-// Ctrl-C stops everything.
+// s3rver and serverless-offline are child processes of their own, each one's output drained on its own, so
+// stopping s3rver (its pid is printed) shows what production does when S3 fails: decisions from the last
+// good rules. Ctrl-C stops everything.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import S3rver from 's3rver';
+import type { Readable, Writable } from 'node:stream';
 import { routeOf } from '../functions/admission/policy.js';
 import { policyRegistry } from '../functions/registry.js';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localBucketTarget, localDir, localS3Endpoint, localS3Port } from './local-settings.js';
@@ -19,11 +23,43 @@ const port = Number(process.env.PORT || 8443);
 const directory = localDir();
 const log = (line: string) => process.stdout.write(`[portcullis] ${line}\n`);
 
+/** Relays a child's output line by line as it comes; a closed terminal never reaches the child. */
+function drain(stream: Readable, sink: Writable, onData: (text: string) => void = () => undefined) {
+  stream.on('data', (chunk: Buffer) => {
+    if (sink.writable) sink.write(chunk);
+    onData(chunk.toString());
+  });
+}
+process.stdout.on('error', () => undefined); // a closed terminal must not take the stack down
+process.stderr.on('error', () => undefined);
+
+const portOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+let stopping = false;
 const tls = await ensureLocalTls(directory);
 mkdirSync(join(directory, 's3'), { recursive: true });
-const s3 = new S3rver({ address: '127.0.0.1', port: localS3Port(), silent: true, directory: join(directory, 's3'), configureBuckets: [{ name: LOCAL_BUCKET, configs: [] }] });
-await s3.run();
-log(`s3rver on ${localS3Endpoint()}, bucket ${LOCAL_BUCKET} (data in ${join(directory, 's3')})`);
+const s3rverCli = join(createRequire(import.meta.url).resolve('s3rver/package.json'), '..', 'bin', 's3rver.js');
+const s3 = spawn(process.execPath, [s3rverCli, '--silent', '-d', join(directory, 's3'), '-a', '127.0.0.1', '-p', String(localS3Port()), '--configure-bucket', LOCAL_BUCKET], {
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+drain(s3.stdout!, process.stdout);
+drain(s3.stderr!, process.stderr);
+s3.on('exit', (code, signal) => {
+  if (!stopping) log(`s3rver stopped (${signal ?? code}); the functions keep deciding with their last good rules, as in production when S3 fails`);
+});
+while (!(await portOpen(localS3Port()))) {
+  if (s3.exitCode !== null) {
+    log(`s3rver could not start (exit ${s3.exitCode}); is port ${localS3Port()} in use? Set S3_PORT`);
+    process.exit(1);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
+log(`s3rver on ${localS3Endpoint()}, bucket ${LOCAL_BUCKET} (data in ${join(directory, 's3')}), pid ${s3.pid}: kill ${s3.pid} to see S3 fail`);
 
 const target = localBucketTarget();
 for (const file of readdirSync('policies').filter((name) => name.endsWith('.yaml')).sort()) {
@@ -37,18 +73,27 @@ for (const file of readdirSync('policies').filter((name) => name.endsWith('.yaml
 }
 
 let offline: ChildProcess | undefined;
-let stopping = false;
+
+/** Stops a child (with its process group when it has one) and waits for it, at most 5 s before SIGKILL. */
+async function stopChild(child: ChildProcess | undefined, group: boolean): Promise<void> {
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(group ? -child.pid! : child.pid!, name);
+    } catch {
+      // already gone
+    }
+  };
+  signal('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+  if (child.exitCode === null && child.signalCode === null) signal('SIGKILL');
+}
 
 async function stop(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
-    if (offline?.pid && offline.exitCode === null) {
-      const exited = new Promise((resolve) => offline!.once('exit', resolve));
-      process.kill(-offline.pid, 'SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
-      if (offline.exitCode === null) process.kill(-offline.pid, 'SIGKILL');
-    }
-    await s3.close().catch(() => undefined);
+    await Promise.all([stopChild(offline, true), stopChild(s3, false)]);
     log('stopped');
   }
   process.exit(code);
@@ -79,15 +124,14 @@ offline.on('exit', (code) => {
 });
 // serverless-offline announces readiness on stderr or stdout depending on version; watch both.
 let announced = false;
-for (const [stream, sink] of [[offline.stdout!, process.stdout], [offline.stderr!, process.stderr]] as const) {
-  stream.on('data', (chunk: Buffer) => {
-    sink.write(chunk);
-    if (!announced && chunk.toString().includes('Server ready')) {
-      announced = true;
-      printHowToUse();
-    }
-  });
-}
+const announceWhenReady = (text: string) => {
+  if (!announced && text.includes('Server ready')) {
+    announced = true;
+    printHowToUse();
+  }
+};
+drain(offline.stdout!, process.stdout, announceWhenReady);
+drain(offline.stderr!, process.stderr, announceWhenReady);
 
 function printHowToUse() {
   const base = `https://127.0.0.1:${port}`;

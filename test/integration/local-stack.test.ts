@@ -97,8 +97,25 @@ describe('npm start', () => {
     expect((await postOverHttps(badRepo)).json.response.allowed).toBe(true);
   });
 
+  it('stopping s3rver shows what production does when S3 fails: decisions from the last good rules', async () => {
+    const before = (await postOverHttps(badRepo)).json.response;
+    const s3rverPid = Number(/s3rver on .*, pid (\d+)/.exec(output)![1]);
+    process.kill(s3rverPid, 'SIGTERM');
+    while (!(await portIsClosed(Number(env.S3_PORT)))) await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // past RULES_TTL_SECONDS=1: the next request revalidates, and fails
+    for (let i = 0; i < 3; i++) {
+      const answer = await postOverHttps(badRepo);
+      expect(answer.status).toBe(200);
+      expect(answer.json.response).toMatchObject({ allowed: before.allowed, auditAnnotations: { 'rules-version': before.auditAnnotations['rules-version'] } });
+      expect(answer.json.response.warnings).toBeUndefined(); // decided, not failed open
+    }
+    expect(output).toContain('[portcullis] s3rver stopped');
+    expect(stack.exitCode).toBeNull(); // the stack goes on
+  });
+
   it('Ctrl-C stops the functions and s3rver', async () => {
-    const exited = new Promise<[number | null, string | null]>((resolve) => stack.once('exit', (code, signal) => resolve([code, signal])));
+    // 'close', not 'exit': it comes once the stack's output is drained, so its last line can be read.
+    const exited = new Promise<[number | null, string | null]>((resolve) => stack.once('close', (code, signal) => resolve([code, signal])));
     process.kill(-stack.pid!, 'SIGINT'); // what a terminal's Ctrl-C does: the whole foreground group
     const [code, signal] = await exited;
     expect(code === 0 || signal === 'SIGINT').toBe(true); // npm re-raises the signal it was stopped by
