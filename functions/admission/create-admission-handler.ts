@@ -5,7 +5,7 @@
 //   authenticateCaller   before: with tokens configured, 401 unless the path or a Bearer header carries one
 //   normaliseEvent       before: API Gateway v1/v2 event → { body, receivedAtMs, apiserverTimeoutMs } (405/413/415/400)
 //   parseAdmissionReview before: body → AdmissionReview (400 naming the field)
-//   decideAdmission      handler: rules + policy under the deadline, failure policy, decision log
+//   decideAdmission      handler: rules + policy under the deadline, failure policy, decision log and metrics
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -14,6 +14,7 @@ import { type Config, configFromEnv } from './config.js';
 import { createDecideAdmission } from './decide-admission.js';
 import { authenticateCaller } from './authenticate-caller.js';
 import { logger } from './logger.js';
+import { createPolicyMetrics } from './metrics.js';
 import { type AdmissionEvent, jsonHttpResponse, normaliseEvent, parseAdmissionReview } from './middlewares.js';
 import type { Policy } from './policy.js';
 import { createRulesLoader } from './rules-loader.js';
@@ -40,7 +41,12 @@ export type AdmissionHandler = ((event: ApiGatewayEvent, context: Context) => Pr
 
 export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOptions = {}): AdmissionHandler {
   const config = options.config ?? configFromEnv();
-  const loadRules = createRulesLoader(policy, options.rulesSource ?? rulesSourceFromConfig(config), { maxBytes: config.RULES_MAX_BYTES, patienceMs: config.RULES_FETCH_TIMEOUT_MS });
+  const metrics = createPolicyMetrics(policy.name);
+  const loadRules = createRulesLoader(policy, options.rulesSource ?? rulesSourceFromConfig(config), {
+    maxBytes: config.RULES_MAX_BYTES,
+    patienceMs: config.RULES_FETCH_TIMEOUT_MS,
+    onInvalidVersion: metrics.invalidRulesVersion,
+  });
   const rulesPrefetched = Promise.race([
     loadRules().then(
       () => undefined,
@@ -48,7 +54,7 @@ export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOpt
     ),
     new Promise<void>((resolve) => setTimeout(resolve, config.POLICY_TIMEOUT_MS).unref()),
   ]);
-  const decide = createDecideAdmission(policy, loadRules, config, options.clock);
+  const decide = createDecideAdmission(policy, loadRules, config, { clock: options.clock, metrics });
   const webhookTokens = webhookTokensFrom(config);
   const handler = middy()
     .use(injectLambdaContext(logger, { logEvent: false }))

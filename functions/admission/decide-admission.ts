@@ -10,6 +10,7 @@ import { mutateRules } from './mutate-rules.js';
 import { nestedDeeperThan, ObjectTooDeepError } from './object-depth.js';
 import { logger } from './logger.js';
 import type { AdmissionEvent } from './middlewares.js';
+import type { Outcome, PolicyMetrics } from './metrics.js';
 import type { Policy } from './policy.js';
 import type { FailurePolicy } from './rules-document-schema.js';
 import type { LoadedRules } from './rules-loader.js';
@@ -23,6 +24,8 @@ export interface AdmissionReviewResponse {
 
 interface Decision {
   verdict: Verdict;
+  /** Set when the request was not evaluated and the failure policy answered. */
+  failed?: 'open' | 'closed';
   rules: string[];
   reason: string;
   rulesVersion?: string;
@@ -54,7 +57,19 @@ function failureVerdict(policyName: string, failurePolicy: FailurePolicy, reason
   return { allowed: true, warnings: [frame(shortReason)], auditAnnotations: { 'failed-open': reason } };
 }
 
-export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Promise<LoadedRules<P>>, config: Config, clock: () => Date = () => new Date()) {
+function outcomeOf({ verdict, failed }: Decision): Outcome {
+  if (failed) return failed === 'open' ? 'failed-open' : 'failed-closed';
+  if (!verdict.allowed) return 'denied';
+  if (verdict.patch) return 'patched';
+  return verdict.warnings.length > 0 ? 'warned' : 'allowed';
+}
+
+export interface DecideOptions {
+  clock?: () => Date;
+  metrics?: PolicyMetrics;
+}
+
+export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Promise<LoadedRules<P>>, config: Config, { clock = () => new Date(), metrics }: DecideOptions = {}) {
   return async function decideAdmission(event: AdmissionEvent, context?: Context): Promise<AdmissionReviewResponse> {
     const startedAt = Date.now();
     const { review } = event;
@@ -87,14 +102,16 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
     } catch (error) {
       const reason = reasonOf(error);
       const failurePolicy = rulesAtHand?.ok ? rulesAtHand.document.failurePolicy : (rulesAtHand?.failurePolicy ?? config.FAILURE_POLICY);
-      decision = { verdict: failureVerdict(policy.name, failurePolicy, reason), rules: [], reason, rulesVersion: rulesAtHand?.version };
+      decision = { verdict: failureVerdict(policy.name, failurePolicy, reason), failed: failurePolicy === 'Fail' ? 'closed' : 'open', rules: [], reason, rulesVersion: rulesAtHand?.version };
     }
+    const lastKnownGood = rulesAtHand?.ok ? rulesAtHand.lastKnownGood : undefined;
 
     const { verdict } = decision;
     verdict.auditAnnotations.decision = !verdict.allowed ? 'denied' : verdict.patch ? 'patched' : 'allowed';
     if (decision.rules.length > 0) verdict.auditAnnotations.rule = decision.rules.join(',');
     if (decision.rulesVersion) verdict.auditAnnotations['rules-version'] = decision.rulesVersion;
 
+    const durationMs = Date.now() - startedAt;
     logger.info('admission decision', {
       policy: policy.name,
       uid: request.uid,
@@ -108,9 +125,12 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       rule: decision.rules.join(','),
       reason: decision.reason,
       rulesVersion: decision.rulesVersion,
-      durationMs: Date.now() - startedAt,
+      failedOpen: decision.failed === 'open',
+      ...(lastKnownGood ? { servingLastKnownGood: lastKnownGood } : {}),
+      durationMs,
       ...(decision.logDetails ? { details: decision.logDetails } : {}),
     });
+    metrics?.decision({ outcome: outcomeOf(decision), latencyMs: durationMs, servingLastKnownGood: lastKnownGood !== undefined, rulesUnavailable: decision.failed !== undefined && !rulesAtHand?.ok });
 
     return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: toAdmissionResponse(request.uid, verdict) };
   };

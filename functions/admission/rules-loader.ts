@@ -26,6 +26,8 @@ export interface RulesLoaderOptions {
   maxBytes: number;
   /** How long a request with last good rules to fall back on waits for a new version's validation. */
   patienceMs: number;
+  /** Called once for each version found invalid (the InvalidRulesVersion metric). */
+  onInvalidVersion?: () => void;
 }
 
 interface Version<P> {
@@ -53,6 +55,7 @@ export function createRulesLoader<P>(policy: Policy<P>, source: RulesSource, opt
         if (newest === entry || !lastGood) lastGood = { document: result.document, version: entry.version };
         return;
       }
+      options.onInvalidVersion?.();
       logger.error('invalid rules document', {
         policy: policy.name,
         source: source.describe(policy.name),

@@ -1,14 +1,30 @@
 // Vitest global setup: package the functions with `sls package` before any test runs, so the end-to-end
-// tests exercise the zips and template that would be deployed, not the sources. First a variant with an
-// existing rules bucket and a tokens parameter (its own folder), then the default into .serverless/: a package run elsewhere
-// empties .serverless/, so the order matters and no test may package while others read it.
-import { execFileSync } from 'node:child_process';
+// tests exercise the zips and template that would be deployed, not the sources. Every packaging runs here,
+// one after another: a package run anywhere empties .serverless/, so no test may package while others read
+// it. In order:
+// - with WEBHOOK_TOKENS set on a deployable stage, which must be refused (its exit code and output are kept);
+// - with WEBHOOK_TOKENS on --stage local, which may carry them (its own folder);
+// - with an existing rules bucket and a tokens parameter (its own folder);
+// - the default, into .serverless/.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 
 export const EXISTING_BUCKET_PACKAGE = '.serverless-existing-bucket';
+export const LOCAL_STAGE_PACKAGE = '.serverless-local-stage';
+/** `{ status, output }` of the packaging that must be refused. */
+export const REFUSED_TOKENS_RESULT = '.serverless-refused-tokens.json';
+export const PLAIN_TEXT_TOKEN = 'plain-text-token-0123456789abcdef';
 
 export default function packageOnce(): void {
-  const run = (args: string[]) =>
-    execFileSync('npx', ['sls', 'package', ...args], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, SLS_TELEMETRY_DISABLED: '1' } });
-  run(['--package', EXISTING_BUCKET_PACKAGE, '--param=rulesBucket=team-rules', '--param=tokensParameter=/portcullis/webhook-tokens']);
-  run([]);
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync('npx', ['sls', 'package', ...args], { encoding: 'utf8', env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', ...env } });
+  const mustSucceed = (args: string[], env?: Record<string, string>) => {
+    const result = run(args, env);
+    if (result.status !== 0) throw new Error(`sls package ${args.join(' ')} failed:\n${result.stderr}`);
+  };
+  const refused = run(['--stage', 'prod', '--package', '.serverless-refused'], { WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN });
+  writeFileSync(REFUSED_TOKENS_RESULT, JSON.stringify({ status: refused.status, output: refused.stdout + refused.stderr }));
+  mustSucceed(['--stage', 'local', '--package', LOCAL_STAGE_PACKAGE], { WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN });
+  mustSucceed(['--package', EXISTING_BUCKET_PACKAGE, '--param=rulesBucket=team-rules', '--param=tokensParameter=/portcullis/webhook-tokens']);
+  mustSucceed([]);
 }

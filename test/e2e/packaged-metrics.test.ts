@@ -1,0 +1,78 @@
+// The metrics a packaged function writes, as CloudWatch would read them: embedded metric format (EMF) lines
+// on stdout, namespace Portcullis, dimension Policy (Decisions also Outcome), one line per decision.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { importPackagedHandler } from '../../infra/packaged-function.js';
+import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
+import { type CapturedLogs, captureLogLines } from '../helpers/log-lines.js';
+
+const GOOD = 'rules: [{ name: strict, parameters: { allowedRegistries: ["192.168.64.1"] } }]\n';
+const badRepo = () => eventFor(podManifest({ app: 'nginx:1.21.1' }));
+let logs: CapturedLogs;
+let folder: string;
+afterEach(() => {
+  logs?.restore();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function packagedWithRules(document: string | undefined, env: Record<string, string> = {}): Promise<Handler> {
+  folder = mkdtempSync(join(tmpdir(), 'portcullis-metrics-'));
+  if (document !== undefined) writeFileSync(join(folder, 'trusted-registry.yaml'), document);
+  logs = captureLogLines();
+  return (await importPackagedHandler('trusted-registry', { RULES_DIR: folder, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false', ...env })).handler as Handler;
+}
+
+const metricLines = () => logs.lines().filter((line) => line._aws);
+/** The metric names of each directive of a line, with its dimension sets. */
+const directives = (line: Record<string, any>) => line._aws.CloudWatchMetrics.map((directive: any) => ({ namespace: directive.Namespace, dimensions: directive.Dimensions, metrics: directive.Metrics.map((metric: any) => metric.Name).sort() }));
+
+describe('metrics', () => {
+  it('a fail-open request writes FailedOpen 1, Decisions with Outcome failed-open, RulesUnavailable, and failedOpen in its log line', async () => {
+    const handler = await packagedWithRules(undefined); // no rules file: rules unavailable, failure policy Ignore
+    const { response } = (await invoke(handler, badRepo())).body;
+    expect(response.allowed).toBe(true);
+    const [line, ...others] = metricLines();
+    expect(others).toEqual([]);
+    expect(directives(line!)).toEqual([
+      { namespace: 'Portcullis', dimensions: [['service', 'Policy', 'Outcome']], metrics: ['Decisions'] },
+      { namespace: 'Portcullis', dimensions: [['service', 'Policy']], metrics: ['ColdStart', 'DecisionLatency', 'FailedOpen', 'RulesUnavailable', 'ServingLastKnownGood'] },
+    ]);
+    expect(line).toMatchObject({ Policy: 'trusted-registry', Outcome: 'failed-open', Decisions: 1, FailedOpen: 1, RulesUnavailable: 1, ServingLastKnownGood: 0, ColdStart: 1, DecisionLatency: expect.any(Number) });
+    expect(logs.withMessage('admission decision')).toEqual([expect.objectContaining({ failedOpen: true, reason: expect.stringMatching(/^rules unavailable/) })]);
+  });
+
+  it('a denial: Outcome denied, FailedOpen 0, no cold start the second time', async () => {
+    const handler = await packagedWithRules(GOOD);
+    await invoke(handler, badRepo());
+    await invoke(handler, eventFor(podManifest({ app: '192.168.64.1/app:1' })));
+    const [first, second] = metricLines();
+    expect(first).toMatchObject({ Outcome: 'denied', FailedOpen: 0, ColdStart: 1 });
+    expect(second).toMatchObject({ Outcome: 'allowed', FailedOpen: 0 });
+    expect(second).not.toHaveProperty('ColdStart');
+    expect(logs.withMessage('admission decision').map((line) => line.failedOpen)).toEqual([false, false]);
+  });
+
+  it('an invalid new version: InvalidRulesVersion once, then ServingLastKnownGood 1 on every decision', async () => {
+    const handler = await packagedWithRules(GOOD);
+    await invoke(handler, badRepo());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    writeFileSync(join(folder, 'trusted-registry.yaml'), 'rules: [{ name: broken, parameters: { allowedRegistries: docker.io } }]');
+    logs.clear();
+    await invoke(handler, badRepo());
+    await invoke(handler, badRepo());
+    const lines = metricLines();
+    expect(lines.filter((line) => line.InvalidRulesVersion === 1)).toHaveLength(1);
+    const decisions = lines.filter((line) => line.Decisions === 1);
+    expect(decisions).toHaveLength(2);
+    for (const line of decisions) expect(line).toMatchObject({ Outcome: 'denied', ServingLastKnownGood: 1, FailedOpen: 0 });
+    expect(logs.withMessage('admission decision')[0]!.servingLastKnownGood).toMatch(/^version sha256:\w+ is invalid: rules\[0\]\.parameters\.allowedRegistries/);
+  });
+
+  it('a failure with failurePolicy Fail: Outcome failed-closed, FailedOpen 0', async () => {
+    const handler = await packagedWithRules(undefined, { FAILURE_POLICY: 'Fail' });
+    await invoke(handler, badRepo());
+    expect(metricLines()[0]).toMatchObject({ Outcome: 'failed-closed', FailedOpen: 0, RulesUnavailable: 1 });
+  });
+});
