@@ -70,6 +70,7 @@ export interface DecideOptions {
 }
 
 export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Promise<LoadedRules<P>>, config: Config, { clock = () => new Date(), metrics }: DecideOptions = {}) {
+  const walksWholeObject = policy.kind === 'mutating' || policy.walksWholeObject === true;
   return async function decideAdmission(event: AdmissionEvent, context?: Context): Promise<AdmissionReviewResponse> {
     const startedAt = Date.now();
     const { review } = event;
@@ -91,7 +92,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
         const rules = await loadRules();
         rulesAtHand = rules;
         if (!rules.ok) throw new UnusableRulesError(rules);
-        for (const field of ['object', 'oldObject'] as const) if (nestedDeeperThan(request[field])) throw new ObjectTooDeepError(`request.${field}`);
+        if (walksWholeObject) for (const field of ['object', 'oldObject'] as const) if (nestedDeeperThan(request[field])) throw new ObjectTooDeepError(`request.${field}`);
         const outcome =
           policy.kind === 'validating'
             ? await evaluateRules(policy, rules.document, request, { now: clock(), deadline })

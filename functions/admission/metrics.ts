@@ -1,9 +1,11 @@
 // Portcullis' CloudWatch metrics, in embedded metric format (EMF): one log line per decision that CloudWatch
 // turns into metrics, so there is no API call on the request path. Namespace Portcullis; every metric has
 // the dimensions service (Powertools') and Policy; Decisions also has Outcome, in a directive of its own so
-// the other metrics are not multiplied by it. Powertools Metrics builds the EMF; the two directives are
-// written as one line (measured: Powertools' publishStoredMetrics, a line per instance through console.log,
-// cost ~15 us a request, a fifth of a warm request; serialising and writing once costs ~4 us).
+// the other metrics are not multiplied by it.
+// Powertools Metrics defines and validates the metric set once, at init, and its EMF is serialised then; a
+// decision only appends its values to that text. Measured in the packaged handler: going through
+// Powertools for every decision (addMetric, serializeMetrics, JSON.stringify) cost ~17% of a warm request;
+// the prepared text, ~1%.
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SERVICE_NAME } from './logger.js';
 
@@ -36,37 +38,51 @@ class PolicyMetricSet extends Metrics {
   }
 }
 
-export function createPolicyMetrics(policyName: string): PolicyMetrics {
-  const perOutcome = new PolicyMetricSet(policyName);
-  const perDecision = new PolicyMetricSet(policyName);
-  const perRulesVersion = new PolicyMetricSet(policyName);
-  let coldStart = true;
+type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
 
-  /** One EMF line holding each set's directive and values. */
-  function write(...sets: PolicyMetricSet[]) {
-    const parts = sets.map((set) => set.serializeMetrics());
-    for (const set of sets) set.clearMetrics();
-    if (!sets[0]!.enabled) return;
-    const line = Object.assign({}, ...parts, { _aws: { Timestamp: parts[0]!._aws.Timestamp, CloudWatchMetrics: parts.flatMap((part) => part._aws.CloudWatchMetrics) } });
-    process.stdout.write(`${JSON.stringify(line)}\n`);
+/**
+ * An EMF line as Powertools would write it for `sets` (one directive each), cut in two around the values:
+ * `head + timestamp + dimensions + values + '}'`. The dimension `Outcome` is a value, set per line.
+ */
+function emfLine(policyName: string, sets: { dimensions?: string[]; metrics: Record<string, Unit> }[]) {
+  const directives = sets.flatMap(({ dimensions = [], metrics }) => {
+    const set = new PolicyMetricSet(policyName);
+    for (const name of dimensions) set.addDimension(name, 'x');
+    for (const [name, unit] of Object.entries(metrics)) set.addMetric(name, unit, 0);
+    return set.serializeMetrics()._aws.CloudWatchMetrics;
+  });
+  return {
+    head: `{"_aws":{"CloudWatchMetrics":${JSON.stringify(directives)},"Timestamp":`,
+    dimensions: `,"service":${JSON.stringify(SERVICE_NAME)},"Policy":${JSON.stringify(policyName)}`,
+  };
+}
+
+export function createPolicyMetrics(policyName: string): PolicyMetrics {
+  const enabled = new PolicyMetricSet(policyName).enabled;
+  const { Count, Milliseconds } = MetricUnit;
+  const decisionLine = emfLine(policyName, [
+    { dimensions: ['Outcome'], metrics: { Decisions: Count } },
+    { metrics: { DecisionLatency: Milliseconds, FailedOpen: Count, ServingLastKnownGood: Count, RulesUnavailable: Count, ColdStart: Count } },
+  ]);
+  const invalidVersionLine = emfLine(policyName, [{ metrics: { InvalidRulesVersion: Count } }]);
+  let coldStart = 1;
+
+  /** `values` is JSON text of the line's remaining members: numbers and the fixed Outcome names only. */
+  function write({ head, dimensions }: ReturnType<typeof emfLine>, values: string): void {
+    if (enabled) process.stdout.write(`${head}${Date.now()}}${dimensions}${values}}\n`);
   }
 
   return {
     decision({ outcome, latencyMs, servingLastKnownGood, rulesUnavailable }) {
-      perOutcome.addDimension('Outcome', outcome);
-      perOutcome.addMetric('Decisions', MetricUnit.Count, 1);
-      perDecision.addMetric('DecisionLatency', MetricUnit.Milliseconds, latencyMs);
-      perDecision.addMetric('ServingLastKnownGood', MetricUnit.Count, servingLastKnownGood ? 1 : 0);
-      perDecision.addMetric('FailedOpen', MetricUnit.Count, outcome === 'failed-open' ? 1 : 0);
-      if (rulesUnavailable) perDecision.addMetric('RulesUnavailable', MetricUnit.Count, 1);
-      if (coldStart) perDecision.addMetric('ColdStart', MetricUnit.Count, 1);
-      coldStart = false;
-      write(perOutcome, perDecision);
-      perOutcome.clearDimensions();
+      const failedOpen = outcome === 'failed-open' ? 1 : 0;
+      write(
+        decisionLine,
+        `,"Outcome":"${outcome}","Decisions":1,"DecisionLatency":${latencyMs},"FailedOpen":${failedOpen},"ServingLastKnownGood":${servingLastKnownGood ? 1 : 0},"RulesUnavailable":${rulesUnavailable ? 1 : 0},"ColdStart":${coldStart}`,
+      );
+      coldStart = 0;
     },
     invalidRulesVersion() {
-      perRulesVersion.addMetric('InvalidRulesVersion', MetricUnit.Count, 1);
-      write(perRulesVersion);
+      write(invalidVersionLine, ',"InvalidRulesVersion":1');
     },
   };
 }

@@ -14,6 +14,12 @@ interface PolicyBase<P> {
   /** Operations a rule applies to when its match block names none (default CREATE and UPDATE). */
   defaultOperations?: readonly Operation[];
   parametersSchema: z.ZodMiniType<P, unknown>;
+  /**
+   * The policy walks the whole object (CEL's view of it, a redacted copy): the stack then refuses objects
+   * nested beyond MAX_OBJECT_DEPTH rather than let them exhaust the stack. Mutating policies always do
+   * (the stack copies and diffs the object). Policies that read a few fields decide at any depth.
+   */
+  walksWholeObject?: boolean;
 }
 
 /** What the stack hands a policy besides the request: the clock, so policies never read one. */

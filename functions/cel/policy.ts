@@ -26,6 +26,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   kind: 'validating',
   // No default: a rule names the kinds its expressions are written for (match.kinds is required).
   defaultKinds: [],
+  walksWholeObject: true,
   parametersSchema: CelParametersSchema,
   evaluate(request, parameters, context) {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.

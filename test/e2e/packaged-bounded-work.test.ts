@@ -94,7 +94,7 @@ describe('cel', () => {
   });
 });
 
-describe('objects nested beyond the limit (200 levels) get the failure policy’s answer, saying why', () => {
+describe('objects nested beyond the limit (200 levels): policies that walk the whole object get the failure policy’s answer, saying why', () => {
   it.each([
     ['cel', 3000, 'failurePolicy: Fail\nrules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "has(object.spec)" }] } }]'],
     ['registry-mirror', 5000, 'failurePolicy: Fail\nrules: [{ name: r, parameters: { mirrors: [{ from: docker.io/library, to: mirror.example.com/library }] } }]'],
@@ -104,6 +104,12 @@ describe('objects nested beyond the limit (200 levels) get the failure policy’
     const response = await answerInTime(handler, deepPodEvent(levels));
     expect(response).toMatchObject({ allowed: false, status: { code: 500 } });
     expect(response.status.message).toContain('request.object is nested more than 200 levels deep, beyond what is evaluated');
+  });
+
+  it('a policy that reads a few fields (trusted-registry) decides a deep object at any depth', async () => {
+    const handler = await packaged('trusted-registry', 'failurePolicy: Fail\nrules: [{ name: r, parameters: { forbiddenTags: [latest] } }]');
+    const response = await answerInTime(handler, deepPodEvent(5000));
+    expect(response).toMatchObject({ allowed: true, auditAnnotations: { decision: 'allowed' } });
   });
 
   it('within the limit, a deep object is decided as any other', async () => {
