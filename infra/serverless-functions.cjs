@@ -1,16 +1,7 @@
 // serverless.yml's `functions`, made from the policy registry (functions/registry.ts, loaded through tsx),
 // so a new policy is added to the registry and nowhere else. Each function gets its route, a second route
 // carrying the caller's token as the last path segment, and only the environment it needs.
-const { execFileSync } = require('node:child_process');
-const { join } = require('node:path');
-
-// The registry is TypeScript: ask tsx, in a child process, for each policy's name, kind and route.
-function registeredPolicies() {
-  const script = `import { policyRegistry } from './functions/registry.ts'; import { routeOf } from './functions/admission/policy.ts';
-    process.stdout.write(JSON.stringify(policyRegistry.map((p) => ({ name: p.name, kind: p.kind, route: routeOf(p) }))));`;
-  const output = execFileSync(process.execPath, [require.resolve('tsx/cli'), '--eval', script], { cwd: join(__dirname, '..'), encoding: 'utf8' });
-  return JSON.parse(output);
-}
+const { registeredPolicies } = require('./registered-policies.cjs');
 
 /**
  * WEBHOOK_TOKENS would be written in plain text into the CloudFormation template, serverless-state.json and

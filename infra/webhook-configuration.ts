@@ -37,6 +37,11 @@ function rulesFor(policy: Policy<never>) {
   return [...byGroup].map(([apiGroup, resources]) => ({ apiGroups: [apiGroup], apiVersions: ['*'], operations, resources, scope: '*' }));
 }
 
+/** The timeout a policy's webhook is registered with by default (the latency alarm is set at half of it). */
+export function webhookTimeoutSeconds(policy: Pick<Policy<never>, 'kind'>): number {
+  return policy.kind === 'mutating' ? 2 : 3;
+}
+
 function webhookFor(policy: Policy<never>, options: WebhookOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
   return {
@@ -50,7 +55,7 @@ function webhookFor(policy: Policy<never>, options: WebhookOptions) {
     sideEffects: 'None',
     admissionReviewVersions: ['v1', 'v1beta1'],
     matchPolicy: 'Equivalent',
-    timeoutSeconds: options.timeoutSeconds ?? (policy.kind === 'mutating' ? 2 : 3),
+    timeoutSeconds: options.timeoutSeconds ?? webhookTimeoutSeconds(policy),
     ...(policy.kind === 'mutating' ? { reinvocationPolicy: 'IfNeeded' } : {}),
     namespaceSelector: {
       matchExpressions: [

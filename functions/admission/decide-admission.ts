@@ -113,6 +113,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
     if (decision.rulesVersion) verdict.auditAnnotations['rules-version'] = decision.rulesVersion;
 
     const durationMs = Date.now() - startedAt;
+    const outcome = outcomeOf(decision);
     logger.info('admission decision', {
       policy: policy.name,
       uid: request.uid,
@@ -121,6 +122,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       name: request.name,
       operation: request.operation,
       dryRun: request.dryRun ?? false,
+      outcome,
       allowed: verdict.allowed,
       patched: verdict.patch !== undefined,
       rule: decision.rules.join(','),
@@ -131,7 +133,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       durationMs,
       ...(decision.logDetails ? { details: decision.logDetails } : {}),
     });
-    metrics?.decision({ outcome: outcomeOf(decision), latencyMs: durationMs, servingLastKnownGood: lastKnownGood !== undefined, rulesUnavailable: decision.failed !== undefined && !rulesAtHand?.ok });
+    metrics?.decision({ outcome, latencyMs: durationMs, servingLastKnownGood: lastKnownGood !== undefined, rulesUnavailable: decision.failed !== undefined && !rulesAtHand?.ok });
 
     return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: toAdmissionResponse(request.uid, verdict) };
   };

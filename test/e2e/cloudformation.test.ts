@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { routeOf } from '../../functions/admission/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
-import { EXISTING_BUCKET_PACKAGE, LOCAL_STAGE_PACKAGE, PLAIN_TEXT_TOKEN, REFUSED_TOKENS_RESULT } from '../helpers/package-once.js';
+import { webhookTimeoutSeconds } from '../../infra/webhook-configuration.js';
+import { ALARM_EMAIL, ALARM_TOPIC_ARN, EXISTING_BUCKET_PACKAGE, LOCAL_STAGE_PACKAGE, PLAIN_TEXT_TOKEN, REFUSED_TOKENS_RESULT } from '../helpers/package-once.js';
 
 type Template = { Resources: Record<string, { Type: string; Condition?: string; Properties: any }>; Conditions: Record<string, unknown>; Outputs: Record<string, any> };
 const template = JSON.parse(readFileSync('.serverless/cloudformation-template-update-stack.json', 'utf8')) as Template;
@@ -106,5 +107,73 @@ describe('plain-text tokens (packaged by the global setup)', () => {
 
   it('--stage local may carry them, for local runs', () => {
     expect(readFileSync(join(LOCAL_STAGE_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')).toContain(PLAIN_TEXT_TOKEN);
+  });
+});
+
+describe('monitoring: alarms, their notifications, the dashboard and saved queries', () => {
+  const packaged = (folder: string) => JSON.parse(readFileSync(join(folder, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+  const alarmsOf = (stack: Template) => Object.values(stack.Resources).filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm').map((resource) => resource.Properties);
+  const named = (stack: Template, name: string) => alarmsOf(stack).find((alarm) => alarm.AlarmName === name);
+  const functionId = (policy: string) => `${policy.charAt(0).toUpperCase()}${policy.slice(1).replace(/-/g, 'Dash')}LambdaFunction`;
+
+  it.each(policyRegistry.map((policy) => [policy.name, policy] as const))('%s: fail-open, rules unavailable, last known good for 15 minutes, errors, throttles, p99 latency', (name, policy) => {
+    const own = [{ Name: 'service', Value: 'portcullis' }, { Name: 'Policy', Value: name }];
+    const fn = [{ Name: 'FunctionName', Value: { Ref: functionId(name) } }];
+    const expected = {
+      'failed-open': { Namespace: 'Portcullis', MetricName: 'FailedOpen', Dimensions: own, Statistic: 'Sum', Period: 300, EvaluationPeriods: 1, Threshold: 1 },
+      'rules-unavailable': { Namespace: 'Portcullis', MetricName: 'RulesUnavailable', Dimensions: own, Statistic: 'Sum', Period: 300, EvaluationPeriods: 1, Threshold: 1 },
+      'serving-last-known-good': { Namespace: 'Portcullis', MetricName: 'ServingLastKnownGood', Dimensions: own, Statistic: 'Maximum', Period: 300, EvaluationPeriods: 3, DatapointsToAlarm: 3, Threshold: 1 },
+      errors: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: fn, Statistic: 'Sum', Period: 300, Threshold: 1 },
+      throttles: { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: fn, Statistic: 'Sum', Period: 300, Threshold: 1 },
+      'latency-p99': { Namespace: 'AWS/Lambda', MetricName: 'Duration', Dimensions: fn, ExtendedStatistic: 'p99', Threshold: (webhookTimeoutSeconds(policy) * 1000) / 2 },
+    };
+    for (const [what, properties] of Object.entries(expected)) {
+      const alarm = named(template, `portcullis-dev-${name}-${what}`);
+      expect(alarm, what).toMatchObject({ ...properties, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
+      expect(alarm.AlarmDescription).toContain('When enforcement lapses');
+    }
+  });
+
+  it('the HTTP API: any 5xx in 5 minutes', () => {
+    expect(named(template, 'portcullis-dev-http-api-5xx')).toMatchObject({
+      Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: [{ Name: 'ApiId', Value: { Ref: 'HttpApi' } }, { Name: 'Stage', Value: '$default' }], Statistic: 'Sum', Threshold: 1,
+    });
+    expect(template.Resources.HttpApi?.Type).toBe('AWS::ApiGatewayV2::Api');
+  });
+
+  it('alarms notify the alarmTopicArn topic, or a topic made for alarmEmail; with neither, no one', () => {
+    const withTopic = packaged(EXISTING_BUCKET_PACKAGE);
+    const withEmail = packaged(LOCAL_STAGE_PACKAGE);
+    expect(alarmsOf(withTopic).length).toBe(policyRegistry.length * 6 + 1);
+    for (const alarm of alarmsOf(withTopic)) expect([alarm.AlarmActions, alarm.OKActions]).toEqual([[ALARM_TOPIC_ARN], [ALARM_TOPIC_ARN]]);
+    expect(withTopic.Resources.AlarmTopic).toBeUndefined();
+    for (const alarm of alarmsOf(withEmail)) expect(alarm.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
+    expect(withEmail.Resources.AlarmTopic).toMatchObject({ Type: 'AWS::SNS::Topic', Properties: { KmsMasterKeyId: 'alias/aws/sns', Subscription: [{ Protocol: 'email', Endpoint: ALARM_EMAIL }] } });
+    for (const alarm of alarmsOf(template)) expect(alarm.AlarmActions).toEqual([]);
+  });
+
+  it('a dashboard with decisions and denials per policy, fail-open, rules state, latency p50/p99, cold starts and throttles', () => {
+    const dashboard = template.Resources.Dashboard!;
+    expect(dashboard.Type).toBe('AWS::CloudWatch::Dashboard');
+    const body = JSON.parse(dashboard.Properties.DashboardBody['Fn::Sub']) as { widgets: { properties: { title: string; metrics: [{ expression: string }][] } }[] };
+    const byTitle = Object.fromEntries(body.widgets.map((widget) => [widget.properties.title, widget.properties.metrics.map(([metric]) => metric.expression).join(' ')]));
+    expect(byTitle).toEqual({
+      'Decisions per policy and outcome': expect.stringContaining('{Portcullis,Outcome,Policy,service} MetricName="Decisions"'),
+      'Denials per policy': expect.stringContaining('Outcome="denied"'),
+      'Admitted without evaluation (FailedOpen)': expect.stringContaining('MetricName="FailedOpen"'),
+      'Rules state: serving last known good, unavailable, invalid versions': expect.stringMatching(/ServingLastKnownGood.*RulesUnavailable.*InvalidRulesVersion/),
+      'Decision latency p50 and p99 (ms)': expect.stringMatching(/DecisionLatency"', 'p50'.*DecisionLatency"', 'p99'/),
+      'Cold starts': expect.stringContaining('MetricName="ColdStart"'),
+      Throttles: expect.stringContaining('MetricName="Throttles"'),
+    });
+  });
+
+  it('saved Logs Insights queries over every function’s log group', () => {
+    const queries = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Logs::QueryDefinition').map((resource) => resource.Properties);
+    expect(queries.map((query) => query.Name).sort()).toEqual(
+      ['decisions for one object (edit namespace and name)', 'denials by policy and namespace', 'every fail-open with its reason', 'invalid rules documents', 'rules versions in service'].map((name) => `portcullis-dev/${name}`),
+    );
+    for (const query of queries) expect(query.LogGroupNames).toEqual(policyRegistry.map((policy) => `/aws/lambda/portcullis-dev-${policy.name}`));
+    expect(queries.find((query) => query.Name.endsWith('fail-open with its reason')).QueryString).toContain('outcome = "failed-open"');
   });
 });

@@ -3,8 +3,8 @@
 // one after another: a package run anywhere empties .serverless/, so no test may package while others read
 // it. In order:
 // - with WEBHOOK_TOKENS set on a deployable stage, which must be refused (its exit code and output are kept);
-// - with WEBHOOK_TOKENS on --stage local, which may carry them (its own folder);
-// - with an existing rules bucket and a tokens parameter (its own folder);
+// - with WEBHOOK_TOKENS on --stage local, which may carry them, and an alarm email (its own folder);
+// - with an existing rules bucket, a tokens parameter and an alarm topic (its own folder);
 // - the default, into .serverless/.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -14,6 +14,8 @@ export const LOCAL_STAGE_PACKAGE = '.serverless-local-stage';
 /** `{ status, output }` of the packaging that must be refused. */
 export const REFUSED_TOKENS_RESULT = '.serverless-refused-tokens.json';
 export const PLAIN_TEXT_TOKEN = 'plain-text-token-0123456789abcdef';
+export const ALARM_TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:platform-alerts';
+export const ALARM_EMAIL = 'platform-oncall@example.com';
 
 export default function packageOnce(): void {
   const run = (args: string[], env: Record<string, string> = {}) =>
@@ -24,7 +26,7 @@ export default function packageOnce(): void {
   };
   const refused = run(['--stage', 'prod', '--package', '.serverless-refused'], { WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN });
   writeFileSync(REFUSED_TOKENS_RESULT, JSON.stringify({ status: refused.status, output: refused.stdout + refused.stderr }));
-  mustSucceed(['--stage', 'local', '--package', LOCAL_STAGE_PACKAGE], { WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN });
-  mustSucceed(['--package', EXISTING_BUCKET_PACKAGE, '--param=rulesBucket=team-rules', '--param=tokensParameter=/portcullis/webhook-tokens']);
+  mustSucceed(['--stage', 'local', '--package', LOCAL_STAGE_PACKAGE, `--param=alarmEmail=${ALARM_EMAIL}`], { WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN });
+  mustSucceed(['--package', EXISTING_BUCKET_PACKAGE, '--param=rulesBucket=team-rules', '--param=tokensParameter=/portcullis/webhook-tokens', `--param=alarmTopicArn=${ALARM_TOPIC_ARN}`]);
   mustSucceed([]);
 }
