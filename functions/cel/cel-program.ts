@@ -6,6 +6,7 @@
 // expression runs unbounded.
 import { type CelResult, isCelError, parse } from '@bufbuild/cel';
 import { CostBudget } from './cost-budget.js';
+import { type ExprNode, subExpressions } from './expression-tree.js';
 import { checkingEnv, planMetered, withBudget } from './metered-env.js';
 
 // Operators the evaluator implements itself rather than as functions.
@@ -19,8 +20,6 @@ export interface CelProgram {
   run(bindings: Record<string, unknown>, budget?: CostBudget): CelResult | Error;
 }
 
-type ExprNode = { exprKind: { case?: string; value?: any } } | undefined;
-
 // The variables ValidatingAdmissionPolicy binds, and CEL's type names, which are identifiers too.
 export const CEL_VARIABLES = ['object', 'oldObject', 'request', 'params', 'variables'] as const;
 const KNOWN_IDENTIFIERS = new Set<string>([...CEL_VARIABLES, 'int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type']);
@@ -33,37 +32,17 @@ interface References {
 /** Every function called and every free identifier used, so unknown ones fail at compile time. */
 function references(node: ExprNode, bound: ReadonlySet<string>, into: References): References {
   const kind = node?.exprKind;
-  const walk = (child: ExprNode, scope = bound) => references(child, scope, into);
-  switch (kind?.case) {
-    case 'identExpr':
-      if (!bound.has(kind.value.name)) into.identifiers.add(kind.value.name);
-      break;
-    case 'callExpr':
-      into.functions.add(kind.value.function);
-      walk(kind.value.target);
-      for (const argument of kind.value.args) walk(argument);
-      break;
-    case 'selectExpr':
-      walk(kind.value.operand);
-      break;
-    case 'listExpr':
-      for (const element of kind.value.elements) walk(element);
-      break;
-    case 'structExpr':
-      for (const entry of kind.value.entries) {
-        walk(entry.value);
-        if (entry.keyKind?.case === 'mapKey') walk(entry.keyKind.value);
-      }
-      break;
-    case 'comprehensionExpr': {
-      const { iterRange, accuInit, loopCondition, loopStep, result, iterVar, iterVar2, accuVar } = kind.value;
-      walk(iterRange);
-      walk(accuInit);
-      const inner = new Set([...bound, iterVar, accuVar, ...(iterVar2 ? [iterVar2] : [])]);
-      for (const part of [loopCondition, loopStep, result]) walk(part, inner);
-      break;
-    }
+  if (kind?.case === 'identExpr' && !bound.has(kind.value.name)) into.identifiers.add(kind.value.name);
+  if (kind?.case === 'callExpr') into.functions.add(kind.value.function);
+  if (kind?.case === 'comprehensionExpr') {
+    // The range and the initial value are outside the loop; the loop's variables are bound in the rest.
+    const { iterRange, accuInit, loopCondition, loopStep, result, iterVar, iterVar2, accuVar } = kind.value;
+    const inner = new Set([...bound, iterVar, accuVar, ...(iterVar2 ? [iterVar2] : [])]);
+    for (const outside of [iterRange, accuInit]) references(outside, bound, into);
+    for (const part of [loopCondition, loopStep, result]) references(part, inner, into);
+    return into;
   }
+  for (const child of subExpressions(node)) references(child, bound, into);
   return into;
 }
 

@@ -11,6 +11,7 @@
 import { type CelEnv, celEnv, type CelResult, isCelList, isCelMap, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { CostBudget } from './cost-budget.js';
+import { type ExprNode, subExpressions } from './expression-tree.js';
 
 let activeBudget: CostBudget | undefined;
 
@@ -136,41 +137,19 @@ const meteredFuncs = {
 export const checkingEnv: CelEnv = baseEnv;
 const meteredEnv = { namespace: baseEnv.namespace, registry: baseEnv.registry, funcs: meteredFuncs } as CelEnv;
 
-type ExprNode = { id?: bigint; exprKind: { case?: string; value?: any } } | undefined;
-
 let nextId = 1n << 40n; // ids the parser never hands out
 
 /** Wraps every comprehension's loop condition in a metering call, so each iteration is charged. */
 function meterIterations(node: ExprNode): void {
+  for (const child of subExpressions(node)) meterIterations(child);
   const kind = node?.exprKind;
-  switch (kind?.case) {
-    case 'callExpr':
-      meterIterations(kind.value.target);
-      for (const argument of kind.value.args) meterIterations(argument);
-      break;
-    case 'selectExpr':
-      meterIterations(kind.value.operand);
-      break;
-    case 'listExpr':
-      for (const element of kind.value.elements) meterIterations(element);
-      break;
-    case 'structExpr':
-      for (const entry of kind.value.entries) {
-        meterIterations(entry.value);
-        if (entry.keyKind?.case === 'mapKey') meterIterations(entry.keyKind.value);
-      }
-      break;
-    case 'comprehensionExpr': {
-      const comprehension = kind.value;
-      for (const part of [comprehension.iterRange, comprehension.accuInit, comprehension.loopCondition, comprehension.loopStep, comprehension.result]) meterIterations(part);
-      comprehension.loopCondition = {
-        $typeName: 'cel.expr.Expr',
-        id: nextId++,
-        exprKind: { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: ITERATION, args: [comprehension.loopCondition] } },
-      };
-      break;
-    }
-  }
+  if (kind?.case !== 'comprehensionExpr') return;
+  const comprehension = kind.value;
+  comprehension.loopCondition = {
+    $typeName: 'cel.expr.Expr',
+    id: nextId++,
+    exprKind: { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: ITERATION, args: [comprehension.loopCondition] } },
+  };
 }
 
 /** Plans a parsed expression for metered evaluation: run it inside withBudget(). */

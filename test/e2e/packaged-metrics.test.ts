@@ -1,27 +1,22 @@
 // The metrics a packaged function writes, as CloudWatch would read them: embedded metric format (EMF) lines
 // on stdout, namespace Portcullis, dimension Policy (Decisions also Outcome), one line per decision.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { importPackagedHandler } from '../../infra/packaged-function.js';
-import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
+import { eventFor, invoke, podManifest } from '../helpers/invoke.js';
 import { type CapturedLogs, captureLogLines } from '../helpers/log-lines.js';
+import { packagedWithRules as packagedPolicy, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 
 const GOOD = 'rules: [{ name: strict, parameters: { allowedRegistries: ["192.168.64.1"] } }]\n';
 const badRepo = () => eventFor(podManifest({ app: 'nginx:1.21.1' }));
 let logs: CapturedLogs;
-let folder: string;
 afterEach(() => {
   logs?.restore();
-  rmSync(folder, { recursive: true, force: true });
+  removeRulesFolders();
 });
 
-async function packagedWithRules(document: string | undefined, env: Record<string, string> = {}): Promise<Handler> {
-  folder = mkdtempSync(join(tmpdir(), 'portcullis-metrics-'));
-  if (document !== undefined) writeFileSync(join(folder, 'trusted-registry.yaml'), document);
+/** trusted-registry with metrics and logs on, captured from before the import (the first load is at init). */
+async function packagedWithRules(document: string | undefined, env: Record<string, string> = {}) {
   logs = captureLogLines();
-  return (await importPackagedHandler('trusted-registry', { RULES_DIR: folder, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false', ...env })).handler as Handler;
+  return packagedPolicy('trusted-registry', document, { POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false', ...env });
 }
 
 const metricLines = () => logs.lines().filter((line) => line._aws);
@@ -30,7 +25,7 @@ const directives = (line: Record<string, any>) => line._aws.CloudWatchMetrics.ma
 
 describe('metrics', () => {
   it('a fail-open request writes FailedOpen 1, Decisions with Outcome failed-open, RulesUnavailable, and failedOpen in its log line', async () => {
-    const handler = await packagedWithRules(undefined); // no rules file: rules unavailable, failure policy Ignore
+    const { handler } = await packagedWithRules(undefined); // no rules file: rules unavailable, failure policy Ignore
     const { response } = (await invoke(handler, badRepo())).body;
     expect(response.allowed).toBe(true);
     const [line, ...others] = metricLines();
@@ -44,7 +39,7 @@ describe('metrics', () => {
   });
 
   it('a denial: Outcome denied, FailedOpen 0, no cold start the second time', async () => {
-    const handler = await packagedWithRules(GOOD);
+    const { handler } = await packagedWithRules(GOOD);
     await invoke(handler, badRepo());
     await invoke(handler, eventFor(podManifest({ app: '192.168.64.1/app:1' })));
     const [first, second] = metricLines();
@@ -54,10 +49,10 @@ describe('metrics', () => {
   });
 
   it('an invalid new version: InvalidRulesVersion once, then ServingLastKnownGood 1 on every decision', async () => {
-    const handler = await packagedWithRules(GOOD);
+    const { handler, replaceRules } = await packagedWithRules(GOOD);
     await invoke(handler, badRepo());
     await new Promise((resolve) => setTimeout(resolve, 20));
-    writeFileSync(join(folder, 'trusted-registry.yaml'), 'rules: [{ name: broken, parameters: { allowedRegistries: docker.io } }]');
+    replaceRules('rules: [{ name: broken, parameters: { allowedRegistries: docker.io } }]');
     logs.clear();
     await invoke(handler, badRepo());
     await invoke(handler, badRepo());
@@ -70,7 +65,7 @@ describe('metrics', () => {
   });
 
   it('a failure with failurePolicy Fail: Outcome failed-closed, FailedOpen 0', async () => {
-    const handler = await packagedWithRules(undefined, { FAILURE_POLICY: 'Fail' });
+    const { handler } = await packagedWithRules(undefined, { FAILURE_POLICY: 'Fail' });
     await invoke(handler, badRepo());
     expect(metricLines()[0]).toMatchObject({ Outcome: 'failed-closed', FailedOpen: 0, RulesUnavailable: 1 });
   });

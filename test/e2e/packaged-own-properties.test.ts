@@ -1,22 +1,13 @@
 // Request content used as a map, on the packaged functions: only own properties count, so names that every
 // JavaScript object inherits (`constructor`, `toString`, `__proto__`) are ordinary keys, never a lapse.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
-import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
+import { eventFor, invoke } from '../helpers/invoke.js';
+import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 
-const folders: string[] = [];
-afterAll(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
+afterAll(removeRulesFolders);
 
-async function packaged(policy: string, rules: string): Promise<Handler> {
-  const folder = mkdtempSync(join(tmpdir(), `portcullis-own-${policy}-`));
-  folders.push(folder);
-  writeFileSync(join(folder, `${policy}.yaml`), rules);
-  return (await importPackagedHandler(policy, { RULES_DIR: folder })).handler as Handler;
-}
+const packaged = async (policy: string, rules: string) => (await packagedWithRules(policy, rules)).handler;
 
 describe('own properties only', () => {
   it('required-labels: required keys constructor and toString are reported missing', async () => {

@@ -1,13 +1,11 @@
 // Rules documents that break the parser, are not UTF-8, are too large or take long to parse, on the packaged
 // function (the zip `sls package` wrote): none of them turns enforcement off. Each is an invalid version,
 // logged once, with the last good rules kept serving, or, with none, the document's own failure policy.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
 import { type CapturedLogs, captureLogLines } from '../helpers/log-lines.js';
+import { packagedWithRules as packagedPolicy, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 
 const GOOD = 'rules: [{ name: strict, parameters: { allowedRegistries: ["192.168.64.1"] } }]\n';
@@ -24,22 +22,17 @@ const DEEP_FLOW = `failurePolicy: Fail\nrules: ${'{a: '.repeat(3000)}1${'}'.repe
 const LARGE_VALID = `rules:\n  - name: large\n    parameters:\n      allowedRegistries:\n${Array.from({ length: 47_000 }, (_, i) => `        - registry${i}.example.com/team\n`).join('')}        - docker.io\n`;
 
 let logs: CapturedLogs;
-let rulesDir: string;
+let replaceRules: (document: string | Uint8Array) => void;
 afterEach(() => {
   logs?.restore();
-  if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });
+  removeRulesFolders();
 });
 
 async function packagedWithRules(document: string | Uint8Array | undefined, env: Record<string, string> = {}): Promise<Handler> {
-  rulesDir = mkdtempSync(join(tmpdir(), 'portcullis-robust-'));
-  if (document !== undefined) writeFileSync(join(rulesDir, 'trusted-registry.yaml'), document);
   logs = captureLogLines(); // before the import: the first rules load starts at init
-  const { handler } = await importPackagedHandler('trusted-registry', { RULES_DIR: rulesDir, POWERTOOLS_LOG_LEVEL: 'INFO', ...env });
-  return handler as Handler;
-}
-
-function replaceRules(document: string | Uint8Array) {
-  writeFileSync(join(rulesDir, 'trusted-registry.yaml'), document);
+  const packaged = await packagedPolicy('trusted-registry', document, { POWERTOOLS_LOG_LEVEL: 'INFO', ...env });
+  replaceRules = packaged.replaceRules;
+  return packaged.handler;
 }
 
 describe('documents that make the parser throw are invalid versions, never a per-request failure', () => {
