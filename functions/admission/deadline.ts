@@ -45,14 +45,14 @@ export class DeadlineExceededError extends Error {
  * The deadline as synchronous work can check it: a timer cannot fire while such work holds the event loop,
  * so work that may run long (CEL evaluation) asks passed() as it goes and stops itself.
  */
-export interface WorkDeadline {
-  budgetMs: number;
-  passed(): boolean;
-}
-
-export function workDeadline(budget: number, now: () => number = performance.now.bind(performance)): WorkDeadline {
-  const expiresAt = now() + budget;
-  return { budgetMs: budget, passed: () => now() >= expiresAt };
+export class WorkDeadline {
+  private readonly expiresAt: number;
+  constructor(readonly budgetMs: number) {
+    this.expiresAt = performance.now() + budgetMs;
+  }
+  passed(): boolean {
+    return performance.now() >= this.expiresAt;
+  }
 }
 
 /** Settles with the work's result, or rejects with DeadlineExceededError once the budget is spent. */

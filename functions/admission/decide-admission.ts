@@ -4,7 +4,7 @@ import type { Context } from 'aws-lambda';
 import type { AdmissionReview } from './admission-review-schema.js';
 import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict, WARNING_MAX_LENGTH } from './admission-response.js';
 import type { Config } from './config.js';
-import { budgetMs, DeadlineExceededError, withDeadline, workDeadline } from './deadline.js';
+import { budgetMs, DeadlineExceededError, withDeadline, WorkDeadline } from './deadline.js';
 import { evaluateRules } from './evaluate-rules.js';
 import { mutateRules } from './mutate-rules.js';
 import { nestedDeeperThan, ObjectTooDeepError } from './object-depth.js';
@@ -85,7 +85,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       receivedAtMs: event.receivedAtMs,
     });
 
-    const deadline = workDeadline(budget);
+    const deadline = new WorkDeadline(budget);
     let decision: Decision;
     try {
       decision = await withDeadline(budget, async () => {
@@ -122,9 +122,9 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       name: request.name,
       operation: request.operation,
       dryRun: request.dryRun ?? false,
+      // outcome says allowed, denied, patched, warned, failed-open or failed-closed: one key where two were
+      // (the logger's cost grows with every key, and this line is written for every request).
       outcome,
-      allowed: verdict.allowed,
-      patched: verdict.patch !== undefined,
       rule: decision.rules.join(','),
       reason: decision.reason,
       rulesVersion: decision.rulesVersion,

@@ -15,7 +15,7 @@ interface PolicyBase<P> {
   defaultOperations?: readonly Operation[];
   parametersSchema: z.ZodMiniType<P, unknown>;
   /**
-   * The policy walks the whole object (CEL's view of it, a redacted copy): the stack then refuses objects
+   * The policy walks the whole object (CEL's view of it): the stack then refuses objects
    * nested beyond MAX_OBJECT_DEPTH rather than let them exhaust the stack. Mutating policies always do
    * (the stack copies and diffs the object). Policies that read a few fields decide at any depth.
    */

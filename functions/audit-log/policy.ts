@@ -24,7 +24,6 @@ export const auditLogPolicy: ValidatingPolicy<AuditLogParameters> = {
   kind: 'validating',
   defaultKinds: ['*'],
   defaultOperations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'],
-  walksWholeObject: true,
   parametersSchema: AuditLogParametersSchema,
   evaluate: () => [],
   logDetails(request, { includeObject }) {

@@ -2,24 +2,17 @@
 // globs match in linear time, CEL runs on a cost budget that also watches the deadline, wide objects are
 // decided, and objects nested beyond the explicit limit get the failure policy's answer, saying why.
 // Every request here is answered within POLICY_TIMEOUT_MS plus a small margin, measured.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
+import { captureLogLines } from '../helpers/log-lines.js';
+import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 
 const POLICY_TIMEOUT_MS = 1000;
 const MARGIN_MS = 250;
-const folders: string[] = [];
-afterAll(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
+afterAll(removeRulesFolders);
 
-async function packaged(policy: string, rules: string): Promise<Handler> {
-  const folder = mkdtempSync(join(tmpdir(), `portcullis-bounded-${policy}-`));
-  folders.push(folder);
-  writeFileSync(join(folder, `${policy}.yaml`), rules);
-  return (await importPackagedHandler(policy, { RULES_DIR: folder, POLICY_TIMEOUT_MS: String(POLICY_TIMEOUT_MS) })).handler as Handler;
-}
+const packaged = async (policy: string, rules: string) => (await packagedWithRules(policy, rules, { POLICY_TIMEOUT_MS: String(POLICY_TIMEOUT_MS) })).handler;
 
 /** The answer, and the check that it came within the deadline and its margin. */
 async function answerInTime(handler: Handler, event: unknown) {
@@ -110,6 +103,20 @@ describe('objects nested beyond the limit (200 levels): policies that walk the w
     const handler = await packaged('trusted-registry', 'failurePolicy: Fail\nrules: [{ name: r, parameters: { forbiddenTags: [latest] } }]');
     const response = await answerInTime(handler, deepPodEvent(5000));
     expect(response).toMatchObject({ allowed: true, auditAnnotations: { decision: 'allowed' } });
+  });
+
+  it('audit-log records a deep object with includeObject, leaving out what is nested beyond 200 levels', async () => {
+    const logs = captureLogLines();
+    try {
+      const { handler } = await packagedWithRules('audit-log', 'rules: [{ name: all, parameters: { includeObject: true } }]', { POWERTOOLS_LOG_LEVEL: 'INFO' });
+      const response = await answerInTime(handler, deepPodEvent(5000));
+      expect(response.allowed).toBe(true);
+      expect(response.auditAnnotations['failed-open']).toBeUndefined();
+      const [line] = logs.withMessage('admission decision');
+      expect(JSON.stringify(line!.details.object)).toContain('<nested more than 200 levels: left out>');
+    } finally {
+      logs.restore();
+    }
   });
 
   it('within the limit, a deep object is decided as any other', async () => {

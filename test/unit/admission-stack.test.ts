@@ -271,8 +271,8 @@ describe('the decision log', () => {
     }
     const entries = lines.map((line) => JSON.parse(line));
     expect(entries.map((entry) => entry.message)).toEqual(['admission decision', 'admission decision']);
-    expect(entries[0]).toMatchObject({ policy: 'trusted-registry', kind: 'Pod', namespace: 'shop', name: 'p', operation: 'CREATE', allowed: false, rule: 'seed', rulesVersion: expect.stringMatching(/^sha256:/), durationMs: expect.any(Number) });
-    expect(entries[1]).toMatchObject({ kind: 'Secret', allowed: true });
+    expect(entries[0]).toMatchObject({ policy: 'trusted-registry', kind: 'Pod', namespace: 'shop', name: 'p', operation: 'CREATE', outcome: 'denied', failedOpen: false, rule: 'seed', rulesVersion: expect.stringMatching(/^sha256:/), durationMs: expect.any(Number) });
+    expect(entries[1]).toMatchObject({ kind: 'Secret', outcome: 'allowed' });
     for (const value of ['s3cr3t-t0ken', 'c3VwZXItc2VjcmV0', 'plain-s3cret']) expect(lines.join('\n')).not.toContain(value);
   }, 30_000);
 });
