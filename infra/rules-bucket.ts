@@ -1,9 +1,9 @@
 // Reading and writing rules documents in the bucket, for the policy CLI and the local stack. Uploads are
 // validated first with exactly the function's schema, so an invalid document never reaches the bucket.
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { parseRulesDocument } from '../functions/admission/parse-rules-document.js';
+import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import type { Policy } from '../functions/admission/policy.js';
-import { httpStatusOf } from '../functions/admission/s3-client.js';
+import { httpStatusOf } from '../functions/admission/rules/s3-client.js';
 
 export interface BucketTarget {
   client: S3Client;

@@ -1,9 +1,9 @@
 // The stack's settings from the environment, validated once at init so a typo fails loudly at deploy time
 // instead of quietly changing how the cluster is protected.
 import * as z from './zod.js';
-import { FailurePolicySchema } from './rules-document-schema.js';
+import { FailurePolicySchema } from './rules/rules-document-schema.js';
 import { zodIssueLines } from './zod-error-message.js';
-import { DEFAULT_RULES_MAX_BYTES } from './rules-source.js';
+import { DEFAULT_RULES_MAX_BYTES } from './rules/rules-source.js';
 
 const ConfigSchema = z.object({
   POLICY_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 2000),

@@ -9,18 +9,18 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { ApiGatewayEvent } from './api-gateway-event.js';
+import type { ApiGatewayEvent } from './http/api-gateway-event.js';
 import { type Config, configFromEnv } from './config.js';
-import { createDecideAdmission } from './decide-admission.js';
-import { authenticateCaller } from './authenticate-caller.js';
-import { logger } from './logger.js';
-import { createPolicyMetrics } from './metrics.js';
-import { type AdmissionEvent, jsonHttpResponse, normaliseEvent, parseAdmissionReview } from './middlewares.js';
+import { createDecideAdmission } from './decide/decide-admission.js';
+import { authenticateCaller } from './http/authenticate-caller.js';
+import { logger } from './observe/logger.js';
+import { createPolicyMetrics } from './observe/metrics.js';
+import { type AdmissionEvent, jsonHttpResponse, normaliseEvent, parseAdmissionReview } from './http/middlewares.js';
 import type { Policy } from './policy.js';
-import { createRulesLoader } from './rules-loader.js';
-import { rulesSourceFromConfig } from './rules-source-from-config.js';
-import type { RulesSource } from './rules-source.js';
-import { webhookTokensFrom } from './webhook-tokens.js';
+import { createRulesLoader } from './rules/rules-loader.js';
+import { rulesSourceFromConfig } from './rules/rules-source-from-config.js';
+import type { RulesSource } from './rules/rules-source.js';
+import { webhookTokensFrom } from './http/webhook-tokens.js';
 
 export interface HandlerOptions {
   config?: Config;

@@ -3,8 +3,8 @@
 //   validating: `evaluate` returns the violations of one rule's parameters.
 //   mutating:   `mutate` gets a deep copy of the object, changes it and returns it; the stack diffs it
 //               against the original into a JSON Patch. Policies never write patch operations.
-import type { AdmissionRequest, Operation } from './admission-review-schema.js';
-import type { WorkDeadline } from './deadline.js';
+import type { AdmissionRequest, Operation } from './review/admission-review-schema.js';
+import type { WorkDeadline } from './decide/deadline.js';
 import type * as z from './zod.js';
 
 interface PolicyBase<P> {

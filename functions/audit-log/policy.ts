@@ -1,8 +1,8 @@
 // audit-log: admits everything and adds an audit record to the decision's log line (written by the stack,
 // one structured line per request): who, what, and a summary of the object, or with includeObject the
 // object itself, redacted. A cheap audit trail of a cluster's admissions in CloudWatch.
-import type { AdmissionRequest } from '../admission/admission-review-schema.js';
-import { podContainers } from '../admission/pod-containers.js';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
+import { podContainers } from '../admission/kubernetes/pod-containers.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
 import { redactObject } from './redact.js';
 import { type AuditLogParameters, AuditLogParametersSchema } from './rules.js';

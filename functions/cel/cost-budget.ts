@@ -4,7 +4,7 @@
 // the limit stops with an evaluation error, which the failure policy resolves. The same charges check the
 // request's deadline every CHECK_EVERY units: no timer can interrupt synchronous evaluation, so the
 // evaluation looks at the clock itself. Independent of the CEL engine: an engine only has to call charge().
-import { DeadlineExceededError, type WorkDeadline } from '../admission/deadline.js';
+import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/deadline.js';
 
 /** Kubernetes' PerCallLimit for ValidatingAdmissionPolicy expressions. */
 export const PER_EXPRESSION_COST_LIMIT = 1_000_000;

@@ -4,7 +4,7 @@
 // apply; each validation must be true. A runtime error or a non-boolean result throws, so the stack
 // applies the failure policy. Each expression runs on its own cost budget (Kubernetes' per-call limit),
 // which also stops it at the request's deadline.
-import type { AdmissionRequest } from '../admission/admission-review-schema.js';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
 import { type CelProgram, celValue, toCel } from './cel-program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from './cost-budget.js';

@@ -2,8 +2,8 @@
 // not get an environment variable per Service in their namespace (slow starts, name clashes). Note the
 // apiserver defaults an absent field to true before admission, so in a cluster `override: true` is what
 // actually turns service links off; `override: false` only fills in an absent field.
-import type { AdmissionRequest } from '../admission/admission-review-schema.js';
-import { POD_SPEC_KINDS, podSpecOf } from '../admission/pod-containers.js';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
+import { POD_SPEC_KINDS, podSpecOf } from '../admission/kubernetes/pod-containers.js';
 import type { MutatingPolicy } from '../admission/policy.js';
 import { type DisableServiceLinksParameters, DisableServiceLinksParametersSchema } from './rules.js';
 

@@ -2,9 +2,9 @@
 // a mirror's `from` at a component boundary becomes `to` + the rest; the longest `from` wins; tag and
 // digest are kept. The original images are recorded in one annotation so a rewritten image can be traced.
 // Static (mirror) pods are left alone: the apiserver refuses changes to them.
-import type { AdmissionRequest } from '../admission/admission-review-schema.js';
-import { parseImageReference, startsAtBoundary } from '../admission/image-reference.js';
-import { POD_SPEC_KINDS, podContainers } from '../admission/pod-containers.js';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
+import { parseImageReference, startsAtBoundary } from '../admission/kubernetes/image-reference.js';
+import { POD_SPEC_KINDS, podContainers } from '../admission/kubernetes/pod-containers.js';
 import type { MutatingPolicy } from '../admission/policy.js';
 import { type RegistryMirrorParameters, RegistryMirrorParametersSchema } from './rules.js';
 

@@ -1,6 +1,6 @@
 // registry-mirror's parameters. Cross-entry checks refuse documents that could loop or are ambiguous,
 // since the webhook is re-invoked (reinvocationPolicy: IfNeeded) and every rewrite must be final.
-import { startsAtBoundary } from '../admission/image-reference.js';
+import { startsAtBoundary } from '../admission/kubernetes/image-reference.js';
 import * as z from '../admission/zod.js';
 
 // A prefix of a normalised reference starts with a registry host, as normalised references always do.

@@ -1,7 +1,7 @@
 // replica-limits: `spec.replicas` must fall in at least one allowed range, for Deployments, StatefulSets and
 // ReplicaSets, and for their `scale` subresource: `kubectl scale` sends an UPDATE of an autoscaling/v1
 // Scale object, which a check on the workload kinds alone would let through. A missing replicas is 1.
-import type { AdmissionRequest } from '../admission/admission-review-schema.js';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
 import { type ReplicaLimitsParameters, ReplicaLimitsParametersSchema } from './rules.js';
 

@@ -1,7 +1,7 @@
 // required-labels: the object must carry every listed label key, and where allowed values are given, a
 // value matching one of them. A missing key and a disallowed value are separate messages; all are listed.
-import { matchesAnyGlob } from '../admission/glob.js';
-import { ownValue } from '../admission/own-value.js';
+import { matchesAnyGlob } from '../admission/kubernetes/glob.js';
+import { ownValue } from '../admission/kubernetes/own-value.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
 import { type RequiredLabelsParameters, RequiredLabelsParametersSchema } from './rules.js';
 

@@ -1,10 +1,10 @@
 // trusted-registry: images must come from an allowed registry and must not use a forbidden tag. Checks
 // every container, initContainer and ephemeralContainer of Pods and of workload pod templates, and reports
 // every violation, each naming the container and the image as written.
-import type { AdmissionRequest } from '../admission/admission-review-schema.js';
-import { matchesAnyGlob } from '../admission/glob.js';
-import { parseImageReference, startsAtBoundary } from '../admission/image-reference.js';
-import { type ContainerRef, POD_SPEC_KINDS, podContainers } from '../admission/pod-containers.js';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
+import { matchesAnyGlob } from '../admission/kubernetes/glob.js';
+import { parseImageReference, startsAtBoundary } from '../admission/kubernetes/image-reference.js';
+import { type ContainerRef, POD_SPEC_KINDS, podContainers } from '../admission/kubernetes/pod-containers.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
 import { type TrustedRegistryParameters, TrustedRegistryParametersSchema } from './rules.js';
 

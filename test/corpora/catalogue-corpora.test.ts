@@ -2,9 +2,9 @@
 // their equivalents, each with a rules document that says the same in our format. Differences on purpose
 // are listed in the README.
 import { describe, expect, it } from 'vitest';
-import type { AdmissionRequest } from '../../functions/admission/admission-review-schema.js';
-import { evaluateRules } from '../../functions/admission/evaluate-rules.js';
-import { parseRulesDocument } from '../../functions/admission/parse-rules-document.js';
+import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
+import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';
+import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import type { ValidatingPolicy } from '../../functions/admission/policy.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import { deployWindowsPolicy } from '../../functions/deploy-windows/policy.js';

@@ -4,9 +4,9 @@
 // independent RFC 6902 implementation. Intended differences (README): our record annotation, which
 // kyverno-test's expected objects lack, and dnsPolicy, which disable-service-links does not touch.
 import { describe, expect, it } from 'vitest';
-import type { AdmissionRequest } from '../../functions/admission/admission-review-schema.js';
-import { mutateRules } from '../../functions/admission/mutate-rules.js';
-import { parseRulesDocument } from '../../functions/admission/parse-rules-document.js';
+import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
+import { mutateRules } from '../../functions/admission/decide/mutate-rules.js';
+import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import type { MutatingPolicy } from '../../functions/admission/policy.js';
 import { disableServiceLinksPolicy } from '../../functions/disable-service-links/policy.js';
 import { ORIGINAL_IMAGES_ANNOTATION, registryMirrorPolicy } from '../../functions/registry-mirror/policy.js';

@@ -3,10 +3,10 @@
 // rules document that says the same thing in our format. Semantics that differ on purpose are listed in
 // the README ("Where we differ from Gatekeeper and Kyverno").
 import { describe, expect, it } from 'vitest';
-import type { AdmissionRequest } from '../../functions/admission/admission-review-schema.js';
-import { evaluateRules } from '../../functions/admission/evaluate-rules.js';
-import { parseRulesDocument } from '../../functions/admission/parse-rules-document.js';
-import type { RulesDocument } from '../../functions/admission/rules-document-schema.js';
+import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
+import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';
+import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import type { TrustedRegistryParameters } from '../../functions/trusted-registry/rules.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';

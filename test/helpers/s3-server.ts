@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
-import { createS3Client } from '../../functions/admission/s3-client.js';
+import { createS3Client } from '../../functions/admission/rules/s3-client.js';
 
 export type ProxyMode = 'forward' | 'error-503' | 'hang' | 'strip-etag';
 

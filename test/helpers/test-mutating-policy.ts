@@ -1,6 +1,6 @@
 // A mutating policy whose edits the rules spell out (set or delete at a path), so stack tests can make any
 // change (array shrink, missing maps, keys with `/` and `~`) and check the patch the stack derives.
-import type { AdmissionRequest } from '../../functions/admission/admission-review-schema.js';
+import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import type { MutatingPolicy } from '../../functions/admission/policy.js';
 import * as z from '../../functions/admission/zod.js';
 

@@ -1,5 +1,5 @@
 // A policy whose behaviour the rules choose, so stack tests can make it deny, throw, stall or misbehave.
-import type { AdmissionRequest } from '../../functions/admission/admission-review-schema.js';
+import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import type { ValidatingPolicy } from '../../functions/admission/policy.js';
 import * as z from '../../functions/admission/zod.js';
 

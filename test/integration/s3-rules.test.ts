@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
-import { logger } from '../../functions/admission/logger.js';
+import { logger } from '../../functions/admission/observe/logger.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';

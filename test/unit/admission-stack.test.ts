@@ -301,7 +301,7 @@ describe('the audit-log decision line', () => {
 describe('jsonHttpResponse, around an identity handler', () => {
   it('turns an unexpected error into a bare 500 without its message or stack', async () => {
     const { default: middy } = await import('@middy/core');
-    const { jsonHttpResponse } = await import('../../functions/admission/middlewares.js');
+    const { jsonHttpResponse } = await import('../../functions/admission/http/middlewares.js');
     const handler = middy(() => {
       throw new Error('secret detail at /var/task/x.js:1');
     }).use(jsonHttpResponse());

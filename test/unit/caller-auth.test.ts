@@ -2,9 +2,9 @@
 // that reveal nothing, and tokens read from an SSM parameter (the real SDK against a loopback SSM endpoint).
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isKnownToken } from '../../functions/admission/authenticate-caller.js';
+import { isKnownToken } from '../../functions/admission/http/authenticate-caller.js';
 import { configFromEnv } from '../../functions/admission/config.js';
-import { logger } from '../../functions/admission/logger.js';
+import { logger } from '../../functions/admission/observe/logger.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import { importPackagedHandler } from '../../infra/packaged-function.js';

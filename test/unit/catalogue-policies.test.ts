@@ -1,6 +1,6 @@
 // replica-limits, required-labels, deploy-windows and audit-log, one behaviour per case.
 import { describe, expect, it } from 'vitest';
-import type { AdmissionRequest } from '../../functions/admission/admission-review-schema.js';
+import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import { auditLogPolicy } from '../../functions/audit-log/policy.js';
 import { redactObject } from '../../functions/audit-log/redact.js';
 import { deployWindowsPolicy } from '../../functions/deploy-windows/policy.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matchesGlob } from '../../functions/admission/glob.js';
-import { LabelSelectorSchema, matchesLabelSelector } from '../../functions/admission/label-selector.js';
+import { matchesGlob } from '../../functions/admission/kubernetes/glob.js';
+import { LabelSelectorSchema, matchesLabelSelector } from '../../functions/admission/kubernetes/label-selector.js';
 
 describe('matchesGlob', () => {
   it.each([

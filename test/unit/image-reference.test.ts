@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseImageReference, startsAtBoundary } from '../../functions/admission/image-reference.js';
+import { parseImageReference, startsAtBoundary } from '../../functions/admission/kubernetes/image-reference.js';
 
 describe('parseImageReference normalises the way the runtime resolves images', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseRulesDocument } from '../../functions/admission/parse-rules-document.js';
-import { parseRulesVersion } from '../../functions/admission/parse-rules-version.js';
-import { statedFailurePolicy } from '../../functions/admission/rules-document-text.js';
-import { DEFAULT_RULES_MAX_BYTES } from '../../functions/admission/rules-source.js';
+import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import { parseRulesVersion } from '../../functions/admission/rules/parse-rules-version.js';
+import { statedFailurePolicy } from '../../functions/admission/rules/rules-document-text.js';
+import { DEFAULT_RULES_MAX_BYTES } from '../../functions/admission/rules/rules-source.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import { readFileSync } from 'node:fs';
 

@@ -1,12 +1,12 @@
 // Runs a rules document of a validating policy against one request: each matching rule's parameters
 // through the policy, then enforce violations deny and audit violations become warnings plus audit
 // annotations. (Mutating policies: mutate-rules.ts.)
-import type { AdmissionRequest } from './admission-review-schema.js';
-import { allowed, denied, type Verdict } from './admission-response.js';
+import type { AdmissionRequest } from '../review/admission-review-schema.js';
+import { allowed, denied, type Verdict } from '../review/admission-response.js';
 import { DeadlineExceededError } from './deadline.js';
 import { matchesRule } from './match-rule.js';
-import type { PolicyContext, ValidatingPolicy } from './policy.js';
-import type { RulesDocument } from './rules-document-schema.js';
+import type { PolicyContext, ValidatingPolicy } from '../policy.js';
+import type { RulesDocument } from '../rules/rules-document-schema.js';
 
 export interface RulesOutcome {
   verdict: Verdict;

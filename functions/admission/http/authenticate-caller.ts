@@ -6,7 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
 import { type ApiGatewayEvent, header } from './api-gateway-event.js';
 import { HttpError } from './http-error.js';
-import { logger } from './logger.js';
+import { logger } from '../observe/logger.js';
 import type { TokenSet } from './webhook-tokens.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();

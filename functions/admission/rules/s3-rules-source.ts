@@ -11,7 +11,7 @@
 // "no rules". An object larger than RULES_MAX_BYTES is not read into memory: it is a version refused, which
 // the loader counts as invalid (the last good rules stay).
 import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
-import { logger } from './logger.js';
+import { logger } from '../observe/logger.js';
 import { contentVersion, HEAD_BYTES, type RawRules, type RulesSource, RulesUnavailableError, tooLarge } from './rules-source.js';
 import { describeS3Error, httpStatusOf } from './s3-client.js';
 

@@ -2,7 +2,7 @@
 // parsed JSON body, when the gateway received it and the apiserver's `?timeout=`. Bad requests become
 // HttpErrors that say what was wrong.
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
-import { parseGoDuration } from './deadline.js';
+import { parseGoDuration } from '../decide/deadline.js';
 import { HttpError } from './http-error.js';
 
 export type ApiGatewayEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;

@@ -3,12 +3,12 @@
 // the document provokes it, is an invalid document with its errors.
 // Validation runs rule by rule (validationSteps yields after each), so the function can validate a large
 // new version in slices while requests are answered from the last good one (parse-rules-version.ts).
-import type { Policy } from './policy.js';
+import type { Policy } from '../policy.js';
 import { crossRuleIssues, type FailurePolicy, FailurePolicySchema, type Rule, ruleSchema, type RulesDocument, RulesEnvelopeSchema } from './rules-document-schema.js';
 import { rulesData } from './rules-document-text.js';
 import { DEFAULT_RULES_MAX_BYTES } from './rules-source.js';
-import { formatPath, zodIssueLines } from './zod-error-message.js';
-import type * as z from './zod.js';
+import { formatPath, zodIssueLines } from '../zod-error-message.js';
+import type * as z from '../zod.js';
 
 export type ParsedRules<P> =
   | { ok: true; document: RulesDocument<P> }

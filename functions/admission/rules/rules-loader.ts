@@ -5,10 +5,10 @@
 //   rules to fall back on (then it is answered from them), and for as long as its deadline allows when not;
 // - an invalid version never replaces the last good rules; with none, the failure policy decides, the
 //   document's own when it states one.
-import { logger } from './logger.js';
+import { logger } from '../observe/logger.js';
 import { type ParsedRules } from './parse-rules-document.js';
 import { parseRulesVersion } from './parse-rules-version.js';
-import type { Policy } from './policy.js';
+import type { Policy } from '../policy.js';
 import type { FailurePolicy, RulesDocument } from './rules-document-schema.js';
 import type { RawRules, RulesSource } from './rules-source.js';
 

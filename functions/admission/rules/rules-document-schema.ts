@@ -1,9 +1,9 @@
 // The rules document every policy shares: failure policy, then named rules with an optional match block
 // and the policy's own parameters. Objects are strict so a misspelt field (`excludeNamespaces`) is an
 // error instead of a rule that silently matches everything.
-import * as z from './zod.js';
-import { OperationSchema } from './admission-review-schema.js';
-import { LabelSelectorSchema } from './label-selector.js';
+import * as z from '../zod.js';
+import { OperationSchema } from '../review/admission-review-schema.js';
+import { LabelSelectorSchema } from '../kubernetes/label-selector.js';
 
 export const FailurePolicySchema = z.enum(['Ignore', 'Fail']);
 export type FailurePolicy = z.infer<typeof FailurePolicySchema>;

@@ -1,20 +1,20 @@
 // The handler at the centre of the stack: loads the rules and evaluates the policy under the deadline, and
 // resolves timeouts, thrown errors and unavailable rules by the failure policy. Logs one line per decision.
 import type { Context } from 'aws-lambda';
-import type { AdmissionReview } from './admission-review-schema.js';
-import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict, WARNING_MAX_LENGTH } from './admission-response.js';
-import type { Config } from './config.js';
+import type { AdmissionReview } from '../review/admission-review-schema.js';
+import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict, WARNING_MAX_LENGTH } from '../review/admission-response.js';
+import type { Config } from '../config.js';
 import { budgetMs, DeadlineExceededError, withDeadline, WorkDeadline } from './deadline.js';
 import { evaluateRules } from './evaluate-rules.js';
 import { mutateRules } from './mutate-rules.js';
 import { nestedDeeperThan, ObjectTooDeepError } from './object-depth.js';
-import { logger } from './logger.js';
-import type { AdmissionEvent } from './middlewares.js';
-import type { Outcome, PolicyMetrics } from './metrics.js';
-import type { Policy } from './policy.js';
-import type { FailurePolicy } from './rules-document-schema.js';
-import type { LoadedRules } from './rules-loader.js';
-import { RulesUnavailableError } from './rules-source.js';
+import { logger } from '../observe/logger.js';
+import type { AdmissionEvent } from '../http/middlewares.js';
+import type { Outcome, PolicyMetrics } from '../observe/metrics.js';
+import type { Policy } from '../policy.js';
+import type { FailurePolicy } from '../rules/rules-document-schema.js';
+import type { LoadedRules } from '../rules/rules-loader.js';
+import { RulesUnavailableError } from '../rules/rules-source.js';
 
 export interface AdmissionReviewResponse {
   apiVersion: string;

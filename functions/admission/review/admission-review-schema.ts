@@ -1,6 +1,6 @@
 // The AdmissionReview the apiserver sends, as far as the stack reads it. `object` and `oldObject` are left
 // unparsed: each policy parses only what it reads, so an unusual object never fails the whole review.
-import * as z from './zod.js';
+import * as z from '../zod.js';
 
 const GroupVersionKindSchema = z.object({ group: z.string(), version: z.string(), kind: z.string() });
 const GroupVersionResourceSchema = z.object({ group: z.string(), version: z.string(), resource: z.string() });

@@ -1,7 +1,7 @@
 // Picks the rules source the environment asks for: S3 when RULES_BUCKET is set, else the directory. The
 // S3 code (most of it the AWS SDK) is imported only when needed, as its own chunk, so a function reading
 // rules from a directory never loads it. The import starts with the first load, during init.
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 import { directoryRulesSource } from './directory-rules-source.js';
 import type { RulesSource } from './rules-source.js';
 

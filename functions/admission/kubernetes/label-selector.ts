@@ -1,7 +1,7 @@
 // Kubernetes label selectors (matchLabels + matchExpressions), evaluated against an object's labels.
 // Hand-written: the semantics fit in a few lines and no maintained JS package implements them on their own.
 import { ownValue } from './own-value.js';
-import * as z from './zod.js';
+import * as z from '../zod.js';
 
 export const LabelSelectorSchema = z
   .strictObject({

@@ -3,13 +3,13 @@
 // rules keep their changes; audit rules only report, as warnings, what they would have changed. The
 // result is one JSON Patch from the original object to the final one. DELETE and CONNECT are never
 // patched: the apiserver answers such a patch with a 500 that no failurePolicy softens.
-import type { AdmissionRequest, Operation } from './admission-review-schema.js';
-import { allowed } from './admission-response.js';
+import type { AdmissionRequest, Operation } from '../review/admission-review-schema.js';
+import { allowed } from '../review/admission-response.js';
 import type { RulesOutcome } from './evaluate-rules.js';
 import { diffToPatch, encodePatch, type PatchOperation } from './json-patch.js';
 import { matchesRule } from './match-rule.js';
-import type { MutatingPolicy } from './policy.js';
-import type { RulesDocument } from './rules-document-schema.js';
+import type { MutatingPolicy } from '../policy.js';
+import type { RulesDocument } from '../rules/rules-document-schema.js';
 
 const NEVER_PATCHED: readonly Operation[] = ['DELETE', 'CONNECT'];
 

@@ -3,10 +3,10 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { type ApiGatewayEvent, type HttpInput, normaliseApiGatewayEvent } from './api-gateway-event.js';
-import { type AdmissionReview, AdmissionReviewSchema } from './admission-review-schema.js';
+import { type AdmissionReview, AdmissionReviewSchema } from '../review/admission-review-schema.js';
 import { HttpError } from './http-error.js';
-import { logger } from './logger.js';
-import { zodIssueLines } from './zod-error-message.js';
+import { logger } from '../observe/logger.js';
+import { zodIssueLines } from '../zod-error-message.js';
 
 export type AdmissionEvent = HttpInput & { review: AdmissionReview };
 

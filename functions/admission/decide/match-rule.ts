@@ -1,10 +1,10 @@
 // Whether a rule's match block selects a request. Every condition given must hold; an absent condition
 // holds, except kinds and operations, which default to the policy's own (`*` in kinds: every kind). Cluster-scoped requests (no namespace) never match a `namespaces` list and are never excluded by
 // `excludedNamespaces`.
-import type { AdmissionRequest, Operation } from './admission-review-schema.js';
-import { matchesAnyGlob } from './glob.js';
-import { matchesLabelSelector } from './label-selector.js';
-import type { Match } from './rules-document-schema.js';
+import type { AdmissionRequest, Operation } from '../review/admission-review-schema.js';
+import { matchesAnyGlob } from '../kubernetes/glob.js';
+import { matchesLabelSelector } from '../kubernetes/label-selector.js';
+import type { Match } from '../rules/rules-document-schema.js';
 
 const DEFAULT_OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE'];
 

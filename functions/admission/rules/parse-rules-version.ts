@@ -2,7 +2,7 @@
 // document is decoded and parsed in a worker thread (rules-data-worker.ts), and validation runs rule by rule,
 // giving way to due timers every few milliseconds, so a request waiting on this version can give up on it
 // and be answered from the last good rules in time. Small documents, the usual case, are parsed in place.
-import type { Policy } from './policy.js';
+import type { Policy } from '../policy.js';
 import { type ParsedRules, validationSteps } from './parse-rules-document.js';
 import { rulesData, statedFailurePolicy } from './rules-document-text.js';
 import type { RawRules } from './rules-source.js';

@@ -7,8 +7,8 @@
 // min(max age, 30 s); with no set at all, the request waits for a read, and a failure answers 503.
 // (Powertools Parameters' maxAge re-reads on the request path and throws instead of keeping the set.)
 import type { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import type { Config } from './config.js';
-import { logger } from './logger.js';
+import type { Config } from '../config.js';
+import { logger } from '../observe/logger.js';
 
 export type TokenSet = readonly string[];
 
