@@ -114,7 +114,15 @@ describe('last known good', () => {
     await breakS3();
     await sleep(350);
     const countBefore = gets().length;
-    for (let i = 0; i < 5; i++) expect((await decide(handler)).allowed).toBe(false);
+    const decisions = vi.spyOn(logger, 'info');
+    try {
+      for (let i = 0; i < 5; i++) expect((await decide(handler)).allowed).toBe(false);
+      // Decided by the cached rules, and said so: the decision line names why they are not the newest.
+      const lines = decisions.mock.calls.filter(([message]) => message === 'admission decision').map(([, fields]) => fields as unknown as Record<string, unknown>);
+      expect(lines.at(-1)).toMatchObject({ outcome: 'denied', failedOpen: false, servingLastKnownGood: expect.stringMatching(/trusted-registry\.yaml: /) });
+    } finally {
+      decisions.mockRestore();
+    }
     expect(gets().length - countBefore).toBeLessThanOrEqual(2); // one revalidation (two tries at most), then the TTL
   });
 
