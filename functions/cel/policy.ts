@@ -1,19 +1,34 @@
 // cel: rules as ValidatingAdmissionPolicy-style CEL expressions, so a team writes a new check as data.
 // Variables as in ValidatingAdmissionPolicy: object, oldObject, request, params (the rule's own map) and
-// variables (each named variable, evaluated in order). matchConditions all true or the rule does not
-// apply; each validation must be true. A runtime error or a non-boolean result throws, so the stack
-// applies the failure policy. Each expression runs on its own cost budget (Kubernetes' per-call limit),
-// which also stops it at the request's deadline.
+// variables (each named variable, evaluated lazily on first use, as Kubernetes does). matchConditions all
+// true or the rule does not apply; each validation must be true. As in Kubernetes, each validation is decided
+// alone: the violations found are reported even when another validation fails to evaluate, and only when
+// none is violated does an error (a runtime error, a non-boolean result) throw, so the stack applies the
+// failure policy. A messageExpression that fails, or gives an empty or multi-line message, falls back to
+// message. Each expression runs on its own cost budget (Kubernetes' per-call limit), which also stops it at
+// the request's deadline.
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
 import { type CelProgram, celValue, toCel } from './cel-program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from './cost-budget.js';
+import { LazyVariables } from './lazy-variables.js';
 import { loadRegexEngine, regexEngineLoaded } from './metered-env.js';
 import { type CelParameters, CelParametersSchema } from './rules.js';
 
 function requestBinding(request: AdmissionRequest) {
   const { object: _object, oldObject: _oldObject, ...rest } = request;
   return toCel(rest);
+}
+
+/** A messageExpression's message, or undefined (use message) when it fails, is empty or spans lines. */
+function messageOf(evaluate: (() => unknown) | undefined): string | undefined {
+  if (!evaluate) return undefined;
+  try {
+    const text = evaluate();
+    return typeof text === 'string' && text.trim() !== '' && !/[\r\n]/.test(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function booleanOf(value: unknown, where: string): boolean {
@@ -31,8 +46,8 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   evaluate(request, parameters, context) {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
-    const run = (program: CelProgram, where: string) => celValue(program.run(bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, context.deadline)), where);
-    const variables = new Map<string, unknown>();
+    const run = (program: CelProgram, where: string): unknown => celValue(program.run(bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, context.deadline)), where);
+    const variables = new LazyVariables(new Map(parameters.variables.map(({ name, program }) => [name, () => run(program, `variables.${name}`)] as const)));
     const bindings = {
       object: toCel(request.object ?? null),
       oldObject: toCel(request.oldObject ?? null),
@@ -40,17 +55,21 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
       params: toCel(parameters.params),
       variables,
     };
-    for (const { name, program } of parameters.variables) variables.set(name, run(program, `variables.${name}`));
     for (const { name, program } of parameters.matchConditions) {
       if (!booleanOf(run(program, `matchConditions ${name}`), `matchConditions ${name}`)) return [];
     }
-    return parameters.validations.flatMap(({ program, message, messageProgram }) => {
-      if (booleanOf(run(program, program.source), program.source)) return [];
-      if (messageProgram) {
-        const text = run(messageProgram, messageProgram.source);
-        if (typeof text === 'string' && text.trim() !== '') return [text];
+    const violations: string[] = [];
+    let firstError: unknown;
+    for (const { program, message, messageProgram } of parameters.validations) {
+      try {
+        if (booleanOf(run(program, program.source), program.source)) continue;
+      } catch (error) {
+        firstError ??= error;
+        continue;
       }
-      return [message ?? `failed expression: ${program.source}`];
-    });
+      violations.push(messageOf(messageProgram && (() => run(messageProgram, messageProgram.source))) ?? message ?? `failed expression: ${program.source}`);
+    }
+    if (violations.length === 0 && firstError !== undefined) throw firstError;
+    return violations;
   },
 };

@@ -8,6 +8,7 @@ import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../../functions/cel/policy.js';
+import { LazyVariables } from '../../functions/cel/lazy-variables.js';
 import { CelParametersSchema } from '../../functions/cel/rules.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
 import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
@@ -61,6 +62,55 @@ describe('cel expressions', () => {
     ['a non-boolean result', 'object.spec.replicas', /returned bigint, expected a bool/],
   ])('%s throws, so the stack applies the failure policy', (_case, expression, message) => {
     expect(() => evaluate({ validations: [{ expression }] }, deployment(1))).toThrow(message);
+  });
+
+  describe('ValidatingAdmissionPolicy semantics that used to fail open', () => {
+    it.each([
+      ['a runtime error', "'replicas: ' + object.spec.missing"],
+      ['an empty message', "''"],
+      ['a message with a line break', "'too many\\nreplicas'"],
+      ['a non-string', 'object.spec.replicas'],
+    ])('messageExpression giving %s falls back to message, then to the expression', (_case, messageExpression) => {
+      const validation = { expression: 'object.spec.replicas <= 2', messageExpression };
+      expect(evaluate({ validations: [{ ...validation, message: 'at most 2 replicas' }] }, deployment(3))).toEqual(['at most 2 replicas']);
+      expect(evaluate({ validations: [validation] }, deployment(3))).toEqual(['failed expression: object.spec.replicas <= 2']);
+    });
+
+    it('each validation is decided alone: a violation is reported even when another validation fails to evaluate', () => {
+      const parameters = { validations: [{ expression: 'object.spec.paused == false' }, { expression: 'object.spec.replicas <= 2', message: 'at most 2 replicas' }] };
+      expect(evaluate(parameters, deployment(3))).toEqual(['at most 2 replicas']);
+      // With nothing violated, the error stands: the failure policy decides.
+      expect(() => evaluate(parameters, deployment(1))).toThrow(/object.spec.paused == false: field not found: paused/);
+    });
+
+    it('variables are lazy: one that would fail is never evaluated when a matchCondition excludes the request', () => {
+      const parameters = {
+        variables: [{ name: 'paused', expression: 'object.spec.paused' }],
+        matchConditions: [{ name: 'updates-only', expression: "request.operation == 'UPDATE'" }],
+        validations: [{ expression: 'variables.paused == false' }],
+      };
+      expect(evaluate(parameters, deployment(1))).toEqual([]); // CREATE: excluded before the variable is needed
+      expect(() => evaluate(parameters, deployment(1), { operation: 'UPDATE', oldObject: deployment(1) })).toThrow(/variables.paused: field not found: paused/);
+    });
+
+    it('a variable is evaluated once however often it is used, failures included', () => {
+      let evaluations = 0;
+      const variables = new LazyVariables(new Map([['n', () => ++evaluations], ['bad', () => { evaluations++; throw new Error('bad'); }]]));
+      expect([variables.get('n'), variables.get('n'), variables.has('n'), variables.has('other'), variables.size]).toEqual([1, 1, true, false, 2]);
+      expect(() => variables.get('bad')).toThrow('bad');
+      expect(() => variables.get('bad')).toThrow('bad');
+      expect(evaluations).toBe(2);
+    });
+
+    it('a variable used by several validations; one that refers to itself is an error', () => {
+      const parameters = {
+        variables: [{ name: 'names', expression: 'object.spec.template.spec.containers.map(c, c.name)' }],
+        validations: [{ expression: 'size(variables.names) == 1' }, { expression: "variables.names.all(n, n != 'x')" }, { expression: 'variables.names[0] == "c"' }],
+      };
+      expect(evaluate(parameters, deployment(1))).toEqual([]);
+      const selfReference = { variables: [{ name: 'loop', expression: 'variables.loop + 1' }], validations: [{ expression: 'variables.loop > 0' }] };
+      expect(() => evaluate(selfReference, deployment(1))).toThrow(/variables.loop refers to itself/);
+    });
   });
 
   it.each([
