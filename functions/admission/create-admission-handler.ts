@@ -12,6 +12,7 @@ import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ApiGatewayEvent } from './http/api-gateway-event.js';
 import { type Config, configFromEnv } from './config.js';
 import { createDecideAdmission } from './decide/decide-admission.js';
+import { waitAtMost } from './decide/deadline.js';
 import { authenticateCaller } from './http/authenticate-caller.js';
 import { logger } from './observe/logger.js';
 import { createPolicyMetrics } from './observe/metrics.js';
@@ -47,13 +48,8 @@ export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOpt
     patienceMs: config.RULES_FETCH_TIMEOUT_MS,
     onInvalidVersion: metrics.invalidRulesVersion,
   });
-  const rulesPrefetched = Promise.race([
-    loadRules().then(
-      () => undefined,
-      () => undefined, // failures are logged by the source and answered per request by the failure policy
-    ),
-    new Promise<void>((resolve) => setTimeout(resolve, config.POLICY_TIMEOUT_MS).unref()),
-  ]);
+  // Failures are logged by the source and answered per request by the failure policy.
+  const rulesPrefetched = waitAtMost(loadRules().catch(() => undefined), config.POLICY_TIMEOUT_MS);
   const decide = createDecideAdmission(policy, loadRules, config, { clock: options.clock, metrics });
   const webhookTokens = webhookTokensFrom(config);
   const handler = middy()

@@ -68,3 +68,12 @@ export async function withDeadline<T>(budget: number, work: () => Promise<T>): P
     clearTimeout(timer);
   }
 }
+
+/** Settles once `work` does or `ms` have passed, whichever is first; never rejects for the wait itself. */
+export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms).unref(); // a pending wait must not keep a finished process alive
+  });
+  await Promise.race([work, waited]).finally(() => clearTimeout(timer));
+}

@@ -37,7 +37,8 @@ export function* validationSteps<P>(policy: Policy<P>, data: unknown): Generator
     // The envelope's errors do not stop the rules being checked: every bad field is reported at once.
     const envelope = RulesEnvelopeSchema.safeParse(data);
     const errors = envelope.success ? [] : zodIssueLines(envelope.error);
-    const candidates: unknown[] = envelope.success ? envelope.data.rules : (Array.isArray((data as { rules?: unknown })?.rules) ? (data as { rules: unknown[] }).rules : []);
+    const listed = (data as { rules?: unknown } | null)?.rules;
+    const candidates: unknown[] = Array.isArray(listed) ? listed : [];
     const rules: Rule<P>[] = [];
     const schema = ruleSchemaOf(policy);
     for (const [index, candidate] of candidates.entries()) {

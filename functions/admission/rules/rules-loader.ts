@@ -5,6 +5,7 @@
 //   rules to fall back on (then it is answered from them), and for as long as its deadline allows when not;
 // - an invalid version never replaces the last good rules; with none, the failure policy decides, the
 //   document's own when it states one.
+import { waitAtMost } from '../decide/deadline.js';
 import { logger } from '../observe/logger.js';
 import { type ParsedRules } from './parse-rules-document.js';
 import { parseRulesVersion } from './parse-rules-version.js';
@@ -65,11 +66,6 @@ export function createRulesLoader<P>(policy: Policy<P>, source: RulesSource, opt
       });
     });
     return entry;
-  }
-
-  async function waitAtMost(work: Promise<void>, ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
   }
 
   return async function loadRules(): Promise<LoadedRules<P>> {

@@ -11,6 +11,7 @@
 // "no rules". An object larger than RULES_MAX_BYTES is not read into memory: it is a version refused, which
 // the loader counts as invalid (the last good rules stay).
 import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
+import { waitAtMost } from '../decide/deadline.js';
 import { logger } from '../observe/logger.js';
 import { contentVersion, HEAD_BYTES, type RawRules, type RulesSource, RulesUnavailableError, tooLarge } from './rules-source.js';
 import { describeS3Error, httpStatusOf } from './s3-client.js';
@@ -125,11 +126,7 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
       await current.inflight;
       return served(current);
     }
-    let timer: NodeJS.Timeout | undefined;
-    const slow = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, fetchTimeoutMs);
-    });
-    await Promise.race([current.inflight, slow]).finally(() => clearTimeout(timer));
+    await waitAtMost(current.inflight, fetchTimeoutMs);
     return served(current);
   }
 
