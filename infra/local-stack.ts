@@ -23,7 +23,7 @@ const port = Number(process.env.PORT || 8443);
 const directory = localDir();
 const log = (line: string) => process.stdout.write(`[portcullis] ${line}\n`);
 
-/** Relays a child's output line by line as it comes; a closed terminal never reaches the child. */
+/** Relays a child's output as it comes, chunk by chunk; a closed terminal never reaches the child. */
 function drain(stream: Readable, sink: Writable, onData: (text: string) => void = () => undefined) {
   stream.on('data', (chunk: Buffer) => {
     if (sink.writable) sink.write(chunk);
