@@ -1,80 +1,112 @@
-// CEL expressions as ValidatingAdmissionPolicy writes them, on @bufbuild/cel (a maintained implementation
-// run against the CEL conformance suite). Compiling parses the expression and checks every function it
-// calls and every variable it names exists, so a typo is an invalid rules document at `policy validate`,
-// not a failure at admission. (@bufbuild/cel has no type checker: type errors surface at evaluation.)
-// Programs run metered (metered-env.ts): every call and iteration is charged to a cost budget, so no
-// expression runs unbounded.
-import { type CelResult, isCelError, parse } from '@bufbuild/cel';
+// CEL expressions as Kubernetes admission policies write them. Compiling parses the expression and type
+// checks it against the environment (cel-environment.ts), so a syntax error, an unknown function or an
+// undeclared variable is an invalid rules document at `policy validate`, not a failure at admission.
+// Features that need the cluster (namespaceObject, authorizer, Kyverno's resource/http/image lookups) are
+// refused here, with the reason. Programs run metered: every evaluation step is charged to a cost budget.
+import { CEL_VARIABLES, callOf, celEnvironment, type ExpressionNode, forEachChild, useRe2ForMatches, withBudget } from './cel-environment.js';
+import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { CostBudget } from './cost-budget.js';
-import { type ExprNode, subExpressions } from './expression-tree.js';
-import { checkingEnv, planMetered, withBudget } from './metered-env.js';
-
-// Operators the evaluator implements itself rather than as functions.
-const BUILT_IN_OPERATORS = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false']);
 
 export interface CelProgram {
   source: string;
-  /** Calls `matches`: the regular expression engine must be loaded first (loadRegexEngine). */
+  /** Uses a regular expression: the engine must be loaded first (loadRegexEngine). */
   usesRegex: boolean;
-  /** Evaluates with every call and iteration charged to `budget`; a spent budget is an error result. */
-  run(bindings: Record<string, unknown>, budget?: CostBudget): CelResult | Error;
+  /** The value, evaluated with every step charged to `budget`; throws on an evaluation error or a spent budget. */
+  run(bindings: Record<string, unknown>, budget?: CostBudget): unknown;
 }
 
-// The variables ValidatingAdmissionPolicy binds, and CEL's type names, which are identifiers too.
-export const CEL_VARIABLES = ['object', 'oldObject', 'request', 'params', 'variables'] as const;
-const KNOWN_IDENTIFIERS = new Set<string>([...CEL_VARIABLES, 'int', 'uint', 'double', 'bool', 'string', 'bytes', 'list', 'map', 'null_type', 'type']);
+const KNOWN_FUNCTIONS = new Set(celEnvironment.getDefinitions().functions.map(({ name }) => name));
+const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
 
-interface References {
-  functions: Set<string>;
+// What cannot be answered without the cluster, a registry or the network, and so is refused, not guessed.
+const NEEDS_THE_CLUSTER: Record<string, string> = {
+  namespaceObject: 'namespaceObject needs the Namespace from the cluster, which the function cannot read',
+  authorizer: 'authorizer needs the cluster\'s authorization API, which the function cannot call',
+};
+const KYVERNO_LOOKUPS: Record<string, string> = {
+  'resource.Get': "Kyverno's resource.Get reads the cluster",
+  'resource.List': "Kyverno's resource.List reads the cluster",
+  'resource.Post': "Kyverno's resource.Post calls the cluster",
+  'globalContext.Get': "Kyverno's globalContext.Get reads cached cluster data",
+  'http.Get': "Kyverno's http.Get calls the network",
+  'http.Post': "Kyverno's http.Post calls the network",
+  'http.Client': "Kyverno's http.Client calls the network",
+  'image.GetMetadata': "Kyverno's image.GetMetadata reads a registry",
+  'imagedata.Get': "Kyverno's imagedata.Get reads a registry",
+};
+
+interface Usage {
   identifiers: Set<string>;
+  calls: Set<string>;
+  refusals: Set<string>;
 }
 
-/** Every function called and every free identifier used, so unknown ones fail at compile time. */
-function references(node: ExprNode, bound: ReadonlySet<string>, into: References): References {
-  const kind = node?.exprKind;
-  if (kind?.case === 'identExpr' && !bound.has(kind.value.name)) into.identifiers.add(kind.value.name);
-  if (kind?.case === 'callExpr') into.functions.add(kind.value.function);
-  if (kind?.case === 'comprehensionExpr') {
-    // The range and the initial value are outside the loop; the loop's variables are bound in the rest.
-    const { iterRange, accuInit, loopCondition, loopStep, result, iterVar, iterVar2, accuVar } = kind.value;
-    const inner = new Set([...bound, iterVar, accuVar, ...(iterVar2 ? [iterVar2] : [])]);
-    for (const outside of [iterRange, accuInit]) references(outside, bound, into);
-    for (const part of [loopCondition, loopStep, result]) references(part, inner, into);
-    return into;
+function collectUsage(node: ExpressionNode, into: Usage): Usage {
+  if (node.op === 'id') into.identifiers.add(node.args as string);
+  const call = callOf(node);
+  if (call) {
+    into.calls.add(call.name);
+    const refusal = call.receiver && KYVERNO_LOOKUPS[`${call.receiver}.${call.name}`];
+    if (refusal) into.refusals.add(refusal);
   }
-  for (const child of subExpressions(node)) references(child, bound, into);
+  forEachChild(node, (child) => collectUsage(child, into));
   return into;
 }
 
-/** The compiled program, or the reason the expression does not compile. */
+/** The engine's message without its multi-line source excerpt, with the column it points at. */
+function firstLine(error: unknown): string {
+  const { summary, range, message } = error as { summary?: string; range?: { start?: number }; message?: string };
+  const text = summary ?? String(message ?? error).split('\n')[0]!;
+  return typeof range?.start === 'number' ? `${text} (at column ${range.start + 1})` : text;
+}
+
+/** The compiled program, or the reason the expression does not compile (or cannot run here). */
 export function compileCel(source: string): CelProgram | string {
-  let parsed: ReturnType<typeof parse>;
+  let evaluate: ReturnType<typeof celEnvironment.parse>;
   try {
-    parsed = parse(source);
+    evaluate = celEnvironment.parse(source);
   } catch (error) {
-    return `does not compile: ${(error as Error).message.replace(/^<input>:/, 'at ')}`;
+    return `does not compile: ${firstLine(error)}`;
   }
-  const { functions, identifiers } = references(parsed.expr, new Set(), { functions: new Set(), identifiers: new Set() });
-  const unknownFunctions = [...functions].filter((name) => !BUILT_IN_OPERATORS.has(name) && !checkingEnv.funcs.find(name));
-  if (unknownFunctions.length > 0) return `does not compile: unknown function${unknownFunctions.length > 1 ? 's' : ''} ${unknownFunctions.join(', ')}`;
-  const unknownNames = [...identifiers].filter((name) => !KNOWN_IDENTIFIERS.has(name));
-  if (unknownNames.length > 0) return `does not compile: undeclared ${unknownNames.join(', ')} (variables are ${CEL_VARIABLES.join(', ')})`;
-  const program = planMetered(parsed);
+  const root = evaluate.ast as unknown as ExpressionNode;
+  const usage = collectUsage(root, { identifiers: new Set(), calls: new Set(), refusals: new Set() });
+  for (const [name, reason] of Object.entries(NEEDS_THE_CLUSTER)) if (usage.identifiers.has(name)) usage.refusals.add(reason);
+  if (usage.refusals.size > 0) return `cannot run without the cluster: ${[...usage.refusals].join('; ')}`;
+  const unknown = [...usage.calls].filter((name) => !KNOWN_FUNCTIONS.has(name));
+  if (unknown.length > 0) return `does not compile: unknown function${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`;
+  useRe2ForMatches(root);
+  const checked = evaluate.check();
+  if (!checked.valid) {
+    const undeclared = /^Unknown variable: (\S+)/.exec((checked.error as { summary?: string }).summary ?? '');
+    if (undeclared) return `does not compile: undeclared ${undeclared[1]} (variables are ${CEL_VARIABLES.slice(0, 5).join(', ')})`;
+    return `does not compile: ${firstLine(checked.error)}`;
+  }
   return {
     source,
-    usesRegex: functions.has('matches'),
+    usesRegex: [...REGEX_FUNCTIONS].some((name) => usage.calls.has(name)),
     run(bindings, budget = new CostBudget()) {
-      const result = withBudget(budget, () => program(bindings));
+      let result: unknown;
+      try {
+        result = withBudget(budget, () => evaluate(bindings));
+      } catch (error) {
+        throw budget.failure ?? new Error(firstLine(error));
+      }
       // The engine may have absorbed the budget's error (`true || error`); the budget has not.
-      return budget.failure ?? result;
+      if (budget.failure) throw budget.failure;
+      return result;
     },
   };
 }
 
-/** The value of a run, or an Error saying which expression failed and why. */
-export function celValue(result: CelResult | Error, where: string): unknown {
-  if (result instanceof Error || isCelError(result)) throw new Error(`${where}: ${result.message}`);
-  return result;
+/** The value of a program, or an Error saying which expression failed and why. */
+export function runCel(program: CelProgram, bindings: Record<string, unknown>, budget: CostBudget, where: string): unknown {
+  try {
+    return program.run(bindings, budget);
+  } catch (error) {
+    // The request's deadline ends the whole evaluation, not this expression: keep its type.
+    if (error instanceof DeadlineExceededError) throw error;
+    throw new Error(`${where}: ${(error as Error).message}`);
+  }
 }
 
 /** JSON as CEL sees Kubernetes objects: maps for objects, int (bigint) for whole numbers. */

@@ -29,6 +29,8 @@ export class CostBudget {
   ) {}
 
   charge(units: number): void {
+    // Once spent, every later step fails at once: an engine that absorbs errors (`exists`) stops working.
+    if (this.failure) throw this.failure;
     this.spent += units;
     if (this.spent > this.limit) this.fail(new CostLimitExceededError(this.limit));
     if (this.spent >= this.nextCheck) {

@@ -10,6 +10,8 @@ export class LazyVariables extends Map<string, unknown> {
     private readonly declared: ReadonlyMap<string, () => unknown>,
   ) {
     super();
+    // The engine recognises maps by their constructor; this one is a Map to it.
+    Object.defineProperty(this, 'constructor', { value: Map });
   }
 
   override get(name: string): unknown {

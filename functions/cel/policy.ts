@@ -9,10 +9,11 @@
 // the request's deadline.
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
-import { type CelProgram, celValue, toCel } from './cel-program.js';
+import { DeadlineExceededError } from '../admission/decide/deadline.js';
+import { loadRegexEngine, regexEngineLoaded } from './cel-environment.js';
+import { type CelProgram, runCel, toCel } from './cel-program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from './cost-budget.js';
 import { LazyVariables } from './lazy-variables.js';
-import { loadRegexEngine, regexEngineLoaded } from './metered-env.js';
 import { type CelParameters, CelParametersSchema } from './rules.js';
 
 function requestBinding(request: AdmissionRequest) {
@@ -46,7 +47,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   evaluate(request, parameters, context) {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
-    const run = (program: CelProgram, where: string): unknown => celValue(program.run(bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, context.deadline)), where);
+    const run = (program: CelProgram, where: string): unknown => runCel(program, bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, context.deadline), where);
     const variables = new LazyVariables(new Map(parameters.variables.map(({ name, program }) => [name, () => run(program, `variables.${name}`)] as const)));
     const bindings = {
       object: toCel(request.object ?? null),
@@ -64,6 +65,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
       try {
         if (booleanOf(run(program, program.source), program.source)) continue;
       } catch (error) {
+        if (error instanceof DeadlineExceededError) throw error;
         firstError ??= error;
         continue;
       }

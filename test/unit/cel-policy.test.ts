@@ -58,7 +58,7 @@ describe('cel expressions', () => {
   });
 
   it.each([
-    ['an error (missing field)', 'object.spec.missing == 1', /object.spec.missing == 1: field not found: missing/],
+    ['an error (missing field)', 'object.spec.missing == 1', /object.spec.missing == 1: No such key: missing/],
     ['a non-boolean result', 'object.spec.replicas', /returned bigint, expected a bool/],
   ])('%s throws, so the stack applies the failure policy', (_case, expression, message) => {
     expect(() => evaluate({ validations: [{ expression }] }, deployment(1))).toThrow(message);
@@ -80,7 +80,7 @@ describe('cel expressions', () => {
       const parameters = { validations: [{ expression: 'object.spec.paused == false' }, { expression: 'object.spec.replicas <= 2', message: 'at most 2 replicas' }] };
       expect(evaluate(parameters, deployment(3))).toEqual(['at most 2 replicas']);
       // With nothing violated, the error stands: the failure policy decides.
-      expect(() => evaluate(parameters, deployment(1))).toThrow(/object.spec.paused == false: field not found: paused/);
+      expect(() => evaluate(parameters, deployment(1))).toThrow(/object.spec.paused == false: No such key: paused/);
     });
 
     it('variables are lazy: one that would fail is never evaluated when a matchCondition excludes the request', () => {
@@ -90,7 +90,7 @@ describe('cel expressions', () => {
         validations: [{ expression: 'variables.paused == false' }],
       };
       expect(evaluate(parameters, deployment(1))).toEqual([]); // CREATE: excluded before the variable is needed
-      expect(() => evaluate(parameters, deployment(1), { operation: 'UPDATE', oldObject: deployment(1) })).toThrow(/variables.paused: field not found: paused/);
+      expect(() => evaluate(parameters, deployment(1), { operation: 'UPDATE', oldObject: deployment(1) })).toThrow(/variables.paused: No such key: paused/);
     });
 
     it('a variable is evaluated once however often it is used, failures included', () => {
@@ -114,7 +114,7 @@ describe('cel expressions', () => {
   });
 
   it.each([
-    ['a syntax error', 'object.spec.replicas <=', 'does not compile: at 1:'],
+    ['a syntax error', 'object.spec.replicas <=', 'does not compile: Unexpected token: EOF (at column'],
     ['an unknown function', 'lenght(object) > 1', 'unknown function lenght'],
     ['an undeclared variable', 'objct.spec.replicas > 1', 'undeclared objct'],
     ['a bad variable name', null, 'expected a CEL identifier'],
@@ -138,7 +138,7 @@ describe('cel expressions', () => {
       const handler = createAdmissionHandler(celPolicy, { config: configFromEnv({ RULES_DIR: dir }) }) as unknown as Handler;
       const { response } = (await invoke(handler, eventFor(deployment(1)))).body;
       expect(response.allowed).toBe(true);
-      expect(response.auditAnnotations['failed-open']).toBe('policy error: object.spec.paused == false: field not found: paused');
+      expect(response.auditAnnotations['failed-open']).toBe('policy error: object.spec.paused == false: No such key: paused (at column 13)');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
