@@ -29,9 +29,20 @@ export interface PolicyContext {
   deadline?: WorkDeadline;
 }
 
+/** The status a denial carries, as ValidatingAdmissionPolicy's `reason` names it. */
+export type DenialReason = 'Unauthorized' | 'Forbidden' | 'Invalid' | 'RequestEntityTooLarge';
+
+export interface Violation {
+  message: string;
+  reason?: DenialReason;
+}
+
+/** A validating policy's answer: its violations (strings, or with a reason), and audit annotations it adds. */
+export type Findings = string[] | { violations: (string | Violation)[]; auditAnnotations?: Record<string, string> };
+
 export interface ValidatingPolicy<P> extends PolicyBase<P> {
   kind: 'validating';
-  evaluate(request: AdmissionRequest, parameters: P, context: PolicyContext): string[] | Promise<string[]>;
+  evaluate(request: AdmissionRequest, parameters: P, context: PolicyContext): Findings | Promise<Findings>;
   /** Fields for the decision's log line (audit-log's summary); the stack writes the line, never the policy. */
   logDetails?(request: AdmissionRequest, parameters: P): Record<string, unknown>;
 }

@@ -8,7 +8,8 @@
 // message. Each expression runs on its own cost budget (Kubernetes' per-call limit), which also stops it at
 // the request's deadline.
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
-import type { ValidatingPolicy } from '../admission/policy.js';
+import type { ValidatingPolicy, Violation } from '../admission/policy.js';
+import { isPodController, podFromTemplate } from './pod-controllers.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { loadRegexEngine, regexEngineLoaded } from './cel-environment.js';
 import { type CelProgram, runCel, toCel } from './cel-program.js';
@@ -37,6 +38,13 @@ function booleanOf(value: unknown, where: string): boolean {
   return value;
 }
 
+/** The object and oldObject the expressions see: the pod template, when autogen applies the rule to a controller. */
+function judgedObjects(request: AdmissionRequest, podControllers: readonly string[]): { object: unknown; oldObject: unknown } {
+  const kind = request.kind.kind;
+  if (!podControllers.includes(kind) || !isPodController(kind)) return { object: request.object ?? null, oldObject: request.oldObject ?? null };
+  return { object: request.object ? podFromTemplate(kind, request.object) : null, oldObject: request.oldObject ? podFromTemplate(kind, request.oldObject) : null };
+}
+
 export const celPolicy: ValidatingPolicy<CelParameters> = {
   name: 'cel',
   kind: 'validating',
@@ -48,10 +56,13 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
     const run = (program: CelProgram, where: string): unknown => runCel(program, bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, context.deadline), where);
-    const variables = new LazyVariables(new Map(parameters.variables.map(({ name, program }) => [name, () => run(program, `variables.${name}`)] as const)));
+    const declared = new Map<string, () => unknown>(Object.entries(parameters.variableValues).map(([name, value]) => [name, () => toCel(value)] as const));
+    for (const { name, program } of parameters.variables) declared.set(name, () => run(program, `variables.${name}`));
+    const variables = new LazyVariables(declared);
+    const { object, oldObject } = judgedObjects(request, parameters.podControllers);
     const bindings = {
-      object: toCel(request.object ?? null),
-      oldObject: toCel(request.oldObject ?? null),
+      object: toCel(object),
+      oldObject: toCel(oldObject),
       request: requestBinding(request),
       params: toCel(parameters.params),
       variables,
@@ -59,9 +70,9 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     for (const { name, program } of parameters.matchConditions) {
       if (!booleanOf(run(program, `matchConditions ${name}`), `matchConditions ${name}`)) return [];
     }
-    const violations: string[] = [];
+    const violations: Violation[] = [];
     let firstError: unknown;
-    for (const { program, message, messageProgram } of parameters.validations) {
+    for (const { program, message, messageProgram, reason } of parameters.validations) {
       try {
         if (booleanOf(run(program, program.source), program.source)) continue;
       } catch (error) {
@@ -69,9 +80,18 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
         firstError ??= error;
         continue;
       }
-      violations.push(messageOf(messageProgram && (() => run(messageProgram, messageProgram.source))) ?? message ?? `failed expression: ${program.source}`);
+      const text = messageOf(messageProgram && (() => run(messageProgram, messageProgram.source))) ?? message ?? `failed expression: ${program.source}`;
+      violations.push(reason ? { message: text, reason } : { message: text });
     }
     if (violations.length === 0 && firstError !== undefined) throw firstError;
-    return violations;
+    const auditAnnotations: Record<string, string> = {};
+    for (const { key, program } of parameters.auditAnnotations) {
+      // As Kubernetes: a null value adds no annotation; anything but a string or null is an error.
+      const value = run(program, `auditAnnotations ${key}`);
+      if (value === null) continue;
+      if (typeof value !== 'string') throw new Error(`auditAnnotations ${key}: returned ${typeof value}, expected a string or null`);
+      auditAnnotations[key] = value;
+    }
+    return { violations, auditAnnotations };
   },
 };

@@ -30,7 +30,12 @@ export const CelParametersSchema = z.pipe(
     ).check(z.minLength(1)),
     variables: z._default(z.array(z.strictObject({ name: Name, expression: Expression })), []),
     matchConditions: z._default(z.array(z.strictObject({ name: z.string().check(z.minLength(1)), expression: Expression })), []),
-    params: z.optional(z.record(z.string(), z.unknown())),
+    auditAnnotations: z._default(z.array(z.strictObject({ key: z.string().check(z.regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, { message: 'expected a qualified name of at most 63 characters' })), valueExpression: Expression })), []),
+    params: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
+    // Kinds whose pod template the validations judge as a Pod (autogen: pod-controllers.ts).
+    podControllers: z._default(z.array(z.string()), []),
+    // Variables with a fixed value (Gatekeeper binds a constraint's parameters as variables.params).
+    variableValues: z._default(z.record(z.string(), z.unknown()), {}),
   }),
   z.transform((parameters) => {
     const validations = parameters.validations.map(({ expression, message, messageExpression, reason }) => ({ program: expression, message, messageProgram: messageExpression, reason }));
@@ -40,8 +45,18 @@ export const CelParametersSchema = z.pipe(
       ...validations.flatMap(({ program, messageProgram }) => (messageProgram ? [program, messageProgram] : [program])),
       ...variables.map(({ program }) => program),
       ...matchConditions.map(({ program }) => program),
+      ...parameters.auditAnnotations.map(({ valueExpression }) => valueExpression),
     ];
-    return { params: parameters.params ?? {}, variables, matchConditions, validations, usesRegex: programs.some((program) => program.usesRegex) };
+    return {
+      params: parameters.params === undefined ? {} : parameters.params,
+      variables,
+      matchConditions,
+      validations,
+      auditAnnotations: parameters.auditAnnotations.map(({ key, valueExpression }) => ({ key, program: valueExpression })),
+      podControllers: parameters.podControllers,
+      variableValues: parameters.variableValues,
+      usesRegex: programs.some((program) => program.usesRegex),
+    };
   }),
 );
 export type CelParameters = z.output<typeof CelParametersSchema>;

@@ -37,7 +37,7 @@ describe('Gatekeeper library', () => {
     describe(library, () => {
       it.each(gatekeeperCases(library))('$name', async ({ object, assertions }) => {
         const request = requestFor(object);
-        const violations = await trustedRegistryPolicy.evaluate(request, document.rules[0]!.parameters, { now: new Date() });
+        const violations = await trustedRegistryPolicy.evaluate(request, document.rules[0]!.parameters, { now: new Date() }) as string[];
         for (const assertion of assertions) {
           expect(satisfiesAssertion(violations, assertion), `${JSON.stringify(assertion)} against ${JSON.stringify(violations)}`).toBe(true);
         }

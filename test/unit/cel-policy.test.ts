@@ -8,6 +8,7 @@ import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../../functions/cel/policy.js';
+import type { Findings } from '../../functions/admission/policy.js';
 import { LazyVariables } from '../../functions/cel/lazy-variables.js';
 import { CelParametersSchema } from '../../functions/cel/rules.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
@@ -16,8 +17,11 @@ import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
 const deployment = (replicas: number, labels: Record<string, string> = {}) => ({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels }, spec: { replicas, template: { spec: { containers: [{ name: 'c', image: 'nginx:1' }] } } },
 });
-const evaluate = (parameters: unknown, object: unknown, options: ReviewOptions = {}) =>
-  celPolicy.evaluate(admissionReviewFor(object, options).request as AdmissionRequest, CelParametersSchema.parse(parameters), { now: new Date() }) as string[];
+/** The violations' messages (cel evaluates synchronously when no regular expression is involved). */
+const evaluate = (parameters: unknown, object: unknown, options: ReviewOptions = {}) => {
+  const findings = celPolicy.evaluate(admissionReviewFor(object, options).request as AdmissionRequest, CelParametersSchema.parse(parameters), { now: new Date() }) as Findings;
+  return (Array.isArray(findings) ? findings : findings.violations).map((violation) => (typeof violation === 'string' ? violation : violation.message));
+};
 
 describe('cel expressions', () => {
   it.each([
@@ -128,7 +132,7 @@ describe('cel expressions', () => {
   it('a rule must name its kinds: cel has no default', () => {
     const result = parseRulesDocument(celPolicy, 'rules: [{ name: r, parameters: { validations: [{ expression: "true" }] } }]');
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.errors).toContain('rules[0].match.kinds: required: name the kinds this rule applies to');
+    if (!result.ok) expect(result.errors).toContain('rules[0].match.kinds: required: name the kinds (or resourceRules) this rule applies to');
   });
 
   it('through the stack: an evaluation error fails open with the expression named, and compiles once per rules version', async () => {

@@ -64,6 +64,14 @@ function outcomeOf({ verdict, failed }: Decision): Outcome {
   return verdict.warnings.length > 0 ? 'warned' : 'allowed';
 }
 
+/** Admitted while some rules were skipped on an error under their own failurePolicy Ignore: failed open, loudly. */
+function rulesFailedOpen(policyName: string, verdict: Verdict, skipped: { rule: string; reason: string }[]): Pick<Decision, 'failed' | 'reason'> {
+  const reason = skipped.map(({ rule, reason }) => `rule ${rule} not evaluated: ${reason}`).join('; ');
+  verdict.warnings.push(`portcullis: ${policyName}: ${skipped.length} rule(s) not evaluated (failurePolicy Ignore): ${skipped.map(({ rule }) => rule).join(', ')}`);
+  verdict.auditAnnotations['failed-open'] = reason;
+  return { failed: 'open', reason };
+}
+
 export interface DecideOptions {
   clock?: () => Date;
   metrics?: PolicyMetrics;
@@ -98,6 +106,8 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
             ? await evaluateRules(policy, rules.document, request, { now: clock(), deadline })
             : await mutateRules(policy, rules.document, request, () => (JSON.parse(event.bodyText) as AdmissionReview).request.object);
         const reason = !outcome.verdict.allowed ? 'violations' : outcome.verdict.patch ? 'patched' : policy.kind === 'mutating' ? 'no changes' : 'no violations';
+        const skipped = 'failedOpen' in outcome ? outcome.failedOpen : undefined;
+        if (skipped && outcome.verdict.allowed) return { ...outcome, ...rulesFailedOpen(policy.name, outcome.verdict, skipped), rulesVersion: rules.version };
         return { ...outcome, reason, rulesVersion: rules.version };
       });
     } catch (error) {

@@ -1,12 +1,14 @@
 // Runs a rules document of a validating policy against one request: each matching rule's parameters
-// through the policy, then enforce violations deny and audit violations become warnings plus audit
-// annotations. (Mutating policies: mutate-rules.ts.)
+// through the policy, then the violations act as the rule says. Native rules: enforce denies, audit warns
+// and annotates. Rules from Kubernetes manifests act as ValidatingAdmissionPolicy's validationActions:
+// Deny denies (with the violation's reason), Warn warns, Audit adds the `validation_failure` annotation,
+// and each rule's own failurePolicy resolves an error in that rule alone. (Mutating: mutate-rules.ts.)
 import type { AdmissionRequest } from '../review/admission-review-schema.js';
-import { allowed, denied, type Verdict } from '../review/admission-response.js';
+import { allowed, type Verdict } from '../review/admission-response.js';
 import { DeadlineExceededError } from './deadline.js';
 import { matchesRule } from './match-rule.js';
-import type { PolicyContext, ValidatingPolicy } from '../policy.js';
-import type { RulesDocument } from '../rules/rules-document-schema.js';
+import type { DenialReason, Findings, PolicyContext, ValidatingPolicy, Violation } from '../policy.js';
+import type { Rule, RulesDocument } from '../rules/rules-document-schema.js';
 
 export interface RulesOutcome {
   verdict: Verdict;
@@ -14,6 +16,22 @@ export interface RulesOutcome {
   logDetails?: Record<string, unknown>;
   /** The rules that decided: the violated (or, mutating, changing) enforce rules, else every rule that matched. */
   rules: string[];
+  /** Rules not evaluated because of an error, skipped under their own failurePolicy Ignore: failed open. */
+  failedOpen?: { rule: string; reason: string }[];
+}
+
+const STATUS_CODES: Record<DenialReason, number> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
+
+function violationsOf(findings: Findings): Violation[] {
+  const list = Array.isArray(findings) ? findings : findings.violations;
+  return list.map((violation) => (typeof violation === 'string' ? { message: violation } : violation));
+}
+
+/** How Kubernetes names a policy in its messages: `ValidatingAdmissionPolicy 'x' with binding 'y'`. */
+function describe(rule: Rule<unknown>): string {
+  const origin = rule.origin;
+  if (!origin) return `rule ${rule.name}`;
+  return `${origin.kind} '${origin.name}'${origin.binding ? ` with binding '${origin.binding}'` : ''}`;
 }
 
 export async function evaluateRules<P>(
@@ -24,28 +42,64 @@ export async function evaluateRules<P>(
 ): Promise<RulesOutcome> {
   let logDetails: Record<string, unknown> | undefined;
   const matched: string[] = [];
-  const enforced: { rule: string; violations: string[] }[] = [];
-  const audited: { rule: string; violations: string[] }[] = [];
+  const denials: { rule: string; text: string; native?: boolean; reason?: DenialReason }[] = [];
+  const verdictWarnings: string[] = [];
+  const annotations: Record<string, string> = {};
+  const validationFailures: unknown[] = [];
+  const failedOpen: { rule: string; reason: string }[] = [];
   for (const rule of document.rules) {
     // Rules run synchronously one after another: the deadline is checked between them.
     if (context.deadline?.passed()) throw new DeadlineExceededError(context.deadline.budgetMs);
     if (!matchesRule(request, rule.match, policy)) continue;
     matched.push(rule.name);
     if (policy.logDetails) logDetails = { ...logDetails, ...policy.logDetails(request, rule.parameters) };
-    const violations = await policy.evaluate(request, rule.parameters, context);
+    let findings: Findings;
+    try {
+      findings = await policy.evaluate(request, rule.parameters, context);
+    } catch (error) {
+      // Without its own failure policy a rule's error is the document's (the stack resolves it).
+      if (!rule.failurePolicy || error instanceof DeadlineExceededError) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      if (rule.failurePolicy === 'Ignore') {
+        failedOpen.push({ rule: rule.name, reason });
+        continue;
+      }
+      denials.push({ rule: rule.name, text: `${describe(rule)} could not be evaluated: ${reason} (failurePolicy Fail)` });
+      continue;
+    }
+    if (!Array.isArray(findings)) for (const [key, value] of Object.entries(findings.auditAnnotations ?? {})) annotations[`${rule.origin?.name ?? rule.name}.${key}`] = value;
+    const violations = violationsOf(findings);
     if (violations.length === 0) continue;
-    (rule.mode === 'audit' ? audited : enforced).push({ rule: rule.name, violations });
+    if (!rule.validationActions) {
+      if (rule.mode === 'enforce') {
+        denials.push({ rule: rule.name, text: `rule ${rule.name}: ${violations.map(({ message }) => message).join('; ')}`, native: true });
+        continue;
+      }
+      violations.forEach(({ message }, index) => {
+        verdictWarnings.push(`${policy.name} (audit, rule ${rule.name}): ${message}`);
+        annotations[`audit-${rule.name}-${index + 1}`] = message;
+      });
+      continue;
+    }
+    for (const [index, violation] of violations.entries()) {
+      if (rule.validationActions.includes('Deny')) denials.push({ rule: rule.name, text: `${describe(rule)} denied request: ${violation.message}`, reason: violation.reason });
+      if (rule.validationActions.includes('Warn')) verdictWarnings.push(`Validation failed for ${describe(rule)}: ${violation.message}`);
+      if (rule.validationActions.includes('Audit')) {
+        validationFailures.push({ message: violation.message, policy: rule.origin?.name ?? rule.name, binding: rule.origin?.binding ?? '', expressionIndex: index, validationActions: rule.validationActions });
+      }
+    }
   }
 
-  const verdict =
-    enforced.length > 0
-      ? denied(`${policy.name}: ${enforced.map(({ rule, violations }) => `rule ${rule}: ${violations.join('; ')}`).join('; ')}`)
-      : allowed();
-  for (const { rule, violations } of audited) {
-    violations.forEach((violation, index) => {
-      verdict.warnings.push(`${policy.name} (audit, rule ${rule}): ${violation}`);
-      verdict.auditAnnotations[`audit-${rule}-${index + 1}`] = violation;
-    });
+  let verdict = allowed();
+  if (denials.length > 0) {
+    // Native rules' messages start with the policy's name, as they always have; manifests' name themselves.
+    const message = denials.map(({ text, native }, index) => (native && index === 0 ? `${policy.name}: ${text}` : text)).join('; ');
+    const reason = denials.find((denial) => denial.reason)?.reason ?? 'Forbidden';
+    verdict = { allowed: false, status: { code: STATUS_CODES[reason], reason, message }, warnings: [], auditAnnotations: {} };
   }
-  return { verdict, rules: enforced.length > 0 ? enforced.map(({ rule }) => rule) : matched, logDetails };
+  verdict.warnings.push(...verdictWarnings);
+  Object.assign(verdict.auditAnnotations, annotations);
+  if (validationFailures.length > 0) verdict.auditAnnotations.validation_failure = JSON.stringify(validationFailures);
+  const decided = denials.length > 0 ? [...new Set(denials.map(({ rule }) => rule))] : matched;
+  return { verdict, rules: decided, logDetails, ...(failedOpen.length > 0 ? { failedOpen } : {}) };
 }

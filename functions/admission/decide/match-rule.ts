@@ -4,6 +4,7 @@
 import type { AdmissionRequest, Operation } from '../review/admission-review-schema.js';
 import { matchesAnyGlob } from '../kubernetes/glob.js';
 import { matchesLabelSelector } from '../kubernetes/label-selector.js';
+import { matchesResourceRules } from '../kubernetes/resource-rules.js';
 import type { Match } from '../rules/rules-document-schema.js';
 
 const DEFAULT_OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE'];
@@ -22,9 +23,16 @@ export interface MatchDefaults {
 
 export function matchesRule(request: AdmissionRequest, match: Match | undefined, defaults: MatchDefaults): boolean {
   const m = match ?? {};
-  if (!(m.operations ?? defaults.defaultOperations ?? DEFAULT_OPERATIONS).includes(request.operation)) return false;
-  const kinds = m.kinds ?? defaults.defaultKinds;
-  if (!kinds.includes('*') && !kinds.includes(request.kind.kind)) return false;
+  if (m.resourceRules) {
+    if (!matchesResourceRules(request, m.resourceRules, m.excludeResourceRules, m.matchPolicy)) return false;
+    if (m.operations && !m.operations.includes(request.operation)) return false;
+    if (m.kinds && !m.kinds.includes('*') && !m.kinds.includes(request.kind.kind)) return false;
+  } else {
+    if (!(m.operations ?? defaults.defaultOperations ?? DEFAULT_OPERATIONS).includes(request.operation)) return false;
+    const kinds = m.kinds ?? defaults.defaultKinds;
+    if (!kinds.includes('*') && !kinds.includes(request.kind.kind)) return false;
+  }
+  if (m.namespaceSelector && request.kind.kind === 'Namespace' && !request.kind.group && !matchesLabelSelector(objectLabels(request), m.namespaceSelector)) return false;
   const namespace = request.namespace || undefined;
   if (m.namespaces && (namespace === undefined || !matchesAnyGlob(namespace, m.namespaces))) return false;
   if (m.excludedNamespaces && namespace !== undefined && matchesAnyGlob(namespace, m.excludedNamespaces)) return false;

@@ -4,9 +4,12 @@
 import * as z from '../zod.js';
 import { OperationSchema } from '../review/admission-review-schema.js';
 import { LabelSelectorSchema } from '../kubernetes/label-selector.js';
+import { ResourceRuleSchema } from '../kubernetes/resource-rules.js';
 
 export const FailurePolicySchema = z.enum(['Ignore', 'Fail']);
 export type FailurePolicy = z.infer<typeof FailurePolicySchema>;
+export const ValidationActionSchema = z.enum(['Deny', 'Warn', 'Audit']);
+export type ValidationAction = z.infer<typeof ValidationActionSchema>;
 
 export const MatchSchema = z.strictObject({
   namespaces: z.optional(z.array(z.string())),
@@ -16,6 +19,13 @@ export const MatchSchema = z.strictObject({
   excludedUsers: z.optional(z.array(z.string())),
   excludedGroups: z.optional(z.array(z.string())),
   labelSelector: z.optional(LabelSelectorSchema),
+  // Kubernetes' own form (ValidatingAdmissionPolicy matchConstraints); operations then come from these rules.
+  resourceRules: z.optional(z.array(ResourceRuleSchema).check(z.minLength(1))),
+  excludeResourceRules: z.optional(z.array(ResourceRuleSchema)),
+  matchPolicy: z.optional(z.enum(['Exact', 'Equivalent'])),
+  // The namespace's labels are the cluster's: the API server applies this selector (it is registered on
+  // the webhook); the function can check it only on Namespace objects themselves.
+  namespaceSelector: z.optional(LabelSelectorSchema),
 });
 export type Match = z.infer<typeof MatchSchema>;
 
@@ -40,6 +50,13 @@ export function ruleSchema<P extends z.ZodMiniType>(parametersSchema: P) {
     name: z.string().check(z.minLength(1)),
     mode: z._default(z.enum(['enforce', 'audit']), 'enforce'),
     match: z.optional(MatchSchema),
+    // The rule's own failure policy: an error evaluating it is resolved here (Ignore skips this rule,
+    // counted as failed open; Fail denies) while the other rules still decide. Uploaded manifests set it.
+    failurePolicy: z.optional(FailurePolicySchema),
+    // ValidatingAdmissionPolicy's actions on a violation; when given, they replace `mode`.
+    validationActions: z.optional(z.array(ValidationActionSchema).check(z.minLength(1))),
+    // The manifest a rule came from, named in its messages as Kubernetes names it.
+    origin: z.optional(z.strictObject({ kind: z.string(), name: z.string(), binding: z.optional(z.string()) })),
     parameters: parametersSchema,
   });
 }
@@ -54,8 +71,8 @@ export function crossRuleIssues(rules: readonly Rule<unknown>[], { requireKinds 
   const issues: RuleIssue[] = [];
   const seen = new Set<string>();
   rules.forEach((rule, index) => {
-    if (requireKinds && !rule.match?.kinds?.length) {
-      issues.push({ path: ['rules', index, 'match', 'kinds'], message: 'required: name the kinds this rule applies to' });
+    if (requireKinds && !rule.match?.kinds?.length && !rule.match?.resourceRules?.length) {
+      issues.push({ path: ['rules', index, 'match', 'kinds'], message: 'required: name the kinds (or resourceRules) this rule applies to' });
     }
     if (seen.has(rule.name)) issues.push({ path: ['rules', index, 'name'], message: `duplicate rule name "${rule.name}"` });
     seen.add(rule.name);
@@ -65,6 +82,14 @@ export function crossRuleIssues(rules: readonly Rule<unknown>[], { requireKinds 
 
 export type RulesDocument<P> = {
   failurePolicy: FailurePolicy;
-  rules: { name: string; mode: 'enforce' | 'audit'; match?: Match; parameters: P }[];
+  rules: {
+    name: string;
+    mode: 'enforce' | 'audit';
+    match?: Match;
+    failurePolicy?: FailurePolicy;
+    validationActions?: ValidationAction[];
+    origin?: { kind: string; name: string; binding?: string };
+    parameters: P;
+  }[];
 };
 export type Rule<P> = RulesDocument<P>['rules'][number];

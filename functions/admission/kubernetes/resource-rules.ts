@@ -1,0 +1,52 @@
+// Kubernetes' resource rules (ValidatingAdmissionPolicy matchConstraints, webhook rules): which requests a
+// rule selects by API group, version, resource and subresource, operation and scope, as the API server
+// matches them. `pods` is the object only; `pods/status` one subresource; `pods/*` every subresource of
+// pods; `*` every resource but no subresource; `*/*` everything; `*/status` that subresource of any.
+import type { AdmissionRequest } from '../review/admission-review-schema.js';
+import * as z from '../zod.js';
+
+const OperationOrAllSchema = z.enum(['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*']);
+
+/** @example { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"] } */
+export const ResourceRuleSchema = z.object({
+  apiGroups: z.array(z.string()).check(z.minLength(1)),
+  apiVersions: z.array(z.string()).check(z.minLength(1)),
+  resources: z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
+  operations: z._default(z.array(OperationOrAllSchema), ['*']),
+  scope: z._default(z.enum(['Cluster', 'Namespaced', '*']), '*'),
+  resourceNames: z.optional(z.array(z.string())),
+});
+export type ResourceRule = z.output<typeof ResourceRuleSchema>;
+
+/** Which version a request is matched on: Equivalent (the default) matches any version of the same resource. */
+export type MatchPolicy = 'Exact' | 'Equivalent';
+
+function matchesResource(pattern: string, resource: string, subResource: string): boolean {
+  const [patternResource, patternSub = ''] = pattern.split('/', 2) as [string, string?];
+  if (patternResource !== '*' && patternResource !== resource) return false;
+  if (pattern.includes('/')) return subResource !== '' && (patternSub === '*' || patternSub === subResource);
+  return subResource === '';
+}
+
+const includesOrAll = (values: readonly string[], value: string) => values.includes('*') || values.includes(value);
+
+export function matchesResourceRule(request: AdmissionRequest, rule: ResourceRule, matchPolicy: MatchPolicy = 'Equivalent'): boolean {
+  if (!includesOrAll(rule.operations, request.operation)) return false;
+  // The API server calls a webhook with the resource as the webhook asked for it; Exact asks for the
+  // version the client sent.
+  const resource = matchPolicy === 'Exact' ? (request.requestResource ?? request.resource) : request.resource;
+  const subResource = (matchPolicy === 'Exact' ? (request.requestSubResource ?? request.subResource) : request.subResource) ?? '';
+  if (!includesOrAll(rule.apiGroups, resource.group)) return false;
+  if (matchPolicy === 'Exact' && !includesOrAll(rule.apiVersions, resource.version)) return false;
+  if (!rule.resources.some((pattern) => matchesResource(pattern, resource.resource, subResource))) return false;
+  const namespaced = Boolean(request.namespace);
+  if (rule.scope === 'Cluster' && namespaced) return false;
+  if (rule.scope === 'Namespaced' && !namespaced) return false;
+  if (rule.resourceNames?.length && !rule.resourceNames.includes(request.name ?? '')) return false;
+  return true;
+}
+
+/** Selected by at least one of `rules` and by none of `excluded`. */
+export function matchesResourceRules(request: AdmissionRequest, rules: readonly ResourceRule[], excluded: readonly ResourceRule[] = [], matchPolicy?: MatchPolicy): boolean {
+  return rules.some((rule) => matchesResourceRule(request, rule, matchPolicy)) && !excluded.some((rule) => matchesResourceRule(request, rule, matchPolicy));
+}
