@@ -13,6 +13,8 @@ export interface ReviewOptions {
   username?: string;
   groups?: string[];
   dryRun?: boolean;
+  /** A subresource request (`status`, `scale`, `ephemeralcontainers`): the object is still the whole object. */
+  subResource?: string;
 }
 
 // Kinds whose plural is not just the lowercase kind plus "s".
@@ -47,6 +49,7 @@ export function admissionReviewFor(manifest: unknown, options: ReviewOptions = {
     resource: gvr,
     requestKind: gvk,
     requestResource: gvr,
+    ...(options.subResource ? { subResource: options.subResource, requestSubResource: options.subResource } : {}),
     name: object.metadata?.name,
     namespace,
     operation,

@@ -6,6 +6,12 @@
 import type { AdmissionRequest, Operation } from './review/admission-review-schema.js';
 import type { WorkDeadline } from './decide/deadline.js';
 import type * as z from './zod.js';
+import type { Rule } from './rules/rules-document-schema.js';
+
+/** Uploaded manifests as a native rules document, and where each rule's fields were written, for errors. */
+export type ManifestTranslation =
+  | { ok: true; data: unknown; describeRule(index: number): { label: string; parametersAt: string; matchAt: string } | undefined }
+  | { ok: false; errors: string[] };
 
 interface PolicyBase<P> {
   name: string;
@@ -20,6 +26,10 @@ interface PolicyBase<P> {
    * (the stack copies and diffs the object). Policies that read a few fields decide at any depth.
    */
   walksWholeObject?: boolean;
+  /** Adjusts each validated rule (cel: autogen extends `kinds: [Pod]` to the pod controllers). */
+  expandRule?(rule: Rule<P>): Rule<P>;
+  /** Accepts Kubernetes manifests as its rules object (cel): detects and translates them. */
+  manifests?: { detect(data: unknown): boolean; translate(documents: unknown[]): ManifestTranslation };
 }
 
 /** What the stack hands a policy besides the request: the clock, so policies never read one. */

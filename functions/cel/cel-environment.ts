@@ -8,7 +8,7 @@
 //   comprehension iteration and call is paid for and no expression runs unbounded;
 // - `matches` runs on RE2 (re2js, linear time, RE2 syntax as Kubernetes): the engine's own `matches` uses
 //   JavaScript's backtracking RegExp, so calls to it are renamed before type checking.
-import { Environment } from '@marcbachmann/cel-js';
+import { Environment, Optional } from '@marcbachmann/cel-js';
 import type { CostBudget } from './cost-budget.js';
 import { registerKubernetesLibrary } from './kubernetes-library.js';
 import { registerKyvernoLibrary } from './kyverno-library.js';
@@ -77,6 +77,7 @@ function chargeMatch(text: string, pattern: string): void {
 }
 
 const RE2_MATCHES = 'portcullisRe2Matches';
+const LENIENT_OR_VALUE = 'portcullisOrValue';
 
 function createEnvironment(): Environment {
   const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
@@ -87,6 +88,7 @@ function createEnvironment(): Environment {
   };
   env.registerFunction(`string.${RE2_MATCHES}(string): bool`, matches);
   env.registerFunction(`${RE2_MATCHES}(string, string): bool`, matches);
+  env.registerFunction(`dyn.${LENIENT_OR_VALUE}(dyn): dyn`, (value: unknown, fallback: unknown) => (value instanceof Optional ? (value.hasValue() ? value.value() : fallback) : value));
   registerKubernetesLibrary(env, { re2Pattern, chargeMatch });
   registerKyvernoLibrary(env);
   meterEvaluation(env);
@@ -137,9 +139,17 @@ export function callOf(node: ExpressionNode): { name: string; receiver?: string 
   return { name: args[0], receiver };
 }
 
-/** Points every `matches` call at RE2. */
-export function useRe2ForMatches(node: ExpressionNode): void {
+/**
+ * Points every `matches` call at RE2, and every `orValue` at the lenient one: on a value that is not an
+ * optional it returns the value, as cel-go did until 2026 (Kubernetes and Kyverno releases in use, and
+ * Kyverno's own suites, rely on `list.orValue([])`); the engine's strict one is an error there.
+ */
+export function rewriteCalls(node: ExpressionNode): void {
   const call = callOf(node);
   if (call?.name === 'matches') (node.args as string[])[0] = RE2_MATCHES;
-  forEachChild(node, useRe2ForMatches);
+  if (call?.name === 'orValue' && node.op === 'rcall') {
+    (node.args as string[])[0] = LENIENT_OR_VALUE;
+    (node as unknown as { setMeta(key: string, value: unknown): void }).setMeta('macro', undefined);
+  }
+  forEachChild(node, rewriteCalls);
 }

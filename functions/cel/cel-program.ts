@@ -3,7 +3,7 @@
 // undeclared variable is an invalid rules document at `policy validate`, not a failure at admission.
 // Features that need the cluster (namespaceObject, authorizer, Kyverno's resource/http/image lookups) are
 // refused here, with the reason. Programs run metered: every evaluation step is charged to a cost budget.
-import { CEL_VARIABLES, callOf, celEnvironment, type ExpressionNode, forEachChild, useRe2ForMatches, withBudget } from './cel-environment.js';
+import { CEL_VARIABLES, callOf, celEnvironment, type ExpressionNode, forEachChild, rewriteCalls, withBudget } from './cel-environment.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { CostBudget } from './cost-budget.js';
 
@@ -74,7 +74,7 @@ export function compileCel(source: string): CelProgram | string {
   if (usage.refusals.size > 0) return `cannot run without the cluster: ${[...usage.refusals].join('; ')}`;
   const unknown = [...usage.calls].filter((name) => !KNOWN_FUNCTIONS.has(name));
   if (unknown.length > 0) return `does not compile: unknown function${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`;
-  useRe2ForMatches(root);
+  rewriteCalls(root);
   const checked = evaluate.check();
   if (!checked.valid) {
     const undeclared = /^Unknown variable: (\S+)/.exec((checked.error as { summary?: string }).summary ?? '');

@@ -9,7 +9,9 @@
 // the request's deadline.
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { ValidatingPolicy, Violation } from '../admission/policy.js';
-import { isPodController, podFromTemplate } from './pod-controllers.js';
+import type { Rule } from '../admission/rules/rules-document-schema.js';
+import { isManifestData, rulesFromManifests } from './manifests/manifest-bundle.js';
+import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from './pod-controllers.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { loadRegexEngine, regexEngineLoaded } from './cel-environment.js';
 import { type CelProgram, runCel, toCel } from './cel-program.js';
@@ -38,6 +40,14 @@ function booleanOf(value: unknown, where: string): boolean {
   return value;
 }
 
+/** Autogen for native rules: `kinds: [Pod]` also judges the pod templates of the controllers it does not name. */
+function withPodControllerKinds(rule: Rule<CelParameters>): Rule<CelParameters> {
+  const kinds = rule.match?.kinds;
+  if (!kinds?.includes('Pod') || rule.parameters.podControllers.length > 0) return rule;
+  const added = DEFAULT_POD_CONTROLLERS.filter((kind) => !kinds.includes(kind));
+  return { ...rule, match: { ...rule.match, kinds: [...kinds, ...added] }, parameters: { ...rule.parameters, podControllers: added } };
+}
+
 /** The object and oldObject the expressions see: the pod template, when autogen applies the rule to a controller. */
 function judgedObjects(request: AdmissionRequest, podControllers: readonly string[]): { object: unknown; oldObject: unknown } {
   const kind = request.kind.kind;
@@ -52,6 +62,8 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   defaultKinds: [],
   walksWholeObject: true,
   parametersSchema: CelParametersSchema,
+  manifests: { detect: isManifestData, translate: rulesFromManifests },
+  expandRule: withPodControllerKinds,
   evaluate(request, parameters, context) {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));

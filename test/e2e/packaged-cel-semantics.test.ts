@@ -32,3 +32,34 @@ describe('the packaged cel function decides where it used to fail open', () => {
     expect(response.warnings).toBeUndefined();
   });
 });
+
+describe('autogen: rules written for Pods judge the pod templates of controllers', () => {
+  const podSpec = { containers: [{ name: 'c', image: 'nginx:latest' }] };
+  const controllers = {
+    Deployment: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { template: { spec: podSpec } } },
+    CronJob: { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly' }, spec: { schedule: '@daily', jobTemplate: { spec: { template: { spec: podSpec } } } } },
+  };
+  const noLatest = { validations: [{ expression: "object.spec.containers.all(c, !c.image.endsWith(':latest'))", message: 'no :latest' }] };
+
+  it.each(Object.entries(controllers))('native rules with kinds [Pod]: a %s with a :latest image is denied', async (_kind, object) => {
+    const { handler } = await packagedWithRules('cel', `rules: [{ name: r, match: { kinds: [Pod] }, parameters: ${JSON.stringify(noLatest)} }]`);
+    expect((await invoke(handler, eventFor(object))).body.response).toMatchObject({ allowed: false, status: { message: 'cel: rule r: no :latest' } });
+  });
+
+  it("a ValidatingPolicy's spec.autogen.podControllers.controllers narrows the controllers judged", async () => {
+    const policy = {
+      apiVersion: 'policies.kyverno.io/v1',
+      kind: 'ValidatingPolicy',
+      metadata: { name: 'no-latest' },
+      spec: {
+        validationActions: ['Deny'],
+        autogen: { podControllers: { controllers: ['Deployment'] } },
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['pods'] }] },
+        ...noLatest,
+      },
+    };
+    const { handler } = await packagedWithRules('cel', JSON.stringify(policy));
+    expect((await invoke(handler, eventFor(controllers.Deployment))).body.response).toMatchObject({ allowed: false, status: { message: "ValidatingPolicy 'no-latest' denied request: no :latest" } });
+    expect((await invoke(handler, eventFor(controllers.CronJob))).body.response.allowed).toBe(true);
+  });
+});

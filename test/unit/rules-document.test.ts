@@ -30,7 +30,7 @@ describe('rules documents', () => {
     ['bad mode', 'rules: [{ name: a, mode: warn, parameters: { forbiddenTags: [x] } }]', 'rules[0].mode:'],
     ['duplicate rule names', 'rules: [{ name: a, parameters: { forbiddenTags: [x] } }, { name: a, parameters: { forbiddenTags: [y] } }]', 'rules[1].name: duplicate rule name "a"'],
     ['missing rules', 'failurePolicy: Fail', 'rules: expected array, received undefined'],
-    ['not a mapping', '- a\n- b', 'expected object, received array'],
+    ['not a mapping', '- a\n- b', 'takes one rules document (failurePolicy and rules)'],
     ['YAML syntax', 'rules: [a, b', 'YAML:'],
     ['duplicate YAML keys', 'rules: []\nrules: []', 'YAML:'],
   ])('%s: names the field', (_case, text, expected) => {

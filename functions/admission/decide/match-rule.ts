@@ -5,7 +5,8 @@ import type { AdmissionRequest, Operation } from '../review/admission-review-sch
 import { matchesAnyGlob } from '../kubernetes/glob.js';
 import { matchesLabelSelector } from '../kubernetes/label-selector.js';
 import { matchesResourceRules } from '../kubernetes/resource-rules.js';
-import type { Match } from '../rules/rules-document-schema.js';
+import type { Match, Narrowing } from '../rules/rules-document-schema.js';
+import type { LabelSelector } from '../kubernetes/label-selector.js';
 
 const DEFAULT_OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE'];
 
@@ -14,6 +15,18 @@ function objectLabels(request: AdmissionRequest): Record<string, string> {
   const object = (request.object ?? request.oldObject) as { metadata?: { labels?: unknown } } | null | undefined;
   const labels = object?.metadata?.labels;
   return labels && typeof labels === 'object' ? (labels as Record<string, string>) : {};
+}
+
+/** On a Namespace object the selector reads its own labels; elsewhere the API server applied it already. */
+function namespaceSelectorHolds(request: AdmissionRequest, selector: LabelSelector): boolean {
+  return request.kind.kind !== 'Namespace' || request.kind.group !== '' || matchesLabelSelector(objectLabels(request), selector);
+}
+
+function holdsAsWell(request: AdmissionRequest, narrowing: Narrowing): boolean {
+  if (narrowing.resourceRules && !matchesResourceRules(request, narrowing.resourceRules, narrowing.excludeResourceRules, narrowing.matchPolicy)) return false;
+  if (!narrowing.resourceRules && narrowing.excludeResourceRules && matchesResourceRules(request, narrowing.excludeResourceRules, [], narrowing.matchPolicy)) return false;
+  if (narrowing.labelSelector && !matchesLabelSelector(objectLabels(request), narrowing.labelSelector)) return false;
+  return !narrowing.namespaceSelector || namespaceSelectorHolds(request, narrowing.namespaceSelector);
 }
 
 export interface MatchDefaults {
@@ -32,7 +45,8 @@ export function matchesRule(request: AdmissionRequest, match: Match | undefined,
     const kinds = m.kinds ?? defaults.defaultKinds;
     if (!kinds.includes('*') && !kinds.includes(request.kind.kind)) return false;
   }
-  if (m.namespaceSelector && request.kind.kind === 'Namespace' && !request.kind.group && !matchesLabelSelector(objectLabels(request), m.namespaceSelector)) return false;
+  if (m.narrowedBy && !holdsAsWell(request, m.narrowedBy)) return false;
+  if (m.namespaceSelector && !namespaceSelectorHolds(request, m.namespaceSelector)) return false;
   const namespace = request.namespace || undefined;
   if (m.namespaces && (namespace === undefined || !matchesAnyGlob(namespace, m.namespaces))) return false;
   if (m.excludedNamespaces && namespace !== undefined && matchesAnyGlob(namespace, m.excludedNamespaces)) return false;

@@ -30,10 +30,19 @@ function describeFailure(error: unknown): string {
  * Validates parsed data step by step, yielding after each rule; the generator's return value is the result.
  * Run it to the end with validateRulesData, or in slices (parse-rules-version.ts).
  */
-export function* validationSteps<P>(policy: Policy<P>, data: unknown): Generator<void, ParsedRules<P>> {
-  const stated = FailurePolicySchema.safeParse((data as { failurePolicy?: unknown } | null)?.failurePolicy);
+export function* validationSteps<P>(policy: Policy<P>, given: unknown): Generator<void, ParsedRules<P>> {
+  let data = given;
+  let stated = FailurePolicySchema.safeParse((data as { failurePolicy?: unknown } | null)?.failurePolicy);
   const invalid = (errors: string[]): ParsedRules<P> => ({ ok: false, errors, failurePolicy: stated.success ? stated.data : undefined });
+  let describeRule: ((index: number) => { label: string; parametersAt: string; matchAt: string } | undefined) | undefined;
   try {
+    if (Array.isArray(data) || policy.manifests?.detect(data)) {
+      if (!policy.manifests) return invalid([`${policy.name} takes one rules document (failurePolicy and rules); Kubernetes manifests and multi-document YAML are for cel`]);
+      const translated = policy.manifests.translate(Array.isArray(data) ? data : [data]);
+      if (!translated.ok) return invalid(translated.errors);
+      ({ data, describeRule } = translated);
+      stated = FailurePolicySchema.safeParse((data as { failurePolicy?: unknown }).failurePolicy);
+    }
     // The envelope's errors do not stop the rules being checked: every bad field is reported at once.
     const envelope = RulesEnvelopeSchema.safeParse(data);
     const errors = envelope.success ? [] : zodIssueLines(envelope.error);
@@ -43,8 +52,8 @@ export function* validationSteps<P>(policy: Policy<P>, data: unknown): Generator
     const schema = ruleSchemaOf(policy);
     for (const [index, candidate] of candidates.entries()) {
       const rule = schema.safeParse(candidate);
-      if (rule.success) rules.push(rule.data);
-      else errors.push(...zodIssueLines(rule.error, ['rules', index]));
+      if (rule.success) rules.push(policy.expandRule ? policy.expandRule(rule.data) : rule.data);
+      else errors.push(...(describeRule ? manifestIssueLines(rule.error, describeRule(index)) : zodIssueLines(rule.error, ['rules', index])));
       yield;
     }
     if (errors.length > 0) return invalid(errors);
@@ -54,6 +63,14 @@ export function* validationSteps<P>(policy: Policy<P>, data: unknown): Generator
   } catch (error) {
     return invalid([describeFailure(error)]);
   }
+}
+
+/** A translated rule's errors, named where the manifest wrote the field (`ValidatingPolicy x: spec.validations[0]…`). */
+function manifestIssueLines(error: z.core.$ZodError, origin: { label: string; parametersAt: string; matchAt: string } | undefined): string[] {
+  return zodIssueLines(error, []).map((line) => {
+    const where = line.replace(/^parameters(?=[.[:])/, origin?.parametersAt ?? 'spec').replace(/^match(?=[.[:])/, origin?.matchAt ?? 'spec');
+    return `${origin?.label ?? 'manifest'}: ${where}`;
+  });
 }
 
 export function validateRulesData<P>(policy: Policy<P>, data: unknown): ParsedRules<P> {

@@ -11,6 +11,16 @@ export type FailurePolicy = z.infer<typeof FailurePolicySchema>;
 export const ValidationActionSchema = z.enum(['Deny', 'Warn', 'Audit']);
 export type ValidationAction = z.infer<typeof ValidationActionSchema>;
 
+/** A ValidatingAdmissionPolicyBinding's matchResources: conditions that must hold as well as the rule's. */
+const NarrowingSchema = z.strictObject({
+  resourceRules: z.optional(z.array(ResourceRuleSchema)),
+  excludeResourceRules: z.optional(z.array(ResourceRuleSchema)),
+  matchPolicy: z.optional(z.enum(['Exact', 'Equivalent'])),
+  labelSelector: z.optional(LabelSelectorSchema),
+  namespaceSelector: z.optional(LabelSelectorSchema),
+});
+export type Narrowing = z.infer<typeof NarrowingSchema>;
+
 export const MatchSchema = z.strictObject({
   namespaces: z.optional(z.array(z.string())),
   excludedNamespaces: z.optional(z.array(z.string())),
@@ -26,6 +36,7 @@ export const MatchSchema = z.strictObject({
   // The namespace's labels are the cluster's: the API server applies this selector (it is registered on
   // the webhook); the function can check it only on Namespace objects themselves.
   namespaceSelector: z.optional(LabelSelectorSchema),
+  narrowedBy: z.optional(NarrowingSchema),
 });
 export type Match = z.infer<typeof MatchSchema>;
 

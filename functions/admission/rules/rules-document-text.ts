@@ -1,7 +1,7 @@
 // From a rules version's bytes to plain data: strict UTF-8, then YAML (JSON is YAML too). Never throws: a
 // document that makes the decoder or the YAML library fail in any way (invalid UTF-8, an alias bomb, nesting
 // deep enough to exhaust the stack) is an invalid document with a message that says what and where.
-import { parseDocument } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import type { FailurePolicy } from './rules-document-schema.js';
 import { tooLarge } from './rules-source.js';
 
@@ -47,13 +47,15 @@ export function statedFailurePolicy(text: string): FailurePolicy | undefined {
   return (yaml?.[2] ?? json?.[1]) as FailurePolicy | undefined;
 }
 
+/** The document's data; a multi-document stream (a bundle of manifests) is the list of its documents. */
 export function parseRulesYaml(text: string): RulesData {
   try {
-    const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-    if (document.errors.length > 0) {
-      return { ok: false, errors: document.errors.map((error) => `YAML: ${error.message.split('\n')[0]}`), failurePolicy: statedFailurePolicy(text) };
-    }
-    return { ok: true, data: document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+    const documents = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
+    const list = Array.isArray(documents) ? documents : [documents];
+    const errors = list.flatMap((document, index) => document.errors.map((error) => `YAML${list.length > 1 ? ` (document ${index + 1})` : ''}: ${error.message.split('\n')[0]}`));
+    if (errors.length > 0) return { ok: false, errors, failurePolicy: statedFailurePolicy(text) };
+    const data = list.map((document) => document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
+    return { ok: true, data: data.length <= 1 ? (data[0] ?? null) : data };
   } catch (error) {
     return { ok: false, errors: [`YAML: ${(error as Error)?.message ?? String(error)}`], failurePolicy: statedFailurePolicy(text) };
   }

@@ -1,0 +1,61 @@
+// Gatekeeper's ConstraintTemplate with a K8sNativeValidation engine, and its constraints, as native rules:
+// one per constraint. As Gatekeeper binds them: variables.params is the constraint's spec.parameters,
+// variables.anyObject is the object (oldObject on DELETE), params is the constraint itself. The
+// constraint's match (kinds, namespaces, excludedNamespaces, labelSelector, namespaceSelector) is the
+// rule's; enforcementAction deny/warn/dryrun becomes Deny/Warn/Audit. Gatekeeper's webhook fails open
+// (Ignore) unless the constraint says otherwise. Templates with Rego only are refused: no Rego engine here.
+import { celParameters, type Manifest, nameOf, type TranslatedRule } from './cel-spec.js';
+
+const ACTIONS: Record<string, string[]> = { deny: ['Deny'], warn: ['Warn'], dryrun: ['Audit'] };
+
+type Code = { engine?: string; source?: Record<string, unknown> };
+
+/** The template's K8sNativeValidation source and where it sits, or an error. */
+export function nativeValidationOf(template: Manifest): { source: Record<string, unknown>; at: string } | { error: string } {
+  const targets = ((template.spec?.targets ?? []) as { code?: Code[] }[]);
+  for (const [targetIndex, target] of targets.entries()) {
+    for (const [codeIndex, code] of (target.code ?? []).entries()) {
+      if (code?.engine === 'K8sNativeValidation') return { source: code.source ?? {}, at: `spec.targets[${targetIndex}].code[${codeIndex}].source` };
+    }
+  }
+  return { error: `ConstraintTemplate ${nameOf(template)}: no K8sNativeValidation code; Rego templates cannot run here (only CEL)` };
+}
+
+export function constraintKindOf(template: Manifest): string | undefined {
+  const kind = (template.spec as { crd?: { spec?: { names?: { kind?: unknown } } } } | undefined)?.crd?.spec?.names?.kind;
+  return typeof kind === 'string' ? kind : undefined;
+}
+
+export function rulesFromConstraintTemplate(template: Manifest, constraints: Manifest[]): { rules: TranslatedRule[]; errors: string[] } {
+  const native = nativeValidationOf(template);
+  if ('error' in native) return { rules: [], errors: [native.error] };
+  const templateName = nameOf(template);
+  const rules: TranslatedRule[] = [];
+  const errors: string[] = [];
+  for (const constraint of constraints) {
+    const name = nameOf(constraint);
+    const spec = (constraint.spec ?? {}) as Record<string, unknown>;
+    const given = (spec.match ?? {}) as Record<string, unknown>;
+    const match: Record<string, unknown> = {};
+    const kinds = ((given.kinds ?? []) as { kinds?: string[] }[]).flatMap((entry) => entry?.kinds ?? []);
+    match.kinds = kinds.length > 0 ? kinds : ['*'];
+    for (const field of ['namespaces', 'excludedNamespaces', 'labelSelector', 'namespaceSelector'] as const) if (given[field] !== undefined) match[field] = given[field];
+    const action = typeof spec.enforcementAction === 'string' ? spec.enforcementAction : 'deny';
+    if (!ACTIONS[action]) {
+      errors.push(`${constraint.kind} ${name}: spec.enforcementAction ${action} is not supported (deny, warn or dryrun)`);
+      continue;
+    }
+    const parameters = celParameters(native.source);
+    parameters.variables = [{ name: 'anyObject', expression: "request.operation == 'DELETE' ? oldObject : object" }, ...((parameters.variables as unknown[]) ?? [])];
+    parameters.variableValues = { params: spec.parameters ?? {} };
+    parameters.params = constraint;
+    rules.push({
+      rule: { name: `${templateName}/${name}`, mode: 'enforce', failurePolicy: 'Ignore', validationActions: ACTIONS[action], origin: { kind: String(constraint.kind), name }, match, parameters },
+      label: `ConstraintTemplate ${templateName} (constraint ${name})`,
+      parametersAt: native.at,
+      matchAt: 'spec.match',
+    });
+  }
+  if (constraints.length === 0) errors.push(`ConstraintTemplate ${templateName}: no ${constraintKindOf(template) ?? 'constraint'} in the bundle uses it, so it would never be enforced`);
+  return { rules, errors };
+}

@@ -1,0 +1,29 @@
+// Kyverno's ValidatingPolicy (policies.kyverno.io v1alpha1, v1beta1, v1) as one native rule: its spec is
+// ValidatingAdmissionPolicy's with the actions in the policy itself (validationActions) and no binding.
+// Autogen is on for Pod policies, narrowed by spec.autogen.podControllers.controllers. A policy switched
+// off for admission (spec.evaluation.admission.enabled: false) makes no rule; JSON-mode policies judge
+// payloads that are not Kubernetes requests, so they are refused.
+import { celParameters, type Manifest, matchFromConstraints, nameOf, type TranslatedRule, withPodControllers } from './cel-spec.js';
+
+export function rulesFromKyvernoPolicy(policy: Manifest): { rules: TranslatedRule[]; errors: string[] } {
+  const name = nameOf(policy);
+  const spec = policy.spec ?? {};
+  const label = `ValidatingPolicy ${name}`;
+  const evaluation = (spec.evaluation ?? {}) as { mode?: string; admission?: { enabled?: boolean } };
+  if (evaluation.mode === 'JSON') return { rules: [], errors: [`${label}: spec.evaluation.mode JSON judges payloads, not admission requests; not supported`] };
+  if (evaluation.admission?.enabled === false) return { rules: [], errors: [] };
+  const match = matchFromConstraints(spec.matchConstraints);
+  const parameters = celParameters(spec);
+  const autogen = (spec.autogen ?? {}) as { podControllers?: { controllers?: string[] } };
+  withPodControllers(match, parameters, autogen.podControllers?.controllers);
+  const rule = {
+    name,
+    mode: 'enforce',
+    failurePolicy: spec.failurePolicy ?? 'Fail',
+    validationActions: spec.validationActions ?? ['Deny'],
+    origin: { kind: 'ValidatingPolicy', name },
+    match,
+    parameters,
+  };
+  return { rules: [{ rule, label, parametersAt: 'spec', matchAt: 'spec.matchConstraints' }], errors: [] };
+}

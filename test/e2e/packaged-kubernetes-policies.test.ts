@@ -1,0 +1,86 @@
+// The ecosystem's policies as written, uploaded to the packaged cel function: Kyverno's ValidatingPolicy
+// library with its own kyverno-test suites (../shared/corpora/kyverno-vpol), as one bundle, and Gatekeeper's
+// requiredlabels CEL template with its gator suite. Expected: `fail` is a violation under the policy's
+// validationActions (denied under Deny, a warning under Warn, a validation_failure annotation under
+// Audit); `pass` and `skip` are none. Policies that need the cluster are refused at validation, each
+// listed here and in the README with its reason.
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import { celPolicy } from '../../functions/cel/policy.js';
+import { corpusDocuments, corpusYaml, gatekeeperCases } from '../helpers/corpora.js';
+import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
+import { type KyvernoCase, kyvernoSuites } from '../helpers/kyverno-vpol.js';
+import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
+import { stringify } from 'yaml';
+
+afterAll(removeRulesFolders);
+
+// The suites whose policies call what only the cluster or a registry can answer, and why.
+const NEED_THE_CLUSTER: Record<string, RegExp> = {
+  'best-practices-vpol/disallow-default-namespace': /namespaceObject needs the Namespace from the cluster/,
+  'other-vpol/advanced-restrict-image-registries': /resource\.Get reads the cluster/,
+  'other-vpol/allowed-base-images': /image\.GetMetadata reads a registry/,
+  'other-vpol/allowed-pod-priorities': /resource\.Get reads the cluster/,
+  'other-vpol/check-hpa-exists': /resource\.List reads the cluster/,
+};
+
+const suites = kyvernoSuites();
+const policyText = (suite: (typeof suites)[number]) => suite.policyTexts.map(({ text }) => text).join('\n---\n');
+const runnable = suites.filter((suite) => !NEED_THE_CLUSTER[suite.folder]);
+
+/** What the response says the named policy found: a violation (however its actions report it) or none. */
+function outcomeFor(policy: string, response: any): 'fail' | 'pass' {
+  const named = (text: string) => text.includes(`'${policy}'`);
+  const denied = !response.allowed && named(response.status?.message ?? '');
+  const warned = (response.warnings ?? []).some(named);
+  const audited = (JSON.parse(response.auditAnnotations?.validation_failure ?? '[]') as { policy: string }[]).some((entry) => entry.policy === policy);
+  return denied || warned || audited ? 'fail' : 'pass';
+}
+
+describe('Kyverno ValidatingPolicy suites, manifests as written', () => {
+  it('the corpus has the suites this test counts on', () => {
+    expect(suites.length).toBeGreaterThanOrEqual(60);
+    expect(suites.flatMap(({ missing }) => missing)).toEqual([]);
+  });
+
+  it.each(Object.entries(NEED_THE_CLUSTER))('%s is refused at validation, saying what it needs', (folder, reason) => {
+    const suite = suites.find((candidate) => candidate.folder === folder)!;
+    const result = parseRulesDocument(celPolicy, policyText(suite));
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors.join('\n')).toMatch(new RegExp(`cannot run without the cluster: .*${reason.source}`));
+  });
+
+  it('every other suite is accepted as written', () => {
+    const refused = runnable.map((suite) => ({ folder: suite.folder, result: parseRulesDocument(celPolicy, policyText(suite)) })).filter(({ result }) => !result.ok);
+    expect(refused.map(({ folder, result }) => `${folder}: ${result.ok ? '' : result.errors.join('; ')}`)).toEqual([]);
+  });
+
+  describe('every case of the accepted suites, all policies in one bundle on the packaged function', async () => {
+    const bundle = runnable.map(policyText).join('\n---\n');
+    let handler: Handler;
+    const cases: KyvernoCase[] = runnable.flatMap(({ cases }) => cases);
+    it('loads the bundle', async () => {
+      ({ handler } = await packagedWithRules('cel', bundle));
+      expect(cases.length).toBeGreaterThan(1000);
+    });
+    it.each(cases.map((entry) => [`${entry.suite} ${entry.kind}/${entry.resource}: ${entry.expected}`, entry] as const))('%s', async (_name, entry) => {
+      const { body } = await invoke(handler, eventFor(entry.object, { username: entry.userInfo?.username, groups: entry.userInfo?.groups }));
+      expect(body.response.auditAnnotations?.['failed-open'], 'no policy may fail open').toBeUndefined();
+      expect(outcomeFor(entry.policy, body.response)).toBe(entry.expected === 'fail' ? 'fail' : 'pass');
+    });
+  });
+});
+
+describe("Gatekeeper's requiredlabels CEL template with its suite, template and constraint as written", () => {
+  const suite = corpusYaml<{ tests: { name: string; template: string; constraint: string }[] }>('gatekeeper-library', 'requiredlabels', 'suite.yaml');
+  const template = corpusDocuments('gatekeeper-library', 'requiredlabels', 'template.yaml');
+  const cases = gatekeeperCases('requiredlabels');
+  it.each(suite.tests.flatMap((test) => cases.filter((entry) => entry.test === test.name).map((entry) => [`${test.name}: ${entry.name}`, test, entry] as const)))('%s', async (_name, test, entry) => {
+    const constraint = corpusDocuments('gatekeeper-library', 'requiredlabels', test.constraint);
+    const { handler } = await packagedWithRules('cel', [...template, ...constraint].map((document) => stringify(document)).join('---\n'));
+    const { body } = await invoke(handler, eventFor(entry.object));
+    const expectViolation = entry.assertions.some(({ violations }) => violations === undefined || violations === 'yes' || (typeof violations === 'number' && violations > 0));
+    expect(body.response.allowed).toBe(!expectViolation);
+    if (expectViolation) expect(body.response.status.message).toMatch(/^K8sRequiredLabels '[^']+' denied request: /);
+  });
+});
