@@ -1,11 +1,16 @@
 // The functions Kubernetes adds to CEL for admission policies, beyond what the engine ships: the strings
 // extension's missing members (charAt, replace, reverse, strings.quote, format), the lists library
 // (isSorted, sum, min, max, indexOf, lastIndexOf), the sets extension, and the regex library (find,
-// findAll on RE2). Quantity, semver, URL and IP/CIDR live in their own files. Semantics follow
+// findAll on RE2). Quantity, semver, URL, IP/CIDR and format live in their own files. Semantics follow
 // k8s.io/apiserver/pkg/cel/library; an invalid argument is an evaluation error, as there.
 import type { Environment } from '@marcbachmann/cel-js';
 import type { RE2JS } from 're2js';
 import { compareCel, equalCel } from './cel-values.js';
+import { registerFormatLibrary } from './kubernetes-format.js';
+import { registerIpLibrary } from './kubernetes-ip.js';
+import { registerQuantityLibrary } from './kubernetes-quantity.js';
+import { registerSemverLibrary } from './kubernetes-semver.js';
+import { registerUrlLibrary } from './kubernetes-url.js';
 
 export interface RegexSupport {
   re2Pattern(pattern: string): RE2JS;
@@ -133,4 +138,10 @@ export function registerKubernetesLibrary(env: Environment, regex: RegexSupport)
   };
   env.registerFunction('string.findAll(string): list<string>', (text: string, pattern: string) => findAll(text, pattern));
   env.registerFunction('string.findAll(string, int): list<string>', findAll);
+
+  registerQuantityLibrary(env);
+  registerSemverLibrary(env);
+  registerUrlLibrary(env);
+  registerIpLibrary(env);
+  registerFormatLibrary(env);
 }

@@ -1,0 +1,124 @@
+// Kubernetes' IP and CIDR libraries for CEL (k8s.io/apiserver/pkg/cel/library/ip.go, cidr.go). As there,
+// addresses are strict: no IPv4-mapped IPv6, no zones, no leading zeros in IPv4.
+import { isIPv4, isIPv6 } from 'node:net';
+import type { Environment } from '@marcbachmann/cel-js';
+
+export class Ip {
+  constructor(
+    readonly family: 4 | 6,
+    /** The address as a number: 32 bits for IPv4, 128 for IPv6. */
+    readonly value: bigint,
+  ) {}
+}
+
+export class Cidr {
+  constructor(
+    readonly ip: Ip,
+    readonly prefixLength: number,
+  ) {}
+}
+
+function ipv4Value(text: string): bigint {
+  return text.split('.').reduce((value, part) => (value << 8n) | BigInt(part), 0n);
+}
+
+function ipv6Value(text: string): bigint {
+  const [head, tail = ''] = text.includes('::') ? text.split('::') : [text, undefined as unknown as string];
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  const headGroups = groups(head!);
+  const tailGroups = text.includes('::') ? groups(tail) : [];
+  const missing = 8 - headGroups.length - tailGroups.length;
+  const all = [...headGroups, ...Array(text.includes('::') ? missing : 0).fill('0'), ...tailGroups];
+  return all.reduce((value, group) => (value << 16n) | BigInt(`0x${group}`), 0n);
+}
+
+export function parseIp(text: string): Ip {
+  if (isIPv4(text)) {
+    if (/(^|\.)0\d/.test(text)) throw new Error(`IP address with leading zeros is not allowed: ${JSON.stringify(text)}`);
+    return new Ip(4, ipv4Value(text));
+  }
+  if (isIPv6(text) && !text.includes('%')) {
+    if (text.includes('.')) throw new Error(`IPv4-mapped IPv6 addresses are not allowed: ${JSON.stringify(text)}`);
+    return new Ip(6, ipv6Value(text));
+  }
+  throw new Error(`IP address parse error: ${JSON.stringify(text)}`);
+}
+
+export function formatIp(ip: Ip): string {
+  if (ip.family === 4) return [24n, 16n, 8n, 0n].map((shift) => String((ip.value >> shift) & 255n)).join('.');
+  const groups = Array.from({ length: 8 }, (_, index) => ((ip.value >> BigInt(112 - 16 * index)) & 0xffffn).toString(16));
+  // The longest run of two or more zero groups becomes `::` (RFC 5952), the first such run on a tie.
+  let best = { start: -1, length: 0 };
+  for (let start = 0; start < 8; ) {
+    if (groups[start] !== '0') {
+      start++;
+      continue;
+    }
+    let end = start;
+    while (end < 8 && groups[end] === '0') end++;
+    if (end - start > best.length && end - start >= 2) best = { start, length: end - start };
+    start = end;
+  }
+  if (best.start < 0) return groups.join(':');
+  return `${groups.slice(0, best.start).join(':')}::${groups.slice(best.start + best.length).join(':')}`;
+}
+
+const bits = (ip: Ip) => (ip.family === 4 ? 32 : 128);
+const mask = (ip: Ip, prefix: number) => ((1n << BigInt(bits(ip))) - 1n) ^ ((1n << BigInt(bits(ip) - prefix)) - 1n);
+
+export function parseCidr(text: string): Cidr {
+  const [address, prefix, ...rest] = text.split('/');
+  if (rest.length > 0 || prefix === undefined || !/^\d{1,3}$/.test(prefix)) throw new Error(`network address parse error: ${JSON.stringify(text)}`);
+  const ip = parseIp(address!);
+  const length = Number(prefix);
+  if (length > bits(ip)) throw new Error(`network address parse error: prefix length ${length} too long: ${JSON.stringify(text)}`);
+  return new Cidr(ip, length);
+}
+
+function contains(cidr: Cidr, ip: Ip): boolean {
+  return cidr.ip.family === ip.family && (cidr.ip.value & mask(ip, cidr.prefixLength)) === (ip.value & mask(ip, cidr.prefixLength));
+}
+
+const attempt = (parse: (text: string) => unknown) => (text: string) => {
+  try {
+    parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export function registerIpLibrary(env: Environment): void {
+  env.registerType('net.IP', Ip);
+  env.registerType('net.CIDR', Cidr);
+  env.registerFunction('ip(string): net.IP', parseIp);
+  // ip.isCanonical: `ip` is also a namespace, a constant whose method it is.
+  class IpNamespace {}
+  env.registerType('ipNamespace', IpNamespace);
+  env.registerConstant('ip', 'ipNamespace', new IpNamespace());
+  env.registerFunction('ipNamespace.isCanonical(string): bool', (_namespace: unknown, text: string) => formatIp(parseIp(text)) === text);
+  env.registerFunction('isIP(string): bool', attempt(parseIp));
+  env.registerFunction('string(net.IP): string', formatIp);
+  env.registerFunction('net.IP.family(): int', (ip: Ip) => BigInt(ip.family));
+  env.registerFunction('net.IP.isUnspecified(): bool', (ip: Ip) => ip.value === 0n);
+  env.registerFunction('net.IP.isLoopback(): bool', (ip: Ip) => (ip.family === 4 ? ip.value >> 24n === 127n : ip.value === 1n));
+  env.registerFunction('net.IP.isLinkLocalMulticast(): bool', (ip: Ip) => (ip.family === 4 ? ip.value >> 8n === 0xe00000n : ip.value >> 112n === 0xff02n));
+  env.registerFunction('net.IP.isLinkLocalUnicast(): bool', (ip: Ip) => (ip.family === 4 ? ip.value >> 16n === 0xa9fen : ip.value >> 118n === 0x3fan));
+  env.registerFunction('net.IP.isGlobalUnicast(): bool', (ip: Ip) => {
+    if (ip.family === 4) return ip.value !== 0xffffffffn && ip.value >> 24n !== 0n && ip.value >> 24n !== 127n && ip.value >> 28n !== 0xen && ip.value >> 16n !== 0xa9fen;
+    return ip.value !== 0n && ip.value !== 1n && ip.value >> 120n !== 0xffn && ip.value >> 118n !== 0x3fan;
+  });
+  env.registerFunction('cidr(string): net.CIDR', parseCidr);
+  env.registerFunction('isCIDR(string): bool', attempt(parseCidr));
+  env.registerFunction('string(net.CIDR): string', (cidr: Cidr) => `${formatIp(cidr.ip)}/${cidr.prefixLength}`);
+  env.registerFunction('net.CIDR.ip(): net.IP', (cidr: Cidr) => cidr.ip);
+  env.registerFunction('net.CIDR.prefixLength(): int', (cidr: Cidr) => BigInt(cidr.prefixLength));
+  env.registerFunction('net.CIDR.masked(): net.CIDR', (cidr: Cidr) => new Cidr(new Ip(cidr.ip.family, cidr.ip.value & mask(cidr.ip, cidr.prefixLength)), cidr.prefixLength));
+  env.registerFunction('net.CIDR.containsIP(net.IP): bool', contains);
+  env.registerFunction('net.CIDR.containsIP(string): bool', (cidr: Cidr, text: string) => contains(cidr, parseIp(text)));
+  env.registerFunction('net.CIDR.containsCIDR(net.CIDR): bool', (cidr: Cidr, other: Cidr) => other.prefixLength >= cidr.prefixLength && contains(cidr, other.ip));
+  env.registerFunction('net.CIDR.containsCIDR(string): bool', (cidr: Cidr, text: string) => {
+    const other = parseCidr(text);
+    return other.prefixLength >= cidr.prefixLength && contains(cidr, other.ip);
+  });
+}

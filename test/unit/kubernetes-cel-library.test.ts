@@ -1,0 +1,80 @@
+// The Kubernetes CEL libraries and extensions the cel policy offers, one behaviour per case, with the values
+// Kubernetes' own library tests give (k8s.io/apiserver/pkg/cel/library), and the cost budget still charged.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadRegexEngine } from '../../functions/cel/cel-environment.js';
+import { compileCel, toCel } from '../../functions/cel/cel-program.js';
+import { CostBudget } from '../../functions/cel/cost-budget.js';
+
+beforeAll(loadRegexEngine);
+
+function evaluate(source: string, object: unknown = null): unknown {
+  const program = compileCel(source);
+  if (typeof program === 'string') throw new Error(program);
+  return program.run({ object: toCel(object), oldObject: null, request: new Map(), params: null, variables: new Map() });
+}
+
+describe('Kubernetes CEL libraries', () => {
+  it.each([
+    ['optional types: a missing field', "object.spec.?initContainers.orValue([]).size()", 0n],
+    ['optional types: chained', "object.?metadata.?labels[?'app'].orValue('none')", 'none'],
+    ['orValue on a value that is not optional returns it (cel-go before 2026)', 'object.spec.containers.orValue([]).size()', 1n],
+    ['strings: charAt', "'abc'.charAt(1)", 'b'],
+    ['strings: replace with a limit', "'a.b.c'.replace('.', '-', 1)", 'a-b.c'],
+    ['strings: reverse', "'abc'.reverse()", 'cba'],
+    ['strings: quote', "strings.quote('a\"b')", '"a\\"b"'],
+    ['strings: format', "'%s has %d items at %.2f'.format(['cart', 3, 1.5])", 'cart has 3 items at 1.50'],
+    ['lists: isSorted', '[1, 2, 2, 3].isSorted()', true],
+    ['lists: sum', '[1, 2, 3].sum()', 6n],
+    ['lists: min and max', '[3, 1, 2].min() + [3, 1, 2].max()', 4n],
+    ['lists: indexOf and lastIndexOf', "['a', 'b', 'a'].indexOf('a') + ['a', 'b', 'a'].lastIndexOf('a')", 2n],
+    ['sets: contains', 'sets.contains([1, 2, 3], [3, 1])', true],
+    ['regex: find', "'abc123def'.find('[0-9]+')", '123'],
+    ['regex: findAll with a limit', "'a1b22c333'.findAll('[0-9]+', 2)", ['1', '22']],
+    ['regex: matches is RE2 (inline flags)', "'ABC'.matches('(?i)^abc$')", true],
+    ['quantity: binary suffix', "quantity('1.5Gi').asInteger()", 1610612736n],
+    ['quantity: milli is not an integer', "quantity('500m').isInteger()", false],
+    ['quantity: arithmetic and comparison', "quantity('1').add(quantity('500m')).isGreaterThan(quantity('1.2'))", true],
+    ['quantity: 100Mi < 0.1Gi', "quantity('100Mi').compareTo(quantity('0.1Gi'))", -1n],
+    ['quantity: isQuantity refuses a bad suffix', "isQuantity('1.5x')", false],
+    ['semver: prerelease precedes the release', "semver('1.2.3-alpha.1').isLessThan(semver('1.2.3'))", true],
+    ['semver: numeric comparison', "semver('1.10.0').isGreaterThan(semver('1.9.9'))", true],
+    ['semver: normalize accepts v1.2', "isSemver('v1.2') == false && isSemver('v1.2', true)", true],
+    ['url: host with port', "url('https://user@example.com:8443/a?x=1').getHost()", 'example.com:8443'],
+    ['url: IPv6 hostname without brackets', "url('https://[::1]:80/').getHostname()", '::1'],
+    ['url: query values', "url('https://example.com/?x=1&x=2&y').getQuery()['x']", ['1', '2']],
+    ['url: an absolute path is a URL', "url('/path?q=1').getEscapedPath()", '/path'],
+    ['url: a relative reference is not', "isURL('path/only')", false],
+    ['ip: family', "ip('10.0.0.1').family()", 4n],
+    ['ip: leading zeros are refused', "isIP('10.00.0.1')", false],
+    ['ip: IPv4-mapped IPv6 is refused', "isIP('::ffff:1.2.3.4')", false],
+    ['ip: canonical form', "string(ip('2001:db8:0:0:0:0:2:1'))", '2001:db8::2:1'],
+    ['ip: isCanonical', "ip.isCanonical('2001:db8::1') && !ip.isCanonical('2001:DB8::1')", true],
+    ['ip: loopback and link-local', "ip('127.0.0.1').isLoopback() && ip('fe80::1').isLinkLocalUnicast()", true],
+    ['cidr: contains an IP', "cidr('10.0.0.0/8').containsIP('10.1.2.3') && !cidr('10.0.0.0/8').containsIP(ip('11.1.2.3'))", true],
+    ['cidr: contains a CIDR', "cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16')", true],
+    ['cidr: masked', "string(cidr('10.1.2.3/8').masked())", '10.0.0.0/8'],
+    ['cidr: a prefix too long is refused', "isCIDR('10.0.0.0/33')", false],
+    ['format: an invalid label has errors', "format.dns1123Label().validate('Hello').hasValue()", true],
+    ['format: a valid label has none', "format.dns1123Label().validate('hello').hasValue()", false],
+    ['format: named', "format.named('uuid').value().validate('6e6e3b2a-1d9b-4a8e-9f52-0f9d8c7a6b5c').hasValue()", false],
+    ['format: qualified name with a prefix', "format.qualifiedName().validate('example.com/name').hasValue()", false],
+    ['kyverno: parseServiceAccount', "parseServiceAccount('system:serviceaccount:team:builder').Name", 'builder'],
+  ])('%s', (_case, source, expected) => {
+    expect(evaluate(source, { spec: { containers: [{ name: 'c' }] } })).toEqual(expected);
+  });
+
+  it.each([
+    ['an invalid quantity', "quantity('lots')", /quantities must match/],
+    ['an invalid semver', "semver('1.2')", /invalid semver/],
+    ['an invalid IP', "ip('300.1.1.1')", /IP address parse error/],
+  ])('%s is an evaluation error', (_case, source, error) => {
+    expect(() => evaluate(source)).toThrow(error);
+  });
+
+  it('library calls are charged to the cost budget', () => {
+    const program = compileCel("object.names.all(n, n.find('[a-z]+') != '')");
+    if (typeof program === 'string') throw new Error(program);
+    const budget = new CostBudget(500);
+    expect(() => program.run({ object: toCel({ names: Array(1000).fill('abc') }), oldObject: null, request: new Map(), params: null, variables: new Map() }, budget)).toThrow(/cost limit of 500 units exceeded/);
+  });
+});
