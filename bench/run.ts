@@ -6,7 +6,7 @@
 //   S3:    requests per 1,000 admissions at 100 requests/s with the default TTL
 //   size:  what loads at cold start, and what splitting, minification, tree-shaking and zod/mini buy
 // Ratios are what to compare across machines; absolute figures are printed beside them.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ import { RegistryMirrorParametersSchema } from '../functions/registry-mirror/rul
 import { MIRRORED_IMAGES, sampleDeployment, sampleDeploymentEvent, samplePod, sampleEvent } from './sample-review.js';
 import { celPolicy } from '../functions/cel/policy.js';
 import { CelParametersSchema } from '../functions/cel/rules.js';
+import { ms, quantile, runChild, verdict } from './child-process.js';
 
 const WARM_ITERATIONS = 5000;
 const COLD_ROUNDS = 15;
@@ -29,25 +30,6 @@ const S3_RATE = 100;
 const TARGETS = { warm: 3, warmMutating: 4, cold: 1.7, bundleKb: 400 };
 
 const work = mkdtempSync(join(tmpdir(), 'portcullis-bench-'));
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
-const ms = (ns: number) => (ns / 1e6).toFixed(3);
-const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
-
-function runChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ elapsedNs: number; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const start = process.hrtime.bigint();
-    let firstOutputNs: number | undefined;
-    let stderr = '';
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
-    child.stderr.on('data', (chunk) => {
-      firstOutputNs ??= Number(process.hrtime.bigint() - start);
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve({ elapsedNs: firstOutputNs ?? 0, stderr }) : reject(new Error(`child exited ${code}: ${stderr}`))));
-  });
-}
-
 async function bundleSize(entry: string, options: BuildOptions): Promise<number> {
   const outfile = join(work, `size-${Math.random().toString(36).slice(2)}.js`);
   await build({ entryPoints: [entry], bundle: true, platform: 'node', target: 'node22', outfile, logLevel: 'silent', ...options });
@@ -126,7 +108,7 @@ let compileStart = process.hrtime.bigint();
 const celParameters = CelParametersSchema.parse({ validations: TEN_EXPRESSIONS.map((expression) => ({ expression })) });
 const celCompileNs = Number(process.hrtime.bigint() - compileStart);
 const celRequest = admissionReviewFor(sampleDeployment()).request as never;
-if ((celPolicy.evaluate(celRequest, celParameters, { now: new Date() }) as string[]).length !== 0) throw new Error('the ten cel expressions should all hold for the sample');
+if ((celPolicy.evaluate(celRequest, celParameters, { now: new Date() }) as { violations: unknown[] }).violations.length !== 0) throw new Error('the ten cel expressions should all hold for the sample');
 const celNs: number[] = [];
 for (let i = 0; i < WARM_ITERATIONS; i++) {
   compileStart = process.hrtime.bigint();

@@ -1,12 +1,15 @@
 // `npm run policy -- <command>`: validate, push, pull and try out rules documents.
-//   validate <file> [--policy name]
-//   push <file> [--policy name] [--bucket B] [--prefix P] [--local] [--dry-run]
+//   validate <file or folder...> [--policy name]
+//   push <file or folder...> [--policy name] [--bucket B] [--prefix P] [--local] [--dry-run] [--if-match ETAG]
 //   pull <policy> [--bucket B] [--prefix P] [--local]
 //   test <file> [--policy name]
 // The policy is named by the file (`policies/trusted-registry.yaml`) unless --policy says otherwise.
+// Kubernetes manifests (cel: several files, a folder, or multi-document YAML) are joined into one bundle,
+// validated whole, and stored as JSON (the function parses it without the YAML parser); pull shows YAML.
+// A push writes only if the object is still the one it read (or the ETag --if-match names).
 // Bucket, prefix and endpoint come from the flags, else RULES_BUCKET, RULES_PREFIX, RULES_S3_ENDPOINT;
 // --local targets the bucket of the stack `npm start` runs.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { createTwoFilesPatch } from 'diff';
@@ -18,11 +21,15 @@ import { createS3Client, describeS3Error } from '../functions/admission/rules/s3
 import { policyRegistry } from '../functions/registry.js';
 import { localBucketTarget } from './local-settings.js';
 import { parseCommandLine } from './cli-arguments.js';
-import { type BucketTarget, keyOf, pullRules, uploadRules } from './rules-bucket.js';
+import { stringify } from 'yaml';
+import { rulesData } from '../functions/admission/rules/rules-document-text.js';
+import { manifestDiff } from './manifest-diff.js';
+import { readManifestFiles } from './manifest-files.js';
+import { type BucketTarget, ChangedSinceReadError, keyOf, readRules, uploadRulesIfUnchanged } from './rules-bucket.js';
 
 const USAGE = `usage: npm run policy -- <command>
-  validate <file> [--policy name]
-  push <file> [--policy name] [--bucket B] [--prefix P] [--local] [--dry-run]
+  validate <file or folder...> [--policy name]
+  push <file or folder...> [--policy name] [--bucket B] [--prefix P] [--local] [--dry-run] [--if-match ETAG]
   pull <policy> [--bucket B] [--prefix P] [--local]
   test <file> [--policy name]`;
 
@@ -34,6 +41,7 @@ const { values, positionals } = parseCommandLine(USAGE, {
   prefix: { type: 'string' },
   local: { type: 'boolean', default: false },
   'dry-run': { type: 'boolean', default: false },
+  'if-match': { type: 'string' },
 });
 
 function policyNamed(name: string): Policy<never> {
@@ -54,6 +62,38 @@ function readDocument(file: string | undefined): { file: string; bytes: Buffer; 
   return { file, bytes, text: bytes.toString('utf8'), policy: policyNamed(values.policy ?? basename(file).replace(/\.ya?ml$/, '')) };
 }
 
+interface Upload {
+  /** What the messages call it: the file, or `3 files (a.yaml, …)`. */
+  name: string;
+  policy: Policy<never>;
+  /** The bytes to store, and what they are. */
+  bytes: Buffer;
+  contentType: string;
+  /** Set for a bundle of manifests: the documents, for the per-manifest diff. */
+  manifests?: unknown[];
+}
+
+/**
+ * What to upload: one rules document as written (YAML), or, given several files, a folder or manifests,
+ * the bundle of every document as JSON. Invalid content is reported through `invalid`.
+ */
+function readUpload(paths: string[]): { ok: true; upload: Upload } | { ok: false; name: string; errors: string[] } {
+  if (paths.length === 0) throw new UsageError('give the rules document (or manifest files and folders) to use');
+  const single = paths.length === 1 && !(existsSync(paths[0]!) && statSync(paths[0]!).isDirectory()) ? readDocument(paths[0]) : undefined;
+  if (single) {
+    const data = rulesData(single.bytes, maxBytes());
+    const isBundle = data.ok && (Array.isArray(data.data) || Boolean(single.policy.manifests?.detect(data.data)));
+    if (!isBundle) return { ok: true, upload: { name: single.file, policy: single.policy, bytes: single.bytes, contentType: 'application/yaml' } };
+  }
+  if (!values.policy && !single) throw new UsageError('name the policy the manifests are for (--policy cel)');
+  const policy = single?.policy ?? policyNamed(values.policy!);
+  const read = readManifestFiles(paths);
+  const name = paths.length === 1 ? paths[0]! : `${paths.length} paths (${paths.join(', ')})`;
+  if (!read.ok) return { ok: false, name, errors: read.errors };
+  const manifests = read.documents.map(({ document }) => document);
+  return { ok: true, upload: { name: `${name} (${read.files.length} file${read.files.length === 1 ? '' : 's'}, ${manifests.length} manifests)`, policy, bytes: Buffer.from(JSON.stringify(manifests)), contentType: 'application/json', manifests } };
+}
+
 /** The size limit the functions apply (RULES_MAX_BYTES), so nothing is pushed that they would refuse. */
 const maxBytes = () => configFromEnv({ RULES_MAX_BYTES: process.env.RULES_MAX_BYTES }).RULES_MAX_BYTES;
 
@@ -70,39 +110,77 @@ function printInvalid(file: string, errors: string[]): number {
 }
 
 async function validate(): Promise<number> {
-  const { file, bytes, policy } = readDocument(positionals[1]);
+  const read = readUpload(positionals.slice(1));
+  if (!read.ok) return printInvalid(read.name, read.errors);
+  const { name, bytes, policy } = read.upload;
   const parsed = parseRulesDocument(policy, bytes, maxBytes());
-  if (!parsed.ok) return printInvalid(file, parsed.errors);
-  process.stdout.write(`${file}: valid ${policy.name} rules (${parsed.document.rules.length} rule${parsed.document.rules.length === 1 ? '' : 's'}, failurePolicy ${parsed.document.failurePolicy})\n`);
+  if (!parsed.ok) return printInvalid(name, parsed.errors);
+  process.stdout.write(`${name}: valid ${policy.name} rules (${parsed.document.rules.length} rule${parsed.document.rules.length === 1 ? '' : 's'}, failurePolicy ${parsed.document.failurePolicy})\n`);
   return 0;
 }
 
+/** The stored document's manifests (a bundle, or one manifest), for the per-manifest diff. */
+function storedManifests(text: string): unknown[] {
+  const data = rulesData(text, Number.MAX_SAFE_INTEGER);
+  if (!data.ok) return [];
+  return Array.isArray(data.data) ? data.data : data.data === null ? [] : [data.data];
+}
+
+/** People read YAML: a stored JSON bundle is shown as multi-document YAML. */
+function forPeople(text: string): string {
+  if (!/^\s*\[/.test(text)) return text;
+  try {
+    return (JSON.parse(text) as unknown[]).map((manifest) => stringify(manifest)).join('---\n');
+  } catch {
+    return text;
+  }
+}
+
 async function push(): Promise<number> {
-  const { file, bytes, text, policy } = readDocument(positionals[1]);
+  const read = readUpload(positionals.slice(1));
+  if (!read.ok) return printInvalid(read.name, [...read.errors, 'nothing was uploaded']);
+  const { name, bytes, policy, contentType, manifests } = read.upload;
   const parsed = parseRulesDocument(policy, bytes, maxBytes());
-  if (!parsed.ok) return printInvalid(file, [...parsed.errors, 'nothing was uploaded']);
+  if (!parsed.ok) return printInvalid(name, [...parsed.errors, 'nothing was uploaded']);
   const target = bucketTarget();
   const where = `s3://${target.bucket}/${keyOf(target, policy.name)}`;
-  if (values['dry-run']) {
-    const current = await pullRules(target, policy.name);
-    if (current === text) process.stdout.write(`${where} already holds this document; nothing would change\n`);
-    else process.stdout.write(createTwoFilesPatch(current === undefined ? '/dev/null' : where, file, current ?? '', text, current === undefined ? '(no object)' : 'in the bucket', 'to push'));
+  const current = await readRules(target, policy.name);
+  const text = bytes.toString('utf8');
+  if (current?.text === text) {
+    process.stdout.write(`${where} already holds this document; nothing ${values['dry-run'] ? 'would change' : 'to push'}\n`);
     return 0;
   }
-  const result = await uploadRules(target, policy.name, bytes); // validated above
-  process.stdout.write(`pushed ${file} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n`);
-  return 0;
+  const diff = manifests
+    ? manifestDiff(storedManifests(current?.text ?? '[]'), manifests)
+    : createTwoFilesPatch(current === undefined ? '/dev/null' : where, name, current?.text ?? '', text, current === undefined ? '(no object)' : 'in the bucket', 'to push');
+  if (values['dry-run']) {
+    process.stdout.write(diff);
+    return 0;
+  }
+  process.stderr.write(diff);
+  const expected = values['if-match'] ?? current?.etag ?? null;
+  try {
+    const result = await uploadRulesIfUnchanged(target, policy.name, bytes, expected, contentType); // validated above
+    process.stdout.write(`pushed ${name} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ChangedSinceReadError)) throw error;
+    process.stderr.write(`not pushed: ${error.message}\n`);
+    return 1;
+  }
 }
 
 async function pull(): Promise<number> {
   const policy = policyNamed(positionals[1] ?? '');
   const target = bucketTarget();
-  const text = await pullRules(target, policy.name);
-  if (text === undefined) {
+  const current = await readRules(target, policy.name);
+  if (current === undefined) {
     process.stderr.write(`s3://${target.bucket}/${keyOf(target, policy.name)} does not exist\n`);
     return 1;
   }
-  process.stdout.write(text);
+  process.stdout.write(forPeople(current.text));
+  // For `push --if-match`: push an edit only if nobody pushed in between.
+  process.stderr.write(`ETag: ${current.etag ?? '(none)'}\n`);
   return 0;
 }
 

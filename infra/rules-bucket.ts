@@ -15,11 +15,38 @@ export const keyOf = (target: BucketTarget, policyName: string) => `${target.pre
 
 /** The current document, or undefined when there is none. */
 export async function pullRules(target: BucketTarget, policyName: string): Promise<string | undefined> {
+  return (await readRules(target, policyName))?.text;
+}
+
+/** The current document with its ETag (what a conditional write compares), or undefined when there is none. */
+export async function readRules(target: BucketTarget, policyName: string): Promise<{ text: string; etag?: string } | undefined> {
   try {
     const response = await target.client.send(new GetObjectCommand({ Bucket: target.bucket, Key: keyOf(target, policyName) }));
-    return (await response.Body?.transformToString('utf8')) ?? '';
+    return { text: (await response.Body?.transformToString('utf8')) ?? '', etag: response.ETag };
   } catch (error) {
     if (httpStatusOf(error) === 404 || (error as Error).name === 'NoSuchKey') return undefined;
+    throw error;
+  }
+}
+
+export class ChangedSinceReadError extends Error {}
+
+/**
+ * Uploads only if the object is still the one read: `expected` is its ETag, or null for "no object yet".
+ * S3 enforces it atomically (If-Match / If-None-Match, answered 412); the ETag is also compared just
+ * before writing, for stores that ignore conditional writes (s3rver, which the local stack runs).
+ */
+export async function uploadRulesIfUnchanged(target: BucketTarget, policyName: string, document: string | Uint8Array, expected: string | null, contentType: string): Promise<{ etag?: string; versionId?: string }> {
+  const now = await readRules(target, policyName);
+  const actual = now?.etag ?? null;
+  if (actual !== expected) throw new ChangedSinceReadError(`s3://${target.bucket}/${keyOf(target, policyName)} changed since it was read (ETag ${expected ?? 'none: no object'}, now ${actual ?? 'none: deleted'}); pull it, merge, and push again`);
+  try {
+    const response = await target.client.send(
+      new PutObjectCommand({ Bucket: target.bucket, Key: keyOf(target, policyName), Body: document, ContentType: contentType, ...(expected === null ? { IfNoneMatch: '*' } : { IfMatch: expected }) }),
+    );
+    return { etag: response.ETag, versionId: response.VersionId };
+  } catch (error) {
+    if (httpStatusOf(error) === 412 || (error as Error).name === 'PreconditionFailed') throw new ChangedSinceReadError(`s3://${target.bucket}/${keyOf(target, policyName)} changed while it was being written; pull it, merge, and push again`);
     throw error;
   }
 }

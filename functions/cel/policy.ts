@@ -48,11 +48,32 @@ function withPodControllerKinds(rule: Rule<CelParameters>): Rule<CelParameters> 
   return { ...rule, match: { ...rule.match, kinds: [...kinds, ...added] }, parameters: { ...rule.parameters, podControllers: added } };
 }
 
-/** The object and oldObject the expressions see: the pod template, when autogen applies the rule to a controller. */
-function judgedObjects(request: AdmissionRequest, podControllers: readonly string[]): { object: unknown; oldObject: unknown } {
+const NO_VARIABLES: ReadonlyMap<string, unknown> = new Map();
+
+interface RequestBindings {
+  object: unknown;
+  oldObject: unknown;
+  request: unknown;
+  /** The pod template's, for rules that judge a controller by it (autogen). */
+  podTemplate?: { object: unknown; oldObject: unknown };
+}
+
+// The request as CEL values, converted once per request however many rules judge it (a bundle of
+// manifests is dozens of rules).
+const converted = new WeakMap<AdmissionRequest, RequestBindings>();
+
+function bindingsOf(request: AdmissionRequest, judgesPodTemplate: boolean): RequestBindings {
+  let bindings = converted.get(request);
+  if (!bindings) {
+    bindings = { object: toCel(request.object ?? null), oldObject: toCel(request.oldObject ?? null), request: requestBinding(request) };
+    converted.set(request, bindings);
+  }
   const kind = request.kind.kind;
-  if (!podControllers.includes(kind) || !isPodController(kind)) return { object: request.object ?? null, oldObject: request.oldObject ?? null };
-  return { object: request.object ? podFromTemplate(kind, request.object) : null, oldObject: request.oldObject ? podFromTemplate(kind, request.oldObject) : null };
+  if (judgesPodTemplate && isPodController(kind) && !bindings.podTemplate) {
+    const template = (object: unknown) => toCel(object ? podFromTemplate(kind, object) : null);
+    bindings.podTemplate = { object: template(request.object), oldObject: template(request.oldObject) };
+  }
+  return bindings;
 }
 
 export const celPolicy: ValidatingPolicy<CelParameters> = {
@@ -68,17 +89,12 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
     const run = (program: CelProgram, where: string): unknown => runCel(program, bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, context.deadline), where);
-    const declared = new Map<string, () => unknown>(Object.entries(parameters.variableValues).map(([name, value]) => [name, () => toCel(value)] as const));
+    const declared = new Map<string, () => unknown>(Object.entries(parameters.variableValues).map(([name, value]) => [name, () => value] as const));
     for (const { name, program } of parameters.variables) declared.set(name, () => run(program, `variables.${name}`));
-    const variables = new LazyVariables(declared);
-    const { object, oldObject } = judgedObjects(request, parameters.podControllers);
-    const bindings = {
-      object: toCel(object),
-      oldObject: toCel(oldObject),
-      request: requestBinding(request),
-      params: toCel(parameters.params),
-      variables,
-    };
+    const variables = declared.size > 0 ? new LazyVariables(declared) : NO_VARIABLES;
+    const converted = bindingsOf(request, parameters.podControllers.includes(request.kind.kind));
+    const judged = parameters.podControllers.includes(request.kind.kind) && converted.podTemplate ? converted.podTemplate : converted;
+    const bindings = { object: judged.object, oldObject: judged.oldObject, request: converted.request, params: parameters.params, variables };
     for (const { name, program } of parameters.matchConditions) {
       if (!booleanOf(run(program, `matchConditions ${name}`), `matchConditions ${name}`)) return [];
     }

@@ -2,7 +2,7 @@
 // expressions, plus the rule's own `params`. Expressions compile as the document is validated (once each),
 // so a document that does not compile is invalid, and the compiled programs live as long as the rules version.
 import * as z from '../admission/zod.js';
-import { type CelProgram, compileCel } from './cel-program.js';
+import { type CelProgram, compileCel, toCel } from './cel-program.js';
 
 const Expression = z.pipe(
   z.string().check(z.minLength(1)),
@@ -47,14 +47,15 @@ export const CelParametersSchema = z.pipe(
       ...matchConditions.map(({ program }) => program),
       ...parameters.auditAnnotations.map(({ valueExpression }) => valueExpression),
     ];
+    // params and fixed variables are CEL values from the start: converted once per rules version.
     return {
-      params: parameters.params === undefined ? {} : parameters.params,
+      params: toCel(parameters.params === undefined ? {} : parameters.params),
       variables,
       matchConditions,
       validations,
       auditAnnotations: parameters.auditAnnotations.map(({ key, valueExpression }) => ({ key, program: valueExpression })),
       podControllers: parameters.podControllers,
-      variableValues: parameters.variableValues,
+      variableValues: Object.fromEntries(Object.entries(parameters.variableValues).map(([name, value]) => [name, toCel(value)])),
       usesRegex: programs.some((program) => program.usesRegex),
     };
   }),

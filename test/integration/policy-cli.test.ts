@@ -1,6 +1,6 @@
 // `npm run policy` against s3rver: validate, push (refusing invalid documents), dry-run diff, pull, test.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -124,5 +124,67 @@ describe('npm run policy', () => {
       : policy(...args));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
+  });
+});
+
+describe('policy push with Kubernetes manifests (cel)', () => {
+  const manifestDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'portcullis-manifests-'));
+    const policy = (name: string, expression: string) => `apiVersion: policies.kyverno.io/v1
+kind: ValidatingPolicy
+metadata: { name: ${name} }
+spec:
+  validationActions: [Deny]
+  matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods] }] }
+  validations: [{ expression: "${expression}" }]
+`;
+    writeFileSync(join(dir, 'no-latest.yaml'), policy('no-latest', "object.spec.containers.all(c, !c.image.endsWith(':latest'))"));
+    writeFileSync(join(dir, 'named.yaml'), policy('named', 'has(object.metadata.name)'));
+    mkdirSync(join(dir, '.kyverno-test'));
+    writeFileSync(join(dir, '.kyverno-test', 'kyverno-test.yaml'), 'not: a manifest\n');
+    return { dir, policy };
+  };
+
+  it('joins a folder into one bundle, validates it whole, stores JSON, and pull shows YAML', async () => {
+    const { dir } = manifestDir();
+    const result = await policy('push', dir, '--policy', 'cel');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/\(2 files, 2 manifests\) to s3:\/\/rules\/cli\/cel\.yaml/);
+    expect(result.stderr).toContain('ValidatingPolicy named: added');
+    const put = s3.seen.filter((request) => request.method === 'PUT').at(-1)!;
+    expect(put.contentType).toBe('application/json');
+    const pulled = await policy('pull', 'cel');
+    expect(pulled.stdout).toContain('kind: ValidatingPolicy');
+    expect(pulled.stderr).toMatch(/ETag: "[0-9a-f]+"/);
+  });
+
+  it('shows the diff per manifest, and refuses to overwrite an object changed since it was read', async () => {
+    const { dir, policy: manifest } = manifestDir();
+    await policy('push', dir, '--policy', 'cel');
+    const readEtag = /ETag: ("[0-9a-f]+")/.exec((await policy('pull', 'cel')).stderr)![1]!;
+    writeFileSync(join(dir, 'named.yaml'), manifest('named', 'has(object.metadata.labels)'));
+    const dryRun = await policy('push', dir, '--policy', 'cel', '--dry-run');
+    expect(dryRun.stdout).toContain('ValidatingPolicy named: changed');
+    expect(dryRun.stdout).toContain('+    - expression: has(object.metadata.labels)');
+    expect(dryRun.stdout).not.toContain('ValidatingPolicy no-latest');
+    // Someone else pushes first; a push that read the older object must not undo theirs.
+    expect((await policy('push', dir, '--policy', 'cel')).code).toBe(0);
+    const puts = s3.seen.filter((request) => request.method === 'PUT').length;
+    writeFileSync(join(dir, 'named.yaml'), manifest('named', 'has(object.spec)'));
+    const stale = await policy('push', dir, '--policy', 'cel', '--if-match', readEtag);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/not pushed: s3:\/\/rules\/cli\/cel\.yaml changed since it was read/);
+    expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
+  });
+
+  it('validates the whole bundle: an error names the manifest and field, and nothing is uploaded', async () => {
+    const { dir, policy: manifest } = manifestDir();
+    writeFileSync(join(dir, 'broken.yaml'), manifest('broken', 'object.spec.containers.all(c,'));
+    const puts = s3.seen.filter((request) => request.method === 'PUT').length;
+    const result = await policy('push', dir, '--policy', 'cel');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/ValidatingPolicy broken: spec\.validations\[0\]\.expression: does not compile/);
+    expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
+    expect((await policy('validate', dir)).code).toBe(2); // which policy: --policy is required for a folder
   });
 });

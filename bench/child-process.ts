@@ -1,0 +1,21 @@
+// Running benchmark children: a new Node process per measurement, timed from spawn to its first output.
+import { spawn } from 'node:child_process';
+
+export const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+export const ms = (ns: number) => (ns / 1e6).toFixed(3);
+export const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
+
+export function runChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ elapsedNs: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    let firstOutputNs: number | undefined;
+    let stderr = '';
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+    child.stderr.on('data', (chunk) => {
+      firstOutputNs ??= Number(process.hrtime.bigint() - start);
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve({ elapsedNs: firstOutputNs ?? 0, stderr }) : reject(new Error(`child exited ${code}: ${stderr}`))));
+  });
+}
