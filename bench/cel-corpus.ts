@@ -14,6 +14,7 @@ import { parseRulesDocument } from '../functions/admission/rules/parse-rules-doc
 import { celPolicy } from '../functions/cel/policy.js';
 import { kyvernoSuites } from '../test/helpers/kyverno-vpol.js';
 import { ms, quantile, runChild, verdict } from './child-process.js';
+import { coldPathBytes } from './loaded-code.js';
 import { sampleEvent } from './sample-review.js';
 
 const COLD_ROUNDS = 15;
@@ -57,17 +58,6 @@ for (let round = 0; round < COLD_ROUNDS; round++) {
 console.log('warm…');
 const warm = JSON.parse((await runChild(['bench/warm-child.mjs', handlerFile, eventFile, String(WARM_ITERATIONS)], env(corpusJson))).stderr) as { handlerNs: number[]; floorNs: number[]; allowed: boolean };
 
-/** Bytes of an ESM entry plus every chunk it imports statically: what a cold start loads. */
-function coldPathBytes(entryFile: string): number {
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const [, target] of readFileSync(file, 'utf8').matchAll(/(?:^|[;}])\s*import\s*(?:[^'"()]*?from\s*)?["'](\.\/[^"']+)["']/g)) visit(join(dirname(file), target!));
-  };
-  visit(entryFile);
-  return [...seen].reduce((total, file) => total + statSync(file).size, 0);
-}
 const loaded = coldPathBytes(handlerFile);
 
 const median = (values: number[]) => quantile(values, 0.5);

@@ -22,6 +22,7 @@ import { MIRRORED_IMAGES, sampleDeployment, sampleDeploymentEvent, samplePod, sa
 import { celPolicy } from '../functions/cel/policy.js';
 import { CelParametersSchema } from '../functions/cel/rules.js';
 import { ms, quantile, runChild, verdict } from './child-process.js';
+import { coldPathBytes } from './loaded-code.js';
 
 const WARM_ITERATIONS = 5000;
 const COLD_ROUNDS = 15;
@@ -159,17 +160,6 @@ const zodMini = join(work, 'zod-mini.ts');
 const zodClassic = join(work, 'zod-classic.ts');
 writeFileSync(zodMini, `import * as z from '${process.cwd()}/functions/admission/zod.js'; console.log(z.strictObject({ a: z.array(z.string()) }).safeParse({}).success);`);
 writeFileSync(zodClassic, `import { z } from 'zod'; console.log(z.strictObject({ a: z.array(z.string()) }).safeParse({}).success);`);
-/** Bytes of an ESM entry plus every chunk it imports statically: what a cold start loads. */
-function coldPathBytes(entryFile: string): number {
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const [, target] of readFileSync(file, 'utf8').matchAll(/(?:^|[;}])\s*import\s*(?:[^'"()]*?from\s*)?["'](\.\/[^"']+)["']/g)) visit(join(dirname(file), target!));
-  };
-  visit(entryFile);
-  return [...seen].reduce((total, file) => total + statSync(file).size, 0);
-}
 const functionDir = dirname(handlerFile);
 const sizes = {
   shipped: coldPathBytes(handlerFile),

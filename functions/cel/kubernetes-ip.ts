@@ -2,6 +2,7 @@
 // addresses are strict: no IPv4-mapped IPv6, no zones, no leading zeros in IPv4.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Environment } from '@marcbachmann/cel-js';
+import { accepts } from './accepts.js';
 
 export class Ip {
   constructor(
@@ -79,15 +80,6 @@ function contains(cidr: Cidr, ip: Ip): boolean {
   return cidr.ip.family === ip.family && (cidr.ip.value & mask(ip, cidr.prefixLength)) === (ip.value & mask(ip, cidr.prefixLength));
 }
 
-const attempt = (parse: (text: string) => unknown) => (text: string) => {
-  try {
-    parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 export function registerIpLibrary(env: Environment): void {
   env.registerType('net.IP', Ip);
   env.registerType('net.CIDR', Cidr);
@@ -97,7 +89,7 @@ export function registerIpLibrary(env: Environment): void {
   env.registerType('ipNamespace', IpNamespace);
   env.registerConstant('ip', 'ipNamespace', new IpNamespace());
   env.registerFunction('ipNamespace.isCanonical(string): bool', (_namespace: unknown, text: string) => formatIp(parseIp(text)) === text);
-  env.registerFunction('isIP(string): bool', attempt(parseIp));
+  env.registerFunction('isIP(string): bool', accepts(parseIp));
   env.registerFunction('string(net.IP): string', formatIp);
   env.registerFunction('net.IP.family(): int', (ip: Ip) => BigInt(ip.family));
   env.registerFunction('net.IP.isUnspecified(): bool', (ip: Ip) => ip.value === 0n);
@@ -109,7 +101,7 @@ export function registerIpLibrary(env: Environment): void {
     return ip.value !== 0n && ip.value !== 1n && ip.value >> 120n !== 0xffn && ip.value >> 118n !== 0x3fan;
   });
   env.registerFunction('cidr(string): net.CIDR', parseCidr);
-  env.registerFunction('isCIDR(string): bool', attempt(parseCidr));
+  env.registerFunction('isCIDR(string): bool', accepts(parseCidr));
   env.registerFunction('string(net.CIDR): string', (cidr: Cidr) => `${formatIp(cidr.ip)}/${cidr.prefixLength}`);
   env.registerFunction('net.CIDR.ip(): net.IP', (cidr: Cidr) => cidr.ip);
   env.registerFunction('net.CIDR.prefixLength(): int', (cidr: Cidr) => BigInt(cidr.prefixLength));

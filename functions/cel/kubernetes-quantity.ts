@@ -1,6 +1,7 @@
 // Kubernetes' quantity library for CEL (k8s.io/apiserver/pkg/cel/library/quantity.go): resource quantities
 // such as `500m`, `1.5Gi`, `2e3`, exact to the nano unit (resource.Quantity rounds up to it as well).
 import type { Environment } from '@marcbachmann/cel-js';
+import { accepts } from './accepts.js';
 
 const BINARY: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
 const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
@@ -36,21 +37,12 @@ export function parseQuantity(text: string): Quantity {
   return new Quantity(ceilDiv(numerator, denominator));
 }
 
-const isQuantity = (text: string) => {
-  try {
-    parseQuantity(text);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 const compare = (a: Quantity, b: Quantity) => (a.nanos < b.nanos ? -1n : a.nanos > b.nanos ? 1n : 0n);
 
 export function registerQuantityLibrary(env: Environment): void {
   env.registerType('Quantity', Quantity);
   env.registerFunction('quantity(string): Quantity', parseQuantity);
-  env.registerFunction('isQuantity(string): bool', isQuantity);
+  env.registerFunction('isQuantity(string): bool', accepts(parseQuantity));
   env.registerFunction('Quantity.sign(): int', (q: Quantity) => (q.nanos > 0n ? 1n : q.nanos < 0n ? -1n : 0n));
   env.registerFunction('Quantity.isInteger(): bool', (q: Quantity) => q.nanos % NANO === 0n && q.nanos / NANO <= MAX_INT64 && q.nanos / NANO >= -MAX_INT64 - 1n);
   env.registerFunction('Quantity.asInteger(): int', (q: Quantity) => {

@@ -1,6 +1,7 @@
 // Kubernetes' URL library for CEL (k8s.io/apiserver/pkg/cel/library/urls.go): an absolute URI or an
 // absolute path, and its parts as Go's net/url gives them.
 import type { Environment } from '@marcbachmann/cel-js';
+import { accepts } from './accepts.js';
 
 export class Url {
   constructor(
@@ -50,19 +51,10 @@ function query(url: Url): Map<string, string[]> {
   return values;
 }
 
-const isUrl = (text: string) => {
-  try {
-    parseUrl(text);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 export function registerUrlLibrary(env: Environment): void {
   env.registerType('URL', Url);
   env.registerFunction('url(string): URL', parseUrl);
-  env.registerFunction('isURL(string): bool', isUrl);
+  env.registerFunction('isURL(string): bool', accepts(parseUrl));
   env.registerFunction('URL.getScheme(): string', (url: Url) => url.scheme);
   env.registerFunction('URL.getHost(): string', (url: Url) => url.host);
   env.registerFunction('URL.getHostname(): string', hostname);
