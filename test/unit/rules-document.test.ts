@@ -4,6 +4,7 @@ import { parseRulesVersion } from '../../functions/admission/rules/parse-rules-v
 import { statedFailurePolicy } from '../../functions/admission/rules/rules-document-text.js';
 import { DEFAULT_RULES_MAX_BYTES } from '../../functions/admission/rules/rules-source.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
+import { celPolicy } from '../../functions/cel/policy.js';
 import { readFileSync } from 'node:fs';
 
 const parse = (text: string) => parseRulesDocument(trustedRegistryPolicy, text);
@@ -82,5 +83,33 @@ describe('parseRulesVersion: how the function parses a new version', () => {
   it('a refused version keeps the failure policy its first bytes state', async () => {
     const result = await parseRulesVersion(trustedRegistryPolicy, { version: 'v1', refused: 'too large', head: Buffer.from('failurePolicy: Fail\nrules:') }, 10);
     expect(result).toEqual({ ok: false, errors: ['too large'], failurePolicy: 'Fail' });
+  });
+});
+
+describe('a JSON bundle (what policy push stores for manifests)', () => {
+  const manifest = (name: string) => ({
+    apiVersion: 'policies.kyverno.io/v1',
+    kind: 'ValidatingPolicy',
+    metadata: { name },
+    spec: { validationActions: ['Deny'], matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] }, validations: [{ expression: 'has(object.spec)' }] },
+  });
+
+  it('parses to the same rules as the YAML it was made from, on the function and in the CLI', async () => {
+    const manifests = [manifest('a'), manifest('b')];
+    const yamlText = manifests.map((m) => JSON.stringify(m)).join('\n---\n');
+    const jsonText = JSON.stringify(manifests);
+    const fromYaml = parseRulesDocument(celPolicy, yamlText);
+    const fromJson = parseRulesDocument(celPolicy, jsonText);
+    const onTheFunction = await parseRulesVersion(celPolicy, { version: 'v', bytes: Buffer.from(jsonText) }, DEFAULT_RULES_MAX_BYTES);
+    expect(fromYaml.ok && fromJson.ok && onTheFunction.ok).toBe(true);
+    const names = (result: typeof fromJson) => (result.ok ? result.document.rules.map((rule) => rule.name) : []);
+    expect(names(fromJson)).toEqual(['a', 'b']);
+    expect(names(onTheFunction)).toEqual(names(fromYaml));
+  });
+
+  it('a native document written as JSON still goes through the YAML parser: a duplicate key is an error', () => {
+    const result = parseRulesDocument(celPolicy, '{"rules": [], "rules": []}');
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.errors.join('\n')).toMatch(/YAML: .*(duplicate|unique)/i);
   });
 });

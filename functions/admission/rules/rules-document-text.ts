@@ -1,4 +1,4 @@
-// From a rules version's bytes to plain data: strict UTF-8, then JSON when it is JSON, else YAML. Never throws: a
+// From a rules version's bytes to plain data: strict UTF-8, then JSON for a JSON bundle, else YAML. Never throws: a
 // document that makes the decoder or the YAML library fail in any way (invalid UTF-8, an alias bomb, nesting
 // deep enough to exhaust the stack) is an invalid document with a message that says what and where.
 import { parseAllDocuments } from 'yaml';
@@ -61,9 +61,13 @@ export function parseRulesYaml(text: string): RulesData {
   }
 }
 
-/** Whether a document is JSON (what `policy push` stores): parsed in linear time, 100× faster than YAML. */
+/**
+ * Whether a document is a JSON bundle (the array of manifests `policy push` stores): parsed in linear time,
+ * 100× faster than YAML. Only arrays: a native document written as JSON keeps the YAML parser's checks
+ * (JSON.parse lets a duplicate key silently win; push never writes one).
+ */
 export const looksLikeJson = (bytes: Uint8Array): boolean => {
-  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte === 0x7b || byte === 0x5b;
+  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte === 0x5b;
   return false;
 };
 
@@ -82,6 +86,6 @@ export function rulesData(input: string | Uint8Array, maxBytes: number): RulesDa
   if (size > maxBytes) return { ok: false, errors: [tooLarge(size, maxBytes)] };
   const decoded = typeof input === 'string' ? { ok: true as const, text: input } : decodeRulesText(input);
   if (!decoded.ok) return { ok: false, errors: [decoded.error], failurePolicy: statedFailurePolicy(lenientUtf8.decode(input as Uint8Array)) };
-  const json = /^\s*[[{]/.test(decoded.text) ? parseJson(decoded.text) : undefined;
+  const json = /^\s*\[/.test(decoded.text) ? parseJson(decoded.text) : undefined;
   return json ?? parseRulesYaml(decoded.text);
 }
