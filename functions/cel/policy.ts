@@ -92,8 +92,9 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     const declared = new Map<string, () => unknown>(Object.entries(parameters.variableValues).map(([name, value]) => [name, () => value] as const));
     for (const { name, program } of parameters.variables) declared.set(name, () => run(program, `variables.${name}`));
     const variables = declared.size > 0 ? new LazyVariables(declared) : NO_VARIABLES;
-    const converted = bindingsOf(request, parameters.podControllers.includes(request.kind.kind));
-    const judged = parameters.podControllers.includes(request.kind.kind) && converted.podTemplate ? converted.podTemplate : converted;
+    const judgesPodTemplate = parameters.podControllers.includes(request.kind.kind);
+    const converted = bindingsOf(request, judgesPodTemplate);
+    const judged = judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted;
     const bindings = { object: judged.object, oldObject: judged.oldObject, request: converted.request, params: parameters.params, variables };
     for (const { name, program } of parameters.matchConditions) {
       if (!booleanOf(run(program, `matchConditions ${name}`), `matchConditions ${name}`)) return [];

@@ -19,7 +19,8 @@ export const ResourceRuleSchema = z.object({
 export type ResourceRule = z.output<typeof ResourceRuleSchema>;
 
 /** Which version a request is matched on: Equivalent (the default) matches any version of the same resource. */
-export type MatchPolicy = 'Exact' | 'Equivalent';
+export const MatchPolicySchema = z.enum(['Exact', 'Equivalent']);
+export type MatchPolicy = z.output<typeof MatchPolicySchema>;
 
 function matchesResource(pattern: string, resource: string, subResource: string): boolean {
   const [patternResource, patternSub = ''] = pattern.split('/', 2) as [string, string?];

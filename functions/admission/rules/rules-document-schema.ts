@@ -4,21 +4,26 @@
 import * as z from '../zod.js';
 import { OperationSchema } from '../review/admission-review-schema.js';
 import { LabelSelectorSchema } from '../kubernetes/label-selector.js';
-import { ResourceRuleSchema } from '../kubernetes/resource-rules.js';
+import { MatchPolicySchema, ResourceRuleSchema } from '../kubernetes/resource-rules.js';
 
 export const FailurePolicySchema = z.enum(['Ignore', 'Fail']);
 export type FailurePolicy = z.infer<typeof FailurePolicySchema>;
 export const ValidationActionSchema = z.enum(['Deny', 'Warn', 'Audit']);
 export type ValidationAction = z.infer<typeof ValidationActionSchema>;
 
-/** A ValidatingAdmissionPolicyBinding's matchResources: conditions that must hold as well as the rule's. */
-const NarrowingSchema = z.strictObject({
+// Kubernetes' own match fields (ValidatingAdmissionPolicy matchConstraints), shared by a rule's match and
+// a binding's narrowing. The namespace's labels are the cluster's: the API server applies namespaceSelector
+// (it is registered on the webhook); the function can check it only on Namespace objects themselves.
+const kubernetesMatchFields = {
   resourceRules: z.optional(z.array(ResourceRuleSchema)),
   excludeResourceRules: z.optional(z.array(ResourceRuleSchema)),
-  matchPolicy: z.optional(z.enum(['Exact', 'Equivalent'])),
+  matchPolicy: z.optional(MatchPolicySchema),
   labelSelector: z.optional(LabelSelectorSchema),
   namespaceSelector: z.optional(LabelSelectorSchema),
-});
+};
+
+/** A ValidatingAdmissionPolicyBinding's matchResources: conditions that must hold as well as the rule's. */
+const NarrowingSchema = z.strictObject(kubernetesMatchFields);
 export type Narrowing = z.infer<typeof NarrowingSchema>;
 
 export const MatchSchema = z.strictObject({
@@ -28,14 +33,9 @@ export const MatchSchema = z.strictObject({
   operations: z.optional(z.array(OperationSchema)),
   excludedUsers: z.optional(z.array(z.string())),
   excludedGroups: z.optional(z.array(z.string())),
-  labelSelector: z.optional(LabelSelectorSchema),
-  // Kubernetes' own form (ValidatingAdmissionPolicy matchConstraints); operations then come from these rules.
+  ...kubernetesMatchFields,
+  // Given, operations come from these rules; a rule's own must name at least one.
   resourceRules: z.optional(z.array(ResourceRuleSchema).check(z.minLength(1))),
-  excludeResourceRules: z.optional(z.array(ResourceRuleSchema)),
-  matchPolicy: z.optional(z.enum(['Exact', 'Equivalent'])),
-  // The namespace's labels are the cluster's: the API server applies this selector (it is registered on
-  // the webhook); the function can check it only on Namespace objects themselves.
-  namespaceSelector: z.optional(LabelSelectorSchema),
   narrowedBy: z.optional(NarrowingSchema),
 });
 export type Match = z.infer<typeof MatchSchema>;
