@@ -17,6 +17,8 @@ import { policyRegistry } from '../functions/registry.js';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localBucketTarget, localDir, localS3Endpoint, localS3Port } from './local-settings.js';
 import { ensureLocalTls } from './local-tls.js';
 import { webhookConfigurations } from './webhook-configuration.js';
+import { registrationsOfAll } from './webhook-registration.js';
+import { bucketReader, readPolicyDocuments } from './rules-documents.js';
 import { pushRules } from './rules-bucket.js';
 
 const port = Number(process.env.PORT || 8443);
@@ -127,13 +129,13 @@ let announced = false;
 const announceWhenReady = (text: string) => {
   if (!announced && text.includes('Server ready')) {
     announced = true;
-    printHowToUse();
+    void printHowToUse();
   }
 };
 drain(offline.stdout!, process.stdout, announceWhenReady);
 drain(offline.stderr!, process.stderr, announceWhenReady);
 
-function printHowToUse() {
+async function printHowToUse() {
   const base = `https://127.0.0.1:${port}`;
   log(`CA for caBundle: ${join(tls.directory, 'ca.pem')}\n${tls.caPem}`);
   log(`change rules: edit policies/<policy>.yaml, then npm run policy -- push policies/<policy>.yaml --local (live within RULES_TTL_SECONDS)`);
@@ -142,7 +144,11 @@ function printHowToUse() {
     kind:     use https://${hostname()}:${port} if the kind node resolves it, else add the gateway of the "kind" docker network
               to LOCAL_TLS_SANS, delete ${tls.directory} and restart
   webhook configuration (kubectl apply -f -), with the URL host changed as above:\n`);
-  process.stdout.write(webhookConfigurations({ baseUrl: base, caBundlePem: tls.caPem, name: 'portcullis-local' }));
+  // Derived from the documents now in the local bucket, as `npm run webhook-config -- --local` derives it.
+  const read = await readPolicyDocuments(bucketReader(target)).catch((error: Error) => ({ ok: false as const, errors: [error.message] }));
+  const derived = read.ok ? registrationsOfAll(read.documents) : read;
+  if (derived.ok) process.stdout.write(webhookConfigurations(derived.registrations, { baseUrl: base, caBundlePem: tls.caPem, name: 'portcullis-local' }));
+  else log(`no webhook configuration, the documents in the bucket are not usable:\n  ${derived.errors.join('\n  ')}`);
   // Last, so whoever waits for it has everything above too.
   log(`ready: ${policyRegistry.map((policy) => `${base}${routeOf(policy)}`).join(', ')}`);
 }

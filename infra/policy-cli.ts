@@ -26,6 +26,8 @@ import { rulesData } from '../functions/admission/rules/rules-document-text.js';
 import { manifestDiff } from './manifest-diff.js';
 import { readManifestFiles } from './manifest-files.js';
 import { type BucketTarget, ChangedSinceReadError, keyOf, readRules, uploadRulesIfUnchanged } from './rules-bucket.js';
+import { registrationChange } from './registration-change.js';
+import { type Registration, registrationsOf } from './webhook-registration.js';
 
 const USAGE = `usage: npm run policy -- <command>
   validate <file or folder...> [--policy name]
@@ -115,6 +117,8 @@ async function validate(): Promise<number> {
   const { name, bytes, policy } = read.upload;
   const parsed = parseRulesDocument(policy, bytes, maxBytes());
   if (!parsed.ok) return printInvalid(name, parsed.errors);
+  const registration = registrationsOf(policy, parsed.document);
+  if (!registration.ok) return printInvalid(name, registration.errors);
   process.stdout.write(`${name}: valid ${policy.name} rules (${parsed.document.rules.length} rule${parsed.document.rules.length === 1 ? '' : 's'}, failurePolicy ${parsed.document.failurePolicy})\n`);
   return 0;
 }
@@ -136,12 +140,30 @@ function forPeople(text: string): string {
   }
 }
 
+/** The webhooks the stored document is registered with (none when there is none, or it is not valid). */
+function registeredBefore(policy: Policy<never>, text: string | undefined): Registration[] {
+  if (text === undefined) return [];
+  const parsed = parseRulesDocument(policy, text, Number.MAX_SAFE_INTEGER);
+  const derived = parsed.ok ? registrationsOf(policy, parsed.document) : undefined;
+  return derived?.ok ? derived.registrations : [];
+}
+
+/** The registration change a push makes, and how to apply it: nothing when the cluster sends the same. */
+function describeRegistrationChange(target: BucketTarget, lines: string[]): string {
+  if (lines.length === 0) return '';
+  const source = values.local ? '--local' : `--bucket ${target.bucket} --prefix ${target.prefix} --url <api-url>`;
+  return `the webhook registration changes (the cluster sends requests by it, so apply it):\n${lines.map((line) => `  ${line}`).join('\n')}\napply with: npm run webhook-config -- ${source} | kubectl apply -f -\n`;
+}
+
 async function push(): Promise<number> {
   const read = readUpload(positionals.slice(1));
   if (!read.ok) return printInvalid(read.name, [...read.errors, 'nothing was uploaded']);
   const { name, bytes, policy, contentType, manifests } = read.upload;
   const parsed = parseRulesDocument(policy, bytes, maxBytes());
   if (!parsed.ok) return printInvalid(name, [...parsed.errors, 'nothing was uploaded']);
+  // A document that cannot be registered would never be sent what it names: refused like an invalid one.
+  const registration = registrationsOf(policy, parsed.document);
+  if (!registration.ok) return printInvalid(name, [...registration.errors, 'nothing was uploaded']);
   const target = bucketTarget();
   const where = `s3://${target.bucket}/${keyOf(target, policy.name)}`;
   const current = await readRules(target, policy.name);
@@ -153,15 +175,16 @@ async function push(): Promise<number> {
   const diff = manifests
     ? manifestDiff(storedManifests(current?.text ?? '[]'), manifests)
     : createTwoFilesPatch(current === undefined ? '/dev/null' : where, name, current?.text ?? '', text, current === undefined ? '(no object)' : 'in the bucket', 'to push');
+  const change = describeRegistrationChange(target, registrationChange(registeredBefore(policy, current?.text), registration.registrations));
   if (values['dry-run']) {
-    process.stdout.write(diff);
+    process.stdout.write(diff + change);
     return 0;
   }
   process.stderr.write(diff);
   const expected = values['if-match'] ?? current?.etag ?? null;
   try {
     const result = await uploadRulesIfUnchanged(target, policy.name, bytes, expected, contentType); // validated above
-    process.stdout.write(`pushed ${name} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n`);
+    process.stdout.write(`pushed ${name} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n${change}`);
     return 0;
   } catch (error) {
     if (!(error instanceof ChangedSinceReadError)) throw error;

@@ -1,6 +1,8 @@
 // serverless.yml's `functions`, made from the policy registry (functions/registry.ts, loaded through tsx),
 // so a new policy is added to the registry and nowhere else. Each function gets its route, a second route
-// carrying the caller's token as the last path segment, and only the environment it needs.
+// carrying the caller's token as the last path segment, and only the environment it needs. A function that
+// serves each of its policies apart (cel) gets `<route>/{policy}` and `<route>/{policy}/{token}` instead of
+// `<route>/{token}`: one path segment cannot be both (API Gateway refuses routes that differ only by name).
 const { registeredPolicies } = require('./registered-policies.cjs');
 
 /**
@@ -30,7 +32,7 @@ module.exports = async ({ options, resolveVariable }) => {
   const tokensParameter = await resolveVariable('param:tokensParameter');
   if (tokensParameter) optional.WEBHOOK_TOKENS_PARAMETER = tokensParameter;
   const functions = {};
-  for (const { name, kind, route } of registeredPolicies()) {
+  for (const { name, kind, route, routesEachPolicy } of registeredPolicies()) {
     const policy = { name, kind };
     functions[policy.name] = {
       handler: `functions/${policy.name}/handler.handler`,
@@ -44,7 +46,7 @@ module.exports = async ({ options, resolveVariable }) => {
         RULES_TTL_SECONDS: '${env:RULES_TTL_SECONDS, param:rulesTtlSeconds}',
         ...optional,
       },
-      events: [{ httpApi: { method: 'POST', path: route } }, { httpApi: { method: 'POST', path: `${route}/{token}` } }],
+      events: (routesEachPolicy ? [route, `${route}/{policy}`, `${route}/{policy}/{token}`] : [route, `${route}/{token}`]).map((path) => ({ httpApi: { method: 'POST', path } })),
     };
   }
   return functions;

@@ -1,12 +1,19 @@
-// `npm run webhook-config -- [--url <api-base-url>] [--token T] [--ca-bundle FILE] [--timeout S]
-//   [--failure-policy Ignore|Fail]`: prints the webhook configurations, ready for `kubectl apply -f -`.
+// `npm run webhook-config -- [--rules DIR | --bucket B [--prefix P] | --local] [--url <api-base-url>]
+//   [--token T] [--ca-bundle FILE] [--timeout S] [--failure-policy Ignore|Fail]`: prints the webhook
+// configurations, ready for `kubectl apply -f -`, derived from the rules documents: those in DIR (default
+// policies/) or the live ones in the bucket. Notes (what was left out, what `*` stands for) go to stderr.
+// An invalid document prints its errors and no configuration: never a partial registration.
 // Without --url the URL comes from the deployed stack's outputs (`sls info`, needs AWS credentials).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { type Fail, parseCommandLine, usageFailure } from './cli-arguments.js';
+import { createS3Client, describeS3Error } from '../functions/admission/rules/s3-client.js';
+import { localBucketTarget } from './local-settings.js';
+import { bucketReader, type DocumentReader, folderReader, readPolicyDocuments } from './rules-documents.js';
 import { webhookConfigurations } from './webhook-configuration.js';
+import { registrationsOfAll } from './webhook-registration.js';
 
-const USAGE = 'usage: npm run webhook-config -- [--url https://<api-id>.execute-api.<region>.amazonaws.com] [--token T] [--ca-bundle ca.pem] [--timeout 1-30] [--failure-policy Ignore|Fail] [--stage dev] [--region eu-west-1]';
+const USAGE = 'usage: npm run webhook-config -- [--rules policies/ | --bucket B [--prefix policies/] | --local] [--url https://<api-id>.execute-api.<region>.amazonaws.com] [--token T] [--ca-bundle ca.pem] [--timeout 1-30] [--failure-policy Ignore|Fail] [--stage dev] [--region eu-west-1]';
 
 // Declared with its type, so TypeScript knows a call to it does not return.
 const fail: Fail = usageFailure(USAGE);
@@ -18,6 +25,10 @@ const { values, positionals } = parseCommandLine(USAGE, {
   'failure-policy': { type: 'string' },
   stage: { type: 'string' },
   region: { type: 'string' },
+  rules: { type: 'string' },
+  bucket: { type: 'string' },
+  prefix: { type: 'string' },
+  local: { type: 'boolean', default: false },
 });
 if (positionals.length > 0) fail(`unexpected argument ${positionals[0]}`);
 
@@ -36,6 +47,14 @@ function deployedUrl(): string {
   return url ?? fail('no --url, and `sls info` shows no HttpApiUrl: is the stack deployed?');
 }
 
+if ([values.rules !== undefined, values.bucket !== undefined, values.local].filter(Boolean).length > 1) fail('give one of --rules, --bucket and --local');
+if (values.prefix !== undefined && values.bucket === undefined && !values.local) fail('--prefix needs --bucket or --local');
+const reader: DocumentReader = values.bucket
+  ? bucketReader({ client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }), bucket: values.bucket, prefix: values.prefix ?? 'policies/' })
+  : values.local
+    ? bucketReader(localBucketTarget({ prefix: values.prefix }))
+    : folderReader(values.rules ?? 'policies');
+
 const url = values.url ?? deployedUrl();
 if (!/^https:\/\/[^/\s]+(\/\S*)?$/.test(url)) fail(`--url ${url}: expected an https:// URL (the apiserver calls webhooks over TLS only)`);
 if (values.token !== undefined && !/^[A-Za-z0-9._~-]{16,}$/.test(values.token)) fail('--token: expected at least 16 URL-safe characters (A-Z a-z 0-9 . _ ~ -)');
@@ -53,4 +72,22 @@ if (values['ca-bundle']) {
   if (!caBundlePem.includes('-----BEGIN CERTIFICATE-----')) fail(`--ca-bundle ${values['ca-bundle']}: no PEM certificate in it`);
 }
 
-process.stdout.write(webhookConfigurations({ baseUrl: url, token: values.token, caBundlePem, timeoutSeconds, failurePolicy }));
+let read: Awaited<ReturnType<typeof readPolicyDocuments>>;
+try {
+  read = await readPolicyDocuments(reader);
+} catch (error) {
+  process.stderr.write(`cannot read the rules documents: ${describeS3Error(error)}\n`);
+  process.exit(1);
+}
+if (!read.ok) {
+  process.stderr.write(`${read.errors.join('\n')}\nno webhook configuration printed: fix the documents first\n`);
+  process.exit(1);
+}
+const derived = registrationsOfAll(read.documents);
+if (!derived.ok) {
+  process.stderr.write(`${derived.errors.join('\n')}\nno webhook configuration printed: fix the documents first\n`);
+  process.exit(1);
+}
+for (const name of read.missing) process.stderr.write(`note: ${name}: no rules document, so not registered\n`);
+for (const note of derived.notes) process.stderr.write(`note: ${note}\n`);
+process.stdout.write(webhookConfigurations(derived.registrations, { baseUrl: url, token: values.token, caBundlePem, timeoutSeconds, failurePolicy }));

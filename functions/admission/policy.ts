@@ -30,6 +30,16 @@ interface PolicyBase<P> {
   expandRule?(rule: Rule<P>): Rule<P>;
   /** Accepts Kubernetes manifests as its rules object (cel): detects and translates them. */
   manifests?: { detect(data: unknown): boolean; translate(documents: unknown[]): ManifestTranslation };
+  /**
+   * Serves each of its policies (a manifest, or a rule of a native document) on a route of its own,
+   * `/validate/<name>/<policy>`, registered as a webhook of its own; the bare route serves them all.
+   */
+  routesEachPolicy?: boolean;
+  /**
+   * The rule's matchConditions that the API server can evaluate itself (registration passes them on as the
+   * webhook's, so it filters before calling); none when they need more than the request (params, autogen).
+   */
+  webhookMatchConditions?(parameters: P): { name: string; expression: string }[];
 }
 
 /** What the stack hands a policy besides the request: the clock, so policies never read one. */
@@ -64,6 +74,11 @@ export interface MutatingPolicy<P> extends PolicyBase<P> {
 }
 
 export type Policy<P> = ValidatingPolicy<P> | MutatingPolicy<P>;
+
+/** The name a rule is served under by a policy that routes each apart: its manifest's, else its own. */
+export function routedNameOf(rule: { name: string; origin?: { name: string } }): string {
+  return rule.origin?.name ?? rule.name;
+}
 
 /** The route a policy is served on: `/validate/<name>` or `/mutate/<name>`. */
 export function routeOf(policy: Pick<Policy<unknown>, 'name' | 'kind'>): string {

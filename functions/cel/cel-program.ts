@@ -11,6 +11,8 @@ export interface CelProgram {
   source: string;
   /** Uses a regular expression: the engine must be loaded first (loadRegexEngine). */
   usesRegex: boolean;
+  /** The variables it reads (object, params, …): registration passes on only what the API server has. */
+  reads: string[];
   /** The value, evaluated with every step charged to `budget`; throws on an evaluation error or a spent budget. */
   run(bindings: Record<string, unknown>, budget?: CostBudget): unknown;
 }
@@ -84,6 +86,7 @@ export function compileCel(source: string): CelProgram | string {
   return {
     source,
     usesRegex: [...REGEX_FUNCTIONS].some((name) => usage.calls.has(name)),
+    reads: CEL_VARIABLES.filter((name) => usage.identifiers.has(name)),
     run(bindings, budget = new CostBudget()) {
       let result: unknown;
       try {

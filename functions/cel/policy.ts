@@ -76,6 +76,9 @@ function bindingsOf(request: AdmissionRequest, judgesPodTemplate: boolean): Requ
   return bindings;
 }
 
+// What a webhook's own matchConditions can read (besides authorizer, which cel refuses).
+const API_SERVER_VARIABLES = new Set(['object', 'oldObject', 'request']);
+
 export const celPolicy: ValidatingPolicy<CelParameters> = {
   name: 'cel',
   kind: 'validating',
@@ -84,6 +87,12 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   walksWholeObject: true,
   parametersSchema: CelParametersSchema,
   manifests: { detect: isManifestData, translate: rulesFromManifests },
+  routesEachPolicy: true,
+  webhookMatchConditions({ matchConditions, podControllers }) {
+    // Written for Pods, autogen's conditions judge pod templates: the API server would judge the controller.
+    if (podControllers.length > 0) return [];
+    return matchConditions.filter(({ program }) => program.reads.every((name) => API_SERVER_VARIABLES.has(name))).map(({ name, program }) => ({ name, expression: program.source }));
+  },
   expandRule: withPodControllerKinds,
   evaluate(request, parameters, context) {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.

@@ -21,9 +21,12 @@ function statementsOf(): any[] {
 }
 
 describe('the packaged CloudFormation template', () => {
-  it('routes POST /validate|mutate/<policy> and its token form for every policy in the registry, and nothing else', () => {
+  it('routes POST /validate|mutate/<policy> and its token form for every policy in the registry (cel: one route per policy it holds), and nothing else', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map((route) => route.Properties.RouteKey).sort();
-    const expected = policyRegistry.flatMap((policy) => [`POST ${routeOf(policy)}`, `POST ${routeOf(policy)}/{token}`]).sort();
+    const expected = policyRegistry
+      .flatMap((policy) => (policy.routesEachPolicy ? ['', '/{policy}', '/{policy}/{token}'] : ['', '/{token}']).map((suffix) => `POST ${routeOf(policy)}${suffix}`))
+      .sort();
+    expect(expected).toContain('POST /validate/cel/{policy}/{token}');
     expect(routes).toEqual(expected);
     expect(ofType('AWS::Lambda::Function')).toHaveLength(policyRegistry.length);
   });

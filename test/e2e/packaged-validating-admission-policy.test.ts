@@ -86,6 +86,25 @@ describe('ValidatingAdmissionPolicy bundles on the packaged cel function', () =>
     expect(failClosed).toMatchObject({ allowed: false, status: { message: expect.stringMatching(/^ValidatingAdmissionPolicy 'broken' with binding 'broken' could not be evaluated: .*\(failurePolicy Fail\)$/) } });
   });
 
+  it('/validate/cel/<policy> evaluates that policy alone, with its own failure policy; a policy not in the rules is admitted, loudly', async () => {
+    const broken = policy('broken', { failurePolicy: 'Fail', validations: [{ expression: 'object.spec.missing == 1' }] });
+    const limit = policy('limit', { failurePolicy: 'Ignore', validations: [{ expression: 'object.spec.replicas <= 2', message: 'at most 2' }] });
+    const manifests = [broken, binding('broken', { policyName: 'broken', validationActions: ['Deny'] }), limit, binding('limit', { policyName: 'limit', validationActions: ['Deny'] })];
+    const { handler } = await packagedWithRules('cel', bundle(...manifests));
+    const routed = async (name: string, replicas: number) => {
+      const event = { ...eventFor(deployment(replicas)), rawPath: `/validate/cel/${name}`, pathParameters: { policy: name } };
+      return (await invoke(handler, event)).body.response;
+    };
+    // The bare route judges every policy: broken denies (failurePolicy Fail) whatever limit says.
+    expect((await invoke(handler, eventFor(deployment(1)))).body.response.allowed).toBe(false);
+    expect(await routed('limit', 1)).toMatchObject({ allowed: true, auditAnnotations: { decision: 'allowed' } });
+    expect(await routed('limit', 5)).toMatchObject({ allowed: false, status: { message: "ValidatingAdmissionPolicy 'limit' with binding 'limit' denied request: at most 2" } });
+    expect(await routed('broken', 1)).toMatchObject({ allowed: false, status: { message: expect.stringContaining("ValidatingAdmissionPolicy 'broken' with binding 'broken' could not be evaluated") } });
+    const stale = await routed('renamed', 5);
+    expect(stale).toMatchObject({ allowed: true, warnings: ['portcullis: cel/renamed is not in the rules; admitted (registration stale)'] });
+    expect(stale.auditAnnotations['failed-open']).toMatch(/^no policy renamed in the rules \(version .+\): the webhook registration is stale; apply npm run webhook-config$/);
+  });
+
   it.each([
     ['a policy no binding names', [maxReplicas], /ValidatingAdmissionPolicy max-replicas: no ValidatingAdmissionPolicyBinding in the bundle names it/],
     ['a binding whose policy is missing', [binding('orphan', { policyName: 'nowhere', validationActions: ['Deny'] })], /ValidatingAdmissionPolicyBinding orphan: its policy nowhere is not in the bundle/],

@@ -1,77 +1,207 @@
-// `npm run webhook-config` as a user runs it: kubectl-ready YAML with one webhook per policy in the
-// registry, built from what each policy declares, and clear errors for bad arguments.
+// `npm run webhook-config` as a user runs it: kubectl-ready YAML derived from the rules documents (a folder,
+// or the live bucket on s3rver): one webhook per policy that has a document, cel's manifests one each, the
+// resources their match blocks name and never `*/*`, and clear errors for bad arguments and documents.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
 import { routeOf } from '../../functions/admission/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
+import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 
 const execute = promisify(execFile);
 const BASE = 'https://abc123.execute-api.eu-west-1.amazonaws.com';
 
-async function webhookConfig(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function webhookConfig(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    return { code: 0, ...(await execute('npx', ['tsx', 'infra/webhook-config-cli.ts', ...args])) };
+    return { code: 0, ...(await execute('npx', ['tsx', 'infra/webhook-config-cli.ts', ...args], { env: { ...process.env, ...env } })) };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };
     return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
   }
 }
 
+const webhooksIn = (stdout: string) => parseAllDocuments(stdout).flatMap((document) => document.toJS().webhooks.map((webhook: any) => ({ ...webhook, configuration: document.toJS().kind })));
+const resourcesOf = (webhook: any): string[] => webhook.rules.flatMap((rule: any) => rule.resources.map((resource: string) => `${rule.apiGroups[0] ? `${rule.apiGroups[0]}/` : ''}${resource}`)).sort();
+
+/** A folder of rules documents: `name.yaml` for a document, `name/` for a folder of manifests. */
+function rulesFolder(documents: Record<string, string | unknown[]>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-registration-'));
+  for (const [name, content] of Object.entries(documents)) {
+    if (typeof content === 'string') writeFileSync(join(dir, `${name}.yaml`), content);
+    else {
+      mkdirSync(join(dir, name));
+      content.forEach((manifest, index) => writeFileSync(join(dir, name, `${index}.yaml`), stringify(manifest)));
+    }
+  }
+  return dir;
+}
+
+const vap = {
+  apiVersion: 'admissionregistration.k8s.io/v1',
+  kind: 'ValidatingAdmissionPolicy',
+  metadata: { name: 'pod-status-owner' },
+  spec: {
+    failurePolicy: 'Fail',
+    matchConstraints: {
+      resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['pods/status'] }],
+      namespaceSelector: { matchLabels: { tier: 'prod' } },
+      objectSelector: { matchExpressions: [{ key: 'managed', operator: 'Exists' }] },
+    },
+    matchConditions: [
+      { name: 'not-nodes', expression: "!request.userInfo.username.startsWith('system:node:')" },
+      { name: 'has-params', expression: 'params != null' },
+    ],
+    validations: [{ expression: "object.status.phase != 'Unknown'" }],
+  },
+};
+const vapBinding = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'pod-status-owner' }, spec: { policyName: 'pod-status-owner', validationActions: ['Deny'] } };
+const kyverno = {
+  apiVersion: 'policies.kyverno.io/v1',
+  kind: 'ValidatingPolicy',
+  metadata: { name: 'no-latest' },
+  spec: {
+    validationActions: ['Audit'],
+    failurePolicy: 'Ignore',
+    matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+    matchConditions: [{ name: 'labelled', expression: "has(object.metadata.labels) && 'app' in object.metadata.labels" }],
+    validations: [{ expression: "object.spec.containers.all(c, !c.image.endsWith(':latest'))" }],
+  },
+};
+
 describe('npm run webhook-config', () => {
-  it('prints one validating and one mutating configuration, a webhook per policy, with safe defaults', async () => {
-    const { code, stdout } = await webhookConfig('--url', `${BASE}/`, '--token', 'tok_0123456789abcdef');
+  it('from policies/ (the default): a webhook per policy with a document, cel one per rule, with safe defaults', async () => {
+    const { code, stdout } = await webhookConfig(['--url', `${BASE}/`, '--token', 'tok_0123456789abcdef']);
     expect(code).toBe(0);
     const documents = parseAllDocuments(stdout).map((document) => document.toJS());
     expect(documents.map((document) => [document.apiVersion, document.kind])).toEqual([
       ['admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration'],
       ['admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration'],
     ]);
-    const webhooks = documents.flatMap((document) => document.webhooks.map((webhook: any) => ({ ...webhook, configuration: document.kind })));
-    expect(webhooks.map((webhook) => webhook.name).sort()).toEqual(policyRegistry.map((policy) => `${policy.name}.portcullis.io`).sort());
+    const webhooks = webhooksIn(stdout);
+    const expected = policyRegistry.flatMap((policy) => (policy.name === 'cel' ? ['small-deployments.cel.portcullis.io', 'no-latest.cel.portcullis.io'] : [`${policy.name}.portcullis.io`]));
+    expect(webhooks.map((webhook) => webhook.name).sort()).toEqual(expected.sort());
     for (const policy of policyRegistry) {
-      const webhook = webhooks.find((candidate) => candidate.name === `${policy.name}.portcullis.io`);
       const mutating = policy.kind === 'mutating';
-      expect(webhook).toMatchObject({
-        configuration: mutating ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration',
-        clientConfig: { url: `${BASE}${routeOf(policy)}/tok_0123456789abcdef` },
-        failurePolicy: 'Ignore',
-        sideEffects: 'None',
-        admissionReviewVersions: ['v1', 'v1beta1'],
-        matchPolicy: 'Equivalent',
-        timeoutSeconds: mutating ? 2 : 3,
-        namespaceSelector: {
-          matchExpressions: [
-            { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
-            { key: 'portcullis.io/ignore', operator: 'DoesNotExist' },
-          ],
-        },
-      });
-      expect(webhook.reinvocationPolicy).toBe(mutating ? 'IfNeeded' : undefined);
-      expect(webhook.clientConfig.caBundle).toBeUndefined(); // API Gateway's certificate is publicly trusted
+      for (const webhook of webhooks.filter((candidate) => candidate.name.endsWith(`${policy.name}.portcullis.io`))) {
+        const path = policy.name === 'cel' ? `${routeOf(policy)}/${webhook.name.split('.')[0]}` : routeOf(policy);
+        expect(webhook).toMatchObject({
+          configuration: mutating ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration',
+          clientConfig: { url: `${BASE}${path}/tok_0123456789abcdef` },
+          failurePolicy: 'Ignore', // what every sample document says
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1', 'v1beta1'],
+          matchPolicy: 'Equivalent',
+          timeoutSeconds: mutating ? 2 : 3,
+          namespaceSelector: {
+            matchExpressions: [
+              { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
+              { key: 'portcullis.io/ignore', operator: 'DoesNotExist' },
+            ],
+          },
+        });
+        expect(webhook.reinvocationPolicy).toBe(mutating ? 'IfNeeded' : undefined);
+        expect(webhook.clientConfig.caBundle).toBeUndefined(); // API Gateway's certificate is publicly trusted
+      }
     }
     expect(stdout).not.toMatch(/[&*]a\d/); // no YAML anchors: plain for kubectl and for reading
   });
 
-  it('builds each webhook’s rules from what the policy declares', async () => {
-    const documents = parseAllDocuments((await webhookConfig('--url', BASE)).stdout).map((document) => document.toJS());
-    const rulesOf = (name: string) => documents.flatMap((document) => document.webhooks).find((webhook: any) => webhook.name === `${name}.portcullis.io`).rules;
-    expect(rulesOf('replica-limits')).toEqual([
-      { apiGroups: ['apps'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['deployments', 'statefulsets', 'replicasets', 'deployments/scale', 'statefulsets/scale', 'replicasets/scale'], scope: '*' },
+  it('derives each webhook’s rules from the documents: kinds → resources, never */*, subresources only where named', async () => {
+    const { stdout, stderr } = await webhookConfig(['--url', BASE]);
+    const webhooks = webhooksIn(stdout);
+    const named = (name: string) => webhooks.find((webhook) => webhook.name === name);
+    expect(named('replica-limits.portcullis.io').rules).toEqual([
+      { apiGroups: ['apps'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['deployments', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale'], scope: '*' },
     ]);
-    expect(rulesOf('audit-log')).toEqual([{ apiGroups: ['*'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'], resources: ['*/*'], scope: '*' }]);
-    expect(rulesOf('required-labels').flatMap((rule: any) => rule.resources).sort()).toEqual(['daemonsets', 'deployments', 'namespaces', 'pods', 'services', 'statefulsets']);
+    expect(resourcesOf(named('required-labels.portcullis.io'))).toEqual(['apps/daemonsets', 'apps/deployments', 'apps/statefulsets', 'namespaces', 'pods', 'services']);
+    expect(resourcesOf(named('small-deployments.cel.portcullis.io'))).toEqual(['apps/deployments']);
+    // audit-log says every kind: the built-in resources, not the control plane's chatter; exec because a rule names it.
+    const audit = named('audit-log.portcullis.io');
+    const resources = resourcesOf(audit);
+    expect(resources).toEqual(expect.arrayContaining(['pods', 'secrets', 'apps/deployments', 'rbac.authorization.k8s.io/clusterroles', 'pods/exec', 'pods/attach', 'pods/portforward']));
+    for (const chatter of ['coordination.k8s.io/leases', 'events', 'events.k8s.io/events', 'endpoints', 'discovery.k8s.io/endpointslices']) expect(resources).not.toContain(chatter);
+    expect(resources.filter((resource) => resource.includes('/') && !resource.split('/').at(-2)!.includes('.') && resource.startsWith('pods/'))).toEqual(['pods/attach', 'pods/exec', 'pods/portforward']);
+    expect(JSON.stringify(webhooks.map((webhook) => webhook.rules))).not.toContain('"*/*"');
+    expect(audit.rules.find((rule: any) => rule.resources.includes('pods/exec')).operations).toEqual(['CONNECT']);
+    expect(audit.rules.find((rule: any) => rule.resources.includes('secrets')).operations).toEqual(['CREATE', 'UPDATE', 'DELETE']);
+    expect(stderr).toContain('note: audit-log: every kind (`*`) is registered as the built-in resources');
+  });
+
+  it('--rules DIR: only policies with a document; operations and kinds as the document names them; high-volume kinds only when named', async () => {
+    const dir = rulesFolder({
+      'required-labels': 'rules:\n  - name: config\n    match: { kinds: [ConfigMap, Lease], operations: [DELETE] }\n    parameters: { labels: [{ key: owner }] }\n',
+      'trusted-registry': readFileSync('policies/trusted-registry.yaml', 'utf8'),
+    });
+    const { code, stdout, stderr } = await webhookConfig(['--url', BASE, '--rules', dir]);
+    expect(code).toBe(0);
+    const webhooks = webhooksIn(stdout);
+    expect(webhooks.map((webhook) => webhook.name).sort()).toEqual(['required-labels.portcullis.io', 'trusted-registry.portcullis.io']);
+    const labels = webhooks.find((webhook) => webhook.name === 'required-labels.portcullis.io');
+    expect(labels.rules).toEqual([
+      { apiGroups: [''], apiVersions: ['*'], operations: ['DELETE'], resources: ['configmaps'], scope: '*' },
+      { apiGroups: ['coordination.k8s.io'], apiVersions: ['*'], operations: ['DELETE'], resources: ['leases'], scope: '*' },
+    ]);
+    expect(stdout).not.toContain('MutatingWebhookConfiguration'); // no mutating policy has a document here
+    expect(stderr).toContain('note: cel: no rules document, so not registered');
+    expect(stderr).toContain('note: required-labels: rule config names Lease, a high-volume kind');
+  });
+
+  it('cel manifests: one webhook each at /validate/cel/<name>, with their resourceRules, selectors, failurePolicy and the matchConditions the API server can evaluate', async () => {
+    const dir = rulesFolder({ cel: [vap, vapBinding, kyverno] });
+    const { code, stdout, stderr } = await webhookConfig(['--url', BASE, '--rules', dir]);
+    expect({ code, stderr }).toMatchObject({ code: 0 });
+    const webhooks = webhooksIn(stdout);
+    const status = webhooks.find((webhook) => webhook.name === 'pod-status-owner.cel.portcullis.io');
+    expect(status).toMatchObject({
+      clientConfig: { url: `${BASE}/validate/cel/pod-status-owner` },
+      rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['pods/status'], scope: '*' }],
+      failurePolicy: 'Fail',
+      namespaceSelector: { matchLabels: { tier: 'prod' }, matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }, { key: 'portcullis.io/ignore', operator: 'DoesNotExist' }] },
+      objectSelector: { matchExpressions: [{ key: 'managed', operator: 'Exists' }] },
+      // params is not the API server's to evaluate: that condition stays with the function.
+      matchConditions: [{ name: 'not-nodes', expression: "!request.userInfo.username.startsWith('system:node:')" }],
+    });
+    const latest = webhooks.find((webhook) => webhook.name === 'no-latest.cel.portcullis.io');
+    expect(latest).toMatchObject({ clientConfig: { url: `${BASE}/validate/cel/no-latest` }, failurePolicy: 'Ignore' });
+    // Autogen: the pod controllers are sent too, and the Pod-written condition is left to the function.
+    expect(resourcesOf(latest)).toEqual(['apps/daemonsets', 'apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'batch/cronjobs', 'batch/jobs', 'pods']);
+    expect(latest.rules.every((rule: any) => rule.operations.join() === 'CREATE')).toBe(true);
+    expect(latest.matchConditions).toBeUndefined();
+  });
+
+  it('--bucket: the live documents, read from S3 (s3rver)', async () => {
+    const s3: TestS3 = await startTestS3();
+    try {
+      await s3.put('live/replica-limits.yaml', readFileSync('policies/replica-limits.yaml'));
+      const { code, stdout, stderr } = await webhookConfig(['--url', BASE, '--bucket', s3.bucket, '--prefix', 'live/'], { RULES_S3_ENDPOINT: s3.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' });
+      expect(code).toBe(0);
+      expect(webhooksIn(stdout).map((webhook) => webhook.name)).toEqual(['replica-limits.portcullis.io']);
+      expect(stderr).toContain('note: trusted-registry: no rules document, so not registered');
+    } finally {
+      await s3.close();
+    }
+  });
+
+  it.each([
+    ['a kind that is not built in', { 'required-labels': 'rules:\n  - name: certs\n    match: { kinds: [Certificate] }\n    parameters: { labels: [{ key: owner }] }\n' }, 'required-labels: rule certs: match.kinds Certificate is not a built-in kind; name a custom resource with resourceRules'],
+    ['an invalid document', { 'trusted-registry': 'failurePolicy: Sometimes\nrules: []\n' }, 'is not a valid trusted-registry rules document'],
+    ['a native cel rule whose name cannot name a webhook', { cel: 'rules:\n  - name: No_Latest\n    match: { kinds: [Pod] }\n    parameters: { validations: [{ expression: "true" }] }\n' }, "cel: No_Latest: cannot name a webhook or a route"],
+  ])('refuses %s: the errors, exit code 1 and no configuration (never a partial registration)', async (_case, documents, message) => {
+    const result = await webhookConfig(['--url', BASE, '--rules', rulesFolder(documents)]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(result.stdout).toBe('');
   });
 
   it('--ca-bundle, --timeout and --failure-policy apply to every webhook', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'portcullis-ca-'));
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
     writeFileSync(join(dir, 'ca.pem'), pem);
-    const { stdout } = await webhookConfig('--url', BASE, '--ca-bundle', join(dir, 'ca.pem'), '--timeout', '5', '--failure-policy', 'Fail');
+    const { stdout } = await webhookConfig(['--url', BASE, '--ca-bundle', join(dir, 'ca.pem'), '--timeout', '5', '--failure-policy', 'Fail']);
     for (const webhook of parseAllDocuments(stdout).flatMap((document) => document.toJS().webhooks)) {
       expect(webhook).toMatchObject({ clientConfig: { caBundle: Buffer.from(pem).toString('base64') }, timeoutSeconds: 5, failurePolicy: 'Fail' });
     }
@@ -84,8 +214,10 @@ describe('npm run webhook-config', () => {
     [['--url', BASE, '--token', 'short'], 'at least 16 URL-safe characters'],
     [['--url', BASE, '--ca-bundle', 'package.json'], 'no PEM certificate in it'],
     [['--url', BASE, '--frobnicate'], "Unknown option '--frobnicate'"],
+    [['--url', BASE, '--rules', 'policies', '--local'], 'give one of --rules, --bucket and --local'],
+    [['--url', BASE, '--prefix', 'p/'], '--prefix needs --bucket or --local'],
   ])('refuses %j with a clear message and exit code 2', async (args, message) => {
-    const result = await webhookConfig(...args);
+    const result = await webhookConfig(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
   });

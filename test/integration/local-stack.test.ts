@@ -83,6 +83,14 @@ describe('npm start', () => {
     expect(answer.json.response).toMatchObject({ allowed: false, auditAnnotations: { 'rules-version': expect.stringMatching(/^etag:/) } });
   });
 
+  it('prints the registration the uploaded documents call for, and serves each cel policy on its own route', async () => {
+    expect(output).toContain(`url: https://127.0.0.1:${env.PORT}/validate/cel/no-latest`);
+    const latestPod = fixture('cel', 'pod-latest.json').body!;
+    expect((await postOverHttps(latestPod, '/validate/cel/no-latest')).json.response).toMatchObject({ allowed: false, auditAnnotations: { rule: 'no-latest' } });
+    // The route of the policy for Deployments: the Pod is not its to judge.
+    expect((await postOverHttps(latestPod, '/validate/cel/small-deployments')).json.response).toMatchObject({ allowed: true, auditAnnotations: { decision: 'allowed' } });
+  });
+
   it('serves the mutating policies too, with rules from the bucket', async () => {
     const answer = await postOverHttps(fixture('registry-mirror', 'pod-tekton.json').body!, '/mutate/registry-mirror');
     expect(answer.json.response).toMatchObject({ allowed: true, patchType: 'JSONPatch', auditAnnotations: { decision: 'patched', 'rules-version': expect.stringMatching(/^etag:/) } });

@@ -1,6 +1,6 @@
 // `npm run policy` against s3rver: validate, push (refusing invalid documents), dry-run diff, pull, test.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -174,6 +174,33 @@ spec:
     const stale = await policy('push', dir, '--policy', 'cel', '--if-match', readEtag);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toMatch(/not pushed: s3:\/\/rules\/cli\/cel\.yaml changed since it was read/);
+    expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
+  });
+
+  it('prints the registration change a push makes (added, changed, removed webhooks) with the command to apply it; none when the cluster sends the same', async () => {
+    const { dir, policy: manifest } = manifestDir();
+    const first = await policy('push', dir, '--policy', 'cel', '--prefix', 'registration/');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('the webhook registration changes');
+    expect(first.stdout).toContain('+ named.cel.portcullis.io: CREATE,UPDATE pods apps/daemonsets apps/deployments');
+    expect(first.stdout).toContain('+ no-latest.cel.portcullis.io');
+    expect(first.stdout).toContain('apply with: npm run webhook-config -- --bucket rules --prefix registration/ --url <api-url> | kubectl apply -f -');
+    writeFileSync(join(dir, 'named.yaml'), manifest('named', 'has(object.metadata.labels)'));
+    const sameRegistration = await policy('push', dir, '--policy', 'cel', '--prefix', 'registration/');
+    expect(sameRegistration.code).toBe(0);
+    expect(sameRegistration.stdout).not.toContain('the webhook registration changes');
+    writeFileSync(join(dir, 'named.yaml'), manifest('named', 'true').replace('operations: [CREATE, UPDATE]', 'operations: [CREATE, UPDATE, DELETE]'));
+    rmSync(join(dir, 'no-latest.yaml'));
+    const changed = await policy('push', dir, '--policy', 'cel', '--prefix', 'registration/', '--dry-run');
+    expect(changed.stdout).toContain('~ named.cel.portcullis.io: rules changed; now CREATE,UPDATE,DELETE pods');
+    expect(changed.stdout).toContain('- no-latest.cel.portcullis.io');
+  });
+
+  it('refuses a document the cluster could not be registered for (a kind that is not built in), and uploads nothing', async () => {
+    const puts = s3.seen.filter((request) => request.method === 'PUT').length;
+    const result = await policy('push', documentFile('required-labels.yaml', 'rules:\n  - name: certs\n    match: { kinds: [Certificate] }\n    parameters: { labels: [{ key: owner }] }\n'));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('rule certs: match.kinds Certificate is not a built-in kind; name a custom resource with resourceRules');
     expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
   });
 

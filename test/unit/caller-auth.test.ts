@@ -67,6 +67,21 @@ describe('caller authentication', () => {
     }
   });
 
+  it('redacts every path parameter of a rejected caller: an old /validate/cel/<token> URL puts the token where a policy name goes', async () => {
+    const warnings = vi.spyOn(logger, 'warn');
+    try {
+      const event = { ...pod(), rawPath: '/validate/cel/current-token-0123456789', pathParameters: { policy: 'current-token-0123456789' } };
+      expect((await invoke(handler, event)).statusCode).toBe(401);
+      const routed = { ...pod(), rawPath: '/validate/cel/require-labels/leaked-guess-1234567890', pathParameters: { policy: 'require-labels', token: 'leaked-guess-1234567890' } };
+      expect((await invoke(handler, routed)).statusCode).toBe(401);
+      const paths = warnings.mock.calls.filter(([message]) => message === 'caller rejected').map(([, fields]) => (fields as { path: string }).path);
+      expect(paths).toEqual(['/validate/cel/<redacted>', '/validate/cel/<redacted>/<redacted>']);
+      expect(JSON.stringify(warnings.mock.calls)).not.toMatch(/current-token|leaked-guess/);
+    } finally {
+      warnings.mockRestore();
+    }
+  });
+
   it('checks callers before reading the request: a stranger learns nothing from a bad body either', async () => {
     const event = pod();
     event.body = '{not json';

@@ -8,6 +8,7 @@ import { budgetMs, DeadlineExceededError, withDeadline, WorkDeadline } from './d
 import { evaluateRules } from './evaluate-rules.js';
 import { mutateRules } from './mutate-rules.js';
 import { nestedDeeperThan, ObjectTooDeepError } from './object-depth.js';
+import { rulesRoutedTo } from './routed-rules.js';
 import { logger } from '../observe/logger.js';
 import type { AdmissionEvent } from '../http/middlewares.js';
 import type { Outcome, PolicyMetrics } from '../observe/metrics.js';
@@ -72,6 +73,17 @@ function rulesFailedOpen(policyName: string, verdict: Verdict, skipped: { rule: 
   return { failed: 'open', reason };
 }
 
+/**
+ * A request on the route of a policy the rules do not have: the webhook registration is older than the
+ * rules (the policy was removed or renamed). Nothing is left to enforce, so it is admitted, loudly.
+ */
+function routedToMissingPolicy(policyName: string, routed: string, rulesVersion: string): Decision {
+  const name = routed.length <= 100 ? routed : `${routed.slice(0, 99)}…`;
+  const reason = `no policy ${name} in the rules (version ${rulesVersion}): the webhook registration is stale; apply npm run webhook-config`;
+  const verdict = { allowed: true, warnings: [`portcullis: ${policyName}/${name} is not in the rules; admitted (registration stale)`], auditAnnotations: { 'failed-open': reason } };
+  return { verdict, failed: 'open', rules: [], reason, rulesVersion };
+}
+
 export interface DecideOptions {
   clock?: () => Date;
   metrics?: PolicyMetrics;
@@ -84,6 +96,8 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
     const { review } = event;
     const request = review.request;
     let rulesAtHand: LoadedRules<P> | undefined;
+    // The failure policy of what is evaluated: the document's, or the routed policy's own.
+    let failurePolicyAtHand: FailurePolicy | undefined;
 
     const budget = budgetMs({
       policyTimeoutMs: config.POLICY_TIMEOUT_MS,
@@ -100,11 +114,15 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
         const rules = await loadRules();
         rulesAtHand = rules;
         if (!rules.ok) throw new UnusableRulesError(rules);
+        const routed = event.routedPolicy !== undefined && policy.routesEachPolicy ? event.routedPolicy : undefined;
+        const document = routed === undefined ? rules.document : rulesRoutedTo(rules.document, routed);
+        if (!document) return routedToMissingPolicy(policy.name, routed!, rules.version);
+        failurePolicyAtHand = document.failurePolicy;
         if (walksWholeObject) for (const field of ['object', 'oldObject'] as const) if (nestedDeeperThan(request[field])) throw new ObjectTooDeepError(`request.${field}`);
         const outcome =
           policy.kind === 'validating'
-            ? await evaluateRules(policy, rules.document, request, { now: clock(), deadline })
-            : await mutateRules(policy, rules.document, request, () => (JSON.parse(event.bodyText) as AdmissionReview).request.object);
+            ? await evaluateRules(policy, document, request, { now: clock(), deadline })
+            : await mutateRules(policy, document, request, () => (JSON.parse(event.bodyText) as AdmissionReview).request.object);
         const reason = !outcome.verdict.allowed ? 'violations' : outcome.verdict.patch ? 'patched' : policy.kind === 'mutating' ? 'no changes' : 'no violations';
         const skipped = 'failedOpen' in outcome ? outcome.failedOpen : undefined;
         if (skipped && outcome.verdict.allowed) return { ...outcome, ...rulesFailedOpen(policy.name, outcome.verdict, skipped), rulesVersion: rules.version };
@@ -112,7 +130,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       });
     } catch (error) {
       const reason = reasonOf(error);
-      const failurePolicy = rulesAtHand?.ok ? rulesAtHand.document.failurePolicy : (rulesAtHand?.failurePolicy ?? config.FAILURE_POLICY);
+      const failurePolicy = failurePolicyAtHand ?? (rulesAtHand?.ok ? rulesAtHand.document.failurePolicy : (rulesAtHand?.failurePolicy ?? config.FAILURE_POLICY));
       decision = { verdict: failureVerdict(policy.name, failurePolicy, reason), failed: failurePolicy === 'Fail' ? 'closed' : 'open', rules: [], reason, rulesVersion: rulesAtHand?.version };
     }
     const lastKnownGood = rulesAtHand?.ok ? rulesAtHand.lastKnownGood : undefined;

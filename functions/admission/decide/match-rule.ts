@@ -8,7 +8,7 @@ import { matchesResourceRules } from '../kubernetes/resource-rules.js';
 import type { Match, Narrowing } from '../rules/rules-document-schema.js';
 import type { LabelSelector } from '../kubernetes/label-selector.js';
 
-const DEFAULT_OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE'];
+export const DEFAULT_OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE'];
 
 function objectLabels(request: AdmissionRequest): Record<string, string> {
   // On DELETE the object is gone; the labels it had are on oldObject.

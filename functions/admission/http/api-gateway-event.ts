@@ -13,6 +13,8 @@ export interface HttpInput {
   bodyText: string;
   receivedAtMs?: number;
   apiserverTimeoutMs?: number;
+  /** The one policy the request is for, named by the route `/validate/<function>/<policy>`. */
+  routedPolicy?: string;
 }
 
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -62,5 +64,6 @@ export function normaliseApiGatewayEvent(event: ApiGatewayEvent): HttpInput {
   const timeout = event.queryStringParameters?.timeout;
   const apiserverTimeoutMs = timeout === undefined ? undefined : parseGoDuration(timeout);
   const receivedAtMs = isV2(event) ? event.requestContext?.timeEpoch : event.requestContext?.requestTimeEpoch;
-  return { body, bodyText: text, receivedAtMs, apiserverTimeoutMs };
+  const routedPolicy = event.pathParameters?.policy || undefined;
+  return { body, bodyText: text, receivedAtMs, apiserverTimeoutMs, ...(routedPolicy ? { routedPolicy } : {}) };
 }

@@ -31,10 +31,14 @@ function presentedTokens(event: ApiGatewayEvent): string[] {
   return [fromPath, fromHeader].filter((token): token is string => typeof token === 'string' && token !== '');
 }
 
-/** The request path with a path token replaced, so it can be logged. */
+/**
+ * The request path with every path parameter replaced, so it can be logged: a token, and a policy segment
+ * too (a URL registered before policies had routes of their own carries the token there).
+ */
 export function redactedPath(event: ApiGatewayEvent): string {
   const path = ('rawPath' in event ? event.rawPath : event.path) ?? '';
-  return event.pathParameters?.token ? path.replace(/\/[^/]*$/, '/<redacted>') : path;
+  const parameters = Object.keys(event.pathParameters ?? {}).length;
+  return parameters === 0 ? path : path.split('/').slice(0, -parameters).concat(Array(parameters).fill('<redacted>')).join('/');
 }
 
 function sourceIpOf(event: ApiGatewayEvent): string | undefined {

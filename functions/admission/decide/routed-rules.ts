@@ -1,0 +1,26 @@
+// A policy that serves each of its policies on a route of its own (cel: `/validate/cel/<policy>`) answers
+// there with that policy's rules only: the rules one manifest became, or one rule of a native document.
+// Its failure policy is its own (the strictest of its rules'), not the whole document's. Selections are
+// kept per rules version, and only for names the document has, so request paths cannot grow the cache.
+import { routedNameOf } from '../policy.js';
+import type { FailurePolicy, RulesDocument } from '../rules/rules-document-schema.js';
+
+const selections = new WeakMap<object, Map<string, RulesDocument<unknown>>>();
+
+function strictest<P>(document: RulesDocument<P>, rules: RulesDocument<P>['rules']): FailurePolicy {
+  if (rules.some((rule) => (rule.failurePolicy ?? document.failurePolicy) === 'Fail')) return 'Fail';
+  return 'Ignore';
+}
+
+/** The document narrowed to the rules served as `name`, or undefined when it has none. */
+export function rulesRoutedTo<P>(document: RulesDocument<P>, name: string): RulesDocument<P> | undefined {
+  let byName = selections.get(document);
+  if (!byName) selections.set(document, (byName = new Map()));
+  const known = byName.get(name);
+  if (known) return known as RulesDocument<P>;
+  const rules = document.rules.filter((rule) => routedNameOf(rule) === name);
+  if (rules.length === 0) return undefined;
+  const selected = { failurePolicy: strictest(document, rules), rules };
+  byName.set(name, selected as RulesDocument<unknown>);
+  return selected;
+}
