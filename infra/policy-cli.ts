@@ -1,6 +1,6 @@
 // `npm run policy -- <command>`: validate, push, pull and try out rules documents.
-//   validate <file or folder...> [--policy name]
-//   push <file or folder...> [--policy name] [--bucket B] [--prefix P] [--local] [--dry-run] [--if-match ETAG]
+//   validate <file or folder...> [--policy name] [--strict]
+//   push <file or folder...> [--policy name] [--bucket B] [--prefix P] [--local] [--dry-run] [--if-match ETAG] [--strict]
 //   pull <policy> [--bucket B] [--prefix P] [--local]
 //   test <file> [--policy name]
 // The policy is named by the file (`policies/trusted-registry.yaml`) unless --policy says otherwise.
@@ -17,6 +17,7 @@ import { configFromEnv } from '../functions/admission/config.js';
 import { createAdmissionHandler } from '../functions/admission/create-admission-handler.js';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import type { Policy } from '../functions/admission/policy.js';
+import type { RulesDocument } from '../functions/admission/rules/rules-document-schema.js';
 import { createS3Client, describeS3Error } from '../functions/admission/rules/s3-client.js';
 import { policyRegistry } from '../functions/registry.js';
 import { localBucketTarget } from './local-settings.js';
@@ -30,8 +31,8 @@ import { registrationChange } from './registration-change.js';
 import { type Registration, registrationsOf } from './webhook-registration.js';
 
 const USAGE = `usage: npm run policy -- <command>
-  validate <file or folder...> [--policy name]
-  push <file or folder...> [--policy name] [--bucket B] [--prefix P] [--local] [--dry-run] [--if-match ETAG]
+  validate <file or folder...> [--policy name] [--strict]
+  push <file or folder...> [--policy name] [--bucket B] [--prefix P] [--local] [--dry-run] [--if-match ETAG] [--strict]
   pull <policy> [--bucket B] [--prefix P] [--local]
   test <file> [--policy name]`;
 
@@ -44,6 +45,7 @@ const { values, positionals } = parseCommandLine(USAGE, {
   local: { type: 'boolean', default: false },
   'dry-run': { type: 'boolean', default: false },
   'if-match': { type: 'string' },
+  strict: { type: 'boolean', default: false },
 });
 
 function policyNamed(name: string): Policy<never> {
@@ -106,6 +108,23 @@ function bucketTarget(): BucketTarget {
   return { client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }), bucket, prefix: values.prefix ?? process.env.RULES_PREFIX ?? 'policies/' };
 }
 
+/**
+ * cel expressions read against the matched kinds' OpenAPI schemas: fields none has are warned about on
+ * stderr, or, with --strict, refuse the document. The schemas are loaded only for cel documents.
+ */
+async function schemaWarningsRefuse(name: string, policy: Policy<never>, document: RulesDocument<unknown>): Promise<boolean> {
+  if (policy.name !== 'cel') return false;
+  const { celSchemaWarnings } = await import('./cel-schema-check.js');
+  const warnings = celSchemaWarnings(document.rules as never);
+  if (warnings.length === 0) return false;
+  if (values.strict) {
+    printInvalid(name, [...warnings, 'fields no matched kind has are errors under --strict']);
+    return true;
+  }
+  process.stderr.write(warnings.map((warning) => `warning: ${warning}\n`).join(''));
+  return false;
+}
+
 function printInvalid(file: string, errors: string[]): number {
   process.stderr.write(`${file} is not a valid rules document:\n${errors.map((error) => `  ${error}`).join('\n')}\n`);
   return 1;
@@ -119,6 +138,7 @@ async function validate(): Promise<number> {
   if (!parsed.ok) return printInvalid(name, parsed.errors);
   const registration = registrationsOf(policy, parsed.document);
   if (!registration.ok) return printInvalid(name, registration.errors);
+  if (await schemaWarningsRefuse(name, policy, parsed.document)) return 1;
   process.stdout.write(`${name}: valid ${policy.name} rules (${parsed.document.rules.length} rule${parsed.document.rules.length === 1 ? '' : 's'}, failurePolicy ${parsed.document.failurePolicy})\n`);
   return 0;
 }
@@ -164,6 +184,10 @@ async function push(): Promise<number> {
   // A document that cannot be registered would never be sent what it names: refused like an invalid one.
   const registration = registrationsOf(policy, parsed.document);
   if (!registration.ok) return printInvalid(name, [...registration.errors, 'nothing was uploaded']);
+  if (await schemaWarningsRefuse(name, policy, parsed.document)) {
+    process.stderr.write('nothing was uploaded\n');
+    return 1;
+  }
   const target = bucketTarget();
   const where = `s3://${target.bucket}/${keyOf(target, policy.name)}`;
   const current = await readRules(target, policy.name);

@@ -196,6 +196,22 @@ spec:
     expect(changed.stdout).toContain('- no-latest.cel.portcullis.io');
   });
 
+  it('warns about a field no matched kind has (a typo); --strict makes it an error and uploads nothing', async () => {
+    const { dir, policy: manifest } = manifestDir();
+    writeFileSync(join(dir, 'named.yaml'), manifest('named', 'has(object.spec.containres)'));
+    const warned = await policy('validate', dir, '--policy', 'cel');
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain('warning: ValidatingPolicy named: validations[0].expression: object.spec.containres: containres is not a field of PodSpec (the schema of Pod, Deployment');
+    const strict = await policy('validate', dir, '--policy', 'cel', '--strict');
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain('fields no matched kind has are errors under --strict');
+    const puts = s3.seen.filter((request) => request.method === 'PUT').length;
+    const push = await policy('push', dir, '--policy', 'cel', '--strict', '--prefix', 'strict/');
+    expect(push.code).toBe(1);
+    expect(push.stderr).toContain('nothing was uploaded');
+    expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
+  });
+
   it('refuses a document the cluster could not be registered for (a kind that is not built in), and uploads nothing', async () => {
     const puts = s3.seen.filter((request) => request.method === 'PUT').length;
     const result = await policy('push', documentFile('required-labels.yaml', 'rules:\n  - name: certs\n    match: { kinds: [Certificate] }\n    parameters: { labels: [{ key: owner }] }\n'));
