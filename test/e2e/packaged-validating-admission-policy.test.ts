@@ -86,6 +86,14 @@ describe('ValidatingAdmissionPolicy bundles on the packaged cel function', () =>
     expect(failClosed).toMatchObject({ allowed: false, status: { message: expect.stringMatching(/^ValidatingAdmissionPolicy 'broken' with binding 'broken' could not be evaluated: .*\(failurePolicy Fail\)$/) } });
   });
 
+  it("a binding's matchResources narrows the policy: its objectSelector holds as well, and empty resourceRules constrain nothing (as Kubernetes)", async () => {
+    const limit = policy('limit', { validations: [{ expression: 'object.spec.replicas <= 2', message: 'at most 2' }] });
+    const manifests = [limit, binding('labelled-only', { policyName: 'limit', validationActions: ['Deny'], matchResources: { resourceRules: [], objectSelector: { matchLabels: { enforce: 'yes' } } } })];
+    const labelled = (replicas: number) => ({ ...deployment(replicas), metadata: { name: 'web', namespace: 'apps', labels: { enforce: 'yes' } } });
+    expect(await decide(manifests, labelled(5))).toMatchObject({ allowed: false, status: { message: "ValidatingAdmissionPolicy 'limit' with binding 'labelled-only' denied request: at most 2" } });
+    expect((await decide(manifests, deployment(5))).allowed).toBe(true);
+  });
+
   it('/validate/cel/<policy> evaluates that policy alone, with its own failure policy; a policy not in the rules is admitted, loudly', async () => {
     const broken = policy('broken', { failurePolicy: 'Fail', validations: [{ expression: 'object.spec.missing == 1' }] });
     const limit = policy('limit', { failurePolicy: 'Ignore', validations: [{ expression: 'object.spec.replicas <= 2', message: 'at most 2' }] });
