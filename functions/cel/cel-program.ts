@@ -6,6 +6,7 @@
 import { CEL_VARIABLES, callOf, celEnvironment, type ExpressionNode, forEachChild, rewriteCalls, withBudget } from './cel-environment.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { CostBudget } from './cost-budget.js';
+import { KYVERNO_FUNCTIONS } from './kyverno-library.js';
 
 export interface CelProgram {
   source: string;
@@ -13,6 +14,8 @@ export interface CelProgram {
   usesRegex: boolean;
   /** The variables it reads (object, params, …): registration passes on only what the API server has. */
   reads: string[];
+  /** Calls a Kyverno function, which the API server's CEL environment does not have. */
+  usesKyvernoLibrary: boolean;
   /** The value, evaluated with every step charged to `budget`; throws on an evaluation error or a spent budget. */
   run(bindings: Record<string, unknown>, budget?: CostBudget): unknown;
 }
@@ -87,6 +90,7 @@ export function compileCel(source: string): CelProgram | string {
     source,
     usesRegex: [...REGEX_FUNCTIONS].some((name) => usage.calls.has(name)),
     reads: CEL_VARIABLES.filter((name) => usage.identifiers.has(name)),
+    usesKyvernoLibrary: KYVERNO_FUNCTIONS.some((name) => usage.calls.has(name)),
     run(bindings, budget = new CostBudget()) {
       let result: unknown;
       try {

@@ -14,6 +14,9 @@ function parseServiceAccount(username: string): Map<string, string> {
   ]);
 }
 
+/** The functions registered here, which the API server's own CEL environment does not have. */
+export const KYVERNO_FUNCTIONS = ['parseServiceAccount'];
+
 export function registerKyvernoLibrary(env: Environment): void {
   env.registerFunction('parseServiceAccount(string): map', parseServiceAccount);
 }

@@ -76,7 +76,8 @@ function bindingsOf(request: AdmissionRequest, judgesPodTemplate: boolean): Requ
   return bindings;
 }
 
-// What a webhook's own matchConditions can read (besides authorizer, which cel refuses).
+// What a webhook's own matchConditions can read (besides authorizer, which cel refuses); Kyverno's functions
+// are not in the API server's environment either.
 const API_SERVER_VARIABLES = new Set(['object', 'oldObject', 'request']);
 
 export const celPolicy: ValidatingPolicy<CelParameters> = {
@@ -91,7 +92,8 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   webhookMatchConditions({ matchConditions, podControllers }) {
     // Written for Pods, autogen's conditions judge pod templates: the API server would judge the controller.
     if (podControllers.length > 0) return [];
-    return matchConditions.filter(({ program }) => program.reads.every((name) => API_SERVER_VARIABLES.has(name))).map(({ name, program }) => ({ name, expression: program.source }));
+    const apiServerCan = (program: CelProgram) => !program.usesKyvernoLibrary && program.reads.every((name) => API_SERVER_VARIABLES.has(name));
+    return matchConditions.filter(({ program }) => apiServerCan(program)).map(({ name, program }) => ({ name, expression: program.source }));
   },
   expandRule: withPodControllerKinds,
   evaluate(request, parameters, context) {

@@ -54,6 +54,7 @@ const vap = {
     matchConditions: [
       { name: 'not-nodes', expression: "!request.userInfo.username.startsWith('system:node:')" },
       { name: 'has-params', expression: 'params != null' },
+      { name: 'not-service-accounts', expression: "parseServiceAccount(request.userInfo.username).Name == ''" },
     ],
     validations: [{ expression: "object.status.phase != 'Unknown'" }],
   },
@@ -162,7 +163,7 @@ describe('npm run webhook-config', () => {
       failurePolicy: 'Fail',
       namespaceSelector: { matchLabels: { tier: 'prod' }, matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }, { key: 'portcullis.io/ignore', operator: 'DoesNotExist' }] },
       objectSelector: { matchExpressions: [{ key: 'managed', operator: 'Exists' }] },
-      // params is not the API server's to evaluate: that condition stays with the function.
+      // params and Kyverno's functions are not the API server's to evaluate: those stay with the function.
       matchConditions: [{ name: 'not-nodes', expression: "!request.userInfo.username.startsWith('system:node:')" }],
     });
     const latest = webhooks.find((webhook) => webhook.name === 'no-latest.cel.portcullis.io');
