@@ -109,20 +109,36 @@ function bucketTarget(): BucketTarget {
 }
 
 /**
- * cel expressions read against the matched kinds' OpenAPI schemas: fields none has are warned about on
- * stderr, or, with --strict, refuse the document. The schemas are loaded only for cel documents.
+ * cel expressions read against the matched kinds' OpenAPI schemas: the fields none has. The schemas are
+ * loaded only for cel documents.
  */
-async function schemaWarningsRefuse(name: string, policy: Policy<never>, document: RulesDocument<unknown>): Promise<boolean> {
-  if (policy.name !== 'cel') return false;
+async function schemaWarnings(policy: Policy<never>, document: RulesDocument<unknown>): Promise<string[]> {
+  if (policy.name !== 'cel') return [];
   const { celSchemaWarnings } = await import('./cel-schema-check.js');
-  const warnings = celSchemaWarnings(document.rules as never);
-  if (warnings.length === 0) return false;
-  if (values.strict) {
-    printInvalid(name, [...warnings, 'fields no matched kind has are errors under --strict']);
-    return true;
-  }
+  return celSchemaWarnings(document.rules as never);
+}
+
+/**
+ * The upload checked as validate and push check it: valid, registrable, and (with --strict) no field the
+ * schemas lack; schema warnings go to stderr. On failure the errors are printed, followed by `refusal`.
+ */
+async function checkedUpload(refusal: string[]): Promise<{ upload: Upload; document: RulesDocument<unknown>; registrations: Registration[] } | undefined> {
+  const refuse = (name: string, errors: string[]) => {
+    printInvalid(name, [...errors, ...refusal]);
+    return undefined;
+  };
+  const read = readUpload(positionals.slice(1));
+  if (!read.ok) return refuse(read.name, read.errors);
+  const { upload } = read;
+  const parsed = parseRulesDocument(upload.policy, upload.bytes, maxBytes());
+  if (!parsed.ok) return refuse(upload.name, parsed.errors);
+  // A document that cannot be registered would never be sent what it names: refused like an invalid one.
+  const registration = registrationsOf(upload.policy, parsed.document);
+  if (!registration.ok) return refuse(upload.name, registration.errors);
+  const warnings = await schemaWarnings(upload.policy, parsed.document);
+  if (warnings.length > 0 && values.strict) return refuse(upload.name, [...warnings, 'fields no matched kind has are errors under --strict']);
   process.stderr.write(warnings.map((warning) => `warning: ${warning}\n`).join(''));
-  return false;
+  return { upload, document: parsed.document, registrations: registration.registrations };
 }
 
 function printInvalid(file: string, errors: string[]): number {
@@ -131,15 +147,10 @@ function printInvalid(file: string, errors: string[]): number {
 }
 
 async function validate(): Promise<number> {
-  const read = readUpload(positionals.slice(1));
-  if (!read.ok) return printInvalid(read.name, read.errors);
-  const { name, bytes, policy } = read.upload;
-  const parsed = parseRulesDocument(policy, bytes, maxBytes());
-  if (!parsed.ok) return printInvalid(name, parsed.errors);
-  const registration = registrationsOf(policy, parsed.document);
-  if (!registration.ok) return printInvalid(name, registration.errors);
-  if (await schemaWarningsRefuse(name, policy, parsed.document)) return 1;
-  process.stdout.write(`${name}: valid ${policy.name} rules (${parsed.document.rules.length} rule${parsed.document.rules.length === 1 ? '' : 's'}, failurePolicy ${parsed.document.failurePolicy})\n`);
+  const checked = await checkedUpload([]);
+  if (!checked) return 1;
+  const { upload: { name, policy }, document } = checked;
+  process.stdout.write(`${name}: valid ${policy.name} rules (${document.rules.length} rule${document.rules.length === 1 ? '' : 's'}, failurePolicy ${document.failurePolicy})\n`);
   return 0;
 }
 
@@ -176,18 +187,9 @@ function describeRegistrationChange(target: BucketTarget, lines: string[]): stri
 }
 
 async function push(): Promise<number> {
-  const read = readUpload(positionals.slice(1));
-  if (!read.ok) return printInvalid(read.name, [...read.errors, 'nothing was uploaded']);
-  const { name, bytes, policy, contentType, manifests } = read.upload;
-  const parsed = parseRulesDocument(policy, bytes, maxBytes());
-  if (!parsed.ok) return printInvalid(name, [...parsed.errors, 'nothing was uploaded']);
-  // A document that cannot be registered would never be sent what it names: refused like an invalid one.
-  const registration = registrationsOf(policy, parsed.document);
-  if (!registration.ok) return printInvalid(name, [...registration.errors, 'nothing was uploaded']);
-  if (await schemaWarningsRefuse(name, policy, parsed.document)) {
-    process.stderr.write('nothing was uploaded\n');
-    return 1;
-  }
+  const checked = await checkedUpload(['nothing was uploaded']);
+  if (!checked) return 1;
+  const { upload: { name, bytes, policy, contentType, manifests }, registrations } = checked;
   const target = bucketTarget();
   const where = `s3://${target.bucket}/${keyOf(target, policy.name)}`;
   const current = await readRules(target, policy.name);
@@ -199,7 +201,7 @@ async function push(): Promise<number> {
   const diff = manifests
     ? manifestDiff(storedManifests(current?.text ?? '[]'), manifests)
     : createTwoFilesPatch(current === undefined ? '/dev/null' : where, name, current?.text ?? '', text, current === undefined ? '(no object)' : 'in the bucket', 'to push');
-  const change = describeRegistrationChange(target, registrationChange(registeredBefore(policy, current?.text), registration.registrations));
+  const change = describeRegistrationChange(target, registrationChange(registeredBefore(policy, current?.text), registrations));
   if (values['dry-run']) {
     process.stdout.write(diff + change);
     return 0;
