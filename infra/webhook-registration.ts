@@ -9,7 +9,7 @@
 import { DEFAULT_OPERATIONS } from '../functions/admission/decide/match-rule.js';
 import type { LabelSelector } from '../functions/admission/kubernetes/label-selector.js';
 import type { ResourceRule } from '../functions/admission/kubernetes/resource-rules.js';
-import { type Policy, routedNameOf, routeOf } from '../functions/admission/policy.js';
+import { type Policy, policyNameOf, routeOf } from '../functions/admission/policy.js';
 import type { FailurePolicy, Rule, RulesDocument } from '../functions/admission/rules/rules-document-schema.js';
 import { EVERY_KIND_RESOURCES, HIGH_VOLUME_KINDS, KIND_RESOURCES } from './kubernetes-resources.js';
 
@@ -144,7 +144,7 @@ export function registrationsOf(policy: Policy<never>, document: RulesDocument<u
     if (document.rules.length > 0) registrations.push(registrationOf(policy, document, document.rules, `${policy.name}.portcullis.io`, routeOf(policy), into));
   } else {
     const groups = new Map<string, Rule<unknown>[]>();
-    for (const rule of document.rules) groups.set(routedNameOf(rule), [...(groups.get(routedNameOf(rule)) ?? []), rule]);
+    for (const rule of document.rules) groups.set(policyNameOf(rule), [...(groups.get(policyNameOf(rule)) ?? []), rule]);
     for (const [name, rules] of groups) {
       if (!DNS_SUBDOMAIN.test(name) || name.length > 200) {
         into.errors.push(`${name}: cannot name a webhook or a route; use lowercase letters, digits, '-' and '.' (at most 200)`);

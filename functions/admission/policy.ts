@@ -75,8 +75,11 @@ export interface MutatingPolicy<P> extends PolicyBase<P> {
 
 export type Policy<P> = ValidatingPolicy<P> | MutatingPolicy<P>;
 
-/** The name a rule is served under by a policy that routes each apart: its manifest's, else its own. */
-export function routedNameOf(rule: { name: string; origin?: { name: string } }): string {
+/**
+ * The policy a rule belongs to, as Kubernetes names it: its manifest's name, else the rule's own. Its
+ * audit annotations are prefixed with it, and a policy that routes each apart serves it under it.
+ */
+export function policyNameOf(rule: { name: string; origin?: { name: string } }): string {
   return rule.origin?.name ?? rule.name;
 }
 

@@ -7,7 +7,7 @@ import type { AdmissionRequest } from '../review/admission-review-schema.js';
 import { allowed, type Verdict } from '../review/admission-response.js';
 import { DeadlineExceededError } from './deadline.js';
 import { matchesRule } from './match-rule.js';
-import type { DenialReason, Findings, PolicyContext, ValidatingPolicy, Violation } from '../policy.js';
+import { type DenialReason, type Findings, type PolicyContext, policyNameOf, type ValidatingPolicy, type Violation } from '../policy.js';
 import type { Rule, RulesDocument } from '../rules/rules-document-schema.js';
 
 export interface RulesOutcome {
@@ -67,7 +67,7 @@ export async function evaluateRules<P>(
       denials.push({ rule: rule.name, text: `${describe(rule)} could not be evaluated: ${reason} (failurePolicy Fail)` });
       continue;
     }
-    if (!Array.isArray(findings)) for (const [key, value] of Object.entries(findings.auditAnnotations ?? {})) annotations[`${rule.origin?.name ?? rule.name}.${key}`] = value;
+    if (!Array.isArray(findings)) for (const [key, value] of Object.entries(findings.auditAnnotations ?? {})) annotations[`${policyNameOf(rule)}.${key}`] = value;
     const violations = violationsOf(findings);
     if (violations.length === 0) continue;
     if (!rule.validationActions) {
@@ -85,7 +85,7 @@ export async function evaluateRules<P>(
       if (rule.validationActions.includes('Deny')) denials.push({ rule: rule.name, text: `${describe(rule)} denied request: ${violation.message}`, reason: violation.reason });
       if (rule.validationActions.includes('Warn')) verdictWarnings.push(`Validation failed for ${describe(rule)}: ${violation.message}`);
       if (rule.validationActions.includes('Audit')) {
-        validationFailures.push({ message: violation.message, policy: rule.origin?.name ?? rule.name, binding: rule.origin?.binding ?? '', expressionIndex: index, validationActions: rule.validationActions });
+        validationFailures.push({ message: violation.message, policy: policyNameOf(rule), binding: rule.origin?.binding ?? '', expressionIndex: index, validationActions: rule.validationActions });
       }
     }
   }

@@ -2,7 +2,7 @@
 // there with that policy's rules only: the rules one manifest became, or one rule of a native document.
 // Its failure policy is its own (the strictest of its rules'), not the whole document's. Selections are
 // kept per rules version, and only for names the document has, so request paths cannot grow the cache.
-import { routedNameOf } from '../policy.js';
+import { policyNameOf } from '../policy.js';
 import type { FailurePolicy, RulesDocument } from '../rules/rules-document-schema.js';
 
 const selections = new WeakMap<object, Map<string, RulesDocument<unknown>>>();
@@ -18,7 +18,7 @@ export function rulesRoutedTo<P>(document: RulesDocument<P>, name: string): Rule
   if (!byName) selections.set(document, (byName = new Map()));
   const known = byName.get(name);
   if (known) return known as RulesDocument<P>;
-  const rules = document.rules.filter((rule) => routedNameOf(rule) === name);
+  const rules = document.rules.filter((rule) => policyNameOf(rule) === name);
   if (rules.length === 0) return undefined;
   const selected = { failurePolicy: strictest(document, rules), rules };
   byName.set(name, selected as RulesDocument<unknown>);
