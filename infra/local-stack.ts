@@ -17,8 +17,8 @@ import { policyRegistry } from '../functions/registry.js';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localBucketTarget, localDir, localS3Endpoint, localS3Port } from './local-settings.js';
 import { ensureLocalTls } from './local-tls.js';
 import { webhookConfigurations } from './webhook-configuration.js';
-import { registrationsOfAll } from './webhook-registration.js';
-import { bucketReader, readPolicyDocuments } from './rules-documents.js';
+import { registrationsFromDocuments } from './webhook-registration.js';
+import { bucketReader } from './rules-documents.js';
 import { pushRules } from './rules-bucket.js';
 
 const port = Number(process.env.PORT || 8443);
@@ -145,8 +145,7 @@ async function printHowToUse() {
               to LOCAL_TLS_SANS, delete ${tls.directory} and restart
   webhook configuration (kubectl apply -f -), with the URL host changed as above:\n`);
   // Derived from the documents now in the local bucket, as `npm run webhook-config -- --local` derives it.
-  const read = await readPolicyDocuments(bucketReader(target)).catch((error: Error) => ({ ok: false as const, errors: [error.message] }));
-  const derived = read.ok ? registrationsOfAll(read.documents) : read;
+  const derived = await registrationsFromDocuments(bucketReader(target)).catch((error: Error) => ({ ok: false as const, errors: [error.message] }));
   if (derived.ok) process.stdout.write(webhookConfigurations(derived.registrations, { baseUrl: base, caBundlePem: tls.caPem, name: 'portcullis-local' }));
   else log(`no webhook configuration, the documents in the bucket are not usable:\n  ${derived.errors.join('\n  ')}`);
   // Last, so whoever waits for it has everything above too.

@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import { type Fail, parseCommandLine, usageFailure } from './cli-arguments.js';
 import { createS3Client, describeS3Error } from '../functions/admission/rules/s3-client.js';
 import { localBucketTarget } from './local-settings.js';
-import { bucketReader, type DocumentReader, folderReader, readPolicyDocuments } from './rules-documents.js';
+import { bucketReader, type DocumentReader, folderReader } from './rules-documents.js';
 import { webhookConfigurations } from './webhook-configuration.js';
-import { registrationsOfAll } from './webhook-registration.js';
+import { type Registrations, registrationsFromDocuments } from './webhook-registration.js';
 
 const USAGE = 'usage: npm run webhook-config -- [--rules policies/ | --bucket B [--prefix policies/] | --local] [--url https://<api-id>.execute-api.<region>.amazonaws.com] [--token T] [--ca-bundle ca.pem] [--timeout 1-30] [--failure-policy Ignore|Fail] [--stage dev] [--region eu-west-1]';
 
@@ -72,22 +72,16 @@ if (values['ca-bundle']) {
   if (!caBundlePem.includes('-----BEGIN CERTIFICATE-----')) fail(`--ca-bundle ${values['ca-bundle']}: no PEM certificate in it`);
 }
 
-let read: Awaited<ReturnType<typeof readPolicyDocuments>>;
+let derived: Registrations;
 try {
-  read = await readPolicyDocuments(reader);
+  derived = await registrationsFromDocuments(reader);
 } catch (error) {
   process.stderr.write(`cannot read the rules documents: ${describeS3Error(error)}\n`);
   process.exit(1);
 }
-if (!read.ok) {
-  process.stderr.write(`${read.errors.join('\n')}\nno webhook configuration printed: fix the documents first\n`);
-  process.exit(1);
-}
-const derived = registrationsOfAll(read.documents);
 if (!derived.ok) {
   process.stderr.write(`${derived.errors.join('\n')}\nno webhook configuration printed: fix the documents first\n`);
   process.exit(1);
 }
-for (const name of read.missing) process.stderr.write(`note: ${name}: no rules document, so not registered\n`);
 for (const note of derived.notes) process.stderr.write(`note: ${note}\n`);
 process.stdout.write(webhookConfigurations(derived.registrations, { baseUrl: url, token: values.token, caBundlePem, timeoutSeconds, failurePolicy }));

@@ -12,6 +12,7 @@ import type { ResourceRule } from '../functions/admission/kubernetes/resource-ru
 import { type Policy, policyNameOf, routeOf } from '../functions/admission/policy.js';
 import type { FailurePolicy, Rule, RulesDocument } from '../functions/admission/rules/rules-document-schema.js';
 import { EVERY_KIND_RESOURCES, HIGH_VOLUME_KINDS, KIND_RESOURCES } from './kubernetes-resources.js';
+import { type DocumentReader, readPolicyDocuments } from './rules-documents.js';
 
 export interface WebhookRule {
   apiGroups: string[];
@@ -42,8 +43,8 @@ const byOperationOrder = (a: string, b: string) => OPERATION_ORDER.indexOf(a) - 
 // Lowercase RFC 1123 labels joined by dots: what a webhook's name may be.
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-interface Derived {
-  rules: WebhookRule[];
+/** What deriving finds besides the rules: errors (the document cannot be registered) and notes. */
+interface Findings {
   errors: string[];
   notes: Set<string>;
 }
@@ -52,7 +53,7 @@ const WILDCARD_NOTE = 'every kind (`*`) is registered as the built-in resources,
 
 // Wildcard resources in a resource rule (every resource, with or without a subresource), as the built-in
 // resources of its groups.
-function expandedResources(rule: ResourceRule, into: Derived, where: string): { apiGroup: string; resource: string }[] {
+function expandedResources(rule: ResourceRule, into: Findings, where: string): { apiGroup: string; resource: string }[] {
   const groups = rule.apiGroups;
   return rule.resources.flatMap((pattern) => {
     const [resource, subresource] = pattern.split('/', 2) as [string, string?];
@@ -65,29 +66,27 @@ function expandedResources(rule: ResourceRule, into: Derived, where: string): { 
   });
 }
 
-function webhookRulesOf(policy: Policy<never>, rule: Rule<unknown>, where: string, into: Derived): void {
+/** One webhook rule per group and resource a rule's match names (merged later). */
+function webhookRulesOf(policy: Policy<never>, rule: Rule<unknown>, where: string, into: Findings): WebhookRule[] {
   const match = rule.match ?? {};
   if (match.resourceRules) {
-    for (const resourceRule of match.resourceRules) {
+    return match.resourceRules.flatMap((resourceRule) => {
       const written = resourceRule.operations.includes('*') ? (match.operations ?? ['*']) : resourceRule.operations.filter((op) => !match.operations || match.operations.includes(op as never));
-      if (written.length === 0) continue;
-      for (const { apiGroup, resource } of expandedResources(resourceRule, into, where)) {
-        into.rules.push({ apiGroups: [apiGroup], apiVersions: resourceRule.apiVersions, operations: [...written], resources: [resource], scope: resourceRule.scope });
-      }
-    }
-    return;
+      if (written.length === 0) return [];
+      return expandedResources(resourceRule, into, where).map(({ apiGroup, resource }) => ({ apiGroups: [apiGroup], apiVersions: resourceRule.apiVersions, operations: [...written], resources: [resource], scope: resourceRule.scope }));
+    });
   }
   const operations = [...(match.operations ?? policy.defaultOperations ?? DEFAULT_OPERATIONS)];
-  for (const kind of match.kinds ?? policy.defaultKinds) {
+  return (match.kinds ?? policy.defaultKinds).flatMap((kind) => {
     if (kind === '*') into.notes.add(WILDCARD_NOTE);
-    const resources = kind === '*' ? EVERY_KIND_RESOURCES : KIND_RESOURCES[kind];
+    const resources = kind === '*' ? EVERY_KIND_RESOURCES : Object.hasOwn(KIND_RESOURCES, kind) ? KIND_RESOURCES[kind]! : undefined;
     if (!resources) {
       into.errors.push(`${where}: match.kinds ${kind} is not a built-in kind; name a custom resource with resourceRules (apiGroups, apiVersions, resources)`);
-      continue;
+      return [];
     }
     if (HIGH_VOLUME_KINDS.has(kind)) into.notes.add(`${where} names ${kind}, a high-volume kind: every one the cluster writes calls the function`);
-    for (const { apiGroup, resource } of resources) into.rules.push({ apiGroups: [apiGroup], apiVersions: ['*'], operations, resources: [resource], scope: '*' });
-  }
+    return resources.map(({ apiGroup, resource }) => ({ apiGroups: [apiGroup], apiVersions: ['*'], operations, resources: [resource], scope: '*' }));
+  });
 }
 
 /** Rules that differ only in resources become one, resources sorted: short, stable output. */
@@ -117,8 +116,7 @@ function bothSelectors(a: LabelSelector | undefined, b: LabelSelector | undefine
   return { matchLabels: { ...a.matchLabels, ...b.matchLabels }, matchExpressions: [...(a.matchExpressions ?? []), ...(b.matchExpressions ?? [])] };
 }
 
-function registrationOf(policy: Policy<never>, document: RulesDocument<unknown>, rules: Rule<unknown>[], name: string, path: string, into: Derived): Registration {
-  rules.forEach((rule) => webhookRulesOf(policy, rule, `rule ${rule.name}`, into));
+function registrationOf(policy: Policy<never>, document: RulesDocument<unknown>, rules: Rule<unknown>[], name: string, path: string, into: Findings): Registration {
   const conditions = rules.map((rule) => policy.webhookMatchConditions?.(rule.parameters as never) ?? []);
   const shared = conditions[0]?.filter((condition) => conditions.every((list) => list.some((other) => JSON.stringify(other) === JSON.stringify(condition)))) ?? [];
   const namespaceSelector = common(rules.map((rule) => bothSelectors(rule.match?.namespaceSelector, rule.match?.narrowedBy?.namespaceSelector)));
@@ -127,7 +125,7 @@ function registrationOf(policy: Policy<never>, document: RulesDocument<unknown>,
     name,
     policy,
     path,
-    rules: merged(into.rules.splice(0)),
+    rules: merged(rules.flatMap((rule) => webhookRulesOf(policy, rule, `rule ${rule.name}`, into))),
     failurePolicy: rules.some((rule) => (rule.failurePolicy ?? document.failurePolicy) === 'Fail') ? 'Fail' : 'Ignore',
     matchPolicy: rules.every((rule) => rule.match?.matchPolicy === 'Exact') ? 'Exact' : 'Equivalent',
     ...(namespaceSelector ? { namespaceSelector } : {}),
@@ -138,13 +136,16 @@ function registrationOf(policy: Policy<never>, document: RulesDocument<unknown>,
 
 /** The webhooks one policy's valid rules document needs: none for `rules: []`. */
 export function registrationsOf(policy: Policy<never>, document: RulesDocument<unknown>): Registrations {
-  const into: Derived = { rules: [], errors: [], notes: new Set() };
+  const into: Findings = { errors: [], notes: new Set() };
   const registrations: Registration[] = [];
   if (!policy.routesEachPolicy) {
     if (document.rules.length > 0) registrations.push(registrationOf(policy, document, document.rules, `${policy.name}.portcullis.io`, routeOf(policy), into));
   } else {
     const groups = new Map<string, Rule<unknown>[]>();
-    for (const rule of document.rules) groups.set(policyNameOf(rule), [...(groups.get(policyNameOf(rule)) ?? []), rule]);
+    for (const rule of document.rules) {
+      const name = policyNameOf(rule);
+      groups.set(name, [...(groups.get(name) ?? []), rule]);
+    }
     for (const [name, rules] of groups) {
       if (!DNS_SUBDOMAIN.test(name) || name.length > 200) {
         into.errors.push(`${name}: cannot name a webhook or a route; use lowercase letters, digits, '-' and '.' (at most 200)`);
@@ -157,12 +158,17 @@ export function registrationsOf(policy: Policy<never>, document: RulesDocument<u
   return { ok: true, registrations, notes: [...into.notes].map((note) => `${policy.name}: ${note}`) };
 }
 
-/** Every document's registrations, with the notes to show (what `*` stands for, policies left out). */
-export function registrationsOfAll(documents: { policy: Policy<never>; document: RulesDocument<unknown> }[]): Registrations {
+/**
+ * The registrations every registered policy's document calls for, read by `read`, with the notes to show
+ * (policies left out, what `*` stands for); or every invalid or unregistrable document's errors.
+ */
+export async function registrationsFromDocuments(read: DocumentReader): Promise<Registrations> {
+  const found = await readPolicyDocuments(read);
+  if (!found.ok) return found;
   const registrations: Registration[] = [];
-  const notes: string[] = [];
+  const notes = found.missing.map((name) => `${name}: no rules document, so not registered`);
   const errors: string[] = [];
-  for (const { policy, document } of documents) {
+  for (const { policy, document } of found.documents) {
     const derived = registrationsOf(policy, document);
     if (!derived.ok) errors.push(...derived.errors);
     else {

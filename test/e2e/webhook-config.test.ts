@@ -189,6 +189,7 @@ describe('npm run webhook-config', () => {
 
   it.each([
     ['a kind that is not built in', { 'required-labels': 'rules:\n  - name: certs\n    match: { kinds: [Certificate] }\n    parameters: { labels: [{ key: owner }] }\n' }, 'required-labels: rule certs: match.kinds Certificate is not a built-in kind; name a custom resource with resourceRules'],
+    ['a kind named like an Object property', { 'required-labels': 'rules:\n  - name: odd\n    match: { kinds: [constructor] }\n    parameters: { labels: [{ key: owner }] }\n' }, 'required-labels: rule odd: match.kinds constructor is not a built-in kind'],
     ['an invalid document', { 'trusted-registry': 'failurePolicy: Sometimes\nrules: []\n' }, 'is not a valid trusted-registry rules document'],
     ['a native cel rule whose name cannot name a webhook', { cel: 'rules:\n  - name: No_Latest\n    match: { kinds: [Pod] }\n    parameters: { validations: [{ expression: "true" }] }\n' }, "cel: No_Latest: cannot name a webhook or a route"],
   ])('refuses %s: the errors, exit code 1 and no configuration (never a partial registration)', async (_case, documents, message) => {
