@@ -2,6 +2,7 @@
 // HTTP API (payload 2.0) event. Used by `npm run event`, the tests and the benchmarks alike.
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { KIND_RESOURCES } from './kubernetes-resources.js';
 
 type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
 
@@ -17,11 +18,14 @@ export interface ReviewOptions {
   subResource?: string;
 }
 
-// Kinds whose plural is not just the lowercase kind plus "s".
-const IRREGULAR_PLURALS: Record<string, string> = { Ingress: 'ingresses', NetworkPolicy: 'networkpolicies', PodSecurityPolicy: 'podsecuritypolicies', Endpoints: 'endpoints' };
+// Kinds not built in whose plural is not just the lowercase kind plus "s".
+const IRREGULAR_PLURALS: Record<string, string> = { PodSecurityPolicy: 'podsecuritypolicies' };
 
+/** The resource a kind is served as: the built-in table (registration's), else its plural. */
 export function resourceOf(kind: string): string {
-  return (Object.hasOwn(IRREGULAR_PLURALS, kind) ? IRREGULAR_PLURALS[kind] : undefined) ?? `${kind.toLowerCase()}s`;
+  // Scale is a subresource of several workloads, not a resource of its own.
+  const builtIn = kind !== 'Scale' && Object.hasOwn(KIND_RESOURCES, kind) ? KIND_RESOURCES[kind]![0]!.resource : undefined;
+  return builtIn ?? (Object.hasOwn(IRREGULAR_PLURALS, kind) ? IRREGULAR_PLURALS[kind] : undefined) ?? `${kind.toLowerCase()}s`;
 }
 
 function groupVersion(apiVersion: string): { group: string; version: string } {
