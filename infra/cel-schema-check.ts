@@ -159,16 +159,17 @@ function ruleWarnings(rule: Rule<CelParameters>): string[] {
   if (!kinds || kinds.length === 0) return [];
   const roots = kinds.map((kind) => modelOfKind(kind));
   if (roots.some((model) => !model)) return [];
-  const expressions = expressionsOf(rule.parameters);
+  // Parsed once, walked once per kind.
+  const expressions = expressionsOf(rule.parameters).map(({ where, source }) => ({ where, ast: celEnvironment.parse(source).ast as unknown as ExpressionNode }));
   const missing: { where: string; path: string; model: string }[] = [];
   const present = new Set<string>();
   for (const model of roots) {
     const root = { type: { model: model! }, path: 'object' };
     const walk: Walk = { scope: new Map<string, Typed>([['object', root], ['oldObject', { ...root, path: 'oldObject' }]]), variables: new Map(), missing: new Map(), present };
     // Variables are typed in order, so later expressions can follow `variables.<name>`.
-    for (const { where, source } of expressions) {
+    for (const { where, ast } of expressions) {
       walk.missing.clear();
-      const typed = typeOf(celEnvironment.parse(source).ast as unknown as ExpressionNode, walk);
+      const typed = typeOf(ast, walk);
       const variable = where.startsWith('variables ') ? where.slice('variables '.length) : undefined;
       if (variable) walk.variables.set(variable, typed && { ...typed, path: `variables.${variable}` });
       for (const [path, lacking] of walk.missing) missing.push({ where, path, model: lacking });
