@@ -9,6 +9,7 @@
 // - `matches` runs on RE2 (re2js, linear time, RE2 syntax as Kubernetes): the engine's own `matches` uses
 //   JavaScript's backtracking RegExp, so calls to it are renamed before type checking.
 import { Environment, Optional } from '@marcbachmann/cel-js';
+import { celMapSize } from './cel-values.js';
 import type { CostBudget } from './cost-budget.js';
 import { registerKubernetesLibrary } from './kubernetes-library.js';
 import { registerKyvernoLibrary } from './kyverno-library.js';
@@ -38,8 +39,7 @@ export function withBudget<T>(budget: CostBudget, evaluate: () => T): T {
 function units(value: unknown): number {
   if (typeof value === 'string' || value instanceof Uint8Array) return Math.ceil(value.length / 10);
   if (Array.isArray(value)) return value.length;
-  if (value instanceof Map) return value.size;
-  return 0;
+  return celMapSize(value) ?? 0;
 }
 
 // The accumulator of `map`/`filter` is the same growing list on every step: charging its size each step

@@ -44,7 +44,11 @@ interface Usage {
   identifiers: Set<string>;
   calls: Set<string>;
   refusals: Set<string>;
+  /** Map literal keys the engine would drop without a word (it builds the map as a plain object). */
+  droppedKeys: Set<string>;
 }
+
+const DROPPED_MAP_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 function collectUsage(node: ExpressionNode, into: Usage): Usage {
   if (node.op === 'id') into.identifiers.add(node.args as string);
@@ -53,6 +57,9 @@ function collectUsage(node: ExpressionNode, into: Usage): Usage {
     into.calls.add(call.name);
     const refusal = call.receiver && KYVERNO_LOOKUPS[`${call.receiver}.${call.name}`];
     if (refusal) into.refusals.add(refusal);
+  }
+  if (node.op === 'map') {
+    for (const [key] of node.args as [ExpressionNode, ExpressionNode][]) if (key.op === 'value' && DROPPED_MAP_KEYS.has(key.args as string)) into.droppedKeys.add(key.args as string);
   }
   forEachChild(node, (child) => collectUsage(child, into));
   return into;
@@ -74,10 +81,11 @@ export function compileCel(source: string): CelProgram | string {
     return `does not compile: ${firstLine(error)}`;
   }
   const root = evaluate.ast as unknown as ExpressionNode;
-  const usage = collectUsage(root, { identifiers: new Set(), calls: new Set(), refusals: new Set() });
+  const usage = collectUsage(root, { identifiers: new Set(), calls: new Set(), refusals: new Set(), droppedKeys: new Set() });
   for (const [name, reason] of Object.entries(NEEDS_THE_CLUSTER)) if (usage.identifiers.has(name)) usage.refusals.add(reason);
   if (usage.refusals.size > 0) return `cannot run without the cluster: ${[...usage.refusals].join('; ')}`;
   const unknown = [...usage.calls].filter((name) => !KNOWN_FUNCTIONS.has(name));
+  if (usage.droppedKeys.size > 0) return `does not compile: a map literal cannot have the key ${[...usage.droppedKeys].map((key) => `'${key}'`).join(', ')} here (the engine would drop it)`;
   if (unknown.length > 0) return `does not compile: unknown function${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`;
   rewriteCalls(root);
   const checked = evaluate.check();
@@ -116,10 +124,23 @@ export function runCel(program: CelProgram, bindings: Record<string, unknown>, b
   }
 }
 
+// The engine takes a plain object as a map, and one is far cheaper than a Map to build and to collect (the
+// request's objects are converted on every request). But the engine recognises a map by its `constructor`
+// and compares maps' keys with `in`: an object with a key that Object.prototype has (`constructor`,
+// `toString`, `__proto__`, …) becomes a Map, so request content cannot change how its own maps are read.
+const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
+
 /** JSON as CEL sees Kubernetes objects: maps for objects, int (bigint) for whole numbers. */
 export function toCel(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
+    return value ?? null;
+  }
   if (Array.isArray(value)) return value.map(toCel);
-  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
-  if (typeof value === 'object' && value !== null) return new Map(Object.entries(value).map(([key, item]) => [key, toCel(item)]));
-  return value ?? null;
+  const map: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (PROTOTYPE_KEYS.has(key)) return new Map(Object.entries(value).map(([name, item]) => [name, toCel(item)]));
+    map[key] = toCel((value as Record<string, unknown>)[key]);
+  }
+  return map;
 }

@@ -1,10 +1,38 @@
 // Equality and ordering of CEL values as CEL defines them, for the library functions that compare list
 // elements (indexOf, min, isSorted, sets): numbers compare across int, uint and double; lists and maps
-// compare element by element.
+// compare element by element. The engine holds a map as a Map or as a plain object (its own literals, and
+// the request as toCel converts it): the helpers here accept both.
+
+/** A CEL map's entries, or undefined when `value` is not a map: the engine holds maps as Maps or plain objects. */
+export function celMapEntries(value: unknown): [unknown, unknown][] | undefined {
+  if (value instanceof Map) return [...value];
+  return isPlainMap(value) ? Object.entries(value) : undefined;
+}
+
+/** The number of entries of a CEL map, counted without building a list of them; undefined if not a map. */
+export function celMapSize(value: unknown): number | undefined {
+  if (value instanceof Map) return value.size;
+  if (!isPlainMap(value)) return undefined;
+  let size = 0;
+  for (const key in value) if (Object.hasOwn(value, key)) size++;
+  return size;
+}
+
+function isPlainMap(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
 export function equalCel(a: unknown, b: unknown): boolean {
   if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) return Number(a) === Number(b) && (typeof a !== typeof b || a === b);
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => equalCel(item, b[index]));
-  if (a instanceof Map && b instanceof Map) return a.size === b.size && [...a].every(([key, value]) => b.has(key) && equalCel(value, b.get(key)));
+  const entries = celMapEntries(a);
+  const others = entries && celMapEntries(b);
+  if (entries && others) {
+    const other = new Map(others);
+    return entries.length === other.size && entries.every(([key, value]) => other.has(key) && equalCel(value, other.get(key)));
+  }
   if (a instanceof Uint8Array && b instanceof Uint8Array) return a.length === b.length && a.every((byte, index) => byte === b[index]);
   return a === b;
 }

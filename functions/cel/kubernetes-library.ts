@@ -5,7 +5,7 @@
 // k8s.io/apiserver/pkg/cel/library; an invalid argument is an evaluation error, as there.
 import type { Environment } from '@marcbachmann/cel-js';
 import type { RE2JS } from 're2js';
-import { compareCel, equalCel } from './cel-values.js';
+import { celMapEntries, compareCel, equalCel } from './cel-values.js';
 import { registerFormatLibrary } from './kubernetes-format.js';
 import { registerIpLibrary } from './kubernetes-ip.js';
 import { registerQuantityLibrary } from './kubernetes-quantity.js';
@@ -59,7 +59,8 @@ function format(template: string, args: unknown[]): string {
 
 function displayString(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(displayString).join(', ')}]`;
-  if (value instanceof Map) return `{${[...value].map(([k, v]) => `${displayString(k)}: ${displayString(v)}`).join(', ')}}`;
+  const entries = celMapEntries(value);
+  if (entries) return `{${entries.map(([k, v]) => `${displayString(k)}: ${displayString(v)}`).join(', ')}}`;
   if (value === null || value === undefined) return 'null';
   return String(value);
 }

@@ -122,6 +122,7 @@ describe('cel expressions', () => {
     ['an unknown function', 'lenght(object) > 1', 'unknown function lenght'],
     ['an undeclared variable', 'objct.spec.replicas > 1', 'undeclared objct'],
     ['a bad variable name', null, 'expected a CEL identifier'],
+    ['a map literal key the engine would drop', "{'constructor': 1, 'a': 2}.size() == 2", "a map literal cannot have the key 'constructor'"],
   ])('a document with %s is invalid, naming the field', (_case, expression, message) => {
     const parameters = expression === null ? '{ variables: [{ name: "1x", expression: "1" }], validations: [{ expression: "true" }] }' : `{ validations: [{ expression: ${JSON.stringify(expression)} }] }`;
     const result = parseRulesDocument(celPolicy, `rules: [{ name: r, match: { kinds: [Deployment] }, parameters: ${parameters} }]`);

@@ -78,3 +78,30 @@ describe('Kubernetes CEL libraries', () => {
     expect(() => program.run({ object: toCel({ names: Array(1000).fill('abc') }), oldObject: null, request: new Map(), params: null, variables: new Map() }, budget)).toThrow(/cost limit of 500 units exceeded/);
   });
 });
+
+describe('the request as CEL reads it (toCel)', () => {
+  // Keys that Object.prototype also has come from the request, and must read as any other key.
+  const labelled = {
+    metadata: { labels: { constructor: 'x', toString: 'y', ['__proto__']: 'z' }, same: { toString: 'y', ['__proto__']: 'z', constructor: 'x' }, other: { constructor: 'x', toString: 'y', valueOf: 'z' } },
+    spec: { replicas: 3, ratio: 0.5 },
+  };
+  it.each([
+    ['whole numbers are int, others double', 'object.spec.replicas + 1 == 4 && object.spec.ratio == 0.5', true],
+    ['a key named constructor is an ordinary key', "object.metadata.labels.constructor == 'x'", true],
+    ['a key named __proto__ is an ordinary key', "object.metadata.labels['__proto__'] == 'z'", true],
+    ['such keys count, and compare as keys', 'size(object.metadata.labels) == 3 && object.metadata.labels == object.metadata.same && object.metadata.labels != object.metadata.other', true],
+    ['a map without them does not inherit them', "'toString' in object.spec || has(object.spec.constructor)", false],
+    ['a key the map lacks is an error, not a prototype property', 'object.spec.toString', /No such key: toString/],
+    ['library functions compare maps in either form', "[object.spec, {'a': 1}].indexOf({'a': 1}) == 1 && [{'replicas': 3, 'ratio': 0.5}].indexOf(object.spec) == 0", true],
+  ])('%s', (_case, source, expected) => {
+    if (expected instanceof RegExp) expect(() => evaluate(source, labelled)).toThrow(expected);
+    else expect(evaluate(source, labelled)).toBe(expected);
+  });
+
+  it('reading a map is charged by its size, so comparing big maps in a loop hits the budget', () => {
+    const program = compileCel('object.data.all(key, object.data == object.data)');
+    if (typeof program === 'string') throw new Error(program);
+    const data = Object.fromEntries(Array.from({ length: 2000 }, (_, index) => [`key-${index}`, 'value']));
+    expect(() => program.run({ object: toCel({ data }), oldObject: null, request: new Map(), params: null, variables: new Map() })).toThrow(/cost limit of 1000000 units exceeded/);
+  });
+});
