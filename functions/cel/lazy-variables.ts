@@ -10,8 +10,6 @@ export class LazyVariables extends Map<string, unknown> {
     private readonly declared: ReadonlyMap<string, () => unknown>,
   ) {
     super();
-    // The engine recognises maps by their constructor; this one is a Map to it.
-    Object.defineProperty(this, 'constructor', { value: Map });
   }
 
   override get(name: string): unknown {
@@ -61,3 +59,6 @@ export class LazyVariables extends Map<string, unknown> {
     for (const [name, value] of this.entries()) callback(value, name, this);
   }
 }
+
+// The engine recognises maps by their constructor: to it, this is a Map (set once, not per instance).
+Object.defineProperty(LazyVariables.prototype, 'constructor', { value: Map });

@@ -22,11 +22,14 @@ export type ResourceRule = z.output<typeof ResourceRuleSchema>;
 export const MatchPolicySchema = z.enum(['Exact', 'Equivalent']);
 export type MatchPolicy = z.output<typeof MatchPolicySchema>;
 
+// Runs for every rule of every request: compares in place rather than splitting the pattern.
 function matchesResource(pattern: string, resource: string, subResource: string): boolean {
-  const [patternResource, patternSub = ''] = pattern.split('/', 2) as [string, string?];
+  const slash = pattern.indexOf('/');
+  if (slash === -1) return subResource === '' && (pattern === '*' || pattern === resource);
+  const patternResource = pattern.slice(0, slash);
   if (patternResource !== '*' && patternResource !== resource) return false;
-  if (pattern.includes('/')) return subResource !== '' && (patternSub === '*' || patternSub === subResource);
-  return subResource === '';
+  const patternSub = pattern.slice(slash + 1);
+  return subResource !== '' && (patternSub === '*' || patternSub === subResource);
 }
 
 const includesOrAll = (values: readonly string[], value: string) => values.includes('*') || values.includes(value);
