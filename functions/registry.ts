@@ -1,4 +1,4 @@
-// Every policy Portcullis ships, in one list, for the tools that work on all of them (`npm run invoke`,
+// Every policy Portcullis ships, in one list, for the tools that work on all of them (`portcullis invoke`,
 // the policy CLI, the local stack and its webhook configuration, the tests).
 import type { Policy } from './admission/policy.js';
 import { auditLogPolicy } from './audit-log/policy.js';

@@ -1,5 +1,5 @@
 // Builds what the apiserver would send for a manifest: the AdmissionReview, wrapped in an API Gateway
-// HTTP API (payload 2.0) event. Used by `npm run event`, the tests and the benchmarks alike.
+// HTTP API (payload 2.0) event. Used by `portcullis event`, the tests and the benchmarks alike.
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { KIND_RESOURCES } from './kubernetes-resources.js';

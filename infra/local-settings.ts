@@ -1,4 +1,4 @@
-// The local stack's fixed settings, shared by `npm start` and `npm run policy -- ... --local`.
+// The local stack's fixed settings, shared by `npm start` and `portcullis policy ... --local`.
 import { createS3Client } from '../functions/admission/rules/s3-client.js';
 import type { BucketTarget } from './rules-bucket.js';
 

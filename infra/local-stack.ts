@@ -1,7 +1,7 @@
 // `npm start`: the local webhook stack, on the production path. s3rver serves the rules bucket on
 // 127.0.0.1:<S3_PORT> (data in <LOCAL_DIR>/s3), every policies/*.yaml is validated and uploaded to it, and
 // serverless-offline serves every function over HTTPS on 127.0.0.1:<PORT> with RULES_BUCKET pointing at
-// that bucket. `npm run policy -- push <file> --local` then changes decisions within the TTL.
+// that bucket. `npx portcullis policy push <file> --local` then changes decisions within the TTL.
 // s3rver and serverless-offline are child processes of their own, each one's output drained on its own, so
 // stopping s3rver (its pid is printed) shows what production does when S3 fails: decisions from the last
 // good rules. Ctrl-C stops everything.
@@ -138,13 +138,13 @@ drain(offline.stderr!, process.stderr, announceWhenReady);
 async function printHowToUse() {
   const base = `https://127.0.0.1:${port}`;
   log(`CA for caBundle: ${join(tls.directory, 'ca.pem')}\n${tls.caPem}`);
-  log(`change rules: edit policies/<policy>.yaml, then npm run policy -- push policies/<policy>.yaml --local (live within RULES_TTL_SECONDS)`);
+  log(`change rules: edit policies/<policy>.yaml, then npx portcullis policy push policies/<policy>.yaml --local (live within RULES_TTL_SECONDS)`);
   log(`from a local cluster the API server must reach this host on port ${port}, under a name in the certificate (127.0.0.1, localhost, ${hostname()}, host.minikube.internal, host.docker.internal):
     minikube: use https://host.minikube.internal:${port}
     kind:     use https://${hostname()}:${port} if the kind node resolves it, else add the gateway of the "kind" docker network
               to LOCAL_TLS_SANS, delete ${tls.directory} and restart
   webhook configuration (kubectl apply -f -), with the URL host changed as above:\n`);
-  // Derived from the documents now in the local bucket, as `npm run webhook-config -- --local` derives it.
+  // Derived from the documents now in the local bucket, as `npx portcullis webhook-config --local` derives it.
   const derived = await registrationsFromDocuments(bucketReader(target)).catch((error: Error) => ({ ok: false as const, errors: [error.message] }));
   if (derived.ok) process.stdout.write(webhookConfigurations(derived.registrations, { baseUrl: base, caBundlePem: tls.caPem, name: 'portcullis-local' }));
   else log(`no webhook configuration, the documents in the bucket are not usable:\n  ${derived.errors.join('\n  ')}`);

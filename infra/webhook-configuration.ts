@@ -62,19 +62,25 @@ function webhookFor(registration: Registration, options: WebhookOptions) {
   };
 }
 
-/** The configurations, as kubectl-ready YAML: a validating one and a mutating one, each when it has webhooks. */
-export function webhookConfigurations(registrations: Registration[], options: WebhookOptions): string {
-  const documents = (['validating', 'mutating'] as const).flatMap((kind) => {
+/** The configurations: a validating one and a mutating one, each when it has webhooks. */
+export function webhookConfigurationObjects(registrations: Registration[], options: WebhookOptions): object[] {
+  return (['validating', 'mutating'] as const).flatMap((kind) => {
     const webhooks = registrations.filter((registration) => registration.policy.kind === kind);
     if (webhooks.length === 0) return [];
     return [
-      stringify({
+      {
         apiVersion: 'admissionregistration.k8s.io/v1',
         kind: kind === 'validating' ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration',
         metadata: { name: options.name ?? 'portcullis', labels: { 'app.kubernetes.io/name': 'portcullis' } },
         webhooks: webhooks.map((registration) => webhookFor(registration, options)),
-      }, { aliasDuplicateObjects: false }),
+      },
     ];
   });
-  return documents.join('---\n');
+}
+
+/** The configurations as kubectl-ready multi-document YAML. */
+export function webhookConfigurations(registrations: Registration[], options: WebhookOptions): string {
+  return webhookConfigurationObjects(registrations, options)
+    .map((configuration) => stringify(configuration, { aliasDuplicateObjects: false }))
+    .join('---\n');
 }

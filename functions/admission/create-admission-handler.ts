@@ -26,7 +26,7 @@ import { webhookTokensFrom } from './http/webhook-tokens.js';
 export interface HandlerOptions {
   config?: Config;
   rulesSource?: RulesSource;
-  /** The clock policies are handed (`npm run invoke -- --now` and the tests fix it). */
+  /** The clock policies are handed (`portcullis invoke --now` and the tests fix it). */
   clock?: () => Date;
 }
 

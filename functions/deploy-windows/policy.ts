@@ -1,6 +1,6 @@
 // deploy-windows: change freezes. Inside a weekly freeze window or a frozen date range (in the rule's time
 // zone) changes to the covered kinds are denied, and the message says when the freeze ends. Break-glass
-// users and groups are exempt. The clock is handed in by the stack, so tests and `npm run invoke --now` fix it.
+// users and groups are exempt. The clock is handed in by the stack, so tests and `portcullis invoke --now` fix it.
 import { matchesAnyGlob } from '../admission/kubernetes/glob.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
 import { addDays, atClock, type LocalTime, localTime, minutesOf, weekdayBefore } from './local-time.js';

@@ -110,7 +110,7 @@ describe('ValidatingAdmissionPolicy bundles on the packaged cel function', () =>
     expect(await routed('broken', 1)).toMatchObject({ allowed: false, status: { message: expect.stringContaining("ValidatingAdmissionPolicy 'broken' with binding 'broken' could not be evaluated") } });
     const stale = await routed('renamed', 5);
     expect(stale).toMatchObject({ allowed: true, warnings: ['portcullis: cel/renamed is not in the rules; admitted (registration stale)'] });
-    expect(stale.auditAnnotations['failed-open']).toMatch(/^no policy renamed in the rules \(version .+\): the webhook registration is stale; apply npm run webhook-config$/);
+    expect(stale.auditAnnotations['failed-open']).toMatch(/^no policy renamed in the rules \(version .+\): the webhook registration is stale; apply portcullis webhook-config$/);
   });
 
   it.each([

@@ -1,28 +1,19 @@
-// `npm run webhook-config` as a user runs it: kubectl-ready YAML derived from the rules documents (a folder,
+// `portcullis webhook-config` as a user runs it: kubectl-ready YAML derived from the rules documents (a folder,
 // or the live bucket on s3rver): one webhook per policy that has a document, cel's manifests one each, the
 // resources their match blocks name and never `*/*`, and clear errors for bad arguments and documents.
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { routeOf } from '../../functions/admission/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
+import { portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 
-const execute = promisify(execFile);
 const BASE = 'https://abc123.execute-api.eu-west-1.amazonaws.com';
 
-async function webhookConfig(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    return { code: 0, ...(await execute('npx', ['tsx', 'infra/webhook-config-cli.ts', ...args], { env: { ...process.env, ...env } })) };
-  } catch (error) {
-    const failure = error as { code: number; stdout: string; stderr: string };
-    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
-  }
-}
+const webhookConfig = (args: string[], env: Record<string, string> = {}) => portcullis(['webhook-config', ...args], env);
 
 const webhooksIn = (stdout: string) => parseAllDocuments(stdout).flatMap((document) => document.toJS().webhooks.map((webhook: any) => ({ ...webhook, configuration: document.toJS().kind })));
 const resourcesOf = (webhook: any): string[] => webhook.rules.flatMap((rule: any) => rule.resources.map((resource: string) => `${rule.apiGroups[0] ? `${rule.apiGroups[0]}/` : ''}${resource}`)).sort();
@@ -73,7 +64,7 @@ const kyverno = {
   },
 };
 
-describe('npm run webhook-config', () => {
+describe('portcullis webhook-config', () => {
   it('from policies/ (the default): a webhook per policy with a document, cel one per rule, with safe defaults', async () => {
     const { code, stdout } = await webhookConfig(['--url', `${BASE}/`, '--token', 'tok_0123456789abcdef']);
     expect(code).toBe(0);
@@ -212,10 +203,10 @@ describe('npm run webhook-config', () => {
   it.each([
     [['--url', 'http://insecure.example.com'], 'expected an https:// URL'],
     [['--url', BASE, '--timeout', '45'], 'expected whole seconds from 1 to 30'],
-    [['--url', BASE, '--failure-policy', 'Sometimes'], 'expected Ignore or Fail'],
+    [['--url', BASE, '--failure-policy', 'Sometimes'], "argument 'Sometimes' is invalid. Allowed choices are Ignore, Fail"],
     [['--url', BASE, '--token', 'short'], 'at least 16 URL-safe characters'],
     [['--url', BASE, '--ca-bundle', 'package.json'], 'no PEM certificate in it'],
-    [['--url', BASE, '--frobnicate'], "Unknown option '--frobnicate'"],
+    [['--url', BASE, '--frobnicate'], "unknown option '--frobnicate'"],
     [['--url', BASE, '--rules', 'policies', '--local'], 'give one of --rules, --bucket and --local'],
     [['--url', BASE, '--prefix', 'p/'], '--prefix needs --bucket or --local'],
   ])('refuses %j with a clear message and exit code 2', async (args, message) => {
@@ -225,7 +216,7 @@ describe('npm run webhook-config', () => {
   });
 
   it('without --url and without AWS access, says it could not read the deployed stack', async () => {
-    const result = await execute('npx', ['tsx', 'infra/webhook-config-cli.ts'], { env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: 'portcullis-no-such-profile', ESBUILD_WORK_FOLDER: '.esbuild-info' } }).catch((error) => error);
+    const result = await webhookConfig([], { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: 'portcullis-no-such-profile', ESBUILD_WORK_FOLDER: '.esbuild-info' });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("the deployed stack's URL could not be read with `sls info`");
   }, 60_000);

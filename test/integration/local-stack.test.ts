@@ -100,7 +100,7 @@ describe('npm start', () => {
     const loosened = readFileSync('policies/trusted-registry.yaml', 'utf8').replace('allowedRegistries: ["192.168.64.1"]', 'allowedRegistries: ["192.168.64.1", "docker.io"]');
     const file = join(localDirectory, 'trusted-registry.yaml');
     writeFileSync(file, loosened);
-    await execute('npx', ['tsx', 'infra/policy-cli.ts', 'push', file, '--local'], { env });
+    await execute(process.execPath, ['bin/portcullis.mjs', 'policy', 'push', file, '--local'], { env });
     await new Promise((resolve) => setTimeout(resolve, 1100)); // RULES_TTL_SECONDS=1
     expect((await postOverHttps(badRepo)).json.response.allowed).toBe(true);
   });

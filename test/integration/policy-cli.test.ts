@@ -1,13 +1,11 @@
-// `npm run policy` against s3rver: validate, push (refusing invalid documents), dry-run diff, pull, test.
-import { execFile } from 'node:child_process';
+// `portcullis policy` against s3rver: validate, push (refusing invalid documents), dry-run diff, pull, test.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 
-const execute = promisify(execFile);
 let s3: TestS3;
 let dir: string;
 beforeAll(async () => {
@@ -16,17 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => s3?.close());
 
-async function policy(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await execute('npx', ['tsx', 'infra/policy-cli.ts', ...args], {
-      env: { ...process.env, RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint, RULES_PREFIX: 'cli/', POWERTOOLS_LOG_LEVEL: 'SILENT' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failure = error as { code: number; stdout: string; stderr: string };
-    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
-  }
-}
+const policy = (...args: string[]) => portcullis(['policy', ...args], { RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint, RULES_PREFIX: 'cli/' });
 
 function documentFile(name: string, text: string): string {
   const file = join(dir, name);
@@ -37,7 +25,7 @@ function documentFile(name: string, text: string): string {
 const VALID = readFileSync('policies/trusted-registry.yaml', 'utf8');
 const INVALID = 'failurePolicy: Sometimes\nrules: [{ name: a, parameters: { allowedRegistries: docker.io } }]\n';
 
-describe('npm run policy', () => {
+describe('portcullis policy', () => {
   it('validate accepts the sample and names every bad field of an invalid document', async () => {
     expect(await policy('validate', 'policies/trusted-registry.yaml')).toMatchObject({ code: 0, stdout: expect.stringContaining('valid trusted-registry rules (1 rule') });
     const invalid = await policy('validate', documentFile('trusted-registry.yaml', INVALID));
@@ -94,6 +82,19 @@ describe('npm run policy', () => {
     expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
   });
 
+  it('diff shows what a push would change and exits 1, or says the bucket holds it and exits 0; pull -o json reads it as data', async () => {
+    await policy('push', 'policies/trusted-registry.yaml');
+    const puts = s3.seen.filter((request) => request.method === 'PUT').length;
+    const changed = documentFile('trusted-registry.yaml', VALID.replace('forbiddenTags: ["latest"]', 'forbiddenTags: ["dev"]'));
+    const different = await policy('diff', changed);
+    expect(different.code).toBe(1);
+    expect(different.stdout).toContain('+      forbiddenTags: ["dev"]');
+    expect(await policy('diff', 'policies/trusted-registry.yaml')).toMatchObject({ code: 0, stdout: '', stderr: expect.stringContaining('already holds this document') });
+    expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
+    const pulled = await policy('pull', 'trusted-registry', '-o', 'json');
+    expect(JSON.parse(pulled.stdout)).toMatchObject({ failurePolicy: expect.any(String), rules: [expect.objectContaining({ name: expect.any(String) })] });
+  });
+
   it('test runs a document against the fixtures and prints each decision', async () => {
     const loose = documentFile('trusted-registry.yaml', 'rules: [{ name: any-registry, parameters: { forbiddenTags: [latest] } }]');
     const result = await policy('test', loose);
@@ -114,14 +115,9 @@ describe('npm run policy', () => {
     [['push', 'policies/trusted-registry.yaml', '--bucket', ''], 'no bucket'],
     [['validate', 'no-such.yaml'], 'cannot read no-such.yaml'],
     [['validate', 'package.json'], 'unknown policy "package.json"'],
-    [['frobnicate'], 'unknown command "frobnicate"'],
+    [['frobnicate'], "unknown command 'frobnicate'"],
   ])('usage errors exit 2 with a clear message: %j', async (args, message) => {
-    const result = await (args[0] === 'push'
-      ? execute('npx', ['tsx', 'infra/policy-cli.ts', ...args], { env: { ...process.env, RULES_BUCKET: '' } }).then(
-          () => ({ code: 0, stderr: '' }),
-          (error) => error,
-        )
-      : policy(...args));
+    const result = await (args[0] === 'push' ? portcullis(['policy', ...args], { RULES_BUCKET: '' }) : policy(...args));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
   });
@@ -184,7 +180,7 @@ spec:
     expect(first.stdout).toContain('the webhook registration changes');
     expect(first.stdout).toContain('+ named.cel.portcullis.io: CREATE,UPDATE pods apps/daemonsets apps/deployments');
     expect(first.stdout).toContain('+ no-latest.cel.portcullis.io');
-    expect(first.stdout).toContain('apply with: npm run webhook-config -- --bucket rules --prefix registration/ --url <api-url> | kubectl apply -f -');
+    expect(first.stdout).toContain('apply with: npx portcullis webhook-config --bucket rules --prefix registration/ --url <api-url> | kubectl apply -f -');
     writeFileSync(join(dir, 'named.yaml'), manifest('named', 'has(object.metadata.labels)'));
     const sameRegistration = await policy('push', dir, '--policy', 'cel', '--prefix', 'registration/');
     expect(sameRegistration.code).toBe(0);

@@ -3,17 +3,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import { admissionReviewFor, httpApiEvent } from '../../infra/admission-event.js';
 import { eventFor, fixture, type Handler, invoke, lambdaContext, podManifest } from '../helpers/invoke.js';
+import { portcullis } from '../helpers/portcullis-cli.js';
 import { testPolicy } from '../helpers/test-policy.js';
 
-const run = promisify(execFile);
 
 let rulesDir: string;
 beforeEach(() => {
@@ -264,10 +262,9 @@ describe('the decision log', () => {
     for (const [name, object] of [['pod', pod], ['secret', secret]] as const) {
       const eventFile = join(rulesDir, `${name}.json`);
       writeFileSync(eventFile, JSON.stringify(eventFor(object, { namespace: 'shop' })));
-      const { stdout } = await run('npx', ['tsx', 'infra/invoke-cli.ts', 'trusted-registry', eventFile], {
-        env: { ...process.env, RULES_DIR: rulesDir, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'true' },
-      });
-      lines.push(...stdout.split('\n').filter((line) => line.startsWith('{"level"')));
+      // The CLI prints the answer on stdout and everything the stack writes (logs, metrics) on stderr.
+      const { stderr } = await portcullis(['invoke', 'trusted-registry', eventFile], { RULES_DIR: rulesDir, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'true' });
+      lines.push(...stderr.split('\n').filter((line) => line.startsWith('{"level"')));
     }
     const entries = lines.map((line) => JSON.parse(line));
     expect(entries.map((entry) => entry.message)).toEqual(['admission decision', 'admission decision']);
@@ -282,10 +279,8 @@ describe('the audit-log decision line', () => {
     writeRules('audit-log', 'rules: [{ name: all, parameters: { includeObject: true } }]');
     const lines: string[] = [];
     for (const name of ['secret-create.json', 'pod-with-env.json', 'pod-delete.json']) {
-      const { stdout } = await run('npx', ['tsx', 'infra/invoke-cli.ts', 'audit-log', `events/audit-log/${name}`], {
-        env: { ...process.env, RULES_DIR: rulesDir, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'true' },
-      });
-      lines.push(...stdout.split('\n').filter((line) => line.startsWith('{"level"')));
+      const { stderr } = await portcullis(['invoke', 'audit-log', `events/audit-log/${name}`], { RULES_DIR: rulesDir, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'true' });
+      lines.push(...stderr.split('\n').filter((line) => line.startsWith('{"level"')));
     }
     const entries = lines.map((line) => JSON.parse(line));
     expect(entries.map((entry) => [entry.message, entry.kind, entry.operation])).toEqual([

@@ -79,7 +79,7 @@ function rulesFailedOpen(policyName: string, verdict: Verdict, skipped: { rule: 
  */
 function routedToMissingPolicy(policyName: string, routed: string, rulesVersion: string): Decision {
   const name = routed.length <= 100 ? routed : `${routed.slice(0, 99)}…`;
-  const reason = `no policy ${name} in the rules (version ${rulesVersion}): the webhook registration is stale; apply npm run webhook-config`;
+  const reason = `no policy ${name} in the rules (version ${rulesVersion}): the webhook registration is stale; apply portcullis webhook-config`;
   const verdict = { allowed: true, warnings: [`portcullis: ${policyName}/${name} is not in the rules; admitted (registration stale)`], auditAnnotations: { 'failed-open': reason } };
   return { verdict, failed: 'open', rules: [], reason, rulesVersion };
 }

@@ -1,0 +1,339 @@
+// `portcullis policy <validate|push|diff|pull|test>`: check, upload and try out rules documents.
+// The policy is named by the file (`policies/trusted-registry.yaml`) unless --policy says otherwise.
+// Kubernetes manifests (cel: several files, a folder, or multi-document YAML) are joined into one bundle,
+// validated whole, and stored as JSON (the function parses it without the YAML parser); pull shows YAML.
+// A push writes only if the object is still the one it read (or the ETag --if-match names).
+// Bucket, prefix and endpoint come from the flags, else RULES_BUCKET, RULES_PREFIX, RULES_S3_ENDPOINT;
+// --local targets the bucket of the stack `npm start` runs.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { Context } from 'aws-lambda';
+import type { Command } from 'commander';
+import { createTwoFilesPatch } from 'diff';
+import { stringify } from 'yaml';
+import { configFromEnv } from '../../functions/admission/config.js';
+import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
+import type { Policy } from '../../functions/admission/policy.js';
+import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
+import { rulesData } from '../../functions/admission/rules/rules-document-text.js';
+import { createS3Client } from '../../functions/admission/rules/s3-client.js';
+import { localBucketTarget } from '../local-settings.js';
+import { manifestDiff } from '../manifest-diff.js';
+import { readManifestFiles } from '../manifest-files.js';
+import { registrationChange } from '../registration-change.js';
+import { type BucketTarget, ChangedSinceReadError, keyOf, readRules, uploadRulesIfUnchanged } from '../rules-bucket.js';
+import { type Registration, registrationsOf } from '../webhook-registration.js';
+import { print } from './cli-output.js';
+import { EXIT, UsageError } from './cli-errors.js';
+import { decodedPatch } from './invoke-command.js';
+import { formatDocument, type OutputFormat, outputOption } from './output-format.js';
+import { policyNamed } from './policy-lookup.js';
+
+interface BucketOptions {
+  bucket?: string;
+  prefix?: string;
+  local?: boolean;
+}
+
+interface UploadOptions extends BucketOptions {
+  policy?: string;
+  strict?: boolean;
+  ifMatch?: string;
+  dryRun?: boolean;
+}
+
+interface Upload {
+  /** What the messages call it: the file, or `3 files (a.yaml, …)`. */
+  name: string;
+  policy: Policy<never>;
+  /** The bytes to store, and what they are. */
+  bytes: Buffer;
+  contentType: string;
+  /** Set for a bundle of manifests: the documents, for the per-manifest diff. */
+  manifests?: unknown[];
+}
+
+const NAME_IT = ' (name it with --policy)';
+
+/** The document as stored (bytes, so invalid UTF-8 is reported, not replaced), and as text for diffs. */
+function readDocument(file: string, policyName: string | undefined): { file: string; bytes: Buffer; text: string; policy: Policy<never> } {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  return { file, bytes, text: bytes.toString('utf8'), policy: policyNamed(policyName ?? basename(file).replace(/\.ya?ml$/, ''), NAME_IT) };
+}
+
+/** The size limit the functions apply (RULES_MAX_BYTES), so nothing is pushed that they would refuse. */
+const maxBytes = () => configFromEnv({ RULES_MAX_BYTES: process.env.RULES_MAX_BYTES }).RULES_MAX_BYTES;
+
+/**
+ * What to upload: one rules document as written (YAML), or, given several files, a folder or manifests,
+ * the bundle of every document as JSON. Invalid content is reported through `ok: false`.
+ */
+function readUpload(paths: string[], policyName: string | undefined): { ok: true; upload: Upload } | { ok: false; name: string; errors: string[] } {
+  const single = paths.length === 1 && !(existsSync(paths[0]!) && statSync(paths[0]!).isDirectory()) ? readDocument(paths[0]!, policyName) : undefined;
+  if (single) {
+    const data = rulesData(single.bytes, maxBytes());
+    const isBundle = data.ok && (Array.isArray(data.data) || Boolean(single.policy.manifests?.detect(data.data)));
+    if (!isBundle) return { ok: true, upload: { name: single.file, policy: single.policy, bytes: single.bytes, contentType: 'application/yaml' } };
+  }
+  if (!policyName && !single) throw new UsageError('name the policy the manifests are for (--policy cel)');
+  const policy = single?.policy ?? policyNamed(policyName!, NAME_IT);
+  const read = readManifestFiles(paths);
+  const name = paths.length === 1 ? paths[0]! : `${paths.length} paths (${paths.join(', ')})`;
+  if (!read.ok) return { ok: false, name, errors: read.errors };
+  const manifests = read.documents.map(({ document }) => document);
+  return { ok: true, upload: { name: `${name} (${read.files.length} file${read.files.length === 1 ? '' : 's'}, ${manifests.length} manifests)`, policy, bytes: Buffer.from(JSON.stringify(manifests)), contentType: 'application/json', manifests } };
+}
+
+function bucketTarget(options: BucketOptions): BucketTarget {
+  if (options.local) return localBucketTarget({ bucket: options.bucket, prefix: options.prefix });
+  const bucket = options.bucket ?? process.env.RULES_BUCKET;
+  if (!bucket) throw new UsageError('no bucket: pass --bucket, set RULES_BUCKET, or use --local for the local stack');
+  return { client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }), bucket, prefix: options.prefix ?? process.env.RULES_PREFIX ?? 'policies/' };
+}
+
+/** cel expressions read against the matched kinds' OpenAPI schemas: the fields none has (schemas load for cel only). */
+async function schemaWarnings(policy: Policy<never>, document: RulesDocument<unknown>): Promise<string[]> {
+  if (policy.name !== 'cel') return [];
+  const { celSchemaWarnings } = await import('../cel-schema-check.js');
+  return celSchemaWarnings(document.rules as never);
+}
+
+function printInvalid(file: string, errors: string[]): void {
+  process.stderr.write(`${file} is not a valid rules document:\n${errors.map((error) => `  ${error}`).join('\n')}\n`);
+}
+
+/**
+ * The upload checked as validate and push check it: valid, registrable, and (with --strict) no field the
+ * schemas lack; schema warnings go to stderr. On failure the errors are printed, followed by `refusal`.
+ */
+async function checkedUpload(paths: string[], options: UploadOptions, refusal: string[]): Promise<{ upload: Upload; document: RulesDocument<unknown>; registrations: Registration[] } | undefined> {
+  const refuse = (name: string, errors: string[]) => {
+    printInvalid(name, [...errors, ...refusal]);
+    return undefined;
+  };
+  const read = readUpload(paths, options.policy);
+  if (!read.ok) return refuse(read.name, read.errors);
+  const { upload } = read;
+  const parsed = parseRulesDocument(upload.policy, upload.bytes, maxBytes());
+  if (!parsed.ok) return refuse(upload.name, parsed.errors);
+  // A document that cannot be registered would never be sent what it names: refused like an invalid one.
+  const registration = registrationsOf(upload.policy, parsed.document);
+  if (!registration.ok) return refuse(upload.name, registration.errors);
+  const warnings = await schemaWarnings(upload.policy, parsed.document);
+  if (warnings.length > 0 && options.strict) return refuse(upload.name, [...warnings, 'fields no matched kind has are errors under --strict']);
+  process.stderr.write(warnings.map((warning) => `warning: ${warning}\n`).join(''));
+  return { upload, document: parsed.document, registrations: registration.registrations };
+}
+
+async function validate(paths: string[], options: UploadOptions): Promise<number> {
+  const checked = await checkedUpload(paths, options, []);
+  if (!checked) return EXIT.found;
+  const { upload: { name, policy }, document } = checked;
+  print(`${name}: valid ${policy.name} rules (${document.rules.length} rule${document.rules.length === 1 ? '' : 's'}, failurePolicy ${document.failurePolicy})\n`);
+  return EXIT.ok;
+}
+
+/** The stored document's manifests (a bundle, or one manifest), for the per-manifest diff. */
+function storedManifests(text: string): unknown[] {
+  const data = rulesData(text, Number.MAX_SAFE_INTEGER);
+  if (!data.ok) return [];
+  return Array.isArray(data.data) ? data.data : data.data === null ? [] : [data.data];
+}
+
+/** People read YAML: a stored JSON bundle is shown as multi-document YAML. */
+function forPeople(text: string): string {
+  if (!/^\s*\[/.test(text)) return text;
+  try {
+    return (JSON.parse(text) as unknown[]).map((manifest) => stringify(manifest)).join('---\n');
+  } catch {
+    return text;
+  }
+}
+
+/** The webhooks the stored document is registered with (none when there is none, or it is not valid). */
+function registeredBefore(policy: Policy<never>, text: string | undefined): Registration[] {
+  if (text === undefined) return [];
+  const parsed = parseRulesDocument(policy, text, Number.MAX_SAFE_INTEGER);
+  const derived = parsed.ok ? registrationsOf(policy, parsed.document) : undefined;
+  return derived?.ok ? derived.registrations : [];
+}
+
+/** The registration change a push makes, and how to apply it: nothing when the cluster sends the same. */
+function describeRegistrationChange(target: BucketTarget, options: BucketOptions, lines: string[]): string {
+  if (lines.length === 0) return '';
+  const source = options.local ? '--local' : `--bucket ${target.bucket} --prefix ${target.prefix} --url <api-url>`;
+  return `the webhook registration changes (the cluster sends requests by it, so apply it):\n${lines.map((line) => `  ${line}`).join('\n')}\napply with: npx portcullis webhook-config ${source} | kubectl apply -f -\n`;
+}
+
+/** What pushing would change in the bucket and in the registration; undefined when the upload is refused. */
+async function plannedPush(paths: string[], options: UploadOptions, refusal: string[]) {
+  const checked = await checkedUpload(paths, options, refusal);
+  if (!checked) return undefined;
+  const { upload, registrations } = checked;
+  const target = bucketTarget(options);
+  const where = `s3://${target.bucket}/${keyOf(target, upload.policy.name)}`;
+  const current = await readRules(target, upload.policy.name);
+  const text = upload.bytes.toString('utf8');
+  const unchanged = current?.text === text;
+  const diff = unchanged
+    ? ''
+    : upload.manifests
+      ? manifestDiff(storedManifests(current?.text ?? '[]'), upload.manifests)
+      : createTwoFilesPatch(current === undefined ? '/dev/null' : where, upload.name, current?.text ?? '', text, current === undefined ? '(no object)' : 'in the bucket', 'to push');
+  const change = describeRegistrationChange(target, options, registrationChange(registeredBefore(upload.policy, current?.text), registrations));
+  return { upload, target, where, current, unchanged, diff, change };
+}
+
+async function diff(paths: string[], options: UploadOptions): Promise<number> {
+  const plan = await plannedPush(paths, options, ['no diff shown: fix the document first']);
+  if (!plan) return EXIT.found;
+  if (plan.unchanged) {
+    process.stderr.write(`${plan.where} already holds this document\n`);
+    return EXIT.ok;
+  }
+  print(plan.diff + plan.change);
+  return EXIT.found;
+}
+
+async function push(paths: string[], options: UploadOptions): Promise<number> {
+  const plan = await plannedPush(paths, options, ['nothing was uploaded']);
+  if (!plan) return EXIT.found;
+  const { upload, target, where, current, diff: changes, change } = plan;
+  if (plan.unchanged) {
+    print(`${where} already holds this document; nothing ${options.dryRun ? 'would change' : 'to push'}\n`);
+    return EXIT.ok;
+  }
+  if (options.dryRun) {
+    print(changes + change);
+    return EXIT.ok;
+  }
+  process.stderr.write(changes);
+  const expected = options.ifMatch ?? current?.etag ?? null;
+  try {
+    const result = await uploadRulesIfUnchanged(target, upload.policy.name, upload.bytes, expected, upload.contentType); // validated above
+    print(`pushed ${upload.name} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n${change}`);
+    return EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof ChangedSinceReadError)) throw error;
+    process.stderr.write(`not pushed: ${error.message}\n`);
+    return EXIT.found;
+  }
+}
+
+async function pull(policyName: string, options: BucketOptions & { output: 'yaml' | 'json' }): Promise<number> {
+  const policy = policyNamed(policyName);
+  const target = bucketTarget(options);
+  const current = await readRules(target, policy.name);
+  if (current === undefined) {
+    process.stderr.write(`s3://${target.bucket}/${keyOf(target, policy.name)} does not exist\n`);
+    return EXIT.found;
+  }
+  print(options.output === 'yaml' ? forPeople(current.text) : formatDocument(parseStored(current.text), 'json'));
+  // For `push --if-match`: push an edit only if nobody pushed in between.
+  process.stderr.write(`ETag: ${current.etag ?? '(none)'}\n`);
+  return EXIT.ok;
+}
+
+/** The stored document as data: one document, or the list of a bundle's manifests. */
+function parseStored(text: string): unknown {
+  const data = rulesData(text, Number.MAX_SAFE_INTEGER);
+  return data.ok ? data.data : text;
+}
+
+interface FixtureOutcome {
+  fixture: string;
+  status: number;
+  allowed?: boolean;
+  message?: string;
+  warnings?: string[];
+  patch?: { op: string; path: string; value?: unknown }[];
+  error?: string;
+}
+
+function describeOutcome({ fixture, status, allowed, message, warnings, patch, error }: FixtureOutcome): string {
+  if (status !== 200) return `${fixture}: HTTP ${status}: ${error}`;
+  if (!allowed) return `${fixture}: denied: ${message}`;
+  const patched = patch ? `patched: ${patch.map(({ op, path, value }) => `${op} ${path}${value === undefined ? '' : ` ${JSON.stringify(value)}`}`).join('; ')}` : 'allowed';
+  return `${fixture}: ${patched}${warnings ? ` (warnings: ${warnings.join(' | ')})` : ''}`;
+}
+
+async function test(file: string, options: { policy?: string; output: OutputFormat }): Promise<number> {
+  const { bytes, policy } = readDocument(file, options.policy);
+  const parsed = parseRulesDocument(policy, bytes, maxBytes());
+  if (!parsed.ok) {
+    printInvalid(file, parsed.errors);
+    return EXIT.found;
+  }
+  // The whole stack, with this document as its rules: exactly what the function would answer.
+  const handler = createAdmissionHandler(policy, {
+    config: configFromEnv({}),
+    rulesSource: { describe: () => file, load: async () => ({ bytes, version: `file:${file}` }) },
+  });
+  const folder = join('events', policy.name);
+  const context = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+  const outcomes: FixtureOutcome[] = [];
+  for (const fixture of readdirSync(folder).filter((entry) => entry.endsWith('.json')).sort()) {
+    const result = await handler(JSON.parse(readFileSync(join(folder, fixture), 'utf8')), context);
+    const body = JSON.parse(result.body);
+    const response = body.response;
+    outcomes.push(
+      result.statusCode !== 200
+        ? { fixture, status: result.statusCode, error: body.error }
+        : { fixture, status: 200, allowed: response.allowed, message: response.status?.message, warnings: response.warnings, patch: response.patch ? decodedPatch(response.patch) : undefined },
+    );
+  }
+  print(options.output === 'table' ? `${outcomes.map(describeOutcome).join('\n')}\n` : formatDocument(outcomes, options.output));
+  return EXIT.ok;
+}
+
+export function registerPolicyCommand(program: Command): void {
+  const policy = program.command('policy').description('check, upload and try out rules documents');
+  const bucketOptions = (command: Command) =>
+    command
+      .option('--bucket <bucket>', 'the rules bucket (default: RULES_BUCKET)')
+      .option('--prefix <prefix>', 'the key prefix (default: RULES_PREFIX, else policies/)')
+      .option('--local', 'the bucket of the stack `npm start` runs');
+  const documentArguments = (command: Command) =>
+    command
+      .argument('<paths...>', 'a rules document, or Kubernetes manifests (files, folders, multi-document YAML)')
+      .option('--policy <name>', 'the policy the document is for (default: the file name, as policies/<name>.yaml)')
+      .option('--strict', 'fields that no matched kind has are errors, not warnings (cel)');
+
+  documentArguments(policy.command('validate').description('check documents as the function would: valid, registrable, fields known'))
+    .addHelpText('after', '\nExit 1 when the document is invalid.')
+    .action(async (paths: string[], options: UploadOptions) => {
+      process.exitCode = await validate(paths, options);
+    });
+  bucketOptions(documentArguments(policy.command('push').description('validate, show the change, and upload if nobody changed the object since it was read')))
+    .option('--dry-run', 'show what would change and upload nothing (as `policy diff`, exit 0)')
+    .option('--if-match <etag>', 'upload only if the object still has this ETag (from `policy pull`)')
+    .addHelpText('after', '\nExit 1 when the document is invalid or the object changed since it was read.')
+    .action(async (paths: string[], options: UploadOptions) => {
+      process.exitCode = await push(paths, options);
+    });
+  bucketOptions(documentArguments(policy.command('diff').description('show what pushing would change, in the bucket and in the webhook registration')))
+    .addHelpText('after', '\nExit 0 when the bucket holds the same document, 1 when it differs (as kubectl diff).')
+    .action(async (paths: string[], options: UploadOptions) => {
+      process.exitCode = await diff(paths, options);
+    });
+  bucketOptions(policy.command('pull').description("print a policy's document from the bucket (its ETag on stderr)").argument('<policy>', 'the policy name'))
+    .addOption(outputOption(['yaml', 'json'], 'yaml'))
+    .action(async (policyName: string, options: BucketOptions & { output: 'yaml' | 'json' }) => {
+      process.exitCode = await pull(policyName, options);
+    });
+  policy
+    .command('test')
+    .description("run a document through the whole stack against the policy's fixtures (events/<policy>/) and show each decision")
+    .argument('<file>', 'the rules document')
+    .option('--policy <name>', 'the policy the document is for (default: the file name)')
+    .addOption(outputOption(['table', 'json', 'yaml'], 'table'))
+    .action(async (file: string, options: { policy?: string; output: OutputFormat }) => {
+      process.exitCode = await test(file, options);
+    });
+}

@@ -1,0 +1,59 @@
+// `portcullis <command>`: the developer's tools in one CLI, built on commander (the most used Node CLI
+// library, no dependencies, help and subcommands built in; 14.x because 15 needs Node 22). Every command
+// and subcommand has --help; exit codes are in cli-errors.ts. Documents go to stdout, everything else to
+// stderr. The npm scripts (`npm run policy -- ...`) are aliases of these commands.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { describeS3Error } from '../../functions/admission/rules/s3-client.js';
+import { EXIT, UsageError } from './cli-errors.js';
+import { print } from './cli-output.js';
+import { registerEventCommand } from './event-command.js';
+import { registerInvokeCommand } from './invoke-command.js';
+import { registerPolicyCommand } from './policy-command.js';
+import { registerWebhookConfigCommand } from './webhook-config-command.js';
+
+// The AWS SDK warns about Node 20 on every S3 call; the functions run on Node 22, this CLI is not the place.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const program = new Command('portcullis')
+  .description('Kubernetes admission policies as serverless functions: rules, events, invocations and registration')
+  .version(version)
+  .addHelpText('after', '\nExit codes: 0 success; 1 a check found what it looks for (invalid document, denial, difference); 2 usage or input error.')
+  // Subcommands inherit these: errors come back here, so every exit code is decided in one place.
+  .exitOverride()
+  .configureOutput({ writeOut: print })
+  .showHelpAfterError('(see --help)');
+
+registerPolicyCommand(program);
+registerInvokeCommand(program);
+registerEventCommand(program);
+registerWebhookConfigCommand(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Help and --version end with 0; anything commander refuses is usage.
+    process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  } else if (error instanceof UsageError) {
+    process.stderr.write(`error: ${error.message}\n(see ${commandLine()} --help)\n`);
+    process.exitCode = EXIT.usage;
+  } else {
+    process.stderr.write(`failed: ${describeS3Error(error)}\n`);
+    process.exitCode = EXIT.found;
+  }
+}
+
+/** `portcullis policy push`: the command the user ran, without its arguments, for the help pointer. */
+function commandLine(): string {
+  const words = ['portcullis'];
+  let command: Command | undefined = program;
+  for (const arg of process.argv.slice(2)) {
+    command = command?.commands.find((candidate) => candidate.name() === arg);
+    if (!command) break;
+    words.push(arg);
+  }
+  return words.join(' ');
+}

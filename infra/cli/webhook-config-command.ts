@@ -1,0 +1,117 @@
+// `portcullis webhook-config`: the webhook configurations, ready for `kubectl apply -f -`, derived from the
+// rules documents: those in --rules DIR (default policies/) or the live ones in the bucket. Notes (what was
+// left out, what `*` stands for) go to stderr. An invalid document prints its errors and no configuration
+// (exit 1): never a partial registration. Without --url the URL comes from the deployed stack's outputs
+// (`sls info`, needs AWS credentials).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { type Command, Option } from 'commander';
+import { createS3Client, describeS3Error } from '../../functions/admission/rules/s3-client.js';
+import { localBucketTarget } from '../local-settings.js';
+import { bucketReader, type DocumentReader, folderReader } from '../rules-documents.js';
+import { webhookConfigurationObjects, webhookConfigurations } from '../webhook-configuration.js';
+import { registrationsFromDocuments } from '../webhook-registration.js';
+import { print } from './cli-output.js';
+import { EXIT, UsageError } from './cli-errors.js';
+import { formatDocument, outputOption } from './output-format.js';
+
+interface WebhookConfigOptions {
+  url?: string;
+  token?: string;
+  caBundle?: string;
+  timeout?: string;
+  failurePolicy?: 'Ignore' | 'Fail';
+  stage?: string;
+  region?: string;
+  rules?: string;
+  bucket?: string;
+  prefix?: string;
+  local?: boolean;
+  output: 'yaml' | 'json';
+}
+
+function deployedUrl(options: WebhookConfigOptions): string {
+  const args = ['sls', 'info', '--verbose', ...(options.stage ? ['--stage', options.stage] : []), ...(options.region ? ['--region', options.region] : [])];
+  let output: string;
+  try {
+    output = execFileSync('npx', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    // osls prints its reason on the line after "Error:".
+    const lines = `${(error as { stdout?: string }).stdout ?? ''}\n${(error as { stderr?: string }).stderr ?? ''}`.split('\n').map((line) => line.trim());
+    const detail = lines[lines.indexOf('Error:') + 1] ?? '';
+    throw new UsageError(`no --url, and the deployed stack's URL could not be read with \`sls info\` (${detail.trim() || 'no AWS access?'})`);
+  }
+  const url = output.match(/HttpApiUrl:\s*(https:\/\/\S+)/)?.[1];
+  if (!url) throw new UsageError('no --url, and `sls info` shows no HttpApiUrl: is the stack deployed?');
+  return url;
+}
+
+function documentReader(options: WebhookConfigOptions): DocumentReader {
+  if ([options.rules !== undefined, options.bucket !== undefined, options.local].filter(Boolean).length > 1) throw new UsageError('give one of --rules, --bucket and --local');
+  if (options.prefix !== undefined && options.bucket === undefined && !options.local) throw new UsageError('--prefix needs --bucket or --local');
+  if (options.bucket) return bucketReader({ client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }), bucket: options.bucket, prefix: options.prefix ?? 'policies/' });
+  if (options.local) return bucketReader(localBucketTarget({ prefix: options.prefix }));
+  return folderReader(options.rules ?? 'policies');
+}
+
+function caBundle(file: string | undefined): string | undefined {
+  if (!file) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--ca-bundle ${file}: ${(error as Error).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca-bundle ${file}: no PEM certificate in it`);
+  return pem;
+}
+
+async function webhookConfig(options: WebhookConfigOptions): Promise<number> {
+  const reader = documentReader(options);
+  const url = options.url ?? deployedUrl(options);
+  if (!/^https:\/\/[^/\s]+(\/\S*)?$/.test(url)) throw new UsageError(`--url ${url}: expected an https:// URL (the apiserver calls webhooks over TLS only)`);
+  if (options.token !== undefined && !/^[A-Za-z0-9._~-]{16,}$/.test(options.token)) throw new UsageError('--token: expected at least 16 URL-safe characters (A-Z a-z 0-9 . _ ~ -)');
+  const timeoutSeconds = options.timeout === undefined ? undefined : Number(options.timeout);
+  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= 30)) throw new UsageError(`--timeout ${options.timeout}: expected whole seconds from 1 to 30`);
+  const caBundlePem = caBundle(options.caBundle);
+  let derived;
+  try {
+    derived = await registrationsFromDocuments(reader);
+  } catch (error) {
+    process.stderr.write(`cannot read the rules documents: ${describeS3Error(error)}\n`);
+    return EXIT.found;
+  }
+  if (!derived.ok) {
+    process.stderr.write(`${derived.errors.join('\n')}\nno webhook configuration printed: fix the documents first\n`);
+    return EXIT.found;
+  }
+  for (const note of derived.notes) process.stderr.write(`note: ${note}\n`);
+  const settings = { baseUrl: url, token: options.token, caBundlePem, timeoutSeconds, failurePolicy: options.failurePolicy };
+  print(
+    options.output === 'yaml'
+      ? webhookConfigurations(derived.registrations, settings)
+      : formatDocument({ apiVersion: 'v1', kind: 'List', items: webhookConfigurationObjects(derived.registrations, settings) }, 'json'),
+  );
+  return EXIT.ok;
+}
+
+export function registerWebhookConfigCommand(program: Command): void {
+  program
+    .command('webhook-config')
+    .description('print the webhook configurations the rules documents call for, ready for kubectl apply -f -')
+    .option('--rules <dir>', 'read the documents from this folder (default: policies/)')
+    .option('--bucket <bucket>', 'read the live documents from this S3 bucket')
+    .option('--prefix <prefix>', 'the key prefix in the bucket (default: policies/)')
+    .option('--local', 'read the bucket of the stack `npm start` runs')
+    .option('--url <url>', "the API's base URL, https://<api-id>.execute-api.<region>.amazonaws.com (default: from `sls info`)")
+    .option('--token <token>', 'a caller token, appended to each webhook URL')
+    .option('--ca-bundle <file>', "a PEM CA bundle for the webhooks' clientConfig")
+    .option('--timeout <seconds>', 'timeoutSeconds for every webhook, 1 to 30')
+    .addOption(new Option('--failure-policy <policy>', "override the documents' failurePolicy").choices(['Ignore', 'Fail']))
+    .option('--stage <stage>', 'the deployed stage, for `sls info`')
+    .option('--region <region>', 'the deployed region, for `sls info`')
+    .addOption(outputOption(['yaml', 'json'], 'yaml'))
+    .action(async (options: WebhookConfigOptions) => {
+      process.exitCode = await webhookConfig(options);
+    });
+}
