@@ -67,7 +67,7 @@ export function registerEventCommand(program: Command): void {
   program
     .command('event')
     .description("make the API Gateway event the apiserver's call would be, for a manifest (or each object of a List)")
-    .argument('<file>', 'a manifest: one object, multi-document YAML, or a List (kubectl get -o json|yaml)')
+    .argument('<file>', 'a manifest: one object, multi-document YAML, or a List (kubectl get -o json|yaml); or a folder of them')
     .option('--policy <name>', 'the policy whose route the event is for', 'trusted-registry')
     .option('--operation <op>', `the request's operation: ${OPERATIONS.join(', ')}`, 'CREATE')
     .option('--namespace <ns>', "the request's namespace (default: the object's)")

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { print } from './cli-output.js';
 import { EXIT, UsageError } from './cli-errors.js';
+import { decodedPatch, describeOperation } from './json-patch-text.js';
 import { formatDocument, type OutputFormat, outputOption } from './output-format.js';
 import { policyNamed } from './policy-lookup.js';
 
@@ -30,11 +31,6 @@ function readEvent(file: string): unknown {
   }
 }
 
-/** A mutating answer's base64 JSONPatch, decoded. */
-export function decodedPatch(patch: string): { op: string; path: string; value?: unknown }[] {
-  return JSON.parse(Buffer.from(patch, 'base64').toString('utf8'));
-}
-
 /** The answer as people read it: the decision, then what comes with it. */
 function describeAnswer(statusCode: number, body: AdmissionAnswer | string): string {
   if (typeof body === 'string' || !body.response) return `HTTP ${statusCode}: ${typeof body === 'string' ? body : (body.error ?? JSON.stringify(body))}\n`;
@@ -42,7 +38,7 @@ function describeAnswer(statusCode: number, body: AdmissionAnswer | string): str
   const lines = [allowed ? 'allowed' : `denied (${status?.code ?? ''} ${status?.reason ?? ''}): ${status?.message ?? ''}`];
   for (const warning of warnings) lines.push(`warning: ${warning}`);
   for (const [key, value] of Object.entries(auditAnnotations)) lines.push(`audit annotation ${key}: ${value}`);
-  if (patch) for (const { op, path, value } of decodedPatch(patch)) lines.push(`patch: ${op} ${path}${value === undefined ? '' : ` ${JSON.stringify(value)}`}`);
+  if (patch) for (const operation of decodedPatch(patch)) lines.push(`patch: ${describeOperation(operation)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,7 +1,7 @@
-// The objects a file holds, as `kubectl get -o json|yaml` and people write them: one object, several YAML
-// documents, or a List (`kind: List`, or any `…List` kind with `items`), each item one object.
-import { readFileSync } from 'node:fs';
-import { parseAllDocuments } from 'yaml';
+// The objects the given manifests hold, as `kubectl get -o json|yaml` and people write them: one object,
+// several YAML documents, or a List (`kind: List`, or any `…List` kind with `items`), each item one object.
+// Files are read as `policy push` reads manifests (manifest-files.ts).
+import { readManifestFiles } from '../manifest-files.js';
 import { UsageError } from './cli-errors.js';
 
 export interface KubernetesObject {
@@ -19,23 +19,13 @@ function objectsOf(value: unknown, where: string): KubernetesObject[] {
   return [value as KubernetesObject];
 }
 
-/** Every object in the file, in order; a file that cannot be read or parsed is a usage error naming it. */
-export function readKubernetesObjects(file: string): KubernetesObject[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
-  }
-  // JSON is YAML: one parser reads both, with the position of an error.
-  const documents = parseAllDocuments(text);
-  const objects: KubernetesObject[] = [];
-  for (const [index, document] of (Array.isArray(documents) ? documents : [documents]).entries()) {
-    if (document.errors.length > 0) throw new UsageError(`cannot read ${file}: ${document.errors[0]!.message}`);
-    const value = document.toJS();
-    if (value === null) continue; // an empty document (a trailing ---)
-    objects.push(...objectsOf(value, documents.length > 1 ? `${file} document ${index + 1}` : file));
-  }
-  if (objects.length === 0) throw new UsageError(`${file}: no Kubernetes object in it`);
+/** Every object in the file (or below the folder), in order; what cannot be read or parsed is a usage error naming it. */
+export function readKubernetesObjects(path: string): KubernetesObject[] {
+  const read = readManifestFiles([path]);
+  if (!read.ok) throw new UsageError(read.errors.join('\n'));
+  // A file's several documents are told apart by their position; in a folder, the file names the document.
+  const numbered = read.files.length === 1 && read.documents.length > 1;
+  const objects = read.documents.flatMap(({ file, document }, index) => objectsOf(document, numbered ? `${file} (document ${index + 1})` : file));
+  if (objects.length === 0) throw new UsageError(`${path}: no Kubernetes object in it`);
   return objects;
 }

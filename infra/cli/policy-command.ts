@@ -26,7 +26,7 @@ import { type BucketTarget, ChangedSinceReadError, keyOf, readRules, uploadRules
 import { type Registration, registrationsOf } from '../webhook-registration.js';
 import { print } from './cli-output.js';
 import { EXIT, UsageError } from './cli-errors.js';
-import { decodedPatch } from './invoke-command.js';
+import { decodedPatch, describeOperation, type PatchOperation } from './json-patch-text.js';
 import { formatDocument, type OutputFormat, outputOption } from './output-format.js';
 import { policyNamed } from './policy-lookup.js';
 
@@ -139,11 +139,16 @@ async function validate(paths: string[], options: UploadOptions): Promise<number
   return EXIT.ok;
 }
 
+/** The stored document as data: one document, or a bundle's list of manifests; undefined when unreadable. */
+function storedData(text: string): unknown {
+  const data = rulesData(text, Number.MAX_SAFE_INTEGER);
+  return data.ok ? data.data : undefined;
+}
+
 /** The stored document's manifests (a bundle, or one manifest), for the per-manifest diff. */
 function storedManifests(text: string): unknown[] {
-  const data = rulesData(text, Number.MAX_SAFE_INTEGER);
-  if (!data.ok) return [];
-  return Array.isArray(data.data) ? data.data : data.data === null ? [] : [data.data];
+  const data = storedData(text);
+  return Array.isArray(data) ? data : data === null || data === undefined ? [] : [data];
 }
 
 /** People read YAML: a stored JSON bundle is shown as multi-document YAML. */
@@ -234,16 +239,10 @@ async function pull(policyName: string, options: BucketOptions & { output: 'yaml
     process.stderr.write(`s3://${target.bucket}/${keyOf(target, policy.name)} does not exist\n`);
     return EXIT.found;
   }
-  print(options.output === 'yaml' ? forPeople(current.text) : formatDocument(parseStored(current.text), 'json'));
+  print(options.output === 'yaml' ? forPeople(current.text) : formatDocument(storedData(current.text) ?? current.text, 'json'));
   // For `push --if-match`: push an edit only if nobody pushed in between.
   process.stderr.write(`ETag: ${current.etag ?? '(none)'}\n`);
   return EXIT.ok;
-}
-
-/** The stored document as data: one document, or the list of a bundle's manifests. */
-function parseStored(text: string): unknown {
-  const data = rulesData(text, Number.MAX_SAFE_INTEGER);
-  return data.ok ? data.data : text;
 }
 
 interface FixtureOutcome {
@@ -252,14 +251,14 @@ interface FixtureOutcome {
   allowed?: boolean;
   message?: string;
   warnings?: string[];
-  patch?: { op: string; path: string; value?: unknown }[];
+  patch?: PatchOperation[];
   error?: string;
 }
 
 function describeOutcome({ fixture, status, allowed, message, warnings, patch, error }: FixtureOutcome): string {
   if (status !== 200) return `${fixture}: HTTP ${status}: ${error}`;
   if (!allowed) return `${fixture}: denied: ${message}`;
-  const patched = patch ? `patched: ${patch.map(({ op, path, value }) => `${op} ${path}${value === undefined ? '' : ` ${JSON.stringify(value)}`}`).join('; ')}` : 'allowed';
+  const patched = patch ? `patched: ${patch.map(describeOperation).join('; ')}` : 'allowed';
   return `${fixture}: ${patched}${warnings ? ` (warnings: ${warnings.join(' | ')})` : ''}`;
 }
 
