@@ -5,12 +5,13 @@
 //   warm: median and p99 per request on the ~10 KB Pod review with the corpus loaded, vs the JSON floor;
 //         and on one policy's route (/validate/cel/<policy>), as the API server calls it once registered
 //   size: code loaded at cold start
-// Run after `sls package` (bench/run.ts packages first).
+// Run after `sls package` (bench/run.ts packages into BENCH_PACKAGE first).
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { unpackFunction } from '../infra/packaged-function.js';
+import { BENCH_PACKAGE } from './bench-package.js';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../functions/cel/policy.js';
 import { kyvernoSuites } from '../test/helpers/kyverno-vpol.js';
@@ -42,7 +43,7 @@ const corpusRules = rulesFolder('corpus', bundle);
 const corpusJson = rulesFolder('corpus-json', JSON.stringify(parseAllDocuments(bundle).map((document) => document.toJS())));
 const oneRule = rulesFolder('one-rule', "rules: [{ name: no-latest, match: { kinds: [Pod] }, parameters: { validations: [{ expression: \"object.spec.containers.all(c, !c.image.endsWith(':latest'))\" }] } }]\n");
 
-const root = await unpackFunction('cel');
+const root = await unpackFunction('cel', BENCH_PACKAGE);
 const handlerFile = join(root, 'functions/cel/handler.js');
 const eventFile = join(work, 'event.json');
 const event = sampleEvent('/validate/cel');

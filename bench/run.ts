@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
 import { unpackFunction } from '../infra/packaged-function.js';
+import { BENCH_PACKAGE } from './bench-package.js';
 import { startTestS3 } from '../test/helpers/s3-server.js';
 import { compare } from 'fast-json-patch/index.mjs';
 import { admissionReviewFor } from '../infra/admission-event.js';
@@ -38,8 +39,8 @@ async function bundleSize(entry: string, options: BuildOptions): Promise<number>
 }
 
 console.log('packaging (sls package)…');
-execFileSync('npx', ['sls', 'package'], { stdio: ['ignore', 'ignore', 'inherit'] });
-const root = await unpackFunction('trusted-registry');
+execFileSync('npx', ['sls', 'package', '--package', BENCH_PACKAGE], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ESBUILD_WORK_FOLDER: '.esbuild-bench' } });
+const root = await unpackFunction('trusted-registry', BENCH_PACKAGE);
 const handlerFile = join(root, 'functions/trusted-registry/handler.js');
 const eventFile = join(work, 'event.json');
 const event = sampleEvent();
@@ -67,7 +68,7 @@ type WarmRun = { handlerNs: number[]; floorNs: number[]; allowed: boolean; patch
 console.log(`warm: ${WARM_ITERATIONS} interleaved requests…`);
 const warm = JSON.parse((await runChild(['bench/warm-child.mjs', handlerFile, eventFile, String(WARM_ITERATIONS)], rulesEnv)).stderr) as WarmRun;
 // registry-mirror on the same pod with Docker Hub images, so every container is rewritten and patched.
-const mirrorRoot = await unpackFunction('registry-mirror');
+const mirrorRoot = await unpackFunction('registry-mirror', BENCH_PACKAGE);
 const mirrorEventFile = join(work, 'mirror-event.json');
 writeFileSync(mirrorEventFile, JSON.stringify(sampleEvent('/mutate/registry-mirror', MIRRORED_IMAGES)));
 const mirrorWarm = JSON.parse(
@@ -85,7 +86,7 @@ const CATALOGUE = [
 ] as const;
 const catalogueWarm: { policy: string; run: WarmRun }[] = [];
 for (const [policy, event] of CATALOGUE) {
-  const policyRoot = await unpackFunction(policy);
+  const policyRoot = await unpackFunction(policy, BENCH_PACKAGE);
   const file = join(work, `${policy}-event.json`);
   writeFileSync(file, JSON.stringify(event));
   const run = JSON.parse((await runChild(['bench/warm-child.mjs', join(policyRoot, `functions/${policy}/handler.js`), file, String(WARM_ITERATIONS)], { ...rulesEnv, RULES_DIR: join(policyRoot, 'policies') })).stderr) as WarmRun;
@@ -165,7 +166,7 @@ const sizes = {
   shipped: coldPathBytes(handlerFile),
   shippedAll: readdirSync(functionDir).filter((file) => file.endsWith('.js')).reduce((total, file) => total + statSync(join(functionDir, file)).size, 0),
   unsplit: statSync(unsplitFile).size,
-  zip: statSync('.serverless/trusted-registry.zip').size,
+  zip: statSync(join(BENCH_PACKAGE, 'trusted-registry.zip')).size,
   unminified: await bundleSize(entry, { format: 'esm', minify: false, mainFields: ['module', 'main'] }),
   noTreeShaking: await bundleSize(entry, { format: 'esm', minify: true, treeShaking: false, mainFields: ['module', 'main'] }),
   zodMini: await bundleSize(zodMini, { format: 'esm', minify: true }),

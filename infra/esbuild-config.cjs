@@ -2,7 +2,7 @@
 // cold-starts about 20% faster than CommonJS, and osls `invoke local` loads `.js`/`.cjs` but not `.mjs`.
 // The Lambda runtime treats that `.js` as ESM only with a `package.json` of `"type": "module"` beside it
 // in the zip, which functions/package.json (packaged with each function) provides.
-module.exports = async () => ({
+const config = async () => ({
   bundle: true,
   minify: true,
   sourcemap: true,
@@ -22,7 +22,16 @@ module.exports = async () => ({
   // Some dependencies are CommonJS and call require() for Node built-ins; give the ESM bundle one.
   banner: { js: "import { createRequire as __portcullisCreateRequire } from 'node:module'; const require = __portcullisCreateRequire(import.meta.url);" },
   packager: 'npm',
-  // Separate work folders let tests run `sls offline` and `sls invoke local` side by side: each build
-  // empties its folder, which would pull the bundle from under the other.
-  outputWorkFolder: process.env.ESBUILD_WORK_FOLDER || '.esbuild',
+  // Each build empties its work folder, which would pull the bundle from under a running `sls offline`:
+  // every command builds in its own (ESBUILD_WORK_FOLDER lets tests and tools name theirs).
+  outputWorkFolder: process.env.ESBUILD_WORK_FOLDER || workFolderOf(process.argv),
 });
+
+/** `.esbuild-offline` and `.esbuild-invoke` for the commands that run functions; `.esbuild` for package and deploy. */
+function workFolderOf(argv) {
+  const command = argv.slice(2).find((arg) => arg === 'offline' || arg === 'invoke');
+  return command ? `.esbuild-${command}` : '.esbuild';
+}
+
+module.exports = config;
+module.exports.workFolderOf = workFolderOf;

@@ -12,6 +12,7 @@ import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { configFromEnv } from '../functions/admission/config.js';
 import { routeOf } from '../functions/admission/policy.js';
 import { policyRegistry } from '../functions/registry.js';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localBucketTarget, localDir, localS3Endpoint, localS3Port } from './local-settings.js';
@@ -21,6 +22,8 @@ import { registrationsFromDocuments } from './webhook-registration.js';
 import { bucketReader } from './rules-documents.js';
 import { pushRules } from './rules-bucket.js';
 
+// The AWS SDK warns about Node 20 on every S3 call; the functions run on Node 22 in Lambda.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const port = Number(process.env.PORT || 8443);
 const directory = localDir();
 const log = (line: string) => process.stdout.write(`[portcullis] ${line}\n`);
@@ -70,7 +73,8 @@ for (const file of readdirSync('policies').filter((name) => name.endsWith('.yaml
     log(`skipped policies/${file}: no policy of that name`);
     continue;
   }
-  const result = await pushRules(target, policy, readFileSync(join('policies', file)));
+  // The functions' own size limit: a document they would refuse is not uploaded.
+  const result = await pushRules(target, policy, readFileSync(join('policies', file)), configFromEnv(process.env).RULES_MAX_BYTES);
   log(result.ok ? `uploaded policies/${file} (ETag ${result.etag})` : `NOT uploaded policies/${file}, invalid:\n  ${result.errors.join('\n  ')}`);
 }
 
@@ -116,6 +120,8 @@ offline = spawn('npx', ['sls', 'offline', 'start', '--httpsProtocol', tls.direct
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_SESSION_TOKEN: '',
     SLS_TELEMETRY_DISABLED: '1',
+    // Its own build folder: `sls package`, `npm test` or a bench run elsewhere never empties the bundle it serves.
+    ESBUILD_WORK_FOLDER: process.env.ESBUILD_WORK_FOLDER || '.esbuild-start',
   },
 });
 offline.on('exit', (code) => {

@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { routeOf } from '../../functions/admission/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
 import { webhookTimeoutSeconds } from '../../infra/webhook-configuration.js';
-import { ALARM_EMAIL, ALARM_TOPIC_ARN, EXISTING_BUCKET_PACKAGE, LOCAL_STAGE_PACKAGE, PLAIN_TEXT_TOKEN, REFUSED_TOKENS_RESULT } from '../helpers/package-once.js';
+import { ALARM_EMAIL, ALARM_TOPIC_ARN, EXISTING_BUCKET_PACKAGE, LOCAL_STAGE_PACKAGE, PLAIN_TEXT_TOKEN, REFUSED_TOKENS_RESULT, TEST_PACKAGE } from '../helpers/package-once.js';
 
 type Template = { Resources: Record<string, { Type: string; Condition?: string; Properties: any }>; Conditions: Record<string, unknown>; Outputs: Record<string, any> };
-const template = JSON.parse(readFileSync('.serverless/cloudformation-template-update-stack.json', 'utf8')) as Template;
+const template = JSON.parse(readFileSync(join(TEST_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
 const resources = Object.values(template.Resources);
 const ofType = (type: string) => resources.filter((resource) => resource.Type === type);
 

@@ -1,11 +1,13 @@
 // End to end through the deployment artifact: the zip `sls package` wrote, unpacked and imported as the
 // Lambda runtime would, called with every fixture under events/trusted-registry/.
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import { fixture, type Handler, invoke } from '../helpers/invoke.js';
 import { policyRegistry } from '../../functions/registry.js';
 import { importPackagedHandler } from '../../infra/packaged-function.js';
+import { TEST_PACKAGE } from '../helpers/package-once.js';
 
 const { handler, root } = await importPackagedHandler('trusted-registry');
 
@@ -36,7 +38,7 @@ describe('the packaged trusted-registry function', () => {
 
   it('every policy has a zip that holds only its own function (code splitting must not leak chunks across zips)', async () => {
     for (const { name: policy } of policyRegistry) {
-      const names = Object.keys((await JSZip.loadAsync(readFileSync(`.serverless/${policy}.zip`))).files).filter((name) => !name.endsWith('/'));
+      const names = Object.keys((await JSZip.loadAsync(readFileSync(join(TEST_PACKAGE, `${policy}.zip`)))).files).filter((name) => !name.endsWith('/'));
       expect(names.filter((name) => !name.startsWith(`functions/${policy}/`) && name !== 'functions/package.json' && !name.startsWith('policies/'))).toEqual([]);
       expect(names).toContain(`functions/${policy}/handler.js`);
     }

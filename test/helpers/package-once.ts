@@ -1,14 +1,16 @@
 // Vitest global setup: package the functions with `sls package` before any test runs, so the end-to-end
 // tests exercise the zips and template that would be deployed, not the sources. Every packaging runs here,
-// one after another: a package run anywhere empties .serverless/, so no test may package while others read
-// it. In order:
+// one after another: a package run empties its folder, so no test may package while others read it. The
+// tests' build (.esbuild-test) and default package (.serverless-test, PACKAGE_FOLDER) are their own: a
+// developer's `npm start` or `sls package` is never pulled from under them, nor they from under it. In order:
 // - with WEBHOOK_TOKENS set on a deployable stage, which must be refused (its exit code and output are kept);
 // - with WEBHOOK_TOKENS on --stage local, which may carry them, and an alarm email (its own folder);
 // - with an existing rules bucket, a tokens parameter and an alarm topic (its own folder);
-// - the default, into .serverless/.
+// - the default, into .serverless-test/.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 
+export const TEST_PACKAGE = '.serverless-test';
 export const EXISTING_BUCKET_PACKAGE = '.serverless-existing-bucket';
 export const LOCAL_STAGE_PACKAGE = '.serverless-local-stage';
 /** `{ status, output }` of the packaging that must be refused. */
@@ -19,7 +21,7 @@ export const ALARM_EMAIL = 'platform-oncall@example.com';
 
 export default function packageOnce(): void {
   const run = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync('npx', ['sls', 'package', ...args], { encoding: 'utf8', env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', ...env } });
+    spawnSync('npx', ['sls', 'package', ...args], { encoding: 'utf8', env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild-test', ...env } });
   const mustSucceed = (args: string[], env?: Record<string, string>) => {
     const result = run(args, env);
     if (result.status !== 0) throw new Error(`sls package ${args.join(' ')} failed:\n${result.stderr}`);
@@ -28,5 +30,5 @@ export default function packageOnce(): void {
   writeFileSync(REFUSED_TOKENS_RESULT, JSON.stringify({ status: refused.status, output: refused.stdout + refused.stderr }));
   mustSucceed(['--stage', 'local', '--package', LOCAL_STAGE_PACKAGE, `--param=alarmEmail=${ALARM_EMAIL}`], { WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN });
   mustSucceed(['--package', EXISTING_BUCKET_PACKAGE, '--param=rulesBucket=team-rules', '--param=tokensParameter=/portcullis/webhook-tokens', `--param=alarmTopicArn=${ALARM_TOPIC_ARN}`]);
-  mustSucceed([]);
+  mustSucceed(['--package', TEST_PACKAGE]);
 }

@@ -78,6 +78,7 @@ describe('npm start', () => {
   it('answers over HTTPS with a certificate its printed CA verifies, using the rules it uploaded', async () => {
     expect(output).toContain('-----BEGIN CERTIFICATE-----'); // the CA for caBundle
     expect(output).toContain('kind: ValidatingWebhookConfiguration');
+    expect(output, "the AWS SDK's Node-version warning is not printed").not.toMatch(/AWS SDK for JavaScript|NodeVersionSupport/i);
     const answer = await postOverHttps(badRepo);
     expect(answer.status).toBe(200);
     expect(answer.json.response).toMatchObject({ allowed: false, auditAnnotations: { 'rules-version': expect.stringMatching(/^etag:/) } });
