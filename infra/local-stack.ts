@@ -1,7 +1,7 @@
 // `npm start`: the local webhook stack, on the production path. s3rver serves the rules bucket on
-// 127.0.0.1:<S3_PORT> (data in <LOCAL_DIR>/s3), every policies/*.yaml is validated and uploaded to it, and
-// serverless-offline serves every function over HTTPS on 127.0.0.1:<PORT> with RULES_BUCKET pointing at
-// that bucket. `npx portcullis policy push <file> --local` then changes decisions within the TTL.
+// 127.0.0.1:<S3_PORT> (data in <LOCAL_DIR>/s3), every policies/*.yaml (or <POLICIES_DIR>/*.yaml) is
+// validated and uploaded to it, and serverless-offline serves every function over HTTPS on 127.0.0.1:<PORT>
+// with RULES_BUCKET pointing at that bucket. `npx portcullis policy push <file> --local` then changes decisions within the TTL.
 // s3rver and serverless-offline are child processes of their own, each one's output drained on its own, so
 // stopping s3rver (its pid is printed) shows what production does when S3 fails: decisions from the last
 // good rules. Ctrl-C stops everything.
@@ -67,15 +67,17 @@ while (!(await portOpen(localS3Port()))) {
 log(`s3rver on ${localS3Endpoint()}, bucket ${LOCAL_BUCKET} (data in ${join(directory, 's3')}), pid ${s3.pid}: kill ${s3.pid} to see S3 fail`);
 
 const target = localBucketTarget();
-for (const file of readdirSync('policies').filter((name) => name.endsWith('.yaml')).sort()) {
+// The documents uploaded at start: the samples, or the folder POLICIES_DIR names (the tests' own).
+const policiesDir = process.env.POLICIES_DIR || 'policies';
+for (const file of readdirSync(policiesDir).filter((name) => name.endsWith('.yaml')).sort()) {
   const policy = policyRegistry.find((candidate) => `${candidate.name}.yaml` === file);
   if (!policy) {
-    log(`skipped policies/${file}: no policy of that name`);
+    log(`skipped ${join(policiesDir, file)}: no policy of that name`);
     continue;
   }
   // The functions' own size limit: a document they would refuse is not uploaded.
-  const result = await pushRules(target, policy, readFileSync(join('policies', file)), configFromEnv(process.env).RULES_MAX_BYTES);
-  log(result.ok ? `uploaded policies/${file} (ETag ${result.etag})` : `NOT uploaded policies/${file}, invalid:\n  ${result.errors.join('\n  ')}`);
+  const result = await pushRules(target, policy, readFileSync(join(policiesDir, file)), configFromEnv(process.env).RULES_MAX_BYTES);
+  log(result.ok ? `uploaded ${join(policiesDir, file)} (ETag ${result.etag})` : `NOT uploaded ${join(policiesDir, file)}, invalid:\n  ${result.errors.join('\n  ')}`);
 }
 
 let offline: ChildProcess | undefined;

@@ -57,8 +57,11 @@ export interface Violation {
   reason?: DenialReason;
 }
 
-/** A validating policy's answer: its violations (strings, or with a reason), and audit annotations it adds. */
-export type Findings = string[] | { violations: (string | Violation)[]; auditAnnotations?: Record<string, string> };
+/**
+ * A validating policy's answer: its violations (strings, or with a reason), audit annotations it adds, and
+ * why it did not apply when its own conditions ruled the request out (reports call that `skip`).
+ */
+export type Findings = string[] | { violations: (string | Violation)[]; auditAnnotations?: Record<string, string>; skipped?: string };
 
 export interface ValidatingPolicy<P> extends PolicyBase<P> {
   kind: 'validating';

@@ -108,7 +108,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     const judged = judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted;
     const bindings = { object: judged.object, oldObject: judged.oldObject, request: converted.request, params: parameters.params, variables };
     for (const { name, program } of parameters.matchConditions) {
-      if (!booleanOf(run(program, `matchConditions ${name}`), `matchConditions ${name}`)) return [];
+      if (!booleanOf(run(program, `matchConditions ${name}`), `matchConditions ${name}`)) return { violations: [], skipped: `matchConditions ${name} is false` };
     }
     const violations: Violation[] = [];
     let firstError: unknown;

@@ -8,3 +8,11 @@ process.stdout.write = process.stderr.write.bind(process.stderr) as typeof proce
 export function print(text: string): void {
   writeToStdout(text);
 }
+
+/**
+ * For commands whose report is the output (`policy test`, `audit`): the stack's decision lines are dropped.
+ * (Its logger cannot simply be set to SILENT: Powertools restores the configured level on every invocation.)
+ */
+export function dropStackOutput(): void {
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+}

@@ -29,6 +29,8 @@ import { EXIT, UsageError } from './cli-errors.js';
 import { decodedPatch, describeOperation, type PatchOperation } from './json-patch-text.js';
 import { formatDocument, type OutputFormat, outputOption } from './output-format.js';
 import { policyNamed } from './policy-lookup.js';
+import { maxBytes, NAME_IT, printInvalid, readDocument } from './rules-document-file.js';
+import { registerPolicyTestCommand } from './policy-test-command.js';
 
 interface BucketOptions {
   bucket?: string;
@@ -53,22 +55,6 @@ interface Upload {
   /** Set for a bundle of manifests: the documents, for the per-manifest diff. */
   manifests?: unknown[];
 }
-
-const NAME_IT = ' (name it with --policy)';
-
-/** The document as stored (bytes, so invalid UTF-8 is reported, not replaced), and as text for diffs. */
-function readDocument(file: string, policyName: string | undefined): { file: string; bytes: Buffer; text: string; policy: Policy<never> } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
-  }
-  return { file, bytes, text: bytes.toString('utf8'), policy: policyNamed(policyName ?? basename(file).replace(/\.ya?ml$/, ''), NAME_IT) };
-}
-
-/** The size limit the functions apply (RULES_MAX_BYTES), so nothing is pushed that they would refuse. */
-const maxBytes = () => configFromEnv({ RULES_MAX_BYTES: process.env.RULES_MAX_BYTES }).RULES_MAX_BYTES;
 
 /**
  * What to upload: one rules document as written (YAML), or, given several files, a folder or manifests,
@@ -102,10 +88,6 @@ async function schemaWarnings(policy: Policy<never>, document: RulesDocument<unk
   if (policy.name !== 'cel') return [];
   const { celSchemaWarnings } = await import('../cel-schema-check.js');
   return celSchemaWarnings(document.rules as never);
-}
-
-function printInvalid(file: string, errors: string[]): void {
-  process.stderr.write(`${file} is not a valid rules document:\n${errors.map((error) => `  ${error}`).join('\n')}\n`);
 }
 
 /**
@@ -245,52 +227,6 @@ async function pull(policyName: string, options: BucketOptions & { output: 'yaml
   return EXIT.ok;
 }
 
-interface FixtureOutcome {
-  fixture: string;
-  status: number;
-  allowed?: boolean;
-  message?: string;
-  warnings?: string[];
-  patch?: PatchOperation[];
-  error?: string;
-}
-
-function describeOutcome({ fixture, status, allowed, message, warnings, patch, error }: FixtureOutcome): string {
-  if (status !== 200) return `${fixture}: HTTP ${status}: ${error}`;
-  if (!allowed) return `${fixture}: denied: ${message}`;
-  const patched = patch ? `patched: ${patch.map(describeOperation).join('; ')}` : 'allowed';
-  return `${fixture}: ${patched}${warnings ? ` (warnings: ${warnings.join(' | ')})` : ''}`;
-}
-
-async function test(file: string, options: { policy?: string; output: OutputFormat }): Promise<number> {
-  const { bytes, policy } = readDocument(file, options.policy);
-  const parsed = parseRulesDocument(policy, bytes, maxBytes());
-  if (!parsed.ok) {
-    printInvalid(file, parsed.errors);
-    return EXIT.found;
-  }
-  // The whole stack, with this document as its rules: exactly what the function would answer.
-  const handler = createAdmissionHandler(policy, {
-    config: configFromEnv({}),
-    rulesSource: { describe: () => file, load: async () => ({ bytes, version: `file:${file}` }) },
-  });
-  const folder = join('events', policy.name);
-  const context = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
-  const outcomes: FixtureOutcome[] = [];
-  for (const fixture of readdirSync(folder).filter((entry) => entry.endsWith('.json')).sort()) {
-    const result = await handler(JSON.parse(readFileSync(join(folder, fixture), 'utf8')), context);
-    const body = JSON.parse(result.body);
-    const response = body.response;
-    outcomes.push(
-      result.statusCode !== 200
-        ? { fixture, status: result.statusCode, error: body.error }
-        : { fixture, status: 200, allowed: response.allowed, message: response.status?.message, warnings: response.warnings, patch: response.patch ? decodedPatch(response.patch) : undefined },
-    );
-  }
-  print(options.output === 'table' ? `${outcomes.map(describeOutcome).join('\n')}\n` : formatDocument(outcomes, options.output));
-  return EXIT.ok;
-}
-
 export function registerPolicyCommand(program: Command): void {
   const policy = program.command('policy').description('check, upload and try out rules documents');
   const bucketOptions = (command: Command) =>
@@ -326,13 +262,5 @@ export function registerPolicyCommand(program: Command): void {
     .action(async (policyName: string, options: BucketOptions & { output: 'yaml' | 'json' }) => {
       process.exitCode = await pull(policyName, options);
     });
-  policy
-    .command('test')
-    .description("run a document through the whole stack against the policy's fixtures (events/<policy>/) and show each decision")
-    .argument('<file>', 'the rules document')
-    .option('--policy <name>', 'the policy the document is for (default: the file name)')
-    .addOption(outputOption(['table', 'json', 'yaml'], 'table'))
-    .action(async (file: string, options: { policy?: string; output: OutputFormat }) => {
-      process.exitCode = await test(file, options);
-    });
+  registerPolicyTestCommand(policy);
 }

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
 import { captureLogLines } from '../helpers/log-lines.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
+import { testRules } from '../helpers/test-rules.js';
 
 const POLICY_TIMEOUT_MS = 1000;
 const MARGIN_MS = 250;
@@ -51,7 +52,7 @@ describe('globs', () => {
 
 describe('cel', () => {
   it('a Pod with 5,000 containers (≈190 KB) is decided: the shipped rules deny nginx:latest', async () => {
-    const handler = await packaged('cel', readFileSync('policies/cel.yaml', 'utf8'));
+    const handler = await packaged('cel', testRules('cel'));
     const event = eventFor(pod(containers(5000, () => 'nginx:latest')), { namespace: 'default' });
     expect(event.body!.length).toBeGreaterThan(190_000);
     const response = await answerInTime(handler, event);

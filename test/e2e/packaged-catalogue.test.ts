@@ -4,6 +4,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { fixture, type Handler, invoke } from '../helpers/invoke.js';
+import { TEST_RULES } from '../helpers/test-rules.js';
 
 // allowed: the decision; undefined: depends on the wall clock (deploy-windows), so only the answer's shape.
 const EXPECTED: Record<string, Record<string, { allowed?: boolean; message?: RegExp }>> = {
@@ -37,7 +38,7 @@ const EXPECTED: Record<string, Record<string, { allowed?: boolean; message?: Reg
 
 for (const [policy, cases] of Object.entries(EXPECTED)) {
   describe(`the packaged ${policy} function`, async () => {
-    const { handler } = await importPackagedHandler(policy);
+    const { handler } = await importPackagedHandler(policy, { RULES_DIR: TEST_RULES });
 
     it('every fixture has an expectation', () => {
       expect(readdirSync(`events/${policy}`).filter((file) => file.endsWith('.json')).sort()).toEqual(Object.keys(cases).sort());

@@ -5,11 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { fixture, type Handler, invoke } from '../helpers/invoke.js';
+import { TEST_RULES } from '../helpers/test-rules.js';
 
 type Check = (patched: any) => void;
 const MIRROR_RECORD = 'portcullis.io/registry-mirror';
 
-// What each fixture must produce with policies/<policy>.yaml: undefined = no patch, else a check of the patched object.
+// What each fixture must produce with test/fixtures/rules/<policy>.yaml: undefined = no patch, else a check of the patched object.
 const EXPECTED: Record<string, Record<string, Check | undefined>> = {
   'registry-mirror': {
     'pod-tekton.json': (o) => {
@@ -37,7 +38,7 @@ const EXPECTED: Record<string, Record<string, Check | undefined>> = {
 
 for (const [policy, cases] of Object.entries(EXPECTED)) {
   describe(`the packaged ${policy} function`, async () => {
-    const { handler } = await importPackagedHandler(policy);
+    const { handler } = await importPackagedHandler(policy, { RULES_DIR: TEST_RULES });
 
     it('every fixture has an expectation', () => {
       expect(readdirSync(`events/${policy}`).filter((file) => file.endsWith('.json')).sort()).toEqual(Object.keys(cases).sort());

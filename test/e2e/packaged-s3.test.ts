@@ -5,13 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { fixture, type Handler, invoke } from '../helpers/invoke.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
+import { testRules } from '../helpers/test-rules.js';
 
 let s3: TestS3;
 let handler: Handler;
 let etag: string | undefined;
 beforeAll(async () => {
   s3 = await startTestS3();
-  etag = await s3.put('policies/trusted-registry.yaml', readFileSync('policies/trusted-registry.yaml', 'utf8'));
+  etag = await s3.put('policies/trusted-registry.yaml', testRules('trusted-registry'));
   handler = (await importPackagedHandler('trusted-registry', { RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint })).handler as Handler;
 });
 afterAll(async () => s3?.close());

@@ -8,10 +8,11 @@ import { fixture, type Handler, invoke } from '../helpers/invoke.js';
 import { policyRegistry } from '../../functions/registry.js';
 import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { TEST_PACKAGE } from '../helpers/package-once.js';
+import { TEST_RULES } from '../helpers/test-rules.js';
 
-const { handler, root } = await importPackagedHandler('trusted-registry');
+const { handler, root } = await importPackagedHandler('trusted-registry', { RULES_DIR: TEST_RULES });
 
-// What each fixture must produce with policies/trusted-registry.yaml.
+// What each fixture must produce with test/fixtures/rules/trusted-registry.yaml.
 const EXPECTED: Record<string, { status: number; allowed?: boolean; apiVersion?: string; message?: RegExp }> = {
   'pod-bad-repo.json': { status: 200, allowed: false, message: /container "nginx" image "nginx:1.21.1" is not from an allowed registry/ },
   'pod-bad-tag.json': { status: 200, allowed: false, message: /image "192.168.64.1:5000\/nginx:latest" uses forbidden tag "latest"/ },

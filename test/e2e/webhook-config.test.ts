@@ -10,6 +10,7 @@ import { routeOf } from '../../functions/admission/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
 import { portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
+import { TEST_RULES, testRules } from '../helpers/test-rules.js';
 
 const BASE = 'https://abc123.execute-api.eu-west-1.amazonaws.com';
 
@@ -65,8 +66,14 @@ const kyverno = {
 };
 
 describe('portcullis webhook-config', () => {
-  it('from policies/ (the default): a webhook per policy with a document, cel one per rule, with safe defaults', async () => {
-    const { code, stdout } = await webhookConfig(['--url', `${BASE}/`, '--token', 'tok_0123456789abcdef']);
+  it('reads policies/ by default', async () => {
+    const [byDefault, named] = await Promise.all([webhookConfig(['--url', BASE]), webhookConfig(['--url', BASE, '--rules', 'policies'])]);
+    expect(byDefault.code).toBe(0);
+    expect(byDefault.stdout).toBe(named.stdout);
+  });
+
+  it('from a folder of documents: a webhook per policy with a document, cel one per rule, with safe defaults', async () => {
+    const { code, stdout } = await webhookConfig(['--url', `${BASE}/`, '--token', 'tok_0123456789abcdef', '--rules', TEST_RULES]);
     expect(code).toBe(0);
     const documents = parseAllDocuments(stdout).map((document) => document.toJS());
     expect(documents.map((document) => [document.apiVersion, document.kind])).toEqual([
@@ -83,7 +90,7 @@ describe('portcullis webhook-config', () => {
         expect(webhook).toMatchObject({
           configuration: mutating ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration',
           clientConfig: { url: `${BASE}${path}/tok_0123456789abcdef` },
-          failurePolicy: 'Ignore', // what every sample document says
+          failurePolicy: 'Ignore', // what every test document says
           sideEffects: 'None',
           admissionReviewVersions: ['v1', 'v1beta1'],
           matchPolicy: 'Equivalent',
@@ -126,7 +133,7 @@ describe('portcullis webhook-config', () => {
   it('--rules DIR: only policies with a document; operations and kinds as the document names them; high-volume kinds only when named', async () => {
     const dir = rulesFolder({
       'required-labels': 'rules:\n  - name: config\n    match: { kinds: [ConfigMap, Lease], operations: [DELETE] }\n    parameters: { labels: [{ key: owner }] }\n',
-      'trusted-registry': readFileSync('policies/trusted-registry.yaml', 'utf8'),
+      'trusted-registry': testRules('trusted-registry'),
     });
     const { code, stdout, stderr } = await webhookConfig(['--url', BASE, '--rules', dir]);
     expect(code).toBe(0);
@@ -168,7 +175,7 @@ describe('portcullis webhook-config', () => {
   it('--bucket: the live documents, read from S3 (s3rver)', async () => {
     const s3: TestS3 = await startTestS3();
     try {
-      await s3.put('live/replica-limits.yaml', readFileSync('policies/replica-limits.yaml'));
+      await s3.put('live/replica-limits.yaml', testRules('replica-limits'));
       const { code, stdout, stderr } = await webhookConfig(['--url', BASE, '--bucket', s3.bucket, '--prefix', 'live/'], { RULES_S3_ENDPOINT: s3.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' });
       expect(code).toBe(0);
       expect(webhooksIn(stdout).map((webhook) => webhook.name)).toEqual(['replica-limits.portcullis.io']);

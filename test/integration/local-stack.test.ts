@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../helpers/invoke.js';
 import { freePort } from '../helpers/local-server.js';
+import { TEST_RULES, testRules } from '../helpers/test-rules.js';
 
 const execute = promisify(execFile);
 let stack: ChildProcess;
@@ -30,6 +31,7 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: 'developer-secret',
     RULES_TTL_SECONDS: '1',
     ESBUILD_WORK_FOLDER: `.esbuild-stack-${process.pid}`,
+    POLICIES_DIR: TEST_RULES, // the tests' own documents, not the samples
     POWERTOOLS_LOG_LEVEL: 'WARN',
   };
   stack = spawn('npm', ['start'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -98,7 +100,7 @@ describe('npm start', () => {
   });
 
   it('a `policy push --local` changes its decisions within the TTL', async () => {
-    const loosened = readFileSync('policies/trusted-registry.yaml', 'utf8').replace('allowedRegistries: ["192.168.64.1"]', 'allowedRegistries: ["192.168.64.1", "docker.io"]');
+    const loosened = testRules('trusted-registry').replace('allowedRegistries: ["192.168.64.1"]', 'allowedRegistries: ["192.168.64.1", "docker.io"]');
     const file = join(localDirectory, 'trusted-registry.yaml');
     writeFileSync(file, loosened);
     await execute(process.execPath, ['bin/portcullis.mjs', 'policy', 'push', file, '--local'], { env });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
+import { TEST_RULES, testRules } from '../helpers/test-rules.js';
 
 let s3: TestS3;
 let dir: string;
@@ -22,12 +23,13 @@ function documentFile(name: string, text: string): string {
   return file;
 }
 
-const VALID = readFileSync('policies/trusted-registry.yaml', 'utf8');
+const TRUSTED_REGISTRY_RULES = join(TEST_RULES, 'trusted-registry.yaml');
+const VALID = testRules('trusted-registry');
 const INVALID = 'failurePolicy: Sometimes\nrules: [{ name: a, parameters: { allowedRegistries: docker.io } }]\n';
 
 describe('portcullis policy', () => {
   it('validate accepts the sample and names every bad field of an invalid document', async () => {
-    expect(await policy('validate', 'policies/trusted-registry.yaml')).toMatchObject({ code: 0, stdout: expect.stringContaining('valid trusted-registry rules (1 rule') });
+    expect(await policy('validate', TRUSTED_REGISTRY_RULES)).toMatchObject({ code: 0, stdout: expect.stringContaining('valid trusted-registry rules (1 rule') });
     const invalid = await policy('validate', documentFile('trusted-registry.yaml', INVALID));
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain('failurePolicy:');
@@ -62,9 +64,9 @@ describe('portcullis policy', () => {
   });
 
   it('push uploads a valid document with a YAML content type and prints its ETag; pull reads it back', async () => {
-    const result = await policy('push', 'policies/trusted-registry.yaml');
+    const result = await policy('push', TRUSTED_REGISTRY_RULES);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/pushed policies\/trusted-registry.yaml to s3:\/\/rules\/cli\/trusted-registry.yaml\n {2}ETag: "[0-9a-f]+"/);
+    expect(result.stdout).toMatch(/pushed \S*test\/fixtures\/rules\/trusted-registry.yaml to s3:\/\/rules\/cli\/trusted-registry.yaml\n {2}ETag: "[0-9a-f]+"/);
     const put = s3.seen.filter((request) => request.method === 'PUT').at(-1)!;
     expect(put.path).toMatch(/^\/rules\/cli\/trusted-registry\.yaml(\?|$)/);
     expect(put.contentType).toBe('application/yaml');
@@ -72,7 +74,7 @@ describe('portcullis policy', () => {
   });
 
   it('push --dry-run prints a diff against the bucket and uploads nothing', async () => {
-    await policy('push', 'policies/trusted-registry.yaml');
+    await policy('push', TRUSTED_REGISTRY_RULES);
     const puts = s3.seen.filter((request) => request.method === 'PUT').length;
     const changed = documentFile('trusted-registry.yaml', VALID.replace('forbiddenTags: ["latest"]', 'forbiddenTags: ["latest", "dev"]'));
     const result = await policy('push', changed, '--dry-run');
@@ -83,13 +85,13 @@ describe('portcullis policy', () => {
   });
 
   it('diff shows what a push would change and exits 1, or says the bucket holds it and exits 0; pull -o json reads it as data', async () => {
-    await policy('push', 'policies/trusted-registry.yaml');
+    await policy('push', TRUSTED_REGISTRY_RULES);
     const puts = s3.seen.filter((request) => request.method === 'PUT').length;
     const changed = documentFile('trusted-registry.yaml', VALID.replace('forbiddenTags: ["latest"]', 'forbiddenTags: ["dev"]'));
     const different = await policy('diff', changed);
     expect(different.code).toBe(1);
     expect(different.stdout).toContain('+      forbiddenTags: ["dev"]');
-    expect(await policy('diff', 'policies/trusted-registry.yaml')).toMatchObject({ code: 0, stdout: '', stderr: expect.stringContaining('already holds this document') });
+    expect(await policy('diff', TRUSTED_REGISTRY_RULES)).toMatchObject({ code: 0, stdout: '', stderr: expect.stringContaining('already holds this document') });
     expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
     const pulled = await policy('pull', 'trusted-registry', '-o', 'json');
     expect(JSON.parse(pulled.stdout)).toMatchObject({ failurePolicy: expect.any(String), rules: [expect.objectContaining({ name: expect.any(String) })] });
@@ -105,14 +107,14 @@ describe('portcullis policy', () => {
   });
 
   it('test shows what a mutating document would patch', async () => {
-    const result = await policy('test', 'policies/registry-mirror.yaml');
+    const result = await policy('test', join(TEST_RULES, 'registry-mirror.yaml'));
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('pod-tekton.json: patched: replace /spec/containers/0/image "registry.gitlab.cn/flomesh/registry-mirror/tekton-pipeline/controller:v0.28.1"');
     expect(result.stdout).toContain('pod-static.json: allowed');
   });
 
   it.each([
-    [['push', 'policies/trusted-registry.yaml', '--bucket', ''], 'no bucket'],
+    [['push', TRUSTED_REGISTRY_RULES, '--bucket', ''], 'no bucket'],
     [['validate', 'no-such.yaml'], 'cannot read no-such.yaml'],
     [['validate', 'package.json'], 'unknown policy "package.json"'],
     [['frobnicate'], "unknown command 'frobnicate'"],

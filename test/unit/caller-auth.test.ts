@@ -10,12 +10,13 @@ import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.j
 import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
 import { captureLogLines } from '../helpers/log-lines.js';
+import { TEST_RULES } from '../helpers/test-rules.js';
 
 process.env.AWS_ACCESS_KEY_ID ??= 'test';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
 process.env.AWS_REGION ??= 'us-east-1';
 
-const handlerWith = (env: Record<string, string>) => createAdmissionHandler(trustedRegistryPolicy, { config: configFromEnv({ RULES_DIR: 'policies', ...env }) }) as unknown as Handler;
+const handlerWith = (env: Record<string, string>) => createAdmissionHandler(trustedRegistryPolicy, { config: configFromEnv({ RULES_DIR: TEST_RULES, ...env }) }) as unknown as Handler;
 const pod = () => eventFor(podManifest({ app: '192.168.64.1:5000/app:1' }));
 const withPathToken = (token: string) => {
   const event = pod();
@@ -149,7 +150,7 @@ describe('tokens from an SSM SecureString', () => {
   describe('re-read with a bounded age, on the packaged function', () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const packagedWith = async (parameter: string) =>
-      (await importPackagedHandler('trusted-registry', { WEBHOOK_TOKENS_PARAMETER: parameter, SSM_ENDPOINT: endpoint, WEBHOOK_TOKENS_MAX_AGE_SECONDS: '0.3', POWERTOOLS_LOG_LEVEL: 'INFO' })).handler as Handler;
+      (await importPackagedHandler('trusted-registry', { RULES_DIR: TEST_RULES, WEBHOOK_TOKENS_PARAMETER: parameter, SSM_ENDPOINT: endpoint, WEBHOOK_TOKENS_MAX_AGE_SECONDS: '0.3', POWERTOOLS_LOG_LEVEL: 'INFO' })).handler as Handler;
     const reads = (parameter: string) => calls.filter((call) => call.body.Name === parameter).length;
 
     it('a revoked token stops working once the set is older than WEBHOOK_TOKENS_MAX_AGE_SECONDS (plus one request)', async () => {

@@ -1,0 +1,71 @@
+// Each rule of a rules document judged on its own, for the tools that report per rule (`policy test`,
+// `audit`): the stack's matching, then the policy, as the function runs them. A rule that does not match
+// has no result; one whose own conditions rule the request out is `skip`. Violations are `fail` whatever
+// the rule's action (as policy reports and Kyverno report them; the action is kept beside); a change a
+// mutating rule would make is `warn`; an error is `error`, never a pass.
+import { matchesRule } from '../../functions/admission/decide/match-rule.js';
+import { diffToPatch } from '../../functions/admission/decide/json-patch.js';
+import { nestedDeeperThan, ObjectTooDeepError } from '../../functions/admission/decide/object-depth.js';
+import { type Findings, type Policy, policyNameOf } from '../../functions/admission/policy.js';
+import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
+import type { Rule, RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
+import { describeOperation } from '../cli/json-patch-text.js';
+
+export type RuleResultKind = 'pass' | 'fail' | 'warn' | 'error' | 'skip';
+
+export interface RuleResult {
+  /** The rule's name in the document. */
+  rule: string;
+  /** The policy it belongs to as Kubernetes names it: its manifest's name, else the rule's own. */
+  policy: string;
+  result: RuleResultKind;
+  /** The violations, the changes, the error or why it was skipped; empty on a pass. */
+  messages: string[];
+  /** What a violation does: deny, warn or audit (native audit mode warns). */
+  action?: string;
+}
+
+function actionOf(rule: Rule<unknown>): string {
+  if (rule.validationActions) return rule.validationActions.map((action) => action.toLowerCase()).join(',');
+  return rule.mode === 'enforce' ? 'deny' : 'warn';
+}
+
+function resultOf(rule: Rule<unknown>, findings: Findings): RuleResult {
+  const base = { rule: rule.name, policy: policyNameOf(rule), action: actionOf(rule) };
+  const list = Array.isArray(findings) ? findings : findings.violations;
+  const messages = list.map((violation) => (typeof violation === 'string' ? violation : violation.message));
+  if (messages.length > 0) return { ...base, result: 'fail', messages };
+  if (!Array.isArray(findings) && findings.skipped) return { ...base, result: 'skip', messages: [findings.skipped] };
+  return { ...base, result: 'pass', messages: [] };
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Every matching rule's result for one request, in the document's order. */
+export async function ruleResults<P>(policy: Policy<P>, document: RulesDocument<P>, request: AdmissionRequest, now: Date): Promise<RuleResult[]> {
+  const matching = document.rules.filter((rule) => matchesRule(request, rule.match, policy));
+  const walksWholeObject = policy.kind === 'mutating' || policy.walksWholeObject === true;
+  const tooDeep = walksWholeObject && (['object', 'oldObject'] as const).find((field) => nestedDeeperThan(request[field]));
+  const results: RuleResult[] = [];
+  for (const rule of matching) {
+    const base = { rule: rule.name, policy: policyNameOf(rule) };
+    if (tooDeep) {
+      results.push({ ...base, result: 'error', messages: [new ObjectTooDeepError(`request.${tooDeep}`).message] });
+      continue;
+    }
+    try {
+      if (policy.kind === 'validating') {
+        results.push(resultOf(rule as Rule<unknown>, await policy.evaluate(request, rule.parameters, { now })));
+        continue;
+      }
+      // A mutating rule on the object as sent: what it would change, or nothing.
+      if (request.operation === 'DELETE' || request.operation === 'CONNECT') continue;
+      const original = request.object;
+      const changes = diffToPatch(original, await policy.mutate(request, rule.parameters, structuredClone(original)));
+      results.push(changes.length > 0 ? { ...base, result: 'warn', messages: changes.map(describeOperation), action: 'mutate' } : { ...base, result: 'pass', messages: [], action: 'mutate' });
+    } catch (error) {
+      results.push({ ...base, result: 'error', messages: [errorText(error)] });
+    }
+  }
+  return results;
+}

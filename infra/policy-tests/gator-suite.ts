@@ -1,0 +1,81 @@
+// Gatekeeper's own test format, run as written: a gator `suite.yaml` (`test.gatekeeper.sh` Suite) pairs a
+// ConstraintTemplate with a constraint and states, per object, assertions on the violations (`violations:
+// yes|no|<n>`, `message`: an unanchored regular expression filtering which are counted). Templates with a
+// K8sNativeValidation (CEL) engine run on the cel engine; Rego-only templates and cases that need the
+// inventory of cluster objects are skipped with the reason. An object may be a whole AdmissionReview.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { ruleResults } from '../evaluation/rule-results.js';
+import { type CaseOutcome, failed, passed, skipped } from './case-outcome.js';
+import { bundleRules, cel } from './manifest-bundle-rules.js';
+import { offlineRequest } from './offline-request.js';
+
+export interface GatorAssertion {
+  violations?: 'yes' | 'no' | number | boolean;
+  message?: string;
+}
+
+interface GatorSuite {
+  tests?: { name?: string; template?: string; constraint?: string; cases?: { name?: string; object?: string; assertions?: GatorAssertion[]; inventory?: string[] }[] }[];
+}
+
+type Manifest = { apiVersion?: string; kind?: string; spec?: { targets?: { code?: { engine?: string }[] }[] } };
+
+export const isGatorSuite = (document: Manifest) => document.kind === 'Suite' && String(document.apiVersion).startsWith('test.gatekeeper.sh/');
+
+const documentsOf = (file: string): Manifest[] =>
+  parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((document) => document.toJS() as Manifest)
+    .filter((document) => document && typeof document === 'object');
+
+const hasCel = (template: Manifest) => (template.spec?.targets ?? []).some((target) => (target.code ?? []).some((code) => code.engine === 'K8sNativeValidation'));
+
+/** Whether violation messages satisfy an assertion (violations defaults to yes), and if not, why. */
+export function assertionMismatch(violations: string[], assertion: GatorAssertion): string | undefined {
+  const pattern = assertion.message === undefined ? undefined : new RegExp(assertion.message);
+  const count = violations.filter((violation) => !pattern || pattern.test(violation)).length;
+  const expected = assertion.violations ?? 'yes';
+  const holds = expected === 'yes' || expected === true ? count > 0 : expected === 'no' || expected === false ? count === 0 : count === expected;
+  if (holds) return undefined;
+  const counted = pattern ? ` matching /${assertion.message}/` : '';
+  return `expected violations${counted}: ${expected}\ngot:     ${count}${violations.length > 0 ? `\n  ${violations.join('\n  ')}` : ''}`;
+}
+
+export async function runGatorSuite(file: string): Promise<CaseOutcome[]> {
+  const folder = dirname(file);
+  const suite = parse(readFileSync(file, 'utf8')) as GatorSuite;
+  const outcomes: CaseOutcome[] = [];
+  for (const test of suite.tests ?? []) {
+    const template = documentsOf(join(folder, String(test.template)));
+    const constraint = documentsOf(join(folder, String(test.constraint)));
+    const rules = template.some(hasCel) ? bundleRules([...template, ...constraint]) : undefined;
+    for (const entry of test.cases ?? []) {
+      const name = `${test.name}: ${entry.name}`;
+      if (!rules) {
+        outcomes.push(skipped(file, name, `template ${test.template} has only Rego: Portcullis runs the K8sNativeValidation (CEL) engine`));
+        continue;
+      }
+      if (!rules.ok) {
+        outcomes.push(rules.needsCluster ? skipped(file, name, rules.errors.join('; ')) : failed(file, name, `the template and constraint are not valid:\n${rules.errors.join('\n')}`));
+        continue;
+      }
+      if (entry.inventory && entry.inventory.length > 0) {
+        outcomes.push(skipped(file, name, 'needs the inventory of cluster objects (data.inventory): Portcullis judges the request alone'));
+        continue;
+      }
+      const request = offlineRequest(parse(readFileSync(join(folder, String(entry.object)), 'utf8')));
+      if (!request.ok) {
+        outcomes.push(failed(file, name, request.error));
+        continue;
+      }
+      const results = await ruleResults(cel, rules.document, request.request, new Date());
+      const violations = results.filter((result) => result.result === 'fail').flatMap((result) => result.messages);
+      const errors = results.filter((result) => result.result === 'error').flatMap((result) => result.messages);
+      const mismatches = (entry.assertions ?? [{}]).map((assertion) => assertionMismatch(violations, assertion)).filter((text): text is string => text !== undefined);
+      if (errors.length > 0) mismatches.push(`errors:\n  ${errors.join('\n  ')}`);
+      outcomes.push(mismatches.length === 0 ? passed(file, name) : failed(file, name, mismatches.join('\n')));
+    }
+  }
+  return outcomes;
+}

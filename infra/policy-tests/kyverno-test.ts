@@ -1,0 +1,105 @@
+// Kyverno's own test format, run as written: a `kyverno-test.yaml` (`cli.kyverno.io/v1alpha1` Test) names
+// policy files, resource files and the expected result per policy and resource (pass, fail, skip). Its
+// ValidatingPolicies run on the cel engine, each resource as a CREATE by the suite's user. What Portcullis
+// cannot do is skipped with the reason: policies that need the cluster, other Kyverno kinds, mocked values.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { ruleResults } from '../evaluation/rule-results.js';
+import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
+import { bundleRules, cel } from './manifest-bundle-rules.js';
+import { offlineRequest } from './offline-request.js';
+
+interface KyvernoResult {
+  policy?: string;
+  rule?: string;
+  kind?: string;
+  resources?: string[];
+  resource?: string;
+  result?: string;
+  patchedResources?: string;
+  patchedResource?: string;
+}
+
+interface KyvernoTest {
+  policies?: string[];
+  resources?: string[];
+  results?: KyvernoResult[];
+  variables?: string;
+  values?: string;
+  context?: string;
+  userinfo?: string;
+}
+
+type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
+
+export const isKyvernoTest = (document: Manifest) => document.kind === 'Test' && String(document.apiVersion).startsWith('cli.kyverno.io/');
+
+const documentsOf = (file: string): Manifest[] =>
+  parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((document) => document.toJS() as Manifest)
+    .filter((document) => document && typeof document === 'object');
+
+/** `ns/name` names an object in that namespace (no namespace counts as `default`, as the CLI reads it); `name` any. */
+function findResource(objects: Manifest[], kind: string | undefined, reference: string): Manifest | undefined {
+  const [namespace, name] = reference.includes('/') ? reference.split('/', 2) : [undefined, reference];
+  return objects.find((object) => (kind === undefined || object.kind === kind) && object.metadata?.name === name && (namespace === undefined || (object.metadata?.namespace ?? 'default') === namespace));
+}
+
+export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
+  const folder = dirname(file);
+  const test = parse(readFileSync(file, 'utf8')) as KyvernoTest;
+  const manifests = (test.policies ?? []).flatMap((path) => documentsOf(join(folder, path)));
+  const objects = (test.resources ?? []).flatMap((path) => documentsOf(join(folder, path)));
+  const user = test.userinfo ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as { userInfo?: { username?: string; groups?: string[] } }).userInfo : undefined;
+  const mocks = [test.variables, test.values, test.context].filter((value): value is string => typeof value === 'string');
+
+  const validating = manifests.filter((manifest) => manifest.kind === 'ValidatingPolicy' && String(manifest.apiVersion).startsWith('policies.kyverno.io/'));
+  const otherKinds = new Map(manifests.filter((manifest) => !validating.includes(manifest)).map((manifest) => [manifest.metadata?.name ?? '', manifest.kind ?? '']));
+  const rules = validating.length > 0 ? bundleRules(validating) : undefined;
+
+  const outcomes: CaseOutcome[] = [];
+  for (const expectation of test.results ?? []) {
+    const references = expectation.resources ?? (expectation.resource ? [expectation.resource] : []);
+    for (const reference of references) {
+      const name = `${expectation.policy}${expectation.rule ? `/${expectation.rule}` : ''} ${expectation.kind ?? ''}/${reference}: ${expectation.result}`;
+      const skip = (reason: string) => outcomes.push(skipped(file, name, reason));
+      if (otherKinds.has(expectation.policy ?? '')) {
+        skip(`${otherKinds.get(expectation.policy ?? '')} ${expectation.policy} is not a ValidatingPolicy: Portcullis runs Kyverno's CEL ValidatingPolicy only`);
+        continue;
+      }
+      if (expectation.patchedResources || expectation.patchedResource) {
+        skip('an expected mutation: the cel function validates only');
+        continue;
+      }
+      if (!rules) {
+        outcomes.push(failed(file, name, `policy ${expectation.policy} is not in the suite's policy files`));
+        continue;
+      }
+      if (!rules.ok) {
+        if (rules.needsCluster) skip(rules.errors.join('; '));
+        else outcomes.push(failed(file, name, `the policies are not valid:\n${rules.errors.join('\n')}`));
+        continue;
+      }
+      if (mocks.length > 0) {
+        skip(`the suite mocks values (${mocks.join(', ')}): Portcullis judges the request alone`);
+        continue;
+      }
+      const object = findResource(objects, expectation.kind, reference);
+      if (!object) {
+        outcomes.push(failed(file, name, `no ${expectation.kind} ${reference} in the suite's resource files`));
+        continue;
+      }
+      const request = offlineRequest(object, { username: user?.username, groups: user?.groups });
+      if (!request.ok) {
+        outcomes.push(failed(file, name, request.error));
+        continue;
+      }
+      const results = await ruleResults(cel, rules.document, request.request, new Date());
+      const got = resultNamed(results, expectation.policy ?? '');
+      const messages = results.filter((result) => result.policy === expectation.policy).flatMap((result) => result.messages);
+      outcomes.push(got === expectation.result ? passed(file, name) : failed(file, name, `expected: ${expectation.result}\ngot:      ${got}${messages.length > 0 ? `\n  ${messages.join('\n  ')}` : ''}`));
+    }
+  }
+  return outcomes;
+}

@@ -1,0 +1,135 @@
+// `portcullis policy test` as CI runs it: Portcullis PolicyTest files, Kyverno's kyverno-test.yaml and gator's
+// suite.yaml as their authors wrote them (../shared/corpora), exit 1 on any mismatch with what differs,
+// skipped cases with their reason and never as passed, and JUnit XML for CI systems.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { CORPORA } from '../helpers/corpora.js';
+import { portcullis } from '../helpers/portcullis-cli.js';
+
+const FIXTURES = 'test/fixtures/policy-tests';
+const work = mkdtempSync(join(tmpdir(), 'portcullis-policy-test-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A copy of the fixtures with one test file changed, so the run must fail. */
+function changedFixture(file: string, change: (test: any) => void): string {
+  const folder = mkdtempSync(join(work, 'fixtures-'));
+  cpSync(FIXTURES, join(folder, 'policy-tests'), { recursive: true });
+  cpSync('test/fixtures/rules', join(folder, 'rules'), { recursive: true });
+  const path = join(folder, 'policy-tests', file);
+  const test = parse(readFileSync(path, 'utf8'));
+  change(test);
+  writeFileSync(path, stringify(test));
+  return path;
+}
+
+/** The outcomes of `-o json`, by status. */
+const outcomesOf = (stdout: string) => JSON.parse(stdout).outcomes as { suite: string; name: string; status: string; detail?: string }[];
+
+describe('policy test: PolicyTest files', () => {
+  it('every case of the fixtures gets its expected result: exit 0', async () => {
+    const result = await portcullis(['policy', 'test', FIXTURES]);
+    expect(result.stdout).toMatch(/\n8 passed, 0 failed, 0 skipped\n$/);
+    expect(result.stdout).toContain('PASS  an image from Docker Hub is denied, saying which');
+    expect(result.code).toBe(0);
+  });
+
+  it.each([
+    ['an outcome', 'trusted-registry.yaml', (test: any) => (test.cases[0].expect.allowed = false), /FAIL {2}an image from the local registry is allowed\n {6}expected denied\n {6}got: {5}allowed/],
+    ['a message', 'trusted-registry.yaml', (test: any) => (test.cases[1].expect.message = 'quay\\.io'), /expected a denial message matching \/quay\\.io\/\n\s+got:\s+"trusted-registry: rule local-registry: container \\"web\\" image \\"docker.io\/library\/nginx:1.27\\"/],
+    ['a rule result', 'cel.yaml', (test: any) => (test.cases[0].expect.rules['no-latest'] = 'fail'), /rule no-latest: expected fail\n\s+got: +pass/],
+    ['a patched object', 'registry-mirror.yaml', (test: any) => (test.cases[0].expect.patched.spec.containers[0].image = 'docker.io/library/nginx:1.27'), /patched object differs:[\s\S]*- +image: docker.io\/library\/nginx:1.27\n[\s\S]*\+ +image: mirror.example.com\/library\/nginx:1.27/],
+    ['no warnings', 'registry-mirror.yaml', (test: any) => (test.cases[0].expect.warnings = ['mirrored']), /expected a warning matching \/mirrored\/\n\s+got: +\(none\)/],
+  ])('a mismatch in %s fails the run (exit 1) and shows what differs', async (_what, file, change, shown) => {
+    const result = await portcullis(['policy', 'test', changedFixture(file, change)]);
+    expect(result.stdout).toMatch(shown);
+    expect(result.stdout).toMatch(/\n\d+ passed, 1 failed, 0 skipped\n$/);
+    expect(result.code).toBe(1);
+  });
+
+  it('-o junit: one testsuite per file, the failure with what differs', async () => {
+    const result = await portcullis(['policy', 'test', changedFixture('trusted-registry.yaml', (test) => (test.cases[0].expect.allowed = false)), '-o', 'junit']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites tests="5" failures="1" skipped="0">\n {2}<testsuite name="[^"]+trusted-registry.yaml" tests="5" failures="1" skipped="0">/);
+    expect(result.stdout).toContain('name="an image from the local registry is allowed">\n      <failure message="expected denied">expected denied\ngot:     allowed</failure>');
+    expect(result.stderr).toContain('4 passed, 1 failed, 0 skipped');
+  });
+
+  it.each([
+    [{ cases: [{ name: 'x', object: { kind: 'Pod' }, expect: { allowed: 'no' } }] }, /cases\[0\]\.expect\.allowed: expected boolean/],
+    [{ rules: 7 }, /rules: expected a file or a list of files/],
+    [{ policy: 'no-such' }, /unknown policy "no-such"; known: trusted-registry, /],
+    [{ cases: [{ name: 'x', expect: {} }] }, /cases\[0\]: give one of object and file/],
+    [{ cases: [{ name: 'x', file: 'objects/missing.yaml', expect: {} }] }, /cases\[0\]\.file: cannot read/],
+  ])('an invalid test file is a usage error naming the field (exit 2): %j', async (change, message) => {
+    const result = await portcullis(['policy', 'test', changedFixture('trusted-registry.yaml', (test) => Object.assign(test, change))]);
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+  });
+
+  it('a file that is not a test, or a folder without one, is a usage error', async () => {
+    expect(await portcullis(['policy', 'test', 'package.json', FIXTURES])).toMatchObject({ code: 2, stderr: expect.stringContaining('package.json: not a test file') });
+    expect(await portcullis(['policy', 'test', 'functions'])).toMatchObject({ code: 2, stderr: expect.stringContaining('no test files under functions') });
+  });
+});
+
+describe("policy test: the ecosystem's suites as written", () => {
+  it("Kyverno's kyverno-test.yaml suites: every case Portcullis can run gets its expected result", async () => {
+    const result = await portcullis(['policy', 'test', join(CORPORA, 'kyverno-vpol'), join(CORPORA, 'kyverno-policies'), '-o', 'json']);
+    const outcomes = outcomesOf(result.stdout);
+    expect(outcomes.filter(({ status }) => status === 'failed')).toEqual([]);
+    expect(outcomes.filter(({ status }) => status === 'passed').length).toBeGreaterThan(1000);
+    expect(result.code).toBe(0);
+    // What needs the cluster is skipped with the reason, never passed.
+    const suite = (name: string) => outcomes.filter(({ suite }) => suite.includes(`/${name}/`));
+    for (const [name, reason] of [
+      ['disallow-default-namespace', /namespaceObject needs the Namespace from the cluster/],
+      ['check-hpa-exists', /resource\.List reads the cluster/],
+      ['allowed-base-images', /image\.GetMetadata reads a registry/],
+    ] as const) {
+      expect(suite(name).length).toBeGreaterThan(0);
+      for (const outcome of suite(name)) expect(outcome).toMatchObject({ status: 'skipped', detail: expect.stringMatching(reason) });
+    }
+    // Kyverno's older ClusterPolicy kind is not run: skipped, saying so.
+    expect(suite('require-labels').filter(({ suite }) => suite.includes('kyverno-policies'))).toEqual(
+      expect.arrayContaining([expect.objectContaining({ status: 'skipped', detail: expect.stringMatching(/ClusterPolicy require-labels is not a ValidatingPolicy/) })]),
+    );
+  });
+
+  it('a Kyverno suite whose expectation is wrong fails the run', async () => {
+    const folder = join(work, 'disallow-latest-tag');
+    cpSync(join(CORPORA, 'kyverno-vpol', 'best-practices-vpol', 'disallow-latest-tag'), folder, { recursive: true });
+    const file = join(folder, '.kyverno-test', 'kyverno-test.yaml');
+    const test = parse(readFileSync(file, 'utf8'));
+    const failing = test.results.find((entry: any) => entry.result === 'fail');
+    failing.result = 'pass';
+    writeFileSync(file, stringify(test));
+    const result = await portcullis(['policy', 'test', folder]);
+    expect(result.stdout).toMatch(/FAIL .*: pass\n\s+expected: pass\n\s+got: +fail/);
+    expect(result.code).toBe(1);
+  });
+
+  it("gator's suite.yaml: the CEL template's cases pass; Rego-only templates are skipped, saying why", async () => {
+    const result = await portcullis(['policy', 'test', join(CORPORA, 'gatekeeper-library'), '-o', 'json']);
+    const outcomes = outcomesOf(result.stdout);
+    expect(outcomes.filter(({ suite }) => suite.includes('requiredlabels')).map(({ status }) => status)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed']);
+    const rego = outcomes.filter(({ suite }) => !suite.includes('requiredlabels'));
+    expect(rego.length).toBeGreaterThan(20);
+    for (const outcome of rego) expect(outcome).toMatchObject({ status: 'skipped', detail: expect.stringContaining('has only Rego') });
+    expect(result.code).toBe(0);
+  });
+
+  it('a gator assertion that does not hold fails the run, with the violations', async () => {
+    const folder = join(work, 'requiredlabels');
+    cpSync(join(CORPORA, 'gatekeeper-library', 'requiredlabels'), folder, { recursive: true });
+    const file = join(folder, 'suite.yaml');
+    const suite = parse(readFileSync(file, 'utf8'));
+    suite.tests[0].cases[1].assertions = [{ violations: 3 }];
+    writeFileSync(file, stringify(suite));
+    const result = await portcullis(['policy', 'test', file]);
+    expect(result.stdout).toMatch(/FAIL {2}must-have-owner: example-disallowed\n\s+expected violations: 3\n\s+got: +2\n\s+missing required label, requires all of: owner\n\s+regex mismatch\n/);
+    expect(result.code).toBe(1);
+  });
+});
