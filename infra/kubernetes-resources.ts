@@ -33,6 +33,14 @@ const KINDS_BY_GROUP: Record<string, Record<string, string>> = {
   'flowcontrol.apiserver.k8s.io': { FlowSchema: 'flowschemas', PriorityLevelConfiguration: 'prioritylevelconfigurations' },
 };
 
+/** Built-in kinds that live outside namespaces (an audit reports them in the ClusterPolicyReport). */
+export const CLUSTER_SCOPED_KINDS = new Set([
+  'Namespace', 'Node', 'PersistentVolume', 'ClusterRole', 'ClusterRoleBinding', 'StorageClass', 'CSIDriver', 'CSINode',
+  'VolumeAttachment', 'PriorityClass', 'RuntimeClass', 'IngressClass', 'CertificateSigningRequest', 'CustomResourceDefinition',
+  'APIService', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration', 'FlowSchema', 'PriorityLevelConfiguration',
+]);
+
 /**
  * Written many times a second by the control plane and the kubelets (leader election, events, endpoints):
  * registered only when a document names them, never for "every kind", or every renewal would reach Lambda.

@@ -10,17 +10,11 @@ import { EXIT, UsageError } from './cli-errors.js';
 import { decodedPatch, describeOperation } from './json-patch-text.js';
 import { formatDocument, type OutputFormat, outputOption } from './output-format.js';
 import { policyNamed } from './policy-lookup.js';
+import { parseNow } from './time-option.js';
 
 interface AdmissionAnswer {
   response?: { allowed?: boolean; status?: { code?: number; reason?: string; message?: string }; warnings?: string[]; auditAnnotations?: Record<string, string>; patch?: string };
   error?: string;
-}
-
-function parseNow(text: string | undefined): Date | undefined {
-  if (text === undefined) return undefined;
-  const now = new Date(text);
-  if (Number.isNaN(now.getTime())) throw new UsageError(`--now ${text}: not a time; expected ISO 8601 such as 2026-12-24T10:00:00Z`);
-  return now;
 }
 
 function readEvent(file: string): unknown {

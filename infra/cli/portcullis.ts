@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { describeS3Error } from '../../functions/admission/rules/s3-client.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { print } from './cli-output.js';
+import { registerAuditCommand } from './audit-command.js';
 import { registerEventCommand } from './event-command.js';
 import { registerInvokeCommand } from './invoke-command.js';
 import { registerPolicyCommand } from './policy-command.js';
@@ -30,6 +31,7 @@ registerPolicyCommand(program);
 registerInvokeCommand(program);
 registerEventCommand(program);
 registerWebhookConfigCommand(program);
+registerAuditCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -6,16 +6,15 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import { createS3Client, describeS3Error } from '../../functions/admission/rules/s3-client.js';
-import { localBucketTarget } from '../local-settings.js';
-import { bucketReader, type DocumentReader, folderReader } from '../rules-documents.js';
+import { describeS3Error } from '../../functions/admission/rules/s3-client.js';
 import { webhookConfigurationObjects, webhookConfigurations } from '../webhook-configuration.js';
 import { registrationsFromDocuments } from '../webhook-registration.js';
 import { print } from './cli-output.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { formatDocument, outputOption } from './output-format.js';
+import { documentReader, type RulesLocationOptions, rulesLocationOptions } from './rules-location.js';
 
-interface WebhookConfigOptions {
+interface WebhookConfigOptions extends RulesLocationOptions {
   url?: string;
   token?: string;
   caBundle?: string;
@@ -23,10 +22,6 @@ interface WebhookConfigOptions {
   failurePolicy?: 'Ignore' | 'Fail';
   stage?: string;
   region?: string;
-  rules?: string;
-  bucket?: string;
-  prefix?: string;
-  local?: boolean;
   output: 'yaml' | 'json';
 }
 
@@ -44,14 +39,6 @@ function deployedUrl(options: WebhookConfigOptions): string {
   const url = output.match(/HttpApiUrl:\s*(https:\/\/\S+)/)?.[1];
   if (!url) throw new UsageError('no --url, and `sls info` shows no HttpApiUrl: is the stack deployed?');
   return url;
-}
-
-function documentReader(options: WebhookConfigOptions): DocumentReader {
-  if ([options.rules !== undefined, options.bucket !== undefined, options.local].filter(Boolean).length > 1) throw new UsageError('give one of --rules, --bucket and --local');
-  if (options.prefix !== undefined && options.bucket === undefined && !options.local) throw new UsageError('--prefix needs --bucket or --local');
-  if (options.bucket) return bucketReader({ client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }), bucket: options.bucket, prefix: options.prefix ?? 'policies/' });
-  if (options.local) return bucketReader(localBucketTarget({ prefix: options.prefix }));
-  return folderReader(options.rules ?? 'policies');
 }
 
 function caBundle(file: string | undefined): string | undefined {
@@ -96,13 +83,7 @@ async function webhookConfig(options: WebhookConfigOptions): Promise<number> {
 }
 
 export function registerWebhookConfigCommand(program: Command): void {
-  program
-    .command('webhook-config')
-    .description('print the webhook configurations the rules documents call for, ready for kubectl apply -f -')
-    .option('--rules <dir>', 'read the documents from this folder (default: policies/)')
-    .option('--bucket <bucket>', 'read the live documents from this S3 bucket')
-    .option('--prefix <prefix>', 'the key prefix in the bucket (default: policies/)')
-    .option('--local', 'read the bucket of the stack `npm start` runs')
+  rulesLocationOptions(program.command('webhook-config').description('print the webhook configurations the rules documents call for, ready for kubectl apply -f -'))
     .option('--url <url>', "the API's base URL, https://<api-id>.execute-api.<region>.amazonaws.com (default: from `sls info`)")
     .option('--token <token>', 'a caller token, appended to each webhook URL')
     .option('--ca-bundle <file>', "a PEM CA bundle for the webhooks' clientConfig")

@@ -1,0 +1,101 @@
+// Lists objects from a live cluster for `audit`, as kubectl does: the kubeconfig's cluster, credentials and
+// TLS settings through @kubernetes/client-node (tokens, client certificates, exec plugins), every
+// namespace at once, in pages (`limit`, `continue`). An expired continue token (410 Gone) restarts that
+// resource's list from the start; a resource the credentials may not list (403) is skipped with a note.
+import { request } from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import { type ListedResource, pathOf } from './listed-resources.js';
+
+export interface ClusterOptions {
+  kubeconfig?: string;
+  context?: string;
+  /** Objects per page (`limit`). */
+  pageSize?: number;
+}
+
+class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_RESTARTS = 3;
+
+export function loadKubeConfig({ kubeconfig, context }: ClusterOptions): KubeConfig {
+  const config = new KubeConfig();
+  if (kubeconfig) config.loadFromFile(kubeconfig);
+  else config.loadFromDefault();
+  if (context) config.setCurrentContext(context);
+  if (!config.getCurrentCluster()) throw new Error(`no cluster in the kubeconfig${context ? ` for context ${context}` : ''}`);
+  return config;
+}
+
+/** One GET against the API server, its JSON body; a status other than 200 throws with the server's message. */
+async function getJson(config: KubeConfig, path: string): Promise<any> {
+  const url = new URL(path, config.getCurrentCluster()!.server);
+  const options: Parameters<typeof request>[1] = { method: 'GET', headers: { accept: 'application/json' } };
+  await config.applyToHTTPSOptions(options);
+  return new Promise((resolve, reject) => {
+    const call = request(url, options, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: any;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = undefined;
+        }
+        if (response.statusCode === 200 && body) resolve(body);
+        else reject(new HttpStatusError(response.statusCode ?? 0, body?.message ?? (text.slice(0, 200) || `HTTP ${response.statusCode}`)));
+      });
+    });
+    call.on('error', reject);
+    call.end();
+  });
+}
+
+/** Every object of the resources, with apiVersion and kind set (list items carry neither); notes for what was skipped. */
+export async function listClusterObjects(config: KubeConfig, resources: ListedResource[], pageSize = 500): Promise<{ objects: unknown[]; notes: string[] }> {
+  const objects: unknown[] = [];
+  const notes: string[] = [];
+  for (const resource of resources) {
+    const path = pathOf(resource);
+    let items: unknown[] = [];
+    let next: string | undefined;
+    let restarts = 0;
+    for (;;) {
+      const query = new URLSearchParams({ limit: String(pageSize), ...(next ? { continue: next } : {}) });
+      let page: any;
+      try {
+        page = await getJson(config, `${path}?${query}`);
+      } catch (error) {
+        if (error instanceof HttpStatusError && error.status === 410 && restarts < MAX_RESTARTS) {
+          // The continue token expired (the list took longer than etcd keeps it): start over, consistent again.
+          notes.push(`${path}: the list expired midway (410 Gone); listed again from the start`);
+          restarts += 1;
+          items = [];
+          next = undefined;
+          continue;
+        }
+        if (error instanceof HttpStatusError && error.status === 403) {
+          notes.push(`${path}: skipped, not allowed to list it (403: ${error.message})`);
+          items = [];
+          break;
+        }
+        throw new Error(`listing ${path}: ${error instanceof HttpStatusError ? `HTTP ${error.status}: ` : ''}${(error as Error).message}`);
+      }
+      const apiVersion = resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
+      const kind = typeof page.kind === 'string' ? page.kind.replace(/List$/, '') : '';
+      for (const item of page.items ?? []) items.push({ apiVersion, kind, ...item });
+      next = page.metadata?.continue || undefined;
+      if (!next) break;
+    }
+    objects.push(...items);
+  }
+  return { objects, notes };
+}
