@@ -10,6 +10,7 @@ import { print } from './cli-output.js';
 import { registerAuditCommand } from './audit-command.js';
 import { registerEventCommand } from './event-command.js';
 import { registerInvokeCommand } from './invoke-command.js';
+import { registerNewPolicyCommand } from './new-policy-command.js';
 import { registerPolicyCommand } from './policy-command.js';
 import { registerWebhookConfigCommand } from './webhook-config-command.js';
 
@@ -32,6 +33,7 @@ registerInvokeCommand(program);
 registerEventCommand(program);
 registerWebhookConfigCommand(program);
 registerAuditCommand(program);
+registerNewPolicyCommand(program);
 
 try {
   await program.parseAsync(process.argv);
