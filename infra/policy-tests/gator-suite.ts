@@ -5,11 +5,12 @@
 // inventory of cluster objects are skipped with the reason. An object may be a whole AdmissionReview.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { ruleResults } from '../evaluation/rule-results.js';
 import { type CaseOutcome, failed, passed, skipped } from './case-outcome.js';
 import { bundleRules, cel } from './manifest-bundle-rules.js';
 import { offlineRequest } from './offline-request.js';
+import { yamlDocuments } from './yaml-documents.js';
 
 export interface GatorAssertion {
   violations?: 'yes' | 'no' | number | boolean;
@@ -24,10 +25,7 @@ type Manifest = { apiVersion?: string; kind?: string; spec?: { targets?: { code?
 
 export const isGatorSuite = (document: Manifest) => document.kind === 'Suite' && String(document.apiVersion).startsWith('test.gatekeeper.sh/');
 
-const documentsOf = (file: string): Manifest[] =>
-  parseAllDocuments(readFileSync(file, 'utf8'))
-    .map((document) => document.toJS() as Manifest)
-    .filter((document) => document && typeof document === 'object');
+const documentsOf = (file: string) => yamlDocuments<Manifest>(file);
 
 const hasCel = (template: Manifest) => (template.spec?.targets ?? []).some((target) => (target.code ?? []).some((code) => code.engine === 'K8sNativeValidation'));
 

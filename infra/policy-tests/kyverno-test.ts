@@ -4,11 +4,12 @@
 // cannot do is skipped with the reason: policies that need the cluster, other Kyverno kinds, mocked values.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { ruleResults } from '../evaluation/rule-results.js';
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { bundleRules, cel } from './manifest-bundle-rules.js';
 import { offlineRequest } from './offline-request.js';
+import { yamlDocuments } from './yaml-documents.js';
 
 interface KyvernoResult {
   policy?: string;
@@ -35,10 +36,7 @@ type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string
 
 export const isKyvernoTest = (document: Manifest) => document.kind === 'Test' && String(document.apiVersion).startsWith('cli.kyverno.io/');
 
-const documentsOf = (file: string): Manifest[] =>
-  parseAllDocuments(readFileSync(file, 'utf8'))
-    .map((document) => document.toJS() as Manifest)
-    .filter((document) => document && typeof document === 'object');
+const documentsOf = (file: string) => yamlDocuments<Manifest>(file);
 
 /** `ns/name` names an object in that namespace (no namespace counts as `default`, as the CLI reads it); `name` any. */
 function findResource(objects: Manifest[], kind: string | undefined, reference: string): Manifest | undefined {

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { portcullis } from '../helpers/portcullis-cli.js';
+import { TEST_RULES } from '../helpers/test-rules.js';
 
 const run = promisify(execFile);
 
@@ -124,7 +125,7 @@ describe('sls invoke local', () => {
   it('runs the built bundle on a fixture', async () => {
     const workFolder = '.esbuild-invoke';
     const { stdout } = await run('npx', ['sls', 'invoke', 'local', '-f', 'trusted-registry', '-p', 'events/trusted-registry/pod-bad-repo.json'], {
-      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: workFolder },
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: workFolder, RULES_DIR: TEST_RULES },
     }).finally(() => rmSync(workFolder, { recursive: true, force: true }));
     const result = JSON.parse(stdout.slice(stdout.indexOf('{')));
     expect(result.statusCode).toBe(200);

@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { TEST_RULES } from './test-rules.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -24,8 +25,9 @@ export interface LocalServer {
 export async function startLocalServer(env: Record<string, string> = {}, timeoutMs = 90_000): Promise<LocalServer> {
   const [port, lambdaPort] = [await freePort(), await freePort()];
   const workFolder = `.esbuild-offline-${port}`;
-  const child: ChildProcess = spawn('npx', ['sls', 'offline', 'start'], {
-    env: { ...process.env, PORT: String(port), LAMBDA_PORT: String(lambdaPort), SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: workFolder, ...env },
+  // --localEnvironment hands the functions this environment: RULES_DIR is the tests' own rules, not the samples.
+  const child: ChildProcess = spawn('npx', ['sls', 'offline', 'start', '--localEnvironment'], {
+    env: { ...process.env, PORT: String(port), LAMBDA_PORT: String(lambdaPort), SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: workFolder, RULES_DIR: TEST_RULES, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
