@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { print } from './cli-output.js';
 import { EXIT, UsageError } from './cli-errors.js';
-import { decodedPatch, describeOperation } from './json-patch-text.js';
+import { decodedPatch, describeOperation } from '../json-patch-text.js';
 import { formatDocument, type OutputFormat, outputOption } from './output-format.js';
 import { policyNamed } from './policy-lookup.js';
 import { parseNow } from './time-option.js';

@@ -5,14 +5,10 @@
 // A push writes only if the object is still the one it read (or the ETag --if-match names).
 // Bucket, prefix and endpoint come from the flags, else RULES_BUCKET, RULES_PREFIX, RULES_S3_ENDPOINT;
 // --local targets the bucket of the stack `npm start` runs.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import type { Context } from 'aws-lambda';
+import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { createTwoFilesPatch } from 'diff';
 import { stringify } from 'yaml';
-import { configFromEnv } from '../../functions/admission/config.js';
-import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import type { Policy } from '../../functions/admission/policy.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
@@ -26,8 +22,7 @@ import { type BucketTarget, ChangedSinceReadError, keyOf, readRules, uploadRules
 import { type Registration, registrationsOf } from '../webhook-registration.js';
 import { print } from './cli-output.js';
 import { EXIT, UsageError } from './cli-errors.js';
-import { decodedPatch, describeOperation, type PatchOperation } from './json-patch-text.js';
-import { formatDocument, type OutputFormat, outputOption } from './output-format.js';
+import { formatDocument, outputOption } from './output-format.js';
 import { policyNamed } from './policy-lookup.js';
 import { maxBytes, NAME_IT, printInvalid, readDocument } from './rules-document-file.js';
 import { registerPolicyTestCommand } from './policy-test-command.js';

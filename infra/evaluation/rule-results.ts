@@ -9,7 +9,7 @@ import { nestedDeeperThan, ObjectTooDeepError } from '../../functions/admission/
 import { type Findings, type Policy, policyNameOf } from '../../functions/admission/policy.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import type { Rule, RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
-import { describeOperation } from '../cli/json-patch-text.js';
+import { describeOperation } from '../json-patch-text.js';
 
 export type RuleResultKind = 'pass' | 'fail' | 'warn' | 'error' | 'skip';
 

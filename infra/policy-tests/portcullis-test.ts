@@ -29,7 +29,7 @@ import * as z from '../../functions/admission/zod.js';
 import { zodIssueLines } from '../../functions/admission/zod-error-message.js';
 import { httpApiEvent } from '../admission-event.js';
 import { ruleResults } from '../evaluation/rule-results.js';
-import { decodedPatch } from '../cli/json-patch-text.js';
+import { decodedPatch } from '../json-patch-text.js';
 import { policyNamed } from '../cli/policy-lookup.js';
 import { type CaseOutcome, failed, passed, resultNamed } from './case-outcome.js';
 import { offlineRequest } from './offline-request.js';

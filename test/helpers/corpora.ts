@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
+import { assertionMismatch, type GatorAssertion } from '../../infra/policy-tests/gator-suite.js';
 
 export const CORPORA = join('..', 'shared', 'corpora');
 
@@ -16,10 +17,7 @@ export function corpusDocuments(...path: string[]): any[] {
     .filter((document) => document && typeof document === 'object');
 }
 
-export interface GatekeeperAssertion {
-  violations?: 'yes' | 'no' | number | boolean;
-  message?: string;
-}
+export type GatekeeperAssertion = GatorAssertion;
 
 export interface GatekeeperCase {
   name: string;
@@ -35,12 +33,5 @@ export function gatekeeperCases(library: string): { test: string; name: string; 
   );
 }
 
-/** Does a list of violation messages satisfy a gator assertion? (`violations` defaults to yes; `message` is an unanchored regex filter.) */
-export function satisfiesAssertion(violations: string[], assertion: GatekeeperAssertion): boolean {
-  const pattern = assertion.message === undefined ? undefined : new RegExp(assertion.message);
-  const count = violations.filter((violation) => !pattern || pattern.test(violation)).length;
-  const expected = assertion.violations ?? 'yes';
-  if (expected === 'yes' || expected === true) return count > 0;
-  if (expected === 'no' || expected === false) return count === 0;
-  return count === expected;
-}
+/** Does a list of violation messages satisfy a gator assertion? As `policy test` judges it (gator-suite.ts). */
+export const satisfiesAssertion = (violations: string[], assertion: GatekeeperAssertion): boolean => assertionMismatch(violations, assertion) === undefined;
