@@ -2,7 +2,7 @@
 // object as a CREATE request (what the API server would send if it were created now), per rule, at `now`.
 import type { PolicyDocument } from '../rules-documents.js';
 import { type RuleResult, ruleResults } from '../evaluation/rule-results.js';
-import { CLUSTER_SCOPED_KINDS } from '../kubernetes-resources.js';
+import { CLUSTER_SCOPED_KINDS, KIND_RESOURCES } from '../kubernetes-resources.js';
 import { offlineRequest } from '../policy-tests/offline-request.js';
 
 export interface AuditedResource {
@@ -26,10 +26,13 @@ export interface AuditedObject {
 
 type ObjectLike = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string; uid?: string } };
 
-/** Where the object lives: its namespace; none for cluster-scoped kinds (or, for kinds we do not know, when it names none). */
+/**
+ * Where the object lives: none for cluster-scoped kinds; a built-in namespaced kind without a namespace (a
+ * manifest as written) is created in `default`; a kind we do not know is cluster-scoped when it names none.
+ */
 function resourceOf(object: ObjectLike): AuditedResource {
   const kind = object.kind ?? '';
-  const clusterScoped = CLUSTER_SCOPED_KINDS.has(kind) || (!object.metadata?.namespace && !KNOWN_NAMESPACED.has(kind));
+  const clusterScoped = CLUSTER_SCOPED_KINDS.has(kind) || (!object.metadata?.namespace && !Object.hasOwn(KIND_RESOURCES, kind));
   return {
     apiVersion: object.apiVersion ?? 'v1',
     kind,
@@ -38,9 +41,6 @@ function resourceOf(object: ObjectLike): AuditedResource {
     ...(object.metadata?.uid ? { uid: object.metadata.uid } : {}),
   };
 }
-
-// Built-in namespaced kinds: one without a namespace (a manifest as written) is created in `default`.
-const KNOWN_NAMESPACED = new Set(['Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'Service', 'ConfigMap', 'Secret', 'ServiceAccount', 'Ingress', 'NetworkPolicy', 'PersistentVolumeClaim', 'Role', 'RoleBinding', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'ReplicationController', 'LimitRange', 'ResourceQuota']);
 
 export async function auditObjects(documents: PolicyDocument[], objects: unknown[], now: Date): Promise<AuditedObject[]> {
   const audited: AuditedObject[] = [];

@@ -37,6 +37,16 @@ import { routeOf } from '../../functions/admission/policy.js';
 
 const RuleResultSchema = z.enum(['pass', 'fail', 'warn', 'skip', 'error']);
 
+const isRegularExpression = (pattern: string) => {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const PatternSchema = z.string().check(z.refine(isRegularExpression, { message: 'not a valid regular expression' }));
+
 const CaseSchema = z.strictObject({
   name: z.string().check(z.minLength(1)),
   object: z.optional(z.record(z.string(), z.unknown())),
@@ -50,8 +60,8 @@ const CaseSchema = z.strictObject({
   now: z.optional(z.iso.datetime({ offset: true })),
   expect: z.strictObject({
     allowed: z.optional(z.boolean()),
-    message: z.optional(z.string()),
-    warnings: z.optional(z.array(z.string())),
+    message: z.optional(PatternSchema),
+    warnings: z.optional(z.array(PatternSchema)),
     patched: z.optional(z.record(z.string(), z.unknown())),
     rules: z.optional(z.record(z.string(), RuleResultSchema)),
   }),

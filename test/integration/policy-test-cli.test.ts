@@ -62,6 +62,7 @@ describe('policy test: PolicyTest files', () => {
     [{ rules: 7 }, /rules: expected a file or a list of files/],
     [{ policy: 'no-such' }, /unknown policy "no-such"; known: trusted-registry, /],
     [{ cases: [{ name: 'x', expect: {} }] }, /cases\[0\]: give one of object and file/],
+    [{ cases: [{ name: 'x', file: 'objects/pod-docker-hub.yaml', expect: { message: 'nginx(' } }] }, /cases\[0\]\.expect\.message: not a valid regular expression/],
     [{ cases: [{ name: 'x', file: 'objects/missing.yaml', expect: {} }] }, /cases\[0\]\.file: cannot read/],
   ])('an invalid test file is a usage error naming the field (exit 2): %j', async (change, message) => {
     const result = await portcullis(['policy', 'test', changedFixture('trusted-registry.yaml', (test) => Object.assign(test, change))]);
