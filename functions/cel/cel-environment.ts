@@ -36,7 +36,7 @@ export function withBudget<T>(budget: CostBudget, evaluate: () => T): T {
 }
 
 /** Size units: strings and bytes 1 per 10 characters (Kubernetes' traversal factor), lists and maps 1 per element. */
-function units(value: unknown): number {
+export function units(value: unknown): number {
   if (typeof value === 'string' || value instanceof Uint8Array) return Math.ceil(value.length / 10);
   if (Array.isArray(value)) return value.length;
   return celMapSize(value) ?? 0;
@@ -76,23 +76,40 @@ function chargeMatch(text: string, pattern: string): void {
   activeBudget?.charge(units(text) * units(pattern));
 }
 
-const RE2_MATCHES = 'portcullisRe2Matches';
-const LENIENT_OR_VALUE = 'portcullisOrValue';
+export const RE2_MATCHES = 'portcullisRe2Matches';
+export const LENIENT_OR_VALUE = 'portcullisOrValue';
+
+/** `text.matches(pattern)` on RE2, charged to the active budget. */
+export function re2Matches(text: string, pattern: string): boolean {
+  chargeMatch(text, pattern);
+  return re2Pattern(pattern).matcher(text).find();
+}
 
 function createEnvironment(): Environment {
   const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
   for (const name of CEL_VARIABLES) env.registerVariable(name, 'dyn');
-  const matches = (text: string, pattern: string) => {
-    chargeMatch(text, pattern);
-    return re2Pattern(pattern).matcher(text).find();
-  };
-  env.registerFunction(`string.${RE2_MATCHES}(string): bool`, matches);
-  env.registerFunction(`${RE2_MATCHES}(string, string): bool`, matches);
+  env.registerFunction(`string.${RE2_MATCHES}(string): bool`, re2Matches);
+  env.registerFunction(`${RE2_MATCHES}(string, string): bool`, re2Matches);
   env.registerFunction(`dyn.${LENIENT_OR_VALUE}(dyn): dyn`, (value: unknown, fallback: unknown) => (value instanceof Optional ? (value.hasValue() ? value.value() : fallback) : value));
   registerKubernetesLibrary(env, { re2Pattern, chargeMatch });
   registerKyvernoLibrary(env);
   meterEvaluation(env);
   return env;
+}
+
+// Selecting a field, an index or a variable takes the same time whatever the value's size: such nodes are
+// charged 1 unit, unless their value goes to something that does walk it (a call, `+`, `==`, `in`, a
+// comparison). Counting a map's keys at every `c.securityContext` doubled the cost of running a policy.
+const NAVIGATION = new Set(['id', '.', '.?', '[]', '[?]']);
+const WALKS_ITS_OPERANDS = new Set(['call', 'rcall', '+', '==', '!=', 'in', '<', '<=', '>', '>=']);
+
+/** Whether a node's value is charged by its size, as well as the 1 unit every node costs. */
+export const chargesSize = (op: string, parentOp: string | undefined): boolean => !NAVIGATION.has(op) || (parentOp !== undefined && WALKS_ITS_OPERANDS.has(parentOp));
+
+/** Marks the navigation nodes of a compiled expression whose value nothing walks, so they are charged 1 unit. */
+export function markNavigation(node: ExpressionNode, parent?: ExpressionNode): void {
+  if (!chargesSize(node.op, parent?.op)) (node as { chargedOne?: boolean }).chargedOne = true;
+  forEachChild(node, (child) => markNavigation(child, node));
 }
 
 /** Wraps the environment's evaluator so that every node it evaluates is charged to the active budget. */
@@ -103,7 +120,7 @@ function meterEvaluation(env: Environment): void {
     const run = evaluator.run;
     evaluator.run = function meteredRun(this: unknown, node: ExpressionNode, context: unknown) {
       const result = run.call(this, node, context);
-      if (activeBudget) activeBudget.charge(isAccumulator(result, context) ? 1 : 1 + units(result));
+      if (activeBudget) activeBudget.charge((node as { chargedOne?: boolean }).chargedOne === true || isAccumulator(result, context) ? 1 : 1 + units(result));
       return result;
     };
     delete (root as { evaluate?: unknown }).evaluate;

@@ -3,9 +3,10 @@
 // undeclared variable is an invalid rules document at `policy validate`, not a failure at admission.
 // Features that need the cluster (namespaceObject, authorizer, Kyverno's resource/http/image lookups) are
 // refused here, with the reason. Programs run metered: every evaluation step is charged to a cost budget.
-import { CEL_VARIABLES, callOf, celEnvironment, type ExpressionNode, forEachChild, rewriteCalls, withBudget } from './cel-environment.js';
+import { CEL_VARIABLES, callOf, celEnvironment, type ExpressionNode, forEachChild, markNavigation, rewriteCalls, withBudget } from './cel-environment.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { CostBudget } from './cost-budget.js';
+import { type CompiledExpression, compileExpression } from './compiled-expression.js';
 import { KYVERNO_FUNCTIONS } from './kyverno-library.js';
 
 export interface CelProgram {
@@ -16,10 +17,17 @@ export interface CelProgram {
   reads: string[];
   /** Calls a Kyverno function, which the API server's CEL environment does not have. */
   usesKyvernoLibrary: boolean;
+  /** Reads only object, oldObject and request: its value is the same in every rule judging a request. */
+  readsOnlyTheRequest: boolean;
   /** The value, evaluated with every step charged to `budget`; throws on an evaluation error or a spent budget. */
   run(bindings: Record<string, unknown>, budget?: CostBudget): unknown;
+  /** The engine's own evaluation, which `run` falls back to (compiled-expression.ts). */
+  evaluateOnEngine(bindings: Record<string, unknown>, budget: CostBudget): unknown;
+  /** The expression as closures, when it uses only what they handle. */
+  compiled?: CompiledExpression;
 }
 
+const REQUEST_VARIABLES = new Set(['object', 'oldObject', 'request']);
 const KNOWN_FUNCTIONS = new Set(celEnvironment.getDefinitions().functions.map(({ name }) => name));
 const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
 
@@ -72,8 +80,23 @@ function firstLine(error: unknown): string {
   return typeof range?.start === 'number' ? `${text} (at column ${range.start + 1})` : text;
 }
 
+// Policies share expressions (a dozen Kyverno policies define the same `allContainers`): one program per
+// source, so a request evaluates each shared one once (policy.ts). Bounded, as sources come from documents.
+const compiledPrograms = new Map<string, CelProgram | string>();
+const MAX_COMPILED_PROGRAMS = 4096;
+
 /** The compiled program, or the reason the expression does not compile (or cannot run here). */
 export function compileCel(source: string): CelProgram | string {
+  let program = compiledPrograms.get(source);
+  if (program === undefined) {
+    if (compiledPrograms.size >= MAX_COMPILED_PROGRAMS) compiledPrograms.clear();
+    program = compileProgram(source);
+    compiledPrograms.set(source, program);
+  }
+  return program;
+}
+
+function compileProgram(source: string): CelProgram | string {
   let evaluate: ReturnType<typeof celEnvironment.parse>;
   try {
     evaluate = celEnvironment.parse(source);
@@ -94,29 +117,75 @@ export function compileCel(source: string): CelProgram | string {
     if (undeclared) return `does not compile: undeclared ${undeclared[1]} (variables are ${CEL_VARIABLES.slice(0, 5).join(', ')})`;
     return `does not compile: ${firstLine(checked.error)}`;
   }
+  markNavigation(root);
+  const compiled = compileExpression(root);
+  const reads = CEL_VARIABLES.filter((name) => usage.identifiers.has(name));
+  function evaluateOnEngine(bindings: Record<string, unknown>, budget: CostBudget): unknown {
+    let result: unknown;
+    // The engine's errors are messages for the policy's author: a stack trace would only cost time.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      result = withBudget(budget, () => evaluate(bindings));
+    } catch (error) {
+      throw budget.failure ?? new Error(firstLine(error));
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+    // The engine may have absorbed the budget's error (`true || error`); the budget has not.
+    if (budget.failure) throw budget.failure;
+    return result;
+  }
   return {
     source,
     usesRegex: [...REGEX_FUNCTIONS].some((name) => usage.calls.has(name)),
-    reads: CEL_VARIABLES.filter((name) => usage.identifiers.has(name)),
+    reads,
     usesKyvernoLibrary: KYVERNO_FUNCTIONS.some((name) => usage.calls.has(name)),
+    readsOnlyTheRequest: reads.every((name) => REQUEST_VARIABLES.has(name)),
+    compiled,
+    evaluateOnEngine,
     run(bindings, budget = new CostBudget()) {
-      let result: unknown;
-      try {
-        result = withBudget(budget, () => evaluate(bindings));
-      } catch (error) {
-        throw budget.failure ?? new Error(firstLine(error));
+      if (compiled) {
+        const spent = budget.spent;
+        try {
+          return withBudget(budget, () => compiled(bindings, budget));
+        } catch (error) {
+          // The request's deadline ends the evaluation; anything else the closures did not answer with
+          // certainty (a type they leave to the engine, an error, the budget), the engine answers from the start.
+          if (error instanceof DeadlineExceededError) throw error;
+          budget.rewind(spent);
+        }
       }
-      // The engine may have absorbed the budget's error (`true || error`); the budget has not.
-      if (budget.failure) throw budget.failure;
-      return result;
+      return evaluateOnEngine(bindings, budget);
     },
   };
 }
 
-/** The value of a program, or an Error saying which expression failed and why. */
-export function runCel(program: CelProgram, bindings: Record<string, unknown>, budget: CostBudget, where: string): unknown {
+/** A program's value or error, kept for the other rules that evaluate it on the same request. */
+export type SharedResults = Map<CelProgram, { value: unknown } | { error: unknown }>;
+
+function sharedRun(program: CelProgram, bindings: Record<string, unknown>, budget: CostBudget, results: SharedResults): unknown {
+  let outcome = results.get(program);
+  if (!outcome) {
+    try {
+      outcome = { value: program.run(bindings, budget) };
+    } catch (error) {
+      if (error instanceof DeadlineExceededError) throw error;
+      outcome = { error };
+    }
+    results.set(program, outcome);
+  }
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
+}
+
+/**
+ * The value of a program, or an Error saying which expression failed and why. With `results`, a program
+ * that reads only the request is evaluated once for all the rules that share it.
+ */
+export function runCel(program: CelProgram, bindings: Record<string, unknown>, budget: CostBudget, where: string, results?: SharedResults): unknown {
   try {
-    return program.run(bindings, budget);
+    return results && program.readsOnlyTheRequest ? sharedRun(program, bindings, budget, results) : program.run(bindings, budget);
   } catch (error) {
     // The request's deadline ends the whole evaluation, not this expression: keep its type.
     if (error instanceof DeadlineExceededError) throw error;

@@ -39,6 +39,13 @@ export class CostBudget {
     }
   }
 
+  /** Back to `spent` units, with no failure: the engine evaluates again what the fast path gave up on. */
+  rewind(spent: number): void {
+    this.spent = spent;
+    this.failure = undefined;
+    this.nextCheck = spent + CHECK_EVERY;
+  }
+
   private fail(error: Error): never {
     this.failure ??= error;
     throw this.failure;

@@ -14,7 +14,7 @@ import { isManifestData, rulesFromManifests } from './manifests/manifest-bundle.
 import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from './pod-controllers.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { loadRegexEngine, regexEngineLoaded } from './cel-environment.js';
-import { type CelProgram, runCel, toCel } from './cel-program.js';
+import { type CelProgram, runCel, type SharedResults, toCel } from './cel-program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from './cost-budget.js';
 import { LazyVariables } from './lazy-variables.js';
 import { type CelParameters, CelParametersSchema } from './rules.js';
@@ -50,12 +50,17 @@ function withPodControllerKinds(rule: Rule<CelParameters>): Rule<CelParameters> 
 
 const NO_VARIABLES: ReadonlyMap<string, unknown> = new Map();
 
-interface RequestBindings {
+interface JudgedObject {
   object: unknown;
   oldObject: unknown;
+  /** The values of the programs that read only the request, for every rule that judges this object. */
+  results: SharedResults;
+}
+
+interface RequestBindings extends JudgedObject {
   request: unknown;
   /** The pod template's, for rules that judge a controller by it (autogen). */
-  podTemplate?: { object: unknown; oldObject: unknown };
+  podTemplate?: JudgedObject;
 }
 
 // The request as CEL values, converted once per request however many rules judge it (a bundle of
@@ -65,13 +70,13 @@ const converted = new WeakMap<AdmissionRequest, RequestBindings>();
 function bindingsOf(request: AdmissionRequest, judgesPodTemplate: boolean): RequestBindings {
   let bindings = converted.get(request);
   if (!bindings) {
-    bindings = { object: toCel(request.object ?? null), oldObject: toCel(request.oldObject ?? null), request: requestBinding(request) };
+    bindings = { object: toCel(request.object ?? null), oldObject: toCel(request.oldObject ?? null), request: requestBinding(request), results: new Map() };
     converted.set(request, bindings);
   }
   const kind = request.kind.kind;
   if (judgesPodTemplate && isPodController(kind) && !bindings.podTemplate) {
     const template = (object: unknown) => toCel(object ? podFromTemplate(kind, object) : null);
-    bindings.podTemplate = { object: template(request.object), oldObject: template(request.oldObject) };
+    bindings.podTemplate = { object: template(request.object), oldObject: template(request.oldObject), results: new Map() };
   }
   return bindings;
 }
@@ -99,7 +104,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   evaluate(request, parameters, context) {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
-    const run = (program: CelProgram, where: string): unknown => runCel(program, bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, context.deadline), where);
+    const run = (program: CelProgram, where: string): unknown => runCel(program, bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, context.deadline), where, judged.results);
     const declared = new Map<string, () => unknown>(Object.entries(parameters.variableValues).map(([name, value]) => [name, () => value] as const));
     for (const { name, program } of parameters.variables) declared.set(name, () => run(program, `variables.${name}`));
     const variables = declared.size > 0 ? new LazyVariables(declared) : NO_VARIABLES;
