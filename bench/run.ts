@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
+import { LOCAL_CREDENTIALS } from '../infra/local-settings.js';
 import { unpackFunction } from '../infra/packaged-function.js';
 import { BENCH_PACKAGE } from './bench-package.js';
 import { startTestS3 } from '../test/helpers/s3-server.js';
@@ -62,7 +63,9 @@ writeFileSync(join(work, 'esm-unsplit', 'package.json'), '{ "type": "module" }')
 // Rules from S3: the packaged rules document in s3rver, behind the counting proxy the tests use.
 const s3 = await startTestS3();
 await s3.put('policies/trusted-registry.yaml', readFileSync(join(root, 'policies/trusted-registry.yaml'), 'utf8'));
-const s3Env = { RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint, POWERTOOLS_LOG_LEVEL: 'INFO' };
+// Credentials and region as Lambda puts them in a function's environment (s3rver's fixed pair).
+const lambdaCredentials = { AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey, AWS_REGION: 'us-east-1' };
+const s3Env = { RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint, POWERTOOLS_LOG_LEVEL: 'INFO', ...lambdaCredentials };
 
 type WarmRun = { handlerNs: number[]; floorNs: number[]; allowed: boolean; patched: boolean };
 console.log(`warm: ${WARM_ITERATIONS} interleaved requests…`);

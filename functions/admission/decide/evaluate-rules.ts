@@ -55,7 +55,9 @@ export async function evaluateRules<P>(
     if (policy.logDetails) logDetails = { ...logDetails, ...policy.logDetails(request, rule.parameters) };
     let findings: Findings;
     try {
-      findings = await policy.evaluate(request, rule.parameters, context);
+      // Awaiting only a real promise: a microtask per rule adds up over a bundle of dozens.
+      const evaluated = policy.evaluate(request, rule.parameters, context);
+      findings = evaluated instanceof Promise ? await evaluated : evaluated;
     } catch (error) {
       // Without its own failure policy a rule's error is the document's (the stack resolves it).
       if (!rule.failurePolicy || error instanceof DeadlineExceededError) throw error;
