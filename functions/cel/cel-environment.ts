@@ -104,7 +104,7 @@ const NAVIGATION = new Set(['id', '.', '.?', '[]', '[?]']);
 const WALKS_ITS_OPERANDS = new Set(['call', 'rcall', '+', '==', '!=', 'in', '<', '<=', '>', '>=']);
 
 /** Whether a node's value is charged by its size, as well as the 1 unit every node costs. */
-export const chargesSize = (op: string, parentOp: string | undefined): boolean => !NAVIGATION.has(op) || (parentOp !== undefined && WALKS_ITS_OPERANDS.has(parentOp));
+const chargesSize = (op: string, parentOp: string | undefined): boolean => !NAVIGATION.has(op) || (parentOp !== undefined && WALKS_ITS_OPERANDS.has(parentOp));
 
 /** Marks the navigation nodes of a compiled expression whose value nothing walks, so they are charged 1 unit. */
 export function markNavigation(node: ExpressionNode, parent?: ExpressionNode): void {
