@@ -80,6 +80,12 @@ function chargeMatch(text: string, pattern: string): void {
 export const RE2_MATCHES = 'portcullisRe2Matches';
 export const LENIENT_OR_VALUE = 'portcullisOrValue';
 
+/** `orValue` as cel-go had it: the fallback for an empty optional, and a value that is not optional as it is. */
+export const lenientOrValue = (value: unknown, fallback: unknown): unknown => (value instanceof Optional ? (value.hasValue() ? value.value() : fallback) : value);
+
+/** Keys the engine drops without a word when it builds a map literal (it builds a plain object). */
+export const DROPPED_MAP_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
 /** `text.matches(pattern)` on RE2, charged to the active budget. */
 export function re2Matches(text: string, pattern: string): boolean {
   chargeMatch(text, pattern);
@@ -91,7 +97,7 @@ function createEnvironment(): Environment {
   for (const name of CEL_VARIABLES) env.registerVariable(name, 'dyn');
   env.registerFunction(`string.${RE2_MATCHES}(string): bool`, re2Matches);
   env.registerFunction(`${RE2_MATCHES}(string, string): bool`, re2Matches);
-  env.registerFunction(`dyn.${LENIENT_OR_VALUE}(dyn): dyn`, (value: unknown, fallback: unknown) => (value instanceof Optional ? (value.hasValue() ? value.value() : fallback) : value));
+  env.registerFunction(`dyn.${LENIENT_OR_VALUE}(dyn): dyn`, lenientOrValue);
   registerKubernetesLibrary(env, { re2Pattern, chargeMatch });
   registerKyvernoLibrary(env);
   meterEvaluation(env);

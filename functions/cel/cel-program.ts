@@ -3,7 +3,7 @@
 // undeclared variable is an invalid rules document at `policy validate`, not a failure at admission.
 // Features that need the cluster (namespaceObject, authorizer, Kyverno's resource/http/image lookups) are
 // refused here, with the reason. Programs run metered: every evaluation step is charged to a cost budget.
-import { CEL_VARIABLES, callOf, celEnvironment, type ExpressionNode, forEachChild, markNavigation, rewriteCalls, withBudget } from './cel-environment.js';
+import { CEL_VARIABLES, callOf, celEnvironment, DROPPED_MAP_KEYS, type ExpressionNode, forEachChild, markNavigation, rewriteCalls, withBudget } from './cel-environment.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { CostBudget } from './cost-budget.js';
 import { type CompiledExpression, compileExpression } from './compiled-expression.js';
@@ -17,7 +17,10 @@ export interface CelProgram {
   reads: string[];
   /** Calls a Kyverno function, which the API server's CEL environment does not have. */
   usesKyvernoLibrary: boolean;
-  /** Reads only object, oldObject and request: its value is the same in every rule judging a request. */
+  /**
+   * Reads only object, oldObject and request: its value is the same in every rule judging a request, and a
+   * webhook's own matchConditions can read it.
+   */
   readsOnlyTheRequest: boolean;
   /** The value, evaluated with every step charged to `budget`; throws on an evaluation error or a spent budget. */
   run(bindings: Record<string, unknown>, budget?: CostBudget): unknown;
@@ -55,8 +58,6 @@ interface Usage {
   /** Map literal keys the engine would drop without a word (it builds the map as a plain object). */
   droppedKeys: Set<string>;
 }
-
-const DROPPED_MAP_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 function collectUsage(node: ExpressionNode, into: Usage): Usage {
   if (node.op === 'id') into.identifiers.add(node.args as string);

@@ -13,7 +13,7 @@
 // every iteration charges the nodes of the comprehension's body; values that an operator or a function
 // walks are charged by their size. That is never less than the nodes actually evaluated.
 import { Optional } from '@marcbachmann/cel-js';
-import { CEL_VARIABLES, type ExpressionNode, LENIENT_OR_VALUE, re2Matches, RE2_MATCHES, units } from './cel-environment.js';
+import { CEL_VARIABLES, DROPPED_MAP_KEYS, type ExpressionNode, LENIENT_OR_VALUE, lenientOrValue, re2Matches, RE2_MATCHES, units } from './cel-environment.js';
 import type { CostBudget } from './cost-budget.js';
 
 interface Run {
@@ -40,19 +40,17 @@ export const gaveUp = (thrown: unknown): boolean => thrown === GIVE_UP;
 const NONE = Optional.none();
 const ROOT_VARIABLES = new Set<string>(CEL_VARIABLES);
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'filter', 'map']);
-const UNUSABLE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 // The engine reads an object whose constructor is Object (or none) as a map; toCel and map literals make no others.
 const isPlainMap = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && (value.constructor === Object || value.constructor === undefined);
-const hasOwn = (map: object, key: string) => Object.prototype.hasOwnProperty.call(map, key);
 
 /** `map.key`: the value, or give up (a missing key is an error the engine words). */
 function select(map: unknown, key: string): unknown {
   // Selecting a field of an optional is selecting it optionally, as the engine's optional type does.
   if (map instanceof Optional) return selectOptional(map, key);
   let value: unknown;
-  if (isPlainMap(map)) value = hasOwn(map, key) ? map[key] : undefined;
+  if (isPlainMap(map)) value = Object.hasOwn(map, key) ? map[key] : undefined;
   else if (map instanceof Map) value = map.get(key);
   return value === undefined ? giveUp() : value;
 }
@@ -63,7 +61,7 @@ function selectOptional(value: unknown, key: string): unknown {
     if (!value.hasValue()) return NONE;
     value = value.value();
   }
-  if (isPlainMap(value)) return hasOwn(value, key) ? Optional.of(value[key]) : NONE;
+  if (isPlainMap(value)) return Object.hasOwn(value, key) ? Optional.of(value[key]) : NONE;
   if (value instanceof Map) return Optional.of(value.get(key));
   // Scalars, null and lists have no fields: none, as the engine says.
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return NONE;
@@ -110,7 +108,7 @@ function contains(container: unknown, value: unknown): boolean {
     return container.includes(value);
   }
   if (typeof value !== 'string') return giveUp();
-  if (isPlainMap(container)) return hasOwn(container, value) && container[value] !== undefined;
+  if (isPlainMap(container)) return Object.hasOwn(container, value) && container[value] !== undefined;
   if (container instanceof Map) return container.get(value) !== undefined;
   return giveUp();
 }
@@ -290,7 +288,7 @@ class Compiler {
       for (let i = 0; i < closures.length; i += 2) {
         const key = closures[i]!(run);
         // Other keys, and duplicates, are the engine's to judge.
-        if (typeof key !== 'string' || UNUSABLE_KEYS.has(key) || hasOwn(map, key)) giveUp();
+        if (typeof key !== 'string' || DROPPED_MAP_KEYS.has(key) || Object.hasOwn(map, key)) giveUp();
         map[key as string] = closures[i + 1]!(run);
       }
       return map;
@@ -312,7 +310,7 @@ class Compiler {
     return [(run) => {
       let value = evaluate(run);
       for (const key of keys) value = select(value, key);
-      if (isPlainMap(value)) return hasOwn(value, last) && value[last] !== undefined;
+      if (isPlainMap(value)) return Object.hasOwn(value, last) && value[last] !== undefined;
       if (value instanceof Map) return value.get(last) !== undefined;
       return giveUp();
     }, root.cost + keys.length + 1];
@@ -353,8 +351,7 @@ class Compiler {
     if (name === LENIENT_OR_VALUE && second) {
       return [(run) => {
         const value = first(run);
-        const fallback = second(run);
-        return value instanceof Optional ? (value.hasValue() ? value.value() : fallback) : value;
+        return lenientOrValue(value, second(run));
       }, cost];
     }
     if (name === 'hasValue' && !second) {

@@ -81,10 +81,6 @@ function bindingsOf(request: AdmissionRequest, judgesPodTemplate: boolean): Requ
   return bindings;
 }
 
-// What a webhook's own matchConditions can read (besides authorizer, which cel refuses); Kyverno's functions
-// are not in the API server's environment either.
-const API_SERVER_VARIABLES = new Set(['object', 'oldObject', 'request']);
-
 export const celPolicy: ValidatingPolicy<CelParameters> = {
   name: 'cel',
   kind: 'validating',
@@ -97,7 +93,9 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   webhookMatchConditions({ matchConditions, podControllers }) {
     // Written for Pods, autogen's conditions judge pod templates: the API server would judge the controller.
     if (podControllers.length > 0) return [];
-    const apiServerCan = (program: CelProgram) => !program.usesKyvernoLibrary && program.reads.every((name) => API_SERVER_VARIABLES.has(name));
+    // The API server's own environment has object, oldObject and request (and authorizer, which cel
+    // refuses), and none of Kyverno's functions.
+    const apiServerCan = (program: CelProgram) => !program.usesKyvernoLibrary && program.readsOnlyTheRequest;
     return matchConditions.filter(({ program }) => apiServerCan(program)).map(({ name, program }) => ({ name, expression: program.source }));
   },
   expandRule: withPodControllerKinds,
