@@ -1,8 +1,8 @@
 // What a policy is: a value the stack can run. Policies are pure (no I/O, no logging, no clock they were
 // not handed); matching, modes, patches and failure handling belong to the stack.
 //   validating: `evaluate` returns the violations of one rule's parameters.
-//   mutating:   `mutate` gets a deep copy of the object, changes it and returns it; the stack diffs it
-//               against the original into a JSON Patch. Policies never write patch operations.
+//   mutating:   `mutate` gets a draft of the object, changes it in place and returns it; the stack diffs
+//               the result against the original into a JSON Patch. Policies never write patch operations.
 import type { AdmissionRequest, Operation } from './review/admission-review-schema.js';
 import type { WorkDeadline } from './decide/deadline.js';
 import type * as z from './zod.js';
@@ -72,7 +72,7 @@ export interface ValidatingPolicy<P> extends PolicyBase<P> {
 
 export interface MutatingPolicy<P> extends PolicyBase<P> {
   kind: 'mutating';
-  /** `object` is the policy's own deep copy; return it changed (or unchanged). */
+  /** `object` is the policy's own draft (a copy-on-write view of the object); change it and return it. */
   mutate(request: AdmissionRequest, parameters: P, object: unknown): unknown;
 }
 

@@ -122,7 +122,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
         const outcome =
           policy.kind === 'validating'
             ? await evaluateRules(policy, document, request, { now: clock(), deadline })
-            : await mutateRules(policy, document, request, () => (JSON.parse(event.bodyText) as AdmissionReview).request.object);
+            : await mutateRules(policy, document, request);
         const reason = !outcome.verdict.allowed ? 'violations' : outcome.verdict.patch ? 'patched' : policy.kind === 'mutating' ? 'no changes' : 'no violations';
         const skipped = 'failedOpen' in outcome ? outcome.failedOpen : undefined;
         if (skipped && outcome.verdict.allowed) return { ...outcome, ...rulesFailedOpen(policy.name, outcome.verdict, skipped), rulesVersion: rules.version };

@@ -1,8 +1,13 @@
 // Runs a rules document of a mutating policy against one request: each matching rule's parameters
-// through the policy, each on a fresh deep copy of the object as the rules before it left it. Enforce
-// rules keep their changes; audit rules only report, as warnings, what they would have changed. The
-// result is one JSON Patch from the original object to the final one. DELETE and CONNECT are never
-// patched: the apiserver answers such a patch with a 500 that no failurePolicy softens.
+// through the policy, each on a draft of the object as the rules before it left it. Enforce rules keep
+// their changes; audit rules only report, as warnings, what they would have changed. The result is one
+// JSON Patch from the original object to the final one. DELETE and CONNECT are never patched: the
+// apiserver answers such a patch with a 500 that no failurePolicy softens.
+//
+// Drafts are immer's copy-on-write proxies: a policy changes its draft in place, and only the parts it
+// changed are copied. The diff then skips every unchanged subtree (same reference), so a request costs
+// what the policy touched, not two walks and a deep copy of a 10 KB object (measured: see the commit).
+import { Immer } from 'immer';
 import type { AdmissionRequest, Operation } from '../review/admission-review-schema.js';
 import { allowed } from '../review/admission-response.js';
 import type { RulesOutcome } from './evaluate-rules.js';
@@ -18,38 +23,36 @@ function describeChange(operation: PatchOperation): string {
   return `would ${operation.op} ${operation.path}${value}`;
 }
 
-/** A deep copy of JSON data: exact, since the object came from JSON, and faster than structuredClone. */
-function jsonCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
+// Results are not frozen: the stack only diffs and serialises them, and freezing walks the whole result.
+const drafts = new Immer({ autoFreeze: false });
 
 function isObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * `freshObject`, when given, returns a new deep copy of `request.object` (the stack re-parses the request
- * body: cheaper than copying the parsed object, which was the largest cost of a warm mutating request).
- */
-export async function mutateRules<P>(
-  policy: MutatingPolicy<P>,
-  document: RulesDocument<P>,
-  request: AdmissionRequest,
-  freshObject: () => unknown = () => jsonCopy(request.object),
-): Promise<RulesOutcome> {
+/** The object as `policy` changes it from `object`, which is left as it was. */
+function mutatedCopy<P>(policy: MutatingPolicy<P>, request: AdmissionRequest, parameters: P, object: object): unknown {
+  return drafts.produce(object, (draft) => {
+    const result = policy.mutate(request, parameters, draft);
+    // Returning the draft means "as changed"; anything else replaces the object.
+    return result === draft ? undefined : (result as typeof draft);
+  });
+}
+
+export async function mutateRules<P>(policy: MutatingPolicy<P>, document: RulesDocument<P>, request: AdmissionRequest): Promise<RulesOutcome> {
   const verdict = allowed();
   const original = request.object;
   if (NEVER_PATCHED.includes(request.operation) || !isObject(original)) return { verdict, rules: [] };
 
   const matched: string[] = [];
   const changedBy: string[] = [];
-  let current: unknown = original;
+  let current: object = original;
   // While only one rule has changed the object, its own diff is the whole patch: no second compare.
   let patch: PatchOperation[] | undefined = [];
   for (const rule of document.rules) {
     if (!matchesRule(request, rule.match, policy)) continue;
     matched.push(rule.name);
-    const changed = await policy.mutate(request, rule.parameters, current === original ? freshObject() : jsonCopy(current));
+    const changed = mutatedCopy(policy, request, rule.parameters, current);
     const operations = diffToPatch(current, changed);
     if (operations.length === 0) continue;
     if (rule.mode === 'audit') {
@@ -60,7 +63,7 @@ export async function mutateRules<P>(
       continue;
     }
     patch = current === original ? operations : undefined;
-    current = changed;
+    current = changed as object;
     changedBy.push(rule.name);
   }
 

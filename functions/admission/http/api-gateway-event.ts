@@ -9,8 +9,6 @@ export type ApiGatewayEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
 
 export interface HttpInput {
   body: unknown;
-  /** The JSON text `body` was parsed from: parsing it again is the cheapest deep copy of the request. */
-  bodyText: string;
   receivedAtMs?: number;
   apiserverTimeoutMs?: number;
   /** The one policy the request is for, named by the route `/validate/<function>/<policy>`. */
@@ -65,5 +63,5 @@ export function normaliseApiGatewayEvent(event: ApiGatewayEvent): HttpInput {
   const apiserverTimeoutMs = timeout === undefined ? undefined : parseGoDuration(timeout);
   const receivedAtMs = isV2(event) ? event.requestContext?.timeEpoch : event.requestContext?.requestTimeEpoch;
   const routedPolicy = event.pathParameters?.policy || undefined;
-  return { body, bodyText: text, receivedAtMs, apiserverTimeoutMs, ...(routedPolicy ? { routedPolicy } : {}) };
+  return { body, receivedAtMs, apiserverTimeoutMs, ...(routedPolicy ? { routedPolicy } : {}) };
 }
