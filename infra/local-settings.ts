@@ -1,5 +1,5 @@
 // The local stack's fixed settings, shared by `npm start` and `portcullis policy ... --local`.
-import { createS3Client } from '../functions/admission/rules/s3-client.js';
+import { createS3Client } from './s3-client.js';
 import type { BucketTarget } from './rules-bucket.js';
 
 export const LOCAL_BUCKET = 'portcullis-rules';

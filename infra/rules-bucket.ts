@@ -3,7 +3,7 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import type { Policy } from '../functions/admission/policy.js';
-import { httpStatusOf } from '../functions/admission/rules/s3-client.js';
+import { httpStatusOf } from '../functions/admission/aws/aws-error.js';
 
 export interface BucketTarget {
   client: S3Client;

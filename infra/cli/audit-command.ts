@@ -5,7 +5,7 @@
 // resources the policies' registration would send. Exit 1 with --fail-on-violation when a rule fails or
 // cannot be evaluated; 2 on bad input (an invalid rules document included: nothing is audited with it).
 import type { Command } from 'commander';
-import { describeS3Error } from '../../functions/admission/rules/s3-client.js';
+import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { type AuditedObject, auditObjects } from '../audit/audit-objects.js';
 import { listClusterObjects, loadKubeConfig } from '../audit/cluster-objects.js';
 import { listedResources } from '../audit/listed-resources.js';
@@ -91,7 +91,7 @@ async function policyDocuments(options: AuditOptions): Promise<PolicyDocument[]>
   try {
     read = await readPolicyDocuments(documentReader(options));
   } catch (error) {
-    throw new UsageError(`cannot read the rules documents: ${describeS3Error(error)}`);
+    throw new UsageError(`cannot read the rules documents: ${describeAwsError(error)}`);
   }
   if (!read.ok) throw new UsageError(`${read.errors.join('\n')}\nnothing audited: fix the documents first`);
   const documents = read.documents.filter(({ policy }) => !wanted || wanted.includes(policy.name));

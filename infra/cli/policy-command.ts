@@ -13,7 +13,7 @@ import type { Policy } from '../../functions/admission/policy.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
 import { rulesData } from '../../functions/admission/rules/rules-document-text.js';
-import { createS3Client } from '../../functions/admission/rules/s3-client.js';
+import { createS3Client } from '../s3-client.js';
 import { localBucketTarget } from '../local-settings.js';
 import { manifestDiff } from '../manifest-diff.js';
 import { readManifestFiles } from '../manifest-files.js';

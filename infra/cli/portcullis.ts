@@ -4,7 +4,7 @@
 // stderr. The npm scripts (`npm run policy -- ...`) are aliases of these commands.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { describeS3Error } from '../../functions/admission/rules/s3-client.js';
+import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { print } from './cli-output.js';
 import { registerAuditCommand } from './audit-command.js';
@@ -45,7 +45,7 @@ try {
     process.stderr.write(`error: ${error.message}\n(see ${commandLine()} --help)\n`);
     process.exitCode = EXIT.usage;
   } else {
-    process.stderr.write(`failed: ${describeS3Error(error)}\n`);
+    process.stderr.write(`failed: ${describeAwsError(error)}\n`);
     process.exitCode = EXIT.found;
   }
 }

@@ -1,7 +1,7 @@
 // Where commands that work on every policy read the rules documents: a folder as kept in git (--rules DIR,
 // default policies/), the live bucket (--bucket, --prefix), or the local stack's bucket (--local).
 import type { Command } from 'commander';
-import { createS3Client } from '../../functions/admission/rules/s3-client.js';
+import { createS3Client } from '../s3-client.js';
 import { localBucketTarget } from '../local-settings.js';
 import { bucketReader, type DocumentReader, folderReader } from '../rules-documents.js';
 import { UsageError } from './cli-errors.js';

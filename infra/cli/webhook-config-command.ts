@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import { describeS3Error } from '../../functions/admission/rules/s3-client.js';
+import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { webhookConfigurationObjects, webhookConfigurations } from '../webhook-configuration.js';
 import { registrationsFromDocuments } from '../webhook-registration.js';
 import { print } from './cli-output.js';
@@ -65,7 +65,7 @@ async function webhookConfig(options: WebhookConfigOptions): Promise<number> {
   try {
     derived = await registrationsFromDocuments(reader);
   } catch (error) {
-    process.stderr.write(`cannot read the rules documents: ${describeS3Error(error)}\n`);
+    process.stderr.write(`cannot read the rules documents: ${describeAwsError(error)}\n`);
     return EXIT.found;
   }
   if (!derived.ok) {

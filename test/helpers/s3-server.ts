@@ -1,7 +1,8 @@
 // A real S3 for tests: s3rver on loopback, behind a small proxy that counts every request (method, path,
 // If-None-Match, status) and can be switched to fail the way S3 does: answer 503, hang without answering,
 // or go down so connections are refused; or forward answers without their ETag (as some S3-compatible
-// stores do). It also counts the body bytes it passed on, to show when a client stops reading.
+// stores do). It also counts the body bytes it passed on, to show when a client stops reading. Unlike
+// s3rver, it checks every request's SigV4 signature, as S3 does (403 SignatureDoesNotMatch).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -9,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
-import { createS3Client } from '../../functions/admission/rules/s3-client.js';
+import { createS3Client } from '../../infra/s3-client.js';
+import { sigV4Problem } from './sigv4-verifier.js';
 
 export type ProxyMode = 'forward' | 'error-503' | 'hang' | 'strip-etag';
 
@@ -22,6 +24,8 @@ export interface SeenRequest {
   at: number;
   /** Body bytes passed on to the client. */
   bytesSent: number;
+  /** Why the request's signature was refused, if it was. */
+  signatureProblem?: string;
 }
 
 export interface TestS3 {
@@ -39,6 +43,7 @@ export interface TestS3 {
 
 process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
 process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+const S3RVER_SECRETS: Record<string, string> = { S3RVER: 'S3RVER' };
 process.env.AWS_REGION ??= 'us-east-1';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -50,10 +55,16 @@ export async function startTestS3(bucket = 'rules'): Promise<TestS3> {
   const seen: SeenRequest[] = [];
   let mode: ProxyMode = 'forward';
   const sockets = new Set<Socket>();
-  const proxy: Server = createServer((req, res) => {
+  const proxy: Server = createServer(async (req, res) => {
     const entry: SeenRequest = { method: req.method ?? '', path: req.url ?? '', ifNoneMatch: req.headers['if-none-match'] as string | undefined, contentType: req.headers['content-type'], at: Date.now(), bytesSent: 0 };
     seen.push(entry);
     if (mode === 'hang') return; // accepted, never answered
+    entry.signatureProblem = await sigV4Problem({ method: entry.method, url: entry.path, headers: req.headers }, (key) => S3RVER_SECRETS[key]);
+    if (entry.signatureProblem) {
+      entry.status = 403;
+      res.writeHead(403, { 'content-type': 'application/xml' }).end(`<Error><Code>SignatureDoesNotMatch</Code><Message>${entry.signatureProblem}</Message></Error>`);
+      return;
+    }
     if (mode === 'error-503') {
       entry.status = 503;
       res.writeHead(503, { 'content-type': 'application/xml' }).end('<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>');

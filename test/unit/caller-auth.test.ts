@@ -1,5 +1,6 @@
 // Caller authentication through a real handler: tokens in the path or a Bearer header, rotation, 401s
-// that reveal nothing, and tokens read from an SSM parameter (the real SDK against a loopback SSM endpoint).
+// that reveal nothing, and tokens read from an SSM parameter (the functions' own signed GetParameter call
+// against a loopback SSM endpoint that checks every signature with the AWS SDK's signer).
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isKnownToken } from '../../functions/admission/http/authenticate-caller.js';
@@ -10,6 +11,7 @@ import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.j
 import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
 import { captureLogLines } from '../helpers/log-lines.js';
+import { sigV4Problem } from '../helpers/sigv4-verifier.js';
 import { TEST_RULES } from '../helpers/test-rules.js';
 
 process.env.AWS_ACCESS_KEY_ID ??= 'test';
@@ -112,9 +114,15 @@ describe('tokens from an SSM SecureString', () => {
     server = createServer((req, res) => {
       let text = '';
       req.on('data', (chunk) => (text += chunk));
-      req.on('end', () => {
+      req.on('end', async () => {
         const body = JSON.parse(text);
         calls.push({ target: req.headers['x-amz-target'] as string, body });
+        const secretOf = (key: string) => (key === process.env.AWS_ACCESS_KEY_ID ? process.env.AWS_SECRET_ACCESS_KEY : undefined);
+        const signatureProblem = await sigV4Problem({ method: req.method ?? '', url: req.url ?? '', headers: req.headers }, secretOf, text);
+        if (signatureProblem) {
+          res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ __type: 'InvalidSignatureException', message: signatureProblem }));
+          return;
+        }
         if (failuresLeft > 0) {
           failuresLeft -= 1;
           res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ __type: 'ParameterNotFound', message: 'no such parameter' }));

@@ -1,12 +1,12 @@
 // The callers' tokens: WEBHOOK_TOKENS (comma-separated; local runs only, packaging refuses it) or, in AWS, an
 // SSM SecureString named by WEBHOOK_TOKENS_PARAMETER. Several tokens let one be rotated without downtime.
-// No tokens configured: callers are not checked (local development). The SSM client is imported only when used.
+// No tokens configured: callers are not checked (local development). The SSM call (a signed POST, no AWS
+// SDK) is imported only when used.
 // The parameter is read at init and re-read once the set is WEBHOOK_TOKENS_MAX_AGE_SECONDS old, in the
 // background (the request that notices uses the set it has), so a revoked token stops working within that
 // age plus one request. A failed re-read keeps the previous set, is logged, and is retried after
 // min(max age, 30 s); with no set at all, the request waits for a read, and a failure answers 503.
 // (Powertools Parameters' maxAge re-reads on the request path and throws instead of keeping the set.)
-import type { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import type { Config } from '../config.js';
 import { logger } from '../observe/logger.js';
 
@@ -22,12 +22,12 @@ export function parseTokens(text: string | undefined): TokenSet {
 }
 
 function parameterReader(name: string, endpoint: string | undefined): () => Promise<TokenSet> {
-  let ssm: Promise<{ client: SSMClient; GetParameterCommand: typeof GetParameterCommand }> | undefined;
+  let getParameter: Promise<(name: string) => Promise<string | undefined>> | undefined;
   return async () => {
-    ssm ??= import('@aws-sdk/client-ssm').then(({ SSMClient, GetParameterCommand }) => ({ client: new SSMClient({ ...(endpoint ? { endpoint } : {}), maxAttempts: 2 }), GetParameterCommand }));
-    const { client, GetParameterCommand } = await ssm;
-    const response = await client.send(new GetParameterCommand({ Name: name, WithDecryption: true }));
-    return parseTokens(response.Parameter?.Value);
+    getParameter ??= Promise.all([import('../aws/ssm-get-parameter.js'), import('../aws/signed-request.js')]).then(([{ ssmParameterReader }, { regionFromEnv }]) =>
+      ssmParameterReader({ region: regionFromEnv(), endpoint }),
+    );
+    return parseTokens(await (await getParameter)(name));
   };
 }
 

@@ -10,14 +10,16 @@
 // rules unavailable, which the stack resolves by the failure policy. A missing object is unavailable, never
 // "no rules". An object larger than RULES_MAX_BYTES is not read into memory: it is a version refused, which
 // the loader counts as invalid (the last good rules stay).
-import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
+import { describeAwsError, httpStatusOf } from '../aws/aws-error.js';
+import type { GetObjectInput, GetObjectResult } from '../aws/s3-get-object.js';
 import { waitAtMost } from '../decide/deadline.js';
 import { logger } from '../observe/logger.js';
 import { contentVersion, HEAD_BYTES, type RawRules, type RulesSource, RulesUnavailableError, tooLarge } from './rules-source.js';
-import { describeS3Error, httpStatusOf } from './s3-client.js';
+
+type ObjectFound = Extract<GetObjectResult, { notModified: false }>;
 
 export interface S3RulesSourceOptions {
-  client: S3Client;
+  getObject: (input: GetObjectInput) => Promise<GetObjectResult>;
   bucket: string;
   prefix: string;
   ttlMs: number;
@@ -39,48 +41,49 @@ interface Entry {
   inflight?: Promise<void>;
 }
 
-type Body = NonNullable<GetObjectCommandOutput['Body']> & AsyncIterable<Uint8Array> & { destroy?: () => void };
-
 /** The body's bytes, or, once they pass `limit`, only the first of them (the rest is never read). */
-async function readAtMost(body: Body, limit: number): Promise<{ bytes: Buffer } | { head: Buffer }> {
-  const chunks: Uint8Array[] = [];
+async function readAtMost(body: ObjectFound['body'], limit: number): Promise<{ bytes: Buffer } | { head: Buffer }> {
+  const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
+  for await (const chunk of body as AsyncIterable<Buffer>) {
     chunks.push(chunk);
     size += chunk.length;
     if (size > limit) {
-      body.destroy?.();
+      body.destroy();
       return { head: Buffer.concat(chunks).subarray(0, HEAD_BYTES) };
     }
   }
   return { bytes: Buffer.concat(chunks, size) };
 }
 
-function objectVersion(response: GetObjectCommandOutput, bytes: Uint8Array | undefined): string | undefined {
-  if (response.VersionId) return `versionId:${response.VersionId}`;
-  const etag = response.ETag?.replaceAll('"', '');
+function objectVersion(response: ObjectFound, bytes: Uint8Array | undefined): string | undefined {
+  if (response.versionId) return `versionId:${response.versionId}`;
+  const etag = response.etag?.replaceAll('"', '');
   if (etag) return `etag:${etag}`;
   return bytes && contentVersion(bytes);
 }
 
 export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
-  const { client, bucket, prefix, ttlMs, fetchTimeoutMs, abortAfterMs, maxBytes, now = Date.now } = options;
+  const { getObject, bucket, prefix, ttlMs, fetchTimeoutMs, abortAfterMs, maxBytes, now = Date.now } = options;
   const entries = new Map<string, Entry>();
   const keyOf = (policyName: string) => `${prefix}${policyName}.yaml`;
   const describe = (policyName: string) => `s3://${bucket}/${keyOf(policyName)}`;
 
+  /** The object as it is now, or the cached one when S3 says it has not changed (304). */
   async function fetchObject(policyName: string, entry: Entry): Promise<CachedObject> {
-    const response = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(policyName), IfNoneMatch: entry.cached?.etag }), {
-      abortSignal: AbortSignal.timeout(abortAfterMs),
-    });
-    const etag = response.ETag || undefined;
-    const body = response.Body as Body | undefined;
-    const declared = response.ContentLength;
+    const signal = AbortSignal.timeout(abortAfterMs);
+    const cached = entry.cached;
+    const response = await getObject({ bucket, key: keyOf(policyName), ifNoneMatch: cached?.etag, signal });
+    if (response.notModified) {
+      if (cached) return cached;
+      throw new Error('S3 answered 304 Not Modified to a GET that was not conditional');
+    }
+    const { etag, contentLength: declared, body } = response;
     // A declared size over the limit is refused on sight: only the first chunk is read, for the head.
-    const read = body ? await readAtMost(body, declared !== undefined && declared > maxBytes ? 0 : maxBytes) : { bytes: Buffer.alloc(0) };
+    const read = await readAtMost(body, declared !== undefined && declared > maxBytes ? 0 : maxBytes);
     if ('head' in read) {
       const size = declared ?? maxBytes + 1;
-      return { etag, version: objectVersion(response, undefined) ?? `size:${size}:${response.LastModified?.toISOString()}`, refused: tooLarge(size, maxBytes), head: read.head };
+      return { etag, version: objectVersion(response, undefined) ?? `size:${size}:${response.lastModified}`, refused: tooLarge(size, maxBytes), head: read.head };
     }
     return { etag, version: objectVersion(response, read.bytes)!, bytes: read.bytes };
   }
@@ -91,13 +94,8 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
       entry.lastError = undefined;
     } catch (error) {
       const status = httpStatusOf(error);
-      if (status === 304) {
-        entry.lastError = undefined;
-      } else {
-        entry.lastError =
-          status === 404 || (error as Error).name === 'NoSuchKey' ? `${describe(policyName)} not found` : `${describe(policyName)}: ${describeS3Error(error)}`;
-        logger.error('rules fetch failed; keeping the last good rules', { policy: policyName, source: describe(policyName), error: entry.lastError, cachedVersion: entry.cached?.version });
-      }
+      entry.lastError = status === 404 || (error as Error).name === 'NoSuchKey' ? `${describe(policyName)} not found` : `${describe(policyName)}: ${describeAwsError(error)}`;
+      logger.error('rules fetch failed; keeping the last good rules', { policy: policyName, source: describe(policyName), error: entry.lastError, cachedVersion: entry.cached?.version });
     } finally {
       entry.checkedAt = now();
     }

@@ -1,6 +1,6 @@
-// One way to build the S3 client, for the functions and the policy CLI alike. With an endpoint (s3rver,
-// MinIO, Ceph) addressing is path-style; otherwise the normal AWS endpoint for the region. Credentials
-// come from the usual AWS chain.
+// One way to build the AWS SDK's S3 client, for the policy CLI and the tests (the functions sign their own
+// GETs: functions/admission/aws). With an endpoint (s3rver, MinIO, Ceph) addressing is path-style;
+// otherwise the normal AWS endpoint for the region. Credentials come from the usual AWS chain.
 import { S3Client } from '@aws-sdk/client-s3';
 
 export interface S3Settings {
@@ -21,17 +21,4 @@ export function createS3Client({ endpoint, region, requestTimeoutMs, credentials
     maxAttempts: 2,
     ...(requestTimeoutMs ? { requestHandler: { connectionTimeout: requestTimeoutMs, requestTimeout: requestTimeoutMs } } : {}),
   });
-}
-
-/** The HTTP status an SDK error carries, if any. */
-export function httpStatusOf(error: unknown): number | undefined {
-  return (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
-}
-
-/** A short description of an S3 failure for logs and fail-open messages: never a stack. */
-export function describeS3Error(error: unknown): string {
-  const status = httpStatusOf(error);
-  const name = (error as Error)?.name ?? 'Error';
-  const message = (error as Error)?.message || name;
-  return status ? `${name} (HTTP ${status}): ${message}` : `${name}: ${message}`;
 }
