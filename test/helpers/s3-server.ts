@@ -8,7 +8,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { createS3Client } from '../../infra/s3-client.js';
 import { sigV4Problem } from './sigv4-verifier.js';
@@ -38,6 +38,8 @@ export interface TestS3 {
   down: () => Promise<void>;
   up: () => Promise<void>;
   put: (key: string, body: string | Uint8Array) => Promise<string | undefined>;
+  /** The stored object's text, read past the proxy. */
+  read: (key: string) => Promise<string>;
   close: () => Promise<void>;
 }
 
@@ -110,6 +112,7 @@ export async function startTestS3(bucket = 'rules'): Promise<TestS3> {
     down,
     up: listen,
     put: async (key, body) => (await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/yaml' }))).ETag,
+    read: async (key) => (await (await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body?.transformToString()) ?? '',
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => proxy.close(resolve));

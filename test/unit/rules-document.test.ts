@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { parseRulesVersion } from '../../functions/admission/rules/parse-rules-version.js';
+import { duplicateJsonKey } from '../../functions/admission/rules/json-duplicate-key.js';
 import { statedFailurePolicy } from '../../functions/admission/rules/rules-document-text.js';
 import { DEFAULT_RULES_MAX_BYTES } from '../../functions/admission/rules/rules-source.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
@@ -88,7 +89,7 @@ describe('parseRulesVersion: how the function parses a new version', () => {
   });
 });
 
-describe('a JSON bundle (what policy push stores for manifests)', () => {
+describe('JSON documents (what policy push stores)', () => {
   const manifest = (name: string) => ({
     apiVersion: 'policies.kyverno.io/v1',
     kind: 'ValidatingPolicy',
@@ -109,9 +110,31 @@ describe('a JSON bundle (what policy push stores for manifests)', () => {
     expect(names(onTheFunction)).toEqual(names(fromYaml));
   });
 
-  it('a native document written as JSON still goes through the YAML parser: a duplicate key is an error', () => {
-    const result = parseRulesDocument(celPolicy, '{"rules": [], "rules": []}');
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.errors.join('\n')).toMatch(/YAML: .*(duplicate|unique)/i);
+  it('a native document stored as JSON means what it means as YAML: a duplicate key is refused, on the function too', async () => {
+    const text = '{"rules": [], "rules": [{"name": "a", "parameters": {"forbiddenTags": ["latest"]}}]}';
+    for (const result of [parseRulesDocument(trustedRegistryPolicy, text), await parseRulesVersion(trustedRegistryPolicy, { version: 'v', bytes: Buffer.from(text) }, DEFAULT_RULES_MAX_BYTES)]) {
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.errors.join('\n')).toMatch(/YAML: .*(duplicate|unique)/i);
+    }
+  });
+
+  it('a YAML flow mapping that only looks like JSON is read as YAML', async () => {
+    const result = await parseRulesVersion(trustedRegistryPolicy, { version: 'v', bytes: Buffer.from('{rules: [{name: a, parameters: {forbiddenTags: [latest]}}]}') }, DEFAULT_RULES_MAX_BYTES);
+    expect(result).toMatchObject({ ok: true, document: { rules: [{ name: 'a' }] } });
+  });
+});
+
+describe('duplicateJsonKey: a key twice in one object, which JSON.parse would let win silently', () => {
+  it.each([
+    ['none', '{"a": 1, "b": {"a": 2}, "c": [{"a": 1}, {"a": 2}]}', undefined],
+    ['at the top', '{"a": 1, "a": 2}', 'a'],
+    ['in a nested object', '{"rules": [{"name": "x", "name": "y"}]}', 'name'],
+    ['after a nested container closes', '{"a": {"b": [1, {"c": 1}]}, "a": 2}', 'a'],
+    ['spelt with an escape', '{"a": 1, "\\u0061": 2}', 'a'],
+    ['quotes, colons and braces inside strings are not keys', '{"a": "\\"b\\": {", "b": "}, \\"a\\": ["}', undefined],
+    ['a string value equal to a key', '{"a": "a", "b": "a"}', undefined],
+  ])('%s', (_case, text, expected) => {
+    JSON.parse(text); // the function only asks about text JSON.parse accepted
+    expect(duplicateJsonKey(text)).toBe(expected);
   });
 });

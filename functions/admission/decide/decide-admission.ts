@@ -6,7 +6,6 @@ import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict, WAR
 import type { Config } from '../config.js';
 import { budgetMs, DeadlineExceededError, withDeadline, WorkDeadline } from './deadline.js';
 import { evaluateRules } from './evaluate-rules.js';
-import { mutateRules } from './mutate-rules.js';
 import { nestedDeeperThan, ObjectTooDeepError } from './object-depth.js';
 import { rulesRoutedTo } from './routed-rules.js';
 import { logger } from '../observe/logger.js';
@@ -91,6 +90,9 @@ export interface DecideOptions {
 
 export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Promise<LoadedRules<P>>, config: Config, { clock = () => new Date(), metrics }: DecideOptions = {}) {
   const walksWholeObject = policy.kind === 'mutating' || policy.walksWholeObject === true;
+  // Mutation (immer drafts and the JSON Patch diff) is a chunk of its own: a validating function never loads
+  // it, a mutating one starts loading it now, during init, alongside the rules.
+  const mutation = policy.kind === 'mutating' ? import('./mutate-rules.js') : undefined;
   return async function decideAdmission(event: AdmissionEvent, context?: Context): Promise<AdmissionReviewResponse> {
     const startedAt = Date.now();
     const { review } = event;
@@ -122,7 +124,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
         const outcome =
           policy.kind === 'validating'
             ? await evaluateRules(policy, document, request, { now: clock(), deadline })
-            : await mutateRules(policy, document, request);
+            : await (await mutation!).mutateRules(policy, document, request);
         const reason = !outcome.verdict.allowed ? 'violations' : outcome.verdict.patch ? 'patched' : policy.kind === 'mutating' ? 'no changes' : 'no violations';
         const skipped = 'failedOpen' in outcome ? outcome.failedOpen : undefined;
         if (skipped && outcome.verdict.allowed) return { ...outcome, ...rulesFailedOpen(policy.name, outcome.verdict, skipped), rulesVersion: rules.version };

@@ -1,82 +1,10 @@
-// Parses and validates a rules document with the policy's schema: exactly what the function, the policy
-// CLI and the tests use, so "valid" means one thing everywhere. Nothing here throws: any failure, however
-// the document provokes it, is an invalid document with its errors.
-// Validation runs rule by rule (validationSteps yields after each), so the function can validate a large
-// new version in slices while requests are answered from the last good one (parse-rules-version.ts).
+// A rules document from bytes or text to validated rules, synchronously and with the YAML parser at hand:
+// what the policy CLI and the tests use. The function itself parses in parse-rules-version.ts, where the
+// YAML parser is loaded only for a document that needs it.
 import type { Policy } from '../policy.js';
-import { crossRuleIssues, type FailurePolicy, FailurePolicySchema, type Rule, ruleSchema, type RulesDocument, RulesEnvelopeSchema } from './rules-document-schema.js';
-import { rulesData } from './rules-document-text.js';
+import { rulesData } from './rules-yaml.js';
 import { DEFAULT_RULES_MAX_BYTES } from './rules-source.js';
-import { formatPath, zodIssueLines } from '../zod-error-message.js';
-import type * as z from '../zod.js';
-
-export type ParsedRules<P> =
-  | { ok: true; document: RulesDocument<P> }
-  | { ok: false; errors: string[]; /** The document's own failurePolicy, when it states a valid one. */ failurePolicy?: FailurePolicy };
-
-const ruleSchemas = new WeakMap<object, z.ZodMiniType>();
-
-function ruleSchemaOf<P>(policy: Policy<P>): z.ZodMiniType<Rule<P>, unknown> {
-  let schema = ruleSchemas.get(policy);
-  if (!schema) ruleSchemas.set(policy, (schema = ruleSchema(policy.parametersSchema)));
-  return schema as z.ZodMiniType<Rule<P>, unknown>;
-}
-
-function describeFailure(error: unknown): string {
-  return error instanceof RangeError ? `too deeply nested to validate (${error.message})` : `cannot be validated: ${(error as Error)?.message ?? String(error)}`;
-}
-
-/**
- * Validates parsed data step by step, yielding after each rule; the generator's return value is the result.
- * Run it to the end with validateRulesData, or in slices (parse-rules-version.ts).
- */
-export function* validationSteps<P>(policy: Policy<P>, given: unknown): Generator<void, ParsedRules<P>> {
-  let data = given;
-  let stated = FailurePolicySchema.safeParse((data as { failurePolicy?: unknown } | null)?.failurePolicy);
-  const invalid = (errors: string[]): ParsedRules<P> => ({ ok: false, errors, failurePolicy: stated.success ? stated.data : undefined });
-  let describeRule: ((index: number) => { label: string; parametersAt: string; matchAt: string } | undefined) | undefined;
-  try {
-    if (Array.isArray(data) || policy.manifests?.detect(data)) {
-      if (!policy.manifests) return invalid([`${policy.name} takes one rules document (failurePolicy and rules); Kubernetes manifests and multi-document YAML are for cel`]);
-      const translated = policy.manifests.translate(Array.isArray(data) ? data : [data]);
-      if (!translated.ok) return invalid(translated.errors);
-      ({ data, describeRule } = translated);
-      stated = FailurePolicySchema.safeParse((data as { failurePolicy?: unknown }).failurePolicy);
-    }
-    // The envelope's errors do not stop the rules being checked: every bad field is reported at once.
-    const envelope = RulesEnvelopeSchema.safeParse(data);
-    const errors = envelope.success ? [] : zodIssueLines(envelope.error);
-    const listed = (data as { rules?: unknown } | null)?.rules;
-    const candidates: unknown[] = Array.isArray(listed) ? listed : [];
-    const rules: Rule<P>[] = [];
-    const schema = ruleSchemaOf(policy);
-    for (const [index, candidate] of candidates.entries()) {
-      const rule = schema.safeParse(candidate);
-      if (rule.success) rules.push(policy.expandRule ? policy.expandRule(rule.data) : rule.data);
-      else errors.push(...(describeRule ? manifestIssueLines(rule.error, describeRule(index)) : zodIssueLines(rule.error, ['rules', index])));
-      yield;
-    }
-    if (errors.length > 0) return invalid(errors);
-    const issues = crossRuleIssues(rules, { requireKinds: policy.defaultKinds.length === 0 });
-    if (issues.length > 0) return invalid(issues.map(({ path, message }) => `${formatPath(path)}: ${message}`));
-    return { ok: true, document: { failurePolicy: envelope.success ? envelope.data.failurePolicy : 'Ignore', rules } };
-  } catch (error) {
-    return invalid([describeFailure(error)]);
-  }
-}
-
-/** A translated rule's errors, named where the manifest wrote the field (`ValidatingPolicy x: spec.validations[0]…`). */
-function manifestIssueLines(error: z.core.$ZodError, origin: { label: string; parametersAt: string; matchAt: string } | undefined): string[] {
-  return zodIssueLines(error, []).map((line) => {
-    const where = line.replace(/^parameters(?=[.[:])/, origin?.parametersAt ?? 'spec').replace(/^match(?=[.[:])/, origin?.matchAt ?? 'spec');
-    return `${origin?.label ?? 'manifest'}: ${where}`;
-  });
-}
-
-export function validateRulesData<P>(policy: Policy<P>, data: unknown): ParsedRules<P> {
-  const steps = validationSteps(policy, data);
-  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
-}
+import { type ParsedRules, validateRulesData } from './validate-rules-data.js';
 
 export function parseRulesDocument<P>(policy: Policy<P>, input: string | Uint8Array, maxBytes = DEFAULT_RULES_MAX_BYTES): ParsedRules<P> {
   const parsed = rulesData(input, maxBytes);

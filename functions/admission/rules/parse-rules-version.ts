@@ -3,8 +3,8 @@
 // giving way to due timers every few milliseconds, so a request waiting on this version can give up on it
 // and be answered from the last good rules in time. Small documents, the usual case, are parsed in place.
 import type { Policy } from '../policy.js';
-import { type ParsedRules, validationSteps } from './parse-rules-document.js';
-import { looksLikeJson, rulesData, statedFailurePolicy } from './rules-document-text.js';
+import { type ParsedRules, validationSteps } from './validate-rules-data.js';
+import { rulesDataUnlessYaml, statedFailurePolicy } from './rules-document-text.js';
 import type { RawRules } from './rules-source.js';
 
 /** Larger documents are parsed off the event loop (a 64 KiB YAML document parses in about 15 ms here). */
@@ -31,11 +31,15 @@ export async function parseRulesVersion<P>(policy: Policy<P>, raw: RawRules, max
     return { ok: false, errors: [raw.refused ?? 'the source returned no document'], failurePolicy };
   }
   try {
+    // JSON parses in linear time on this thread (2 MiB in ~10 ms); large YAML goes to a worker; the YAML
+    // parser is loaded only for a document that needs it.
+    const early = rulesDataUnlessYaml(raw.bytes, maxBytes);
     const data =
-      // JSON parses in linear time on this thread (2 MiB in ~10 ms); large YAML goes to a worker.
-      raw.bytes.length > OFF_THREAD_FROM_BYTES && !looksLikeJson(raw.bytes)
-        ? await (await import('./rules-data-worker.js')).rulesDataOffThread(raw.bytes, maxBytes)
-        : rulesData(raw.bytes, maxBytes);
+      early.ok !== 'needs-yaml'
+        ? early
+        : raw.bytes.length > OFF_THREAD_FROM_BYTES
+          ? await (await import('./rules-data-worker.js')).rulesDataOffThread(raw.bytes, maxBytes)
+          : (await import('./rules-yaml.js')).parseRulesYaml(early.text);
     if (!data.ok) return data;
     return await validateInSlices(validationSteps(policy, data.data));
   } catch (error) {

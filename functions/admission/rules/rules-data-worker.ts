@@ -5,7 +5,8 @@
 // of its own, and the worker runs just that chunk (plus the YAML code it imports). The worker's heap is
 // capped: a document that would need more is refused, never the function taken out of memory with it.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { type RulesData, rulesData } from './rules-document-text.js';
+import type { RulesData } from './rules-document-text.js';
+import { rulesData } from './rules-yaml.js';
 
 const ROLE = 'portcullis-rules-data';
 const WORKER_HEAP_MB = 160;

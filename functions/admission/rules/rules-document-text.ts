@@ -1,14 +1,18 @@
-// From a rules version's bytes to plain data: strict UTF-8, then JSON for a JSON bundle, else YAML. Never throws: a
-// document that makes the decoder or the YAML library fail in any way (invalid UTF-8, an alias bomb, nesting
-// deep enough to exhaust the stack) is an invalid document with a message that says what and where.
-import { parseAllDocuments } from 'yaml';
+// From a rules version's bytes to plain data, up to the YAML parser: size limit, strict UTF-8, then JSON
+// for a document stored as JSON (what `policy push` stores). The rest needs YAML (rules-yaml.ts), which
+// the function loads only then: it is half the code a function would otherwise load at cold start.
+// Never throws: invalid UTF-8 is an invalid document with a message that says what and where.
+import { duplicateJsonKey } from './json-duplicate-key.js';
 import type { FailurePolicy } from './rules-document-schema.js';
 import { tooLarge } from './rules-source.js';
 
 export type RulesData = { ok: true; data: unknown } | { ok: false; errors: string[]; failurePolicy?: FailurePolicy };
 
-/** Aliases a document may expand: YAML's own default, stated so the bound is visible. */
-const MAX_ALIAS_COUNT = 100;
+/** What is left for the YAML parser: the decoded text. */
+export interface NeedsYaml {
+  ok: 'needs-yaml';
+  text: string;
+}
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const lenientUtf8 = new TextDecoder('utf-8');
 
@@ -47,45 +51,27 @@ export function statedFailurePolicy(text: string): FailurePolicy | undefined {
   return (yaml?.[2] ?? json?.[1]) as FailurePolicy | undefined;
 }
 
-/** The document's data; a multi-document stream (a bundle of manifests) is the list of its documents. */
-export function parseRulesYaml(text: string): RulesData {
-  try {
-    const documents = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
-    const list = Array.isArray(documents) ? documents : [documents];
-    const errors = list.flatMap((document, index) => document.errors.map((error) => `YAML${list.length > 1 ? ` (document ${index + 1})` : ''}: ${error.message.split('\n')[0]}`));
-    if (errors.length > 0) return { ok: false, errors, failurePolicy: statedFailurePolicy(text) };
-    const data = list.map((document) => document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
-    return { ok: true, data: data.length <= 1 ? (data[0] ?? null) : data };
-  } catch (error) {
-    return { ok: false, errors: [`YAML: ${(error as Error)?.message ?? String(error)}`], failurePolicy: statedFailurePolicy(text) };
-  }
-}
-
 /**
- * Whether a document is a JSON bundle (the array of manifests `policy push` stores): parsed in linear time,
- * 100× faster than YAML. Only arrays: a native document written as JSON keeps the YAML parser's checks
- * (JSON.parse lets a duplicate key silently win; push never writes one).
+ * JSON's data, or undefined when the YAML parser must judge the text: not JSON (it then says what is
+ * wrong), or JSON with a key twice in one object, which JSON.parse would let silently win (YAML refuses it).
  */
-export const looksLikeJson = (bytes: Uint8Array): boolean => {
-  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) return byte === 0x5b;
-  return false;
-};
-
-/** JSON's data, or undefined when it is not valid JSON (the YAML parser then says what is wrong). */
 function parseJson(text: string): RulesData | undefined {
   try {
-    return { ok: true, data: JSON.parse(text) };
+    const data: unknown = JSON.parse(text);
+    return duplicateJsonKey(text) === undefined ? { ok: true, data } : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Size limit, decoding, then JSON or YAML, in that order: the cheap refusals first. */
-export function rulesData(input: string | Uint8Array, maxBytes: number): RulesData {
+/** Size limit, decoding, then JSON, in that order: the cheap refusals first; what remains needs YAML. */
+export function rulesDataUnlessYaml(input: string | Uint8Array, maxBytes: number): RulesData | NeedsYaml {
   const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
   if (size > maxBytes) return { ok: false, errors: [tooLarge(size, maxBytes)] };
   const decoded = typeof input === 'string' ? { ok: true as const, text: input } : decodeRulesText(input);
   if (!decoded.ok) return { ok: false, errors: [decoded.error], failurePolicy: statedFailurePolicy(lenientUtf8.decode(input as Uint8Array)) };
-  const json = /^\s*\[/.test(decoded.text) ? parseJson(decoded.text) : undefined;
-  return json ?? parseRulesYaml(decoded.text);
+  // An array of manifests or a native document as `policy push` stores them. A YAML flow mapping
+  // (`{rules: []}`) starts the same way; it fails JSON.parse and goes to the YAML parser.
+  const json = /^\s*[[{]/.test(decoded.text) ? parseJson(decoded.text) : undefined;
+  return json ?? { ok: 'needs-yaml', text: decoded.text };
 }

@@ -7,7 +7,7 @@
 //   document's own when it states one.
 import { waitAtMost } from '../decide/deadline.js';
 import { logger } from '../observe/logger.js';
-import { type ParsedRules } from './parse-rules-document.js';
+import { type ParsedRules } from './validate-rules-data.js';
 import { parseRulesVersion } from './parse-rules-version.js';
 import type { Policy } from '../policy.js';
 import type { FailurePolicy, RulesDocument } from './rules-document-schema.js';
