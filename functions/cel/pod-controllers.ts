@@ -20,13 +20,19 @@ export const DEFAULT_POD_CONTROLLERS: PodController[] = ['Deployment', 'Stateful
 
 export const isPodController = (kind: string): kind is PodController => Object.hasOwn(POD_CONTROLLERS, kind);
 
-/** The controller's pod template as a Pod object (apiVersion, kind, its metadata and spec), or null. */
+/** A field of a map as CEL values hold it: a plain object, or a Map for one with a key Object.prototype has. */
+function fieldOf(map: unknown, key: string): unknown {
+  if (map instanceof Map) return map.get(key);
+  return map && typeof map === 'object' && !Array.isArray(map) && Object.hasOwn(map, key) ? (map as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * The controller's pod template as a Pod (apiVersion, kind, its metadata and spec), or null. Both are CEL
+ * values (toCel): the template is a part of the controller already converted, never converted twice.
+ */
 export function podFromTemplate(kind: PodController, object: unknown): unknown {
   let template: unknown = object;
-  for (const key of POD_CONTROLLERS[kind].template) {
-    template = template && typeof template === 'object' && Object.hasOwn(template, key) ? (template as Record<string, unknown>)[key] : undefined;
-  }
+  for (const key of POD_CONTROLLERS[kind].template) template = fieldOf(template, key);
   if (!template || typeof template !== 'object') return null;
-  const { metadata, spec } = template as { metadata?: unknown; spec?: unknown };
-  return { apiVersion: 'v1', kind: 'Pod', metadata: metadata ?? {}, spec: spec ?? {} };
+  return { apiVersion: 'v1', kind: 'Pod', metadata: fieldOf(template, 'metadata') ?? {}, spec: fieldOf(template, 'spec') ?? {} };
 }

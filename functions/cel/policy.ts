@@ -64,19 +64,21 @@ interface RequestBindings extends JudgedObject {
 }
 
 // The request as CEL values, converted once per request however many rules judge it (a bundle of
-// manifests is dozens of rules).
-const converted = new WeakMap<AdmissionRequest, RequestBindings>();
+// manifests is dozens of rules). Kept on the request itself, not in a module-level WeakMap: V8's young-
+// generation collections keep a WeakMap's young entries alive, so every request's converted object was
+// promoted to the old generation, and the collections that copied them held a request for up to 10 ms.
+const BINDINGS = Symbol('cel bindings');
+type WithBindings = AdmissionRequest & { [BINDINGS]?: RequestBindings };
 
-function bindingsOf(request: AdmissionRequest, judgesPodTemplate: boolean): RequestBindings {
-  let bindings = converted.get(request);
+function bindingsOf(request: WithBindings, judgesPodTemplate: boolean): RequestBindings {
+  let bindings = request[BINDINGS];
   if (!bindings) {
     bindings = { object: toCel(request.object ?? null), oldObject: toCel(request.oldObject ?? null), request: requestBinding(request), results: new Map() };
-    converted.set(request, bindings);
+    Object.defineProperty(request, BINDINGS, { value: bindings }); // not enumerable: never serialised
   }
   const kind = request.kind.kind;
   if (judgesPodTemplate && isPodController(kind) && !bindings.podTemplate) {
-    const template = (object: unknown) => toCel(object ? podFromTemplate(kind, object) : null);
-    bindings.podTemplate = { object: template(request.object), oldObject: template(request.oldObject), results: new Map() };
+    bindings.podTemplate = { object: podFromTemplate(kind, bindings.object), oldObject: podFromTemplate(kind, bindings.oldObject), results: new Map() };
   }
   return bindings;
 }
