@@ -4,7 +4,7 @@
 // bucket name with dots, which TLS cannot match); path-style on a given endpoint (s3rver, MinIO).
 import type { IncomingMessage } from 'node:http';
 import { AwsError, errorNameForStatus } from './aws-error.js';
-import { endpointSuffix, readText, sendSigned, withOneRetry } from './signed-request.js';
+import { endpointSuffix, readText, regionFromEnv, sendSigned, withOneRetry } from './signed-request.js';
 
 export interface GetObjectInput {
   bucket: string;
@@ -41,7 +41,8 @@ async function s3Error(response: IncomingMessage): Promise<AwsError> {
   return new AwsError(code, field('Message') ?? response.statusMessage ?? `HTTP ${status}`, status);
 }
 
-export function s3ObjectReader({ region, endpoint }: { region: string; endpoint?: string }) {
+/** Calls in `region` (default: Lambda's own), at `endpoint` when given (a local or compatible service). */
+export function s3ObjectReader({ region = regionFromEnv(), endpoint }: { region?: string; endpoint?: string } = {}) {
   async function attempt({ bucket, key, ifNoneMatch, signal }: GetObjectInput): Promise<GetObjectResult> {
     const response = await sendSigned({ service: 's3', region, method: 'GET', url: s3ObjectUrl(bucket, key, region, endpoint), headers: ifNoneMatch ? { 'If-None-Match': ifNoneMatch } : {}, signal });
     const status = response.statusCode ?? 0;

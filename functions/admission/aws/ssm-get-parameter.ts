@@ -1,9 +1,10 @@
 // SSM GetParameter (decrypted) for the webhook tokens: one signed JSON POST. Errors come back as AwsErrors
 // named by SSM's error type (ParameterNotFound, AccessDeniedException, ThrottlingException, …).
 import { AwsError, errorNameForStatus } from './aws-error.js';
-import { endpointSuffix, readText, sendSigned, withOneRetry } from './signed-request.js';
+import { endpointSuffix, readText, regionFromEnv, sendSigned, withOneRetry } from './signed-request.js';
 
-export function ssmParameterReader({ region, endpoint }: { region: string; endpoint?: string }) {
+/** Calls in `region` (default: Lambda's own), at `endpoint` when given (a local or compatible service). */
+export function ssmParameterReader({ region = regionFromEnv(), endpoint }: { region?: string; endpoint?: string } = {}) {
   const url = new URL(endpoint ?? `https://ssm.${region}.${endpointSuffix(region)}/`);
   async function attempt(name: string): Promise<string | undefined> {
     const response = await sendSigned({

@@ -24,9 +24,7 @@ export function parseTokens(text: string | undefined): TokenSet {
 function parameterReader(name: string, endpoint: string | undefined): () => Promise<TokenSet> {
   let getParameter: Promise<(name: string) => Promise<string | undefined>> | undefined;
   return async () => {
-    getParameter ??= Promise.all([import('../aws/ssm-get-parameter.js'), import('../aws/signed-request.js')]).then(([{ ssmParameterReader }, { regionFromEnv }]) =>
-      ssmParameterReader({ region: regionFromEnv(), endpoint }),
-    );
+    getParameter ??= import('../aws/ssm-get-parameter.js').then(({ ssmParameterReader }) => ssmParameterReader({ endpoint }));
     return parseTokens(await (await getParameter)(name));
   };
 }

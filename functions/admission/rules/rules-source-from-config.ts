@@ -7,11 +7,11 @@ import { directoryRulesSource } from './directory-rules-source.js';
 import type { RulesSource } from './rules-source.js';
 
 async function createS3Source(config: Config & { RULES_BUCKET: string }): Promise<RulesSource> {
-  const [{ s3ObjectReader }, { regionFromEnv }, { s3RulesSource }] = await Promise.all([import('../aws/s3-get-object.js'), import('../aws/signed-request.js'), import('./s3-rules-source.js')]);
+  const [{ s3ObjectReader }, { s3RulesSource }] = await Promise.all([import('../aws/s3-get-object.js'), import('./s3-rules-source.js')]);
   // A fetch may outlive one request's patience (served from cache meanwhile) but never the longest deadline.
   const abortAfterMs = Math.max(config.POLICY_TIMEOUT_MS, 1000);
   return s3RulesSource({
-    getObject: s3ObjectReader({ region: regionFromEnv(), endpoint: config.RULES_S3_ENDPOINT }),
+    getObject: s3ObjectReader({ endpoint: config.RULES_S3_ENDPOINT }),
     bucket: config.RULES_BUCKET,
     prefix: config.RULES_PREFIX,
     ttlMs: config.RULES_TTL_SECONDS * 1000,
