@@ -2,7 +2,7 @@
 // HTTP API (payload 2.0) event. Used by `portcullis event`, the tests and the benchmarks alike.
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { KIND_RESOURCES } from './kubernetes-resources.js';
+import { CLUSTER_SCOPED_KINDS, KIND_RESOURCES } from './kubernetes-resources.js';
 
 type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
 
@@ -44,7 +44,8 @@ export function admissionReviewFor(manifest: unknown, options: ReviewOptions = {
   const operation = options.operation ?? 'CREATE';
   const { group, version } = groupVersion(object.apiVersion ?? 'v1');
   const kind = object.kind ?? 'Unknown';
-  const namespace = kind === 'Namespace' ? object.metadata?.name : (options.namespace ?? object.metadata?.namespace ?? 'default');
+  // As the API server: a Namespace names itself; other cluster-scoped objects have no namespace.
+  const namespace = kind === 'Namespace' ? object.metadata?.name : CLUSTER_SCOPED_KINDS.has(kind) ? '' : (options.namespace ?? object.metadata?.namespace ?? 'default');
   const gvk = { group, version, kind };
   const gvr = { group, version, resource: resourceOf(kind) };
   const request = {

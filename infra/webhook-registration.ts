@@ -85,7 +85,7 @@ function webhookRulesOf(policy: Policy<never>, rule: Rule<unknown>, where: strin
       return [];
     }
     if (HIGH_VOLUME_KINDS.has(kind)) into.notes.add(`${where} names ${kind}, a high-volume kind: every one the cluster writes calls the function`);
-    return resources.map(({ apiGroup, resource }) => ({ apiGroups: [apiGroup], apiVersions: ['*'], operations, resources: [resource], scope: '*' }));
+    return resources.map(({ apiGroup, resource }) => ({ apiGroups: [apiGroup], apiVersions: ['*'], operations, resources: [resource], scope: match.scope ?? '*' }));
   });
 }
 

@@ -1,6 +1,8 @@
 // Whether a rule's match block selects a request. Every condition given must hold; an absent condition
-// holds, except kinds and operations, which default to the policy's own (`*` in kinds: every kind). Cluster-scoped requests (no namespace) never match a `namespaces` list and are never excluded by
-// `excludedNamespaces`.
+// holds, except kinds and operations, which default to the policy's own (`*` in kinds: every kind).
+// Cluster-scoped requests (no namespace) never match a `namespaces` list (unless the rule reads it as
+// Gatekeeper does) and are never excluded by `excludedNamespaces`. A Namespace object is in itself: the API
+// server leaves the request's namespace empty when one is created, and sets it on later changes.
 import type { AdmissionRequest, Operation } from '../review/admission-review-schema.js';
 import { matchesAnyGlob } from '../kubernetes/glob.js';
 import { matchesLabelSelector } from '../kubernetes/label-selector.js';
@@ -17,9 +19,27 @@ function objectLabels(request: AdmissionRequest): Record<string, string> {
   return labels && typeof labels === 'object' ? (labels as Record<string, string>) : {};
 }
 
+function objectName(request: AdmissionRequest): string {
+  const object = (request.object ?? request.oldObject) as { metadata?: { name?: unknown } } | null | undefined;
+  return request.name || (typeof object?.metadata?.name === 'string' ? object.metadata.name : '');
+}
+
+const isNamespaceObject = (request: AdmissionRequest) => request.kind.kind === 'Namespace' && request.kind.group === '';
+
+/** The namespace a request is in, if any: a Namespace object's own name. */
+function namespaceOf(request: AdmissionRequest): string | undefined {
+  return (isNamespaceObject(request) ? objectName(request) : request.namespace) || undefined;
+}
+
+function scopeHolds(request: AdmissionRequest, scope: 'Cluster' | 'Namespaced' | '*'): boolean {
+  if (scope === '*') return true;
+  const clusterScoped = isNamespaceObject(request) || !request.namespace;
+  return scope === 'Cluster' ? clusterScoped : !clusterScoped;
+}
+
 /** On a Namespace object the selector reads its own labels; elsewhere the API server applied it already. */
 function namespaceSelectorHolds(request: AdmissionRequest, selector: LabelSelector): boolean {
-  return request.kind.kind !== 'Namespace' || request.kind.group !== '' || matchesLabelSelector(objectLabels(request), selector);
+  return !isNamespaceObject(request) || matchesLabelSelector(objectLabels(request), selector);
 }
 
 // As Kubernetes: a binding's resourceRules, unset or empty, do not constrain which resources match.
@@ -49,8 +69,10 @@ export function matchesRule(request: AdmissionRequest, match: Match | undefined,
   }
   if (m.narrowedBy && !holdsAsWell(request, m.narrowedBy)) return false;
   if (m.namespaceSelector && !namespaceSelectorHolds(request, m.namespaceSelector)) return false;
-  const namespace = request.namespace || undefined;
-  if (m.namespaces && (namespace === undefined || !matchesAnyGlob(namespace, m.namespaces))) return false;
+  if (m.scope && !scopeHolds(request, m.scope)) return false;
+  if (m.names && !matchesAnyGlob(objectName(request), m.names)) return false;
+  const namespace = namespaceOf(request);
+  if (m.namespaces && (namespace === undefined ? !m.clusterScopedInNamespaces : !matchesAnyGlob(namespace, m.namespaces))) return false;
   if (m.excludedNamespaces && namespace !== undefined && matchesAnyGlob(namespace, m.excludedNamespaces)) return false;
   const username = request.userInfo.username ?? '';
   if (m.excludedUsers && matchesAnyGlob(username, m.excludedUsers)) return false;

@@ -33,6 +33,11 @@ export const MatchSchema = z.strictObject({
   operations: z.optional(z.array(OperationSchema)),
   excludedUsers: z.optional(z.array(z.string())),
   excludedGroups: z.optional(z.array(z.string())),
+  // Globs on the object's name, and Cluster or Namespaced objects only: Gatekeeper's match.name and scope.
+  names: z.optional(z.array(z.string())),
+  scope: z.optional(z.enum(['Cluster', 'Namespaced', '*'])),
+  // Gatekeeper's reading of `namespaces`: an object with no namespace cannot be disqualified by it.
+  clusterScopedInNamespaces: z.optional(z.boolean()),
   ...kubernetesMatchFields,
   // Given, operations come from these rules; a rule's own must name at least one.
   resourceRules: z.optional(z.array(ResourceRuleSchema).check(z.minLength(1))),

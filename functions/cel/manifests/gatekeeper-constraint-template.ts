@@ -1,8 +1,8 @@
 // Gatekeeper's ConstraintTemplate with a K8sNativeValidation engine, and its constraints, as native rules:
 // one per constraint. As Gatekeeper binds them: variables.params is the constraint's spec.parameters,
 // variables.anyObject is the object (oldObject on DELETE), params is the constraint itself. The
-// constraint's match (kinds, namespaces, excludedNamespaces, labelSelector, namespaceSelector) is the
-// rule's; enforcementAction deny/warn/dryrun becomes Deny/Warn/Audit. Gatekeeper's webhook fails open
+// constraint's match (kinds, namespaces, excludedNamespaces, labelSelector, namespaceSelector, name, scope)
+// is the rule's; enforcementAction deny/warn/dryrun becomes Deny/Warn/Audit. Gatekeeper's webhook fails open
 // (Ignore) unless the constraint says otherwise. Templates with Rego only are refused: no Rego engine here.
 import { celParameters, type Manifest, nameOf, type TranslatedRule } from './cel-spec.js';
 
@@ -26,6 +26,18 @@ export function constraintKindOf(template: Manifest): string | undefined {
   return typeof kind === 'string' ? kind : undefined;
 }
 
+const MATCH_FIELDS = new Set(['kinds', 'namespaces', 'excludedNamespaces', 'labelSelector', 'namespaceSelector', 'name', 'scope', 'source']);
+
+/** Gatekeeper's match as the native one: its name glob and scope, and `namespaces` not disqualifying objects without one. */
+function matchOfConstraint(given: Record<string, unknown>): Record<string, unknown> {
+  const kinds = ((given.kinds ?? []) as { kinds?: string[] }[]).flatMap((entry) => entry?.kinds ?? []);
+  const match: Record<string, unknown> = { kinds: kinds.length > 0 ? kinds : ['*'] };
+  for (const field of ['namespaces', 'excludedNamespaces', 'labelSelector', 'namespaceSelector', 'scope'] as const) if (given[field] !== undefined) match[field] = given[field];
+  if (given.namespaces !== undefined) match.clusterScopedInNamespaces = true;
+  if (given.name !== undefined && given.name !== '') match.names = [String(given.name)];
+  return match;
+}
+
 export function rulesFromConstraintTemplate(template: Manifest, constraints: Manifest[]): { rules: TranslatedRule[]; errors: string[] } {
   const native = nativeValidationOf(template);
   if ('error' in native) return { rules: [], errors: [native.error] };
@@ -36,10 +48,16 @@ export function rulesFromConstraintTemplate(template: Manifest, constraints: Man
     const name = nameOf(constraint);
     const spec = (constraint.spec ?? {}) as Record<string, unknown>;
     const given = (spec.match ?? {}) as Record<string, unknown>;
-    const match: Record<string, unknown> = {};
-    const kinds = ((given.kinds ?? []) as { kinds?: string[] }[]).flatMap((entry) => entry?.kinds ?? []);
-    match.kinds = kinds.length > 0 ? kinds : ['*'];
-    for (const field of ['namespaces', 'excludedNamespaces', 'labelSelector', 'namespaceSelector'] as const) if (given[field] !== undefined) match[field] = given[field];
+    const unknown = Object.keys(given).filter((field) => !MATCH_FIELDS.has(field));
+    if (unknown.length > 0) {
+      errors.push(`${constraint.kind} ${name}: spec.match.${unknown[0]} is not a Gatekeeper match field (${[...MATCH_FIELDS].join(', ')})`);
+      continue;
+    }
+    if (given.source !== undefined && given.source !== 'All' && given.source !== 'Original') {
+      errors.push(`${constraint.kind} ${name}: spec.match.source ${String(given.source)}: only requests for the objects themselves reach the webhook (All or Original)`);
+      continue;
+    }
+    const match = matchOfConstraint(given);
     const action = typeof spec.enforcementAction === 'string' ? spec.enforcementAction : 'deny';
     if (!ACTIONS[action]) {
       errors.push(`${constraint.kind} ${name}: spec.enforcementAction ${action} is not supported (deny, warn or dryrun)`);
