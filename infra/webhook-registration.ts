@@ -5,10 +5,12 @@
 // high-volume ones (leases, events, endpoints), which are sent only when a document names them.
 // A policy that routes each of its policies apart (cel) gets a webhook per policy, carrying that policy's
 // failurePolicy, namespace and object selectors, matchPolicy, and the matchConditions the API server can
-// evaluate itself, so it filters before calling.
+// evaluate itself, so it filters before calling; one per binding when its bindings select different
+// namespaces.
 import { DEFAULT_OPERATIONS } from '../functions/admission/decide/match-rule.js';
 import type { LabelSelector } from '../functions/admission/kubernetes/label-selector.js';
 import type { ResourceRule } from '../functions/admission/kubernetes/resource-rules.js';
+import { BINDING_SEPARATOR } from '../functions/admission/decide/routed-rules.js';
 import { type Policy, policyNameOf, routeOf } from '../functions/admission/policy.js';
 import type { FailurePolicy, Rule, RulesDocument } from '../functions/admission/rules/rules-document-schema.js';
 import { EVERY_KIND_RESOURCES, HIGH_VOLUME_KINDS, KIND_RESOURCES } from './kubernetes-resources.js';
@@ -134,6 +136,23 @@ function registrationOf(policy: Policy<never>, document: RulesDocument<unknown>,
   };
 }
 
+const namespaceSelectorOf = (rule: Rule<unknown>) => JSON.stringify(bothSelectors(rule.match?.namespaceSelector, rule.match?.narrowedBy?.namespaceSelector) ?? null);
+
+/**
+ * One policy's rules as webhooks serve them: all on one, or, when its bindings select different
+ * namespaces (which one webhook's namespaceSelector cannot say, and the function cannot check without
+ * the cluster), one webhook per binding, `<binding>.<policy>` on the route `<policy>~<binding>`.
+ */
+function servedApart(name: string, rules: Rule<unknown>[]): { webhook: string; route: string; rules: Rule<unknown>[] }[] {
+  if (new Set(rules.map(namespaceSelectorOf)).size <= 1) return [{ webhook: name, route: name, rules }];
+  const byBinding = new Map<string, Rule<unknown>[]>();
+  for (const rule of rules) {
+    const binding = rule.origin?.binding ?? '';
+    byBinding.set(binding, [...(byBinding.get(binding) ?? []), rule]);
+  }
+  return [...byBinding].map(([binding, bound]) => ({ webhook: `${binding}.${name}`, route: `${name}${BINDING_SEPARATOR}${binding}`, rules: bound }));
+}
+
 /** The webhooks one policy's valid rules document needs: none for `rules: []`. */
 export function registrationsOf(policy: Policy<never>, document: RulesDocument<unknown>): Registrations {
   const into: Findings = { errors: [], notes: new Set() };
@@ -151,7 +170,10 @@ export function registrationsOf(policy: Policy<never>, document: RulesDocument<u
         into.errors.push(`${name}: cannot name a webhook or a route; use lowercase letters, digits, '-' and '.' (at most 200)`);
         continue;
       }
-      registrations.push(registrationOf(policy, document, rules, `${name}.${policy.name}.portcullis.io`, `${routeOf(policy)}/${name}`, into));
+      for (const served of servedApart(name, rules)) {
+        if (served.webhook.length > 200) into.errors.push(`${served.webhook}: too long to name a webhook (at most 200)`);
+        else registrations.push(registrationOf(policy, document, served.rules, `${served.webhook}.${policy.name}.portcullis.io`, `${routeOf(policy)}/${served.route}`, into));
+      }
     }
   }
   if (into.errors.length > 0) return { ok: false, errors: into.errors.map((error) => `${policy.name}: ${error}`) };

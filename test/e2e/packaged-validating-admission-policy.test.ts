@@ -113,6 +113,18 @@ describe('ValidatingAdmissionPolicy bundles on the packaged cel function', () =>
     expect(stale.auditAnnotations['failed-open']).toMatch(/^no policy renamed in the rules \(version .+\): the webhook registration is stale; apply portcullis webhook-config$/);
   });
 
+  it('/validate/cel/<policy>~<binding> evaluates that binding alone: the route of a webhook that carries its namespaceSelector', async () => {
+    const limit = policy('limit', { validations: [{ expression: 'object.spec.replicas <= params.data.max.size()', messageExpression: "'at most ' + string(params.data.max.size())" }], paramKind: { apiVersion: 'v1', kind: 'ConfigMap' } });
+    const team = (name: string) => binding(name, { policyName: 'limit', validationActions: ['Deny'], paramRef: { name, namespace: 'policy' }, matchResources: { namespaceSelector: { matchLabels: { team: name } } } });
+    const manifests = [limit, team('a'), team('b'), configMap('a', 'policy', { max: 'xx' }), configMap('b', 'policy', { max: 'xxxx' })];
+    const { handler } = await packagedWithRules('cel', bundle(...manifests));
+    const routed = async (name: string, replicas: number) => (await invoke(handler, { ...eventFor(deployment(replicas)), rawPath: `/validate/cel/${name}`, pathParameters: { policy: name } })).body.response;
+    expect(await routed('limit~a', 3)).toMatchObject({ allowed: false, status: { message: "ValidatingAdmissionPolicy 'limit' with binding 'a' denied request: at most 2" } });
+    expect((await routed('limit~b', 3)).allowed).toBe(true);
+    expect((await routed('limit~b', 5)).status.message).toBe("ValidatingAdmissionPolicy 'limit' with binding 'b' denied request: at most 4");
+    expect((await routed('limit~c', 5)).warnings).toEqual(['portcullis: cel/limit~c is not in the rules; admitted (registration stale)']);
+  });
+
   it.each([
     ['a policy no binding names', [maxReplicas], /ValidatingAdmissionPolicy max-replicas: no ValidatingAdmissionPolicyBinding in the bundle names it/],
     ['a binding whose policy is missing', [binding('orphan', { policyName: 'nowhere', validationActions: ['Deny'] })], /ValidatingAdmissionPolicyBinding orphan: its policy nowhere is not in the bundle/],

@@ -172,6 +172,18 @@ describe('portcullis webhook-config', () => {
     expect(latest.matchConditions).toBeUndefined();
   });
 
+  it('a policy whose bindings select different namespaces: one webhook per binding, each with its selector, at /validate/cel/<policy>~<binding>', async () => {
+    const teamBinding = (team: string) => ({ ...vapBinding, metadata: { name: `team-${team}` }, spec: { ...vapBinding.spec, matchResources: { namespaceSelector: { matchLabels: { team } } } } });
+    const dir = rulesFolder({ cel: [vap, teamBinding('a'), teamBinding('b')] });
+    const { code, stdout, stderr } = await webhookConfig(['--url', BASE, '--rules', dir]);
+    expect({ code, stderr }).toMatchObject({ code: 0 });
+    const webhooks = webhooksIn(stdout).filter((webhook) => webhook.name.endsWith('pod-status-owner.cel.portcullis.io'));
+    expect(webhooks.map((webhook) => [webhook.name, webhook.clientConfig.url, webhook.namespaceSelector.matchLabels])).toEqual([
+      ['team-a.pod-status-owner.cel.portcullis.io', `${BASE}/validate/cel/pod-status-owner~team-a`, { tier: 'prod', team: 'a' }],
+      ['team-b.pod-status-owner.cel.portcullis.io', `${BASE}/validate/cel/pod-status-owner~team-b`, { tier: 'prod', team: 'b' }],
+    ]);
+  });
+
   it('--bucket: the live documents, read from S3 (s3rver)', async () => {
     const s3: TestS3 = await startTestS3();
     try {
