@@ -92,6 +92,8 @@ describe('npm start', () => {
     expect((await postOverHttps(latestPod, '/validate/cel/no-latest')).json.response).toMatchObject({ allowed: false, auditAnnotations: { rule: 'no-latest' } });
     // The route of the policy for Deployments: the Pod is not its to judge.
     expect((await postOverHttps(latestPod, '/validate/cel/small-deployments')).json.response).toMatchObject({ allowed: true, auditAnnotations: { decision: 'allowed' } });
+    // A binding's route (`<policy>~<binding>`) reaches the function as written; this one has no such binding.
+    expect((await postOverHttps(latestPod, '/validate/cel/no-latest~team-a')).json.response.warnings).toEqual(['portcullis: cel/no-latest~team-a is not in the rules; admitted (registration stale)']);
   });
 
   it('serves the mutating policies too, with rules from the bucket', async () => {
