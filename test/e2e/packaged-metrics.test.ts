@@ -34,6 +34,11 @@ describe('metrics', () => {
       { namespace: 'Portcullis', dimensions: [['service', 'Policy', 'Outcome']], metrics: ['Decisions'] },
       { namespace: 'Portcullis', dimensions: [['service', 'Policy']], metrics: ['ColdStart', 'DecisionLatency', 'FailedOpen', 'RulesUnavailable', 'ServingLastKnownGood'] },
     ]);
+    expect(line!._aws.CloudWatchMetrics.flatMap((directive: any) => directive.Metrics)).toEqual([
+      { Name: 'Decisions', Unit: 'Count' },
+      { Name: 'DecisionLatency', Unit: 'Milliseconds' },
+      ...['FailedOpen', 'ServingLastKnownGood', 'RulesUnavailable', 'ColdStart'].map((Name) => ({ Name, Unit: 'Count' })),
+    ]);
     expect(line).toMatchObject({ Policy: 'trusted-registry', Outcome: 'failed-open', Decisions: 1, FailedOpen: 1, RulesUnavailable: 1, ServingLastKnownGood: 0, ColdStart: 1, DecisionLatency: expect.any(Number) });
     expect(logs.withMessage('admission decision')).toEqual([expect.objectContaining({ failedOpen: true, reason: expect.stringMatching(/^rules unavailable/) })]);
   });
@@ -62,6 +67,23 @@ describe('metrics', () => {
     expect(decisions).toHaveLength(2);
     for (const line of decisions) expect(line).toMatchObject({ Outcome: 'denied', ServingLastKnownGood: 1, FailedOpen: 0, RulesUnavailable: 0 });
     expect(logs.withMessage('admission decision')[0]!.servingLastKnownGood).toMatch(/^version sha256:\w+ is invalid: rules\[0\]\.parameters\.allowedRegistries/);
+  });
+
+  it.each([
+    ['POWERTOOLS_METRICS_DISABLED=1 (Powertools reads 1, yes, on… as true)', { POWERTOOLS_METRICS_DISABLED: '1' }, 0],
+    ['POWERTOOLS_DEV=true and the switch unset', { POWERTOOLS_DEV: 'true' }, 0],
+    ['POWERTOOLS_DEV=true, but POWERTOOLS_METRICS_DISABLED=false says otherwise', { POWERTOOLS_DEV: 'true', POWERTOOLS_METRICS_DISABLED: 'false' }, 1],
+  ])('the switch, as Powertools reads it: %s', async (_case, env, lines) => {
+    const saved = process.env.POWERTOOLS_METRICS_DISABLED;
+    delete process.env.POWERTOOLS_METRICS_DISABLED; // the tests' own setting
+    try {
+      logs = captureLogLines();
+      const { handler } = await packagedPolicy('trusted-registry', GOOD, { POWERTOOLS_LOG_LEVEL: 'INFO', ...env });
+      await invoke(handler, badRepo());
+      expect(metricLines()).toHaveLength(lines);
+    } finally {
+      process.env.POWERTOOLS_METRICS_DISABLED = saved;
+    }
   });
 
   it('a failure with failurePolicy Fail: Outcome failed-closed, FailedOpen 0', async () => {
