@@ -118,10 +118,13 @@ function bothSelectors(a: LabelSelector | undefined, b: LabelSelector | undefine
   return { matchLabels: { ...a.matchLabels, ...b.matchLabels }, matchExpressions: [...(a.matchExpressions ?? []), ...(b.matchExpressions ?? [])] };
 }
 
+/** The namespaces a rule selects: its own selector and its binding's, both holding. */
+const namespaceSelectorOf = (rule: Rule<unknown>) => bothSelectors(rule.match?.namespaceSelector, rule.match?.narrowedBy?.namespaceSelector);
+
 function registrationOf(policy: Policy<never>, document: RulesDocument<unknown>, rules: Rule<unknown>[], name: string, path: string, into: Findings): Registration {
   const conditions = rules.map((rule) => policy.webhookMatchConditions?.(rule.parameters as never) ?? []);
   const shared = conditions[0]?.filter((condition) => conditions.every((list) => list.some((other) => JSON.stringify(other) === JSON.stringify(condition)))) ?? [];
-  const namespaceSelector = common(rules.map((rule) => bothSelectors(rule.match?.namespaceSelector, rule.match?.narrowedBy?.namespaceSelector)));
+  const namespaceSelector = common(rules.map(namespaceSelectorOf));
   const objectSelector = common(rules.map((rule) => bothSelectors(rule.match?.labelSelector, rule.match?.narrowedBy?.labelSelector)));
   return {
     name,
@@ -136,7 +139,6 @@ function registrationOf(policy: Policy<never>, document: RulesDocument<unknown>,
   };
 }
 
-const namespaceSelectorOf = (rule: Rule<unknown>) => JSON.stringify(bothSelectors(rule.match?.namespaceSelector, rule.match?.narrowedBy?.namespaceSelector) ?? null);
 
 /**
  * One policy's rules as webhooks serve them: all on one, or, when its bindings select different
@@ -144,7 +146,7 @@ const namespaceSelectorOf = (rule: Rule<unknown>) => JSON.stringify(bothSelector
  * the cluster), one webhook per binding, `<binding>.<policy>` on the route `<policy>~<binding>`.
  */
 function servedApart(name: string, rules: Rule<unknown>[]): { webhook: string; route: string; rules: Rule<unknown>[] }[] {
-  if (new Set(rules.map(namespaceSelectorOf)).size <= 1) return [{ webhook: name, route: name, rules }];
+  if (new Set(rules.map((rule) => JSON.stringify(namespaceSelectorOf(rule) ?? null))).size <= 1) return [{ webhook: name, route: name, rules }];
   const byBinding = new Map<string, Rule<unknown>[]>();
   for (const rule of rules) {
     const binding = rule.origin?.binding ?? '';

@@ -12,16 +12,19 @@ import type { LabelSelector } from '../kubernetes/label-selector.js';
 
 export const DEFAULT_OPERATIONS: readonly Operation[] = ['CREATE', 'UPDATE'];
 
+/** The object's metadata; on DELETE the object is gone, and what it had is on oldObject. */
+function metadataOf(request: AdmissionRequest): { labels?: unknown; name?: unknown } | undefined {
+  return ((request.object ?? request.oldObject) as { metadata?: { labels?: unknown; name?: unknown } } | null | undefined)?.metadata;
+}
+
 function objectLabels(request: AdmissionRequest): Record<string, string> {
-  // On DELETE the object is gone; the labels it had are on oldObject.
-  const object = (request.object ?? request.oldObject) as { metadata?: { labels?: unknown } } | null | undefined;
-  const labels = object?.metadata?.labels;
+  const labels = metadataOf(request)?.labels;
   return labels && typeof labels === 'object' ? (labels as Record<string, string>) : {};
 }
 
 function objectName(request: AdmissionRequest): string {
-  const object = (request.object ?? request.oldObject) as { metadata?: { name?: unknown } } | null | undefined;
-  return request.name || (typeof object?.metadata?.name === 'string' ? object.metadata.name : '');
+  const name = metadataOf(request)?.name;
+  return request.name || (typeof name === 'string' ? name : '');
 }
 
 const isNamespaceObject = (request: AdmissionRequest) => request.kind.kind === 'Namespace' && request.kind.group === '';

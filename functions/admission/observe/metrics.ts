@@ -55,12 +55,11 @@ function emfLine(policyName: string, sets: { dimensions?: string[]; metrics: Rec
 
 export function createPolicyMetrics(policyName: string): PolicyMetrics {
   const enabled = metricsEnabled();
-  const [Count, Milliseconds] = ['Count', 'Milliseconds'] as const;
   const decisionLine = emfLine(policyName, [
-    { dimensions: ['Outcome'], metrics: { Decisions: Count } },
-    { metrics: { DecisionLatency: Milliseconds, FailedOpen: Count, ServingLastKnownGood: Count, RulesUnavailable: Count, ColdStart: Count } },
+    { dimensions: ['Outcome'], metrics: { Decisions: 'Count' } },
+    { metrics: { DecisionLatency: 'Milliseconds', FailedOpen: 'Count', ServingLastKnownGood: 'Count', RulesUnavailable: 'Count', ColdStart: 'Count' } },
   ]);
-  const invalidVersionLine = emfLine(policyName, [{ metrics: { InvalidRulesVersion: Count } }]);
+  const invalidVersionLine = emfLine(policyName, [{ metrics: { InvalidRulesVersion: 'Count' } }]);
   let coldStart = 1;
 
   /** `values` is JSON text of the line's remaining members: numbers and the fixed Outcome names only. */
