@@ -20,7 +20,8 @@ export async function packagedWithRules(policy: string, document: string | Uint8
   folders.push(folder);
   const replaceRules = (text: string | Uint8Array) => writeFileSync(join(folder, `${policy}.yaml`), text);
   if (document !== undefined) replaceRules(document);
-  const { handler } = await importPackagedHandler(policy, { RULES_DIR: folder, ...env });
+  // TTL 0: the folder is checked on every request, so replaceRules takes effect on the next one.
+  const { handler } = await importPackagedHandler(policy, { RULES_DIR: folder, RULES_TTL_SECONDS: '0', ...env });
   return { handler: handler as Handler, replaceRules };
 }
 

@@ -23,8 +23,9 @@ function writeRules(policy: string, text: string) {
   writeFileSync(join(rulesDir, `${policy}.yaml`), text);
 }
 
+/** TTL 0 unless `env` says otherwise: the rules file is checked on every request, so an edit is seen on the next. */
 function handlerFor(policy = testPolicy as never, env: Record<string, string> = {}): Handler {
-  return createAdmissionHandler(policy, { config: configFromEnv({ RULES_DIR: rulesDir, ...env }) }) as unknown as Handler;
+  return createAdmissionHandler(policy, { config: configFromEnv({ RULES_DIR: rulesDir, RULES_TTL_SECONDS: '0', ...env }) }) as unknown as Handler;
 }
 
 const pod = podManifest({ app: 'nginx:1.21.1' });
@@ -213,6 +214,17 @@ describe('rules: match, modes, reload', () => {
     const handler = handlerFor();
     expect((await invoke(handler, eventFor(pod))).body.response.allowed).toBe(false);
     writeRules('test-policy', 'rules: [{ name: r, parameters: { behaviour: allow } }] # edited');
+    expect((await invoke(handler, eventFor(pod))).body.response.allowed).toBe(true);
+  });
+
+  it('within RULES_TTL_SECONDS the file is not checked; after it, an edit is picked up', async () => {
+    writeRules('test-policy', 'rules: [{ name: r, parameters: { behaviour: deny } }]');
+    const handler = handlerFor(undefined, { RULES_TTL_SECONDS: '0.3' });
+    expect((await invoke(handler, eventFor(pod))).body.response.allowed).toBe(false);
+    rmSync(join(rulesDir, 'test-policy.yaml')); // not even its absence is noticed within the TTL
+    expect((await invoke(handler, eventFor(pod))).body.response.allowed).toBe(false);
+    writeRules('test-policy', 'rules: [{ name: r, parameters: { behaviour: allow } }] # edited');
+    await new Promise((resolve) => setTimeout(resolve, 350));
     expect((await invoke(handler, eventFor(pod))).body.response.allowed).toBe(true);
   });
 

@@ -23,7 +23,7 @@ async function createS3Source(config: Config & { RULES_BUCKET: string }): Promis
 
 export function rulesSourceFromConfig(config: Config): RulesSource {
   const bucket = config.RULES_BUCKET;
-  if (!bucket) return directoryRulesSource(config.RULES_DIR, config.RULES_MAX_BYTES);
+  if (!bucket) return directoryRulesSource({ directory: config.RULES_DIR, maxBytes: config.RULES_MAX_BYTES, ttlMs: config.RULES_TTL_SECONDS * 1000 });
   let s3Source: Promise<RulesSource> | undefined;
   return {
     describe: (policyName) => `s3://${bucket}/${config.RULES_PREFIX}${policyName}.yaml`,
