@@ -7,6 +7,7 @@ import { createAdmissionHandler } from '../../functions/admission/create-admissi
 import { logger } from '../../functions/admission/observe/logger.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
+import { captureLogLines } from '../helpers/log-lines.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 
 const STRICT = 'rules: [{ name: strict, parameters: { allowedRegistries: ["192.168.64.1"] } }]';
@@ -114,14 +115,16 @@ describe('last known good', () => {
     await breakS3();
     await sleep(350);
     const countBefore = gets().length;
-    const decisions = vi.spyOn(logger, 'info');
+    // The tests run with logs off, and setLogLevel would hold only outside the handler's invocation scope.
+    const level = vi.spyOn(logger, 'level', 'get').mockReturnValue(12); // INFO
+    const logs = captureLogLines();
     try {
       for (let i = 0; i < 5; i++) expect((await decide(handler)).allowed).toBe(false);
       // Decided by the cached rules, and said so: the decision line names why they are not the newest.
-      const lines = decisions.mock.calls.filter(([message]) => message === 'admission decision').map(([, fields]) => fields as unknown as Record<string, unknown>);
-      expect(lines.at(-1)).toMatchObject({ outcome: 'denied', failedOpen: false, servingLastKnownGood: expect.stringMatching(/trusted-registry\.yaml: /) });
+      expect(logs.withMessage('admission decision').at(-1)).toMatchObject({ outcome: 'denied', failedOpen: false, servingLastKnownGood: expect.stringMatching(/trusted-registry\.yaml: /) });
     } finally {
-      decisions.mockRestore();
+      logs.restore();
+      level.mockRestore();
     }
     expect(gets().length - countBefore).toBeLessThanOrEqual(2); // one revalidation (two tries at most), then the TTL
   });

@@ -8,7 +8,7 @@ import { budgetMs, DeadlineExceededError, withDeadline, WorkDeadline } from './d
 import { evaluateRules } from './evaluate-rules.js';
 import { nestedDeeperThan, ObjectTooDeepError } from './object-depth.js';
 import { rulesRoutedTo } from './routed-rules.js';
-import { logger } from '../observe/logger.js';
+import { createDecisionLog } from '../observe/decision-log.js';
 import type { AdmissionEvent } from '../http/middlewares.js';
 import type { Outcome, PolicyMetrics } from '../observe/metrics.js';
 import type { Policy } from '../policy.js';
@@ -93,6 +93,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
   // Mutation (immer drafts and the JSON Patch diff) is a chunk of its own: a validating function never loads
   // it, a mutating one starts loading it now, during init, alongside the rules.
   const mutation = policy.kind === 'mutating' ? import('./mutate-rules.js') : undefined;
+  const writeDecision = createDecisionLog();
   return async function decideAdmission(event: AdmissionEvent, context?: Context): Promise<AdmissionReviewResponse> {
     const startedAt = Date.now();
     const { review } = event;
@@ -144,7 +145,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
 
     const durationMs = Date.now() - startedAt;
     const outcome = outcomeOf(decision);
-    logger.info('admission decision', {
+    writeDecision({
       policy: policy.name,
       uid: request.uid,
       kind: request.kind.kind,
@@ -152,17 +153,17 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       name: request.name,
       operation: request.operation,
       dryRun: request.dryRun ?? false,
-      // outcome says allowed, denied, patched, warned, failed-open or failed-closed: one key where two were
-      // (the logger's cost grows with every key, and this line is written for every request).
+      // allowed, denied, patched, warned, failed-open or failed-closed: one key where two were (the line is
+      // written for every request, and its cost grows with every key).
       outcome,
       rule: decision.rules.join(','),
       reason: decision.reason,
       rulesVersion: decision.rulesVersion,
       failedOpen: decision.failed === 'open',
-      ...(lastKnownGood ? { servingLastKnownGood: lastKnownGood } : {}),
+      servingLastKnownGood: lastKnownGood,
       durationMs,
-      ...(decision.logDetails ? { details: decision.logDetails } : {}),
-    });
+      details: decision.logDetails,
+    }, context);
     metrics?.decision({ outcome, latencyMs: durationMs, servingLastKnownGood: lastKnownGood !== undefined, rulesUnavailable: decision.failed !== undefined && !rulesAtHand?.ok });
 
     return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: toAdmissionResponse(request.uid, verdict) };
