@@ -2,10 +2,10 @@
 // policy that has a sample rules document, the whole command as a user runs it (process start, reading
 // the file, judging, printing JSON), in a clean environment. Target: ≤ 10 s on this machine.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verdict } from './child-process.js';
+import { temporaryDirectory } from '../infra/temporary-directory.js';
 
 const PODS = 10_000;
 const RUNS = 3;
@@ -54,7 +54,7 @@ function runAudit(file: string, output: string): Promise<{ wallSeconds: number; 
   });
 }
 
-const work = mkdtempSync(join(tmpdir(), 'portcullis-bench-audit-'));
+const work = temporaryDirectory('portcullis-bench-audit-');
 const file = join(work, 'pods.json');
 writeFileSync(file, JSON.stringify(podList()));
 console.log(`audit: ${PODS.toLocaleString('en')} Pods against every policy with a sample document, ${RUNS} runs…`);

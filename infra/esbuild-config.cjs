@@ -2,6 +2,10 @@
 // cold-starts about 20% faster than CommonJS, and osls `invoke local` loads `.js`/`.cjs` but not `.mjs`.
 // The Lambda runtime treats that `.js` as ESM only with a `package.json` of `"type": "module"` beside it
 // in the zip, which functions/package.json (packaged with each function) provides.
+const { removeZipStagingAtExit } = require('./zip-staging-cleanup.cjs');
+
+removeZipStagingAtExit();
+
 const config = async () => ({
   bundle: true,
   minify: true,

@@ -1,18 +1,18 @@
 // Unpacks a function's deployment zip (written by `sls package`) into a temporary folder and imports its
 // handler, as the Lambda runtime would. Used by the end-to-end tests and the benchmarks, each of which
 // packages into a folder of its own (PACKAGE_FOLDER) so neither empties the other's, nor a developer's.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import JSZip from 'jszip';
+import { temporaryDirectory } from './temporary-directory.js';
 
 /** Where the zips are: `sls package --package <folder>`; PACKAGE_FOLDER names it (default .serverless). */
 export const packageFolder = (): string => process.env.PACKAGE_FOLDER || '.serverless';
 
 export async function unpackFunction(name: string, folder = packageFolder()): Promise<string> {
   const zip = await JSZip.loadAsync(readFileSync(join(folder, `${name}.zip`)));
-  const root = mkdtempSync(join(tmpdir(), `portcullis-${name}-`));
+  const root = temporaryDirectory(`portcullis-${name}-`);
   for (const entry of Object.values(zip.files)) {
     if (entry.dir) continue;
     const target = join(root, entry.name);

@@ -1,14 +1,14 @@
 // The developer commands, run as a user would run them: the `portcullis` CLI (help, exit codes, event,
 // invoke) and `sls invoke local` on the fixtures.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { portcullis } from '../helpers/portcullis-cli.js';
 import { TEST_RULES } from '../helpers/test-rules.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 const run = promisify(execFile);
 
@@ -52,7 +52,7 @@ describe('portcullis event', () => {
   });
 
   it('a List (kubectl get -o json) becomes one event per object with --out-dir, or the one --index names', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'));
+    const dir = temporaryDirectory('portcullis-cli-');
     const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'shop' }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } });
     writeFileSync(join(dir, 'pods.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pod('a'), pod('b'), { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } }] }));
     const written = await portcullis(['event', join(dir, 'pods.json'), '--out-dir', join(dir, 'events')]);
@@ -82,7 +82,7 @@ describe('portcullis event', () => {
   });
 
   it('a file of several objects needs --out-dir or --index: none is dropped silently', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'));
+    const dir = temporaryDirectory('portcullis-cli-');
     writeFileSync(join(dir, 'two.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: { name: a }\n---\napiVersion: v1\nkind: Pod\nmetadata: { name: b }\n');
     const result = await portcullis(['event', join(dir, 'two.yaml')]);
     expect(result.code).toBe(2);
@@ -105,7 +105,7 @@ describe('portcullis invoke', () => {
   });
 
   it('runs an event made by portcullis event from a user’s own manifest, and exits 0 when allowed', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'));
+    const dir = temporaryDirectory('portcullis-cli-');
     writeFileSync(join(dir, 'job.yaml'), 'apiVersion: batch/v1\nkind: Job\nmetadata: { name: j }\nspec: { template: { spec: { containers: [{ name: c, image: "192.168.64.1:5000/tools:2" }] } } }\n');
     const { stdout } = await portcullis(['event', join(dir, 'job.yaml')]);
     writeFileSync(join(dir, 'job.json'), stdout);

@@ -1,8 +1,7 @@
 // `portcullis webhook-config` as a user runs it: kubectl-ready YAML derived from the rules documents (a folder,
 // or the live bucket on s3rver): one webhook per policy that has a document, cel's manifests one each, the
 // resources their match blocks name and never `*/*`, and clear errors for bad arguments and documents.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -11,6 +10,7 @@ import { policyRegistry } from '../../functions/registry.js';
 import { portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 import { TEST_RULES, testRules } from '../helpers/test-rules.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 const BASE = 'https://abc123.execute-api.eu-west-1.amazonaws.com';
 
@@ -21,7 +21,7 @@ const resourcesOf = (webhook: any): string[] => webhook.rules.flatMap((rule: any
 
 /** A folder of rules documents: `name.yaml` for a document, `name/` for a folder of manifests. */
 function rulesFolder(documents: Record<string, string | unknown[]>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'portcullis-registration-'));
+  const dir = temporaryDirectory('portcullis-registration-');
   for (const [name, content] of Object.entries(documents)) {
     if (typeof content === 'string') writeFileSync(join(dir, `${name}.yaml`), content);
     else {
@@ -210,7 +210,7 @@ describe('portcullis webhook-config', () => {
   });
 
   it('--ca-bundle, --timeout and --failure-policy apply to every webhook', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'portcullis-ca-'));
+    const dir = temporaryDirectory('portcullis-ca-');
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
     writeFileSync(join(dir, 'ca.pem'), pem);
     const { stdout } = await webhookConfig(['--url', BASE, '--ca-bundle', join(dir, 'ca.pem'), '--timeout', '5', '--failure-policy', 'Fail']);

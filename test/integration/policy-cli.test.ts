@@ -1,18 +1,18 @@
 // `portcullis policy` against s3rver: validate, push (refusing invalid documents), dry-run diff, pull, test.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 import { TEST_RULES, testRules } from '../helpers/test-rules.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 let s3: TestS3;
 let dir: string;
 beforeAll(async () => {
   s3 = await startTestS3();
-  dir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'));
+  dir = temporaryDirectory('portcullis-cli-');
 });
 afterAll(async () => s3?.close());
 
@@ -131,7 +131,7 @@ describe('portcullis policy', () => {
 
 describe('policy push with Kubernetes manifests (cel)', () => {
   const manifestDir = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'portcullis-manifests-'));
+    const dir = temporaryDirectory('portcullis-manifests-');
     const policy = (name: string, expression: string) => `apiVersion: policies.kyverno.io/v1
 kind: ValidatingPolicy
 metadata: { name: ${name} }

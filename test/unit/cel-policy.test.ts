@@ -1,6 +1,5 @@
 // The cel policy: ValidatingAdmissionPolicy-style expressions, compiled when the document is validated.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
@@ -13,6 +12,7 @@ import { LazyVariables } from '../../functions/cel/lazy-variables.js';
 import { CelParametersSchema } from '../../functions/cel/rules.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
 import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 const deployment = (replicas: number, labels: Record<string, string> = {}) => ({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels }, spec: { replicas, template: { spec: { containers: [{ name: 'c', image: 'nginx:1' }] } } },
@@ -137,7 +137,7 @@ describe('cel expressions', () => {
   });
 
   it('through the stack: an evaluation error fails open with the expression named, and compiles once per rules version', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'portcullis-cel-'));
+    const dir = temporaryDirectory('portcullis-cel-');
     try {
       writeFileSync(join(dir, 'cel.yaml'), 'rules: [{ name: r, match: { kinds: [Deployment] }, parameters: { validations: [{ expression: "object.spec.paused == false" }] } }]');
       const handler = createAdmissionHandler(celPolicy, { config: configFromEnv({ RULES_DIR: dir }) }) as unknown as Handler;
