@@ -26,3 +26,26 @@ export function runChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{
     child.on('exit', (code) => (code === 0 ? resolve({ elapsedNs: firstOutputNs ?? 0, stderr }) : reject(new Error(`child exited ${code}: ${stderr}`))));
   });
 }
+
+/** What bench/warm-child.mjs reports: per-request times of the handler and of the floor, interleaved. */
+export interface WarmRun {
+  handlerNs: number[];
+  floorNs: number[];
+  allowed: boolean;
+  patched: boolean;
+}
+
+export const warmRatio = (run: WarmRun) => quantile(run.handlerNs, 0.5) / quantile(run.floorNs, 0.5);
+
+/**
+ * Of several processes measuring the same request, the one whose ratio is the median, with the spread of
+ * the ratios. On this machine one process's ratio moves by ±15% from the next (JIT and memory layout
+ * differ per process even though handler and floor run interleaved), so one process alone decides nothing.
+ */
+export function medianRun(runs: WarmRun[]): { run: WarmRun; ratios: number[] } {
+  const ratios = runs.map(warmRatio);
+  const order = runs.map((_, index) => index).sort((a, b) => ratios[a]! - ratios[b]!);
+  return { run: runs[order[order.length >> 1]!]!, ratios: order.map((index) => ratios[index]!) };
+}
+
+export const ratioSpread = (ratios: number[]) => `${ratios.length} processes: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`;
