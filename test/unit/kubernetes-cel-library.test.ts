@@ -59,6 +59,14 @@ describe('Kubernetes CEL libraries', () => {
     ['format: named', "format.named('uuid').value().validate('6e6e3b2a-1d9b-4a8e-9f52-0f9d8c7a6b5c').hasValue()", false],
     ['format: qualified name with a prefix', "format.qualifiedName().validate('example.com/name').hasValue()", false],
     ['kyverno: parseServiceAccount', "parseServiceAccount('system:serviceaccount:team:builder').Name", 'builder'],
+    ['kyverno image: registry', "parseImageReference('registry.k8s.io/kube-apiserver-arm64').registry()", 'registry.k8s.io'],
+    ['kyverno image: repository', "parseImageReference('registry.k8s.io/kube-apiserver-arm64').repository()", 'kube-apiserver-arm64'],
+    ['kyverno image: Docker Hub as go-containerregistry names it', "parseImageReference('nginx:1.27').registry() + '/' + parseImageReference('nginx:1.27').repository()", 'index.docker.io/library/nginx'],
+    ['kyverno image: no tag is latest', "parseImageReference('registry.k8s.io/kube-apiserver-arm64').tag() + ' ' + parseImageReference('registry.k8s.io/kube-apiserver-arm64').identifier()", 'latest latest'],
+    ['kyverno image: a digest reference has no tag', "parseImageReference('registry.k8s.io/kube-apiserver-arm64:latest@sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2').tag()", ''],
+    ['kyverno image: a digest is the identifier', "parseImageReference('registry.k8s.io/kube-apiserver-arm64:latest@sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2').identifier()", 'sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2'],
+    ['kyverno image: containsDigest', "[parseImageReference('registry.k8s.io/x:1').containsDigest(), parseImageReference('registry.k8s.io/x@sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2').containsDigest()]", [false, true]],
+    ['kyverno image: isImage', "[isImage('registry.k8s.io/kube-apiserver-arm64:latest'), isImage('registry.k8s.io/kube-apiserver-arm64:@')]", [true, false]],
   ])('%s', (_case, source, expected) => {
     expect(evaluate(source, { spec: { containers: [{ name: 'c' }] } })).toEqual(expected);
   });
@@ -67,6 +75,7 @@ describe('Kubernetes CEL libraries', () => {
     ['an invalid quantity', "quantity('lots')", /quantities must match/],
     ['an invalid semver', "semver('1.2')", /invalid semver/],
     ['an invalid IP', "ip('300.1.1.1')", /IP address parse error/],
+    ['an invalid image reference', "parseImageReference('registry.k8s.io/kube-apiserver-arm64:@')", /could not parse reference: registry\.k8s\.io\/kube-apiserver-arm64:@/],
   ])('%s is an evaluation error', (_case, source, error) => {
     expect(() => evaluate(source)).toThrow(error);
   });
