@@ -1,7 +1,11 @@
 // Autogen, as Kyverno does it: a policy written for Pods also judges the pod templates of the controllers
 // that create Pods, so a bad Deployment is refused when it is applied rather than when its ReplicaSet
-// fails to create Pods. The template is judged as a Pod: object.spec and object.metadata are the
-// template's, so expressions written for Pods apply unchanged.
+// fails to create Pods. Kyverno rewrites the expressions (object.spec → the template's spec, object.metadata
+// → the template's metadata, except object.metadata.name and .namespace, which stay the controller's); the
+// same is done here to the object instead: object.spec and object.metadata are the template's, with the
+// controller's name and namespace, and everything else (kind, apiVersion, status) is the controller's own.
+// So `object.kind != 'Pod' || …` passes a Deployment, as in Kyverno, and a message naming
+// object.metadata.name names the Deployment.
 
 /** Each pod controller's kind, its resource, and where its pod template lives. */
 export const POD_CONTROLLERS = {
@@ -26,13 +30,27 @@ function fieldOf(map: unknown, key: string): unknown {
   return map && typeof map === 'object' && !Array.isArray(map) && Object.hasOwn(map, key) ? (map as Record<string, unknown>)[key] : undefined;
 }
 
+/** A copy of a CEL map (plain object or Map) with `fields` set; a field set to undefined is removed. */
+function withFields(map: unknown, fields: Record<string, unknown>): unknown {
+  if (map instanceof Map) {
+    const copy = new Map(map);
+    for (const [key, value] of Object.entries(fields)) value === undefined ? copy.delete(key) : copy.set(key, value);
+    return copy;
+  }
+  const copy: Record<string, unknown> = { ...(map as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(fields)) value === undefined ? delete copy[key] : (copy[key] = value);
+  return copy;
+}
+
 /**
- * The controller's pod template as a Pod (apiVersion, kind, its metadata and spec), or null. Both are CEL
- * values (toCel): the template is a part of the controller already converted, never converted twice.
+ * The controller as its pod template's rules see it (above), or null when it has no template. Both are
+ * CEL values (toCel): the template is a part of the controller already converted, never converted twice.
  */
 export function podFromTemplate(kind: PodController, object: unknown): unknown {
   let template: unknown = object;
   for (const key of POD_CONTROLLERS[kind].template) template = fieldOf(template, key);
   if (!template || typeof template !== 'object') return null;
-  return { apiVersion: 'v1', kind: 'Pod', metadata: fieldOf(template, 'metadata') ?? {}, spec: fieldOf(template, 'spec') ?? {} };
+  const controllerMetadata = fieldOf(object, 'metadata');
+  const metadata = withFields(fieldOf(template, 'metadata') ?? {}, { name: fieldOf(controllerMetadata, 'name'), namespace: fieldOf(controllerMetadata, 'namespace') });
+  return withFields(object, { metadata, spec: fieldOf(template, 'spec') ?? {} });
 }

@@ -62,4 +62,20 @@ describe('autogen: rules written for Pods judge the pod templates of controllers
     expect((await invoke(handler, eventFor(controllers.Deployment))).body.response).toMatchObject({ allowed: false, status: { message: "ValidatingPolicy 'no-latest' denied request: no :latest" } });
     expect((await invoke(handler, eventFor(controllers.CronJob))).body.response.allowed).toBe(true);
   });
+
+  it("as Kyverno rewrites them: kind and the metadata's name and namespace stay the controller's, the rest of metadata and spec are the template's", async () => {
+    const validations = [
+      // restrict-default-sa's guard: a controller is not a Pod, so Kyverno passes it
+      { expression: "object.kind != 'Pod' || object.spec.?serviceAccountName.orValue('default') != 'default'", message: 'no default SA' },
+      { expression: "object.metadata.?labels[?'team'].orValue('') != ''", messageExpression: "'Pod template of ' + object.metadata.name + ' in ' + object.metadata.namespace + ' needs a team label'" },
+    ];
+    const rules = `rules: [{ name: r, match: { kinds: [Pod] }, parameters: ${JSON.stringify({ validations })} }]`;
+    const { handler } = await packagedWithRules('cel', rules);
+    const web = { ...controllers.Deployment, metadata: { name: 'web', namespace: 'shop', labels: { team: 'from-the-controller' } } };
+    expect((await invoke(handler, eventFor(web))).body.response).toMatchObject({ allowed: false, status: { message: 'cel: rule r: Pod template of web in shop needs a team label' } });
+    const labelled = { ...web, spec: { template: { metadata: { labels: { team: 'a' } }, spec: podSpec } } };
+    expect((await invoke(handler, eventFor(labelled))).body.response.allowed).toBe(true);
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'shop', labels: { team: 'a' } }, spec: podSpec };
+    expect((await invoke(handler, eventFor(pod))).body.response).toMatchObject({ allowed: false, status: { message: 'cel: rule r: no default SA' } });
+  });
 });
