@@ -5,6 +5,7 @@
 // refused here, with the reason. Programs run metered: every evaluation step is charged to a cost budget.
 import { CEL_VARIABLES, callOf, celEnvironment, DROPPED_MAP_KEYS, type ExpressionNode, forEachChild, markNavigation, rewriteCalls, withBudget } from './cel-environment.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
+import { MAX_OBJECT_DEPTH, ObjectTooDeepError } from '../admission/decide/object-depth.js';
 import { CostBudget } from './cost-budget.js';
 import { type CompiledExpression, compileExpression } from './compiled-expression.js';
 import { KYVERNO_FUNCTIONS } from './kyverno-library.js';
@@ -200,17 +201,27 @@ export function runCel(program: CelProgram, bindings: Record<string, unknown>, b
 // `toString`, `__proto__`, …) becomes a Map, so request content cannot change how its own maps are read.
 const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
 
-/** JSON as CEL sees Kubernetes objects: maps for objects, int (bigint) for whole numbers. */
-export function toCel(value: unknown): unknown {
+/**
+ * JSON as CEL sees Kubernetes objects: maps for objects, int (bigint) for whole numbers. The conversion is
+ * the depth check too: an object nested more than MAX_OBJECT_DEPTH levels throws ObjectTooDeepError naming
+ * `field`, so the recursion is bounded by construction and the object is walked once, not twice (a
+ * separate check cost ~3 µs of a ~15 µs conversion on a 10 KB Pod).
+ */
+export function toCel(value: unknown, field = 'value'): unknown {
+  return convert(value, MAX_OBJECT_DEPTH, field);
+}
+
+function convert(value: unknown, depthLeft: number, field: string): unknown {
   if (typeof value !== 'object' || value === null) {
     if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
     return value ?? null;
   }
-  if (Array.isArray(value)) return value.map(toCel);
+  if (depthLeft === 0) throw new ObjectTooDeepError(field);
+  if (Array.isArray(value)) return value.map((item) => convert(item, depthLeft - 1, field));
   const map: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    if (PROTOTYPE_KEYS.has(key)) return new Map(Object.entries(value).map(([name, item]) => [name, toCel(item)]));
-    map[key] = toCel((value as Record<string, unknown>)[key]);
+    if (PROTOTYPE_KEYS.has(key)) return new Map(Object.entries(value).map(([name, item]) => [name, convert(item, depthLeft - 1, field)]));
+    map[key] = convert((value as Record<string, unknown>)[key], depthLeft - 1, field);
   }
   return map;
 }

@@ -21,7 +21,7 @@ import { type CelParameters, CelParametersSchema } from './rules.js';
 
 function requestBinding(request: AdmissionRequest) {
   const { object: _object, oldObject: _oldObject, ...rest } = request;
-  return toCel(rest);
+  return toCel(rest, 'request');
 }
 
 /** A messageExpression's message, or undefined (use message) when it fails, is empty or spans lines. */
@@ -73,7 +73,7 @@ type WithBindings = AdmissionRequest & { [BINDINGS]?: RequestBindings };
 function bindingsOf(request: WithBindings, judgesPodTemplate: boolean): RequestBindings {
   let bindings = request[BINDINGS];
   if (!bindings) {
-    bindings = { object: toCel(request.object ?? null), oldObject: toCel(request.oldObject ?? null), request: requestBinding(request), results: new Map() };
+    bindings = { object: toCel(request.object ?? null, 'request.object'), oldObject: toCel(request.oldObject ?? null, 'request.oldObject'), request: requestBinding(request), results: new Map() };
     Object.defineProperty(request, BINDINGS, { value: bindings }); // not enumerable: never serialised
   }
   const kind = request.kind.kind;
@@ -88,7 +88,8 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   kind: 'validating',
   // No default: a rule names the kinds its expressions are written for (match.kinds is required).
   defaultKinds: [],
-  walksWholeObject: true,
+  // Not walksWholeObject: converting the object to CEL values is its depth check (toCel), and an object too
+  // deep is the request's failure, never a rule's (evaluate-rules.ts).
   parametersSchema: CelParametersSchema,
   manifests: { detect: isManifestData, translate: rulesFromManifests },
   routesEachPolicy: true,

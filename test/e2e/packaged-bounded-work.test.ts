@@ -93,10 +93,11 @@ describe('cel', () => {
 describe('objects nested beyond the limit (200 levels): policies that walk the whole object get the failure policy’s answer, saying why', () => {
   it.each([
     ['cel', 3000, 'failurePolicy: Fail\nrules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "has(object.spec)" }] } }]'],
+    ['cel, a rule with its own failurePolicy Ignore', 3000, 'failurePolicy: Fail\nrules: [{ name: r, failurePolicy: Ignore, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "has(object.spec)" }] } }]'],
     ['registry-mirror', 5000, 'failurePolicy: Fail\nrules: [{ name: r, parameters: { mirrors: [{ from: docker.io/library, to: mirror.example.com/library }] } }]'],
     ['disable-service-links', 5000, 'failurePolicy: Fail\nrules: [{ name: r, parameters: { override: true } }]'],
   ])('%s, %s levels', async (policy, levels, rules) => {
-    const handler = await packaged(policy, rules);
+    const handler = await packaged(policy.split(',')[0]!, rules);
     const response = await answerInTime(handler, deepPodEvent(levels));
     expect(response).toMatchObject({ allowed: false, status: { code: 500 } });
     expect(response.status.message).toContain('request.object is nested more than 200 levels deep, beyond what is evaluated');

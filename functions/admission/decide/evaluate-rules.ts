@@ -7,6 +7,7 @@ import type { AdmissionRequest } from '../review/admission-review-schema.js';
 import { allowed, type Verdict } from '../review/admission-response.js';
 import { DeadlineExceededError } from './deadline.js';
 import { matchesRule } from './match-rule.js';
+import { ObjectTooDeepError } from './object-depth.js';
 import { type DenialReason, type Findings, type PolicyContext, policyNameOf, type ValidatingPolicy, type Violation } from '../policy.js';
 import type { Rule, RulesDocument } from '../rules/rules-document-schema.js';
 
@@ -59,8 +60,9 @@ export async function evaluateRules<P>(
       const evaluated = policy.evaluate(request, rule.parameters, context);
       findings = evaluated instanceof Promise ? await evaluated : evaluated;
     } catch (error) {
-      // Without its own failure policy a rule's error is the document's (the stack resolves it).
-      if (!rule.failurePolicy || error instanceof DeadlineExceededError) throw error;
+      // Without its own failure policy a rule's error is the document's (the stack resolves it). The deadline
+      // and an object too deep to evaluate are the request's, whatever the rule says.
+      if (!rule.failurePolicy || error instanceof DeadlineExceededError || error instanceof ObjectTooDeepError) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       if (rule.failurePolicy === 'Ignore') {
         failedOpen.push({ rule: rule.name, reason });

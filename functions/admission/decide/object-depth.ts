@@ -2,9 +2,10 @@
 // recursively (CEL's view of the object, the patch diff, copies), and an object deep enough exhausts the
 // stack: 3,000 levels made cel fail open, 5,000 made the mutating policies answer without their patch.
 // Kubernetes objects are a few dozen levels deep; beyond MAX_OBJECT_DEPTH a policy that walks the whole
-// object (cel, every mutating policy) does not evaluate it and the failure policy answers, saying
-// why; the others read a few fields and decide at any depth. The check recurses at most MAX_OBJECT_DEPTH
-// levels and costs ~2.5 us on a 10 KB object, so it runs only where it is needed.
+// object (every mutating policy; cel, whose conversion to CEL values applies the same limit) does not
+// evaluate it and the failure policy answers, saying why; the others read a few fields and decide at any
+// depth. The check recurses at most MAX_OBJECT_DEPTH levels and costs ~3 us on a 10 KB object, so it runs
+// only where it is needed.
 export const MAX_OBJECT_DEPTH = 200;
 
 export class ObjectTooDeepError extends Error {
