@@ -2,9 +2,10 @@
 // Measured on the packaged registry-mirror (10 KB review, interleaved processes): the logger's pipeline for
 // this one line (attribute stores, deep merge, environment reads, a JSON replacer, a Console) was ~14% of a
 // warm request; written here, the ratio to the floor went from 2.82× to 2.41× (cel: 2.50× to 2.45×),
-// medians of 3 processes each. Every other line still goes through the logger. This one keeps its shape (level, message, timestamp, service, the Lambda context's
-// keys, sampling_rate, xray_trace_id, then the decision's fields, empty ones left out) and obeys its level:
-// written when INFO is (POWERTOOLS_LOG_LEVEL, or Lambda's own log level when that is set).
+// medians of 3 processes each. Every other line still goes through the logger. This one keeps its shape
+// (level, message, timestamp, service, the Lambda context's keys, sampling_rate, xray_trace_id, then the
+// decision's fields, empty ones left out) and obeys its level: written when INFO is (POWERTOOLS_LOG_LEVEL,
+// or Lambda's own log level when that is set).
 import type { Context } from 'aws-lambda';
 import { getNumberFromEnv, getXRayTraceIdFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 import { logger, SERVICE_NAME } from './logger.js';
