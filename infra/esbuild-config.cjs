@@ -23,8 +23,11 @@ const config = async () => ({
   // named under that prefix stay in their own function's zip instead of landing in every one.
   chunkNames: 'handler.[name]-[hash]',
   exclude: [],
-  // Some dependencies are CommonJS and call require() for Node built-ins; give the ESM bundle one.
-  banner: { js: "import { createRequire as __portcullisCreateRequire } from 'node:module'; const require = __portcullisCreateRequire(import.meta.url);" },
+  // Bundled CommonJS dependencies (yaml, aws4) require() only Node built-ins. An ESM bundle has no
+  // `require`; this one hands out built-ins without importing node:module, which cost every cold start
+  // ~1–3 ms even in functions that never reach that code. test/e2e/packaged-bundles.test.ts loads every
+  // file of every zip, so a dependency that needs more fails there.
+  banner: { js: "const require = (id) => { const builtin = process.getBuiltinModule(id); if (builtin === undefined) throw new Error(`bundled code requires ${id}, which is not a Node built-in`); return builtin; };" },
   packager: 'npm',
   // Each build empties its work folder, which would pull the bundle from under a running `sls offline`:
   // every command builds in its own (ESBUILD_WORK_FOLDER lets tests and tools name theirs).

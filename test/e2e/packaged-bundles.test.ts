@@ -1,0 +1,28 @@
+// What the zips hold: ESM bundles whose CommonJS dependencies get only Node built-ins from require() (the
+// bundle's stand-in, infra/esbuild-config.cjs). Every file of every zip is loaded in a fresh Node process,
+// the lazily imported chunks too (the YAML parser, the S3 and SSM clients), so a dependency that requires
+// anything else fails here, not on the first request that reaches it in Lambda.
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { unpackFunction } from '../../infra/packaged-function.js';
+import { TEST_PACKAGE } from '../helpers/package-once.js';
+
+const functionNames = readdirSync(TEST_PACKAGE).filter((file) => file.endsWith('.zip')).map((file) => file.slice(0, -'.zip'.length));
+
+/** Imports each file in a new process (clean environment, no rules source) and prints how many loaded. */
+const LOAD_ALL = "let loaded = 0; for (const file of process.argv.slice(1)) { await import(file); loaded++; } console.log(loaded);";
+
+describe('the packaged bundles', () => {
+  it('there is a zip for every function', () => expect(functionNames.length).toBeGreaterThanOrEqual(8));
+
+  it.each(functionNames)('%s: every bundled file loads, the lazily imported ones included', async (name) => {
+    const folder = join(await unpackFunction(name, TEST_PACKAGE), 'functions', name);
+    const files = readdirSync(folder).filter((file) => file.endsWith('.js')).map((file) => pathToFileURL(join(folder, file)).href);
+    expect(files.some((file) => /handler\.rules-yaml-/.test(file)), 'the YAML parser is a lazy chunk of its own').toBe(true);
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', LOAD_ALL, ...files], { encoding: 'utf8', env: { PATH: process.env.PATH, RULES_DIR: folder } });
+    expect(Number(output.trim())).toBe(files.length);
+  });
+});
