@@ -1,12 +1,11 @@
 // Assembles one policy's Lambda handler. The onion, outermost first:
-//   injectLambdaContext  before: adds the Lambda request id, function name and cold start to every log line
+//   logger.addContext    before: the Lambda request id, function name and cold start on every log line
 //                        (never the event: it holds the object, and a Secret's data must not reach the logs)
 //   jsonHttpResponse     after: result → 200 JSON; onError: HttpError → its status, anything else → bare 500
 //   authenticateCaller   before: with tokens configured, 401 unless the path or a Bearer header carries one
 //   normaliseEvent       before: API Gateway v1/v2 event → { body, receivedAtMs, apiserverTimeoutMs } (405/413/415/400)
 //   parseAdmissionReview before: body → AdmissionReview (400 naming the field)
 //   decideAdmission      handler: rules + policy under the deadline, failure policy, decision log and metrics
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ApiGatewayEvent } from './http/api-gateway-event.js';
@@ -53,7 +52,7 @@ export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOpt
   const decide = createDecideAdmission(policy, loadRules, config, { clock: options.clock, metrics });
   const webhookTokens = webhookTokensFrom(config);
   const handler = middy()
-    .use(injectLambdaContext(logger, { logEvent: false }))
+    .use({ before: (request) => logger.addContext(request.context) })
     .use(jsonHttpResponse())
     .use(authenticateCaller(webhookTokens))
     .use(normaliseEvent())

@@ -115,8 +115,9 @@ describe('last known good', () => {
     await breakS3();
     await sleep(350);
     const countBefore = gets().length;
-    // The tests run with logs off, and setLogLevel would hold only outside the handler's invocation scope.
-    const level = vi.spyOn(logger, 'level', 'get').mockReturnValue(12); // INFO
+    // The tests run with logs off.
+    const savedLevel = logger.getLevelName();
+    logger.setLogLevel('INFO');
     const logs = captureLogLines();
     try {
       for (let i = 0; i < 5; i++) expect((await decide(handler)).allowed).toBe(false);
@@ -124,7 +125,7 @@ describe('last known good', () => {
       expect(logs.withMessage('admission decision').at(-1)).toMatchObject({ outcome: 'denied', failedOpen: false, servingLastKnownGood: expect.stringMatching(/trusted-registry\.yaml: /) });
     } finally {
       logs.restore();
-      level.mockRestore();
+      logger.setLogLevel(savedLevel);
     }
     expect(gets().length - countBefore).toBeLessThanOrEqual(2); // one revalidation (two tries at most), then the TTL
   });

@@ -8,7 +8,7 @@ import { budgetMs, DeadlineExceededError, withDeadline, WorkDeadline } from './d
 import { evaluateRules } from './evaluate-rules.js';
 import { nestedDeeperThan, ObjectTooDeepError } from './object-depth.js';
 import { rulesRoutedTo } from './routed-rules.js';
-import { createDecisionLog } from '../observe/decision-log.js';
+import { writeDecision } from '../observe/decision-log.js';
 import type { AdmissionEvent } from '../http/middlewares.js';
 import type { Outcome, PolicyMetrics } from '../observe/metrics.js';
 import type { Policy } from '../policy.js';
@@ -93,7 +93,6 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
   // Mutation (immer drafts and the JSON Patch diff) is a chunk of its own: a validating function never loads
   // it, a mutating one starts loading it now, during init, alongside the rules.
   const mutation = policy.kind === 'mutating' ? import('./mutate-rules.js') : undefined;
-  const writeDecision = createDecisionLog();
   return async function decideAdmission(event: AdmissionEvent, context?: Context): Promise<AdmissionReviewResponse> {
     const startedAt = Date.now();
     const { review } = event;
@@ -163,7 +162,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       servingLastKnownGood: lastKnownGood,
       durationMs,
       details: decision.logDetails,
-    }, context);
+    });
     metrics?.decision({ outcome, latencyMs: durationMs, servingLastKnownGood: lastKnownGood !== undefined, rulesUnavailable: decision.failed !== undefined && !rulesAtHand?.ok });
 
     return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: toAdmissionResponse(request.uid, verdict) };

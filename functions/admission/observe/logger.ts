@@ -1,7 +1,112 @@
-// One Powertools logger for the stack: structured JSON lines in CloudWatch, level from POWERTOOLS_LOG_LEVEL.
-import { Logger } from '@aws-lambda-powertools/logger';
+// The stack's log: one JSON line per event in the Powertools Logger's format (level, message, timestamp,
+// service, the Lambda context's keys, sampling_rate, xray_trace_id, then the line's own fields; empty ones
+// left out; errors as { name, location, message, stack, cause }), INFO to stdout, WARN and ERROR to stderr,
+// as that logger writes them. Always one line: Powertools indents under POWERTOOLS_DEV, which splits an
+// event into many lines in CloudWatch. Written here rather than through @aws-lambda-powertools/logger: the
+// stack writes three kinds of line, and that logger's load and construction were ~3 ms of every cold start
+// (21 KB of code, node:console, node:crypto). test/unit/logger.test.ts holds each line to the real one's.
+import type { Context } from 'aws-lambda';
+import { getNumberFromEnv, getStringFromEnv, getXRayTraceIdFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 
-/** The `service` of every log line, and the dimension of that name Powertools adds to every metric. */
+/** The `service` of every log line, and the dimension of that name on every metric. */
 export const SERVICE_NAME = 'portcullis';
 
-export const logger = new Logger({ serviceName: SERVICE_NAME });
+/** Powertools' thresholds: a line is written when its level's threshold is at least the logger's. */
+const THRESHOLDS = { TRACE: 6, DEBUG: 8, INFO: 12, WARN: 16, ERROR: 20, CRITICAL: 24, SILENT: 28 } as const;
+export type LogLevelName = keyof typeof THRESHOLDS;
+export type LogFields = Record<string, unknown>;
+
+const thresholdOf = (name: string): number | undefined => (Object.hasOwn(THRESHOLDS, name) ? THRESHOLDS[name as LogLevelName] : undefined);
+
+/**
+ * As Powertools reads it: Lambda's own log level (AWS_LAMBDA_LOG_LEVEL, set by its advanced logging
+ * controls; FATAL is CRITICAL) when set, else POWERTOOLS_LOG_LEVEL (or LOG_LEVEL), else INFO. Names are
+ * upper case; any other value is ignored.
+ */
+function levelFromEnv(): number {
+  const lambdaLevel = getStringFromEnv({ key: 'AWS_LAMBDA_LOG_LEVEL', defaultValue: '' });
+  const chosen = getStringFromEnv({ key: 'POWERTOOLS_LOG_LEVEL', defaultValue: '' }) || getStringFromEnv({ key: 'LOG_LEVEL', defaultValue: '' });
+  return thresholdOf(lambdaLevel === 'FATAL' ? 'CRITICAL' : lambdaLevel) ?? thresholdOf(chosen) ?? THRESHOLDS.INFO;
+}
+
+const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
+
+/** The first `(file:line:column)` of a stack, as `file:line`. */
+function locationOf(stack: string | undefined): string {
+  const match = /\(([^()]*?):(\d+?):(\d+?)\)\\?$/m.exec(stack ?? '');
+  return match ? `${match[1]}:${Number(match[2])}` : '';
+}
+
+function formatError(error: Error): Record<string, unknown> {
+  const { name, message, stack, cause, ...attributes } = error as Error & Record<string, unknown>;
+  return { name, location: locationOf(stack), message, stack, cause: cause instanceof Error ? formatError(cause) : cause, ...attributes };
+}
+
+function jsonReplacer(_key: string, value: unknown): unknown {
+  if (value instanceof Error) return formatError(value);
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+export class StructuredLogger {
+  #level = levelFromEnv();
+  readonly #samplingRate = getNumberFromEnv({ key: 'POWERTOOLS_LOGGER_SAMPLE_RATE', defaultValue: 0 });
+  #context: LogFields | undefined;
+  #invocations = 0;
+
+  /** The threshold in force (lower writes more). */
+  get level(): number {
+    return this.#level;
+  }
+
+  setLogLevel(name: LogLevelName): void {
+    this.#level = THRESHOLDS[name];
+  }
+
+  getLevelName(): LogLevelName {
+    return (Object.keys(THRESHOLDS) as LogLevelName[]).find((name) => THRESHOLDS[name] === this.#level)!;
+  }
+
+  /** The invocation's Lambda context, on every line until the next; the first invocation is the cold start. */
+  addContext(context: Context): void {
+    this.#context = {
+      cold_start: this.#invocations++ === 0,
+      function_arn: context.invokedFunctionArn,
+      function_memory_size: context.memoryLimitInMB,
+      function_name: context.functionName,
+      function_request_id: context.awsRequestId,
+    };
+  }
+
+  /** INFO lines are the per-request decision: plain JSON, the replacer only if that throws (a bigint). */
+  info(message: string, fields?: LogFields): void {
+    if (this.#level > THRESHOLDS.INFO) return;
+    const line = this.#line('INFO', message, fields);
+    let text: string;
+    try {
+      text = JSON.stringify(line, undefined);
+    } catch {
+      text = JSON.stringify(line, jsonReplacer);
+    }
+    process.stdout.write(`${text}\n`);
+  }
+
+  warn(message: string, fields?: LogFields): void {
+    if (this.#level <= THRESHOLDS.WARN) process.stderr.write(`${JSON.stringify(this.#line('WARN', message, fields), jsonReplacer)}\n`);
+  }
+
+  error(message: string, fields?: LogFields): void {
+    if (this.#level <= THRESHOLDS.ERROR) process.stderr.write(`${JSON.stringify(this.#line('ERROR', message, fields), jsonReplacer)}\n`);
+  }
+
+  #line(level: LogLevelName, message: string, fields: LogFields | undefined): LogFields {
+    const line: LogFields = { level, message, timestamp: new Date().toISOString(), service: SERVICE_NAME };
+    for (const key in this.#context) if (!isEmpty(this.#context[key])) line[key] = this.#context[key];
+    line.sampling_rate = this.#samplingRate;
+    const traceId = getXRayTraceIdFromEnv();
+    if (traceId) line.xray_trace_id = traceId;
+    for (const key in fields) if (!isEmpty(fields[key])) line[key] = fields[key];
+    return line;
+  }
+}
+
+export const logger = new StructuredLogger();
