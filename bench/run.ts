@@ -6,8 +6,7 @@
 //          answering the same event; for reference the same from a YAML document, and trusted-registry as
 //          an ESM build without code splitting and as CommonJS
 //   S3:    requests per 1,000 admissions at 100 requests/s with the default TTL
-//   size:  code loaded at cold start per function, and what splitting, minification, tree-shaking and
-//          zod/mini buy
+//   size:  code loaded at cold start per function, and what splitting, minification and tree-shaking buy
 // Ratios are what to compare across machines; absolute figures are printed beside them.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -27,6 +26,7 @@ import { CelParametersSchema } from '../functions/cel/rules.js';
 import { medianRun, ms, quantile, ratioSpread, runChild, verdict, type WarmRun, warmRatio } from './child-process.js';
 import { coldPathBytes } from './loaded-code.js';
 import { temporaryDirectory } from '../infra/temporary-directory.js';
+import * as v from '../functions/admission/schema.js';
 
 const WARM_ITERATIONS = 5000;
 const WARM_PROCESSES = 3;
@@ -89,7 +89,7 @@ const TEN_EXPRESSIONS = [
   "request.operation == 'CREATE' || object.spec.replicas >= oldObject.spec.replicas",
 ];
 let compileStart = process.hrtime.bigint();
-const celParameters = CelParametersSchema.parse({ validations: TEN_EXPRESSIONS.map((expression) => ({ expression })) });
+const celParameters = v.parse(CelParametersSchema, { validations: TEN_EXPRESSIONS.map((expression) => ({ expression })) });
 const celCompileNs = Number(process.hrtime.bigint() - compileStart);
 const celRequest = admissionReviewFor(sampleDeployment()).request as never;
 if ((celPolicy.evaluate(celRequest, celParameters, { now: new Date() }) as { violations: unknown[] }).violations.length !== 0) throw new Error('the ten cel expressions should all hold for the sample');
@@ -158,10 +158,6 @@ const s3Gets = s3.gets('trusted-registry').length - getsBefore;
 await s3.close();
 
 const entry = 'functions/trusted-registry/handler.ts';
-const zodMini = join(work, 'zod-mini.ts');
-const zodClassic = join(work, 'zod-classic.ts');
-writeFileSync(zodMini, `import * as z from '${process.cwd()}/functions/admission/zod.js'; console.log(z.strictObject({ a: z.array(z.string()) }).safeParse({}).success);`);
-writeFileSync(zodClassic, `import { z } from 'zod'; console.log(z.strictObject({ a: z.array(z.string()) }).safeParse({}).success);`);
 const functionDir = dirname(handlerOf('trusted-registry'));
 const sizes = {
   shippedAll: readdirSync(functionDir).filter((file) => file.endsWith('.js')).reduce((total, file) => total + statSync(join(functionDir, file)).size, 0),
@@ -169,8 +165,6 @@ const sizes = {
   zip: statSync(join(BENCH_PACKAGE, 'trusted-registry.zip')).size,
   unminified: await bundleSize(entry, { format: 'esm', minify: false, mainFields: ['module', 'main'] }),
   noTreeShaking: await bundleSize(entry, { format: 'esm', minify: true, treeShaking: false, mainFields: ['module', 'main'] }),
-  zodMini: await bundleSize(zodMini, { format: 'esm', minify: true }),
-  zodClassic: await bundleSize(zodClassic, { format: 'esm', minify: true, nodePaths: [join(process.cwd(), 'node_modules')] }),
 };
 const loaded = policyRegistry.map((policy) => ({ name: policy.name, bytes: coldPathBytes(handlerOf(policy.name)), limitKb: policy.name === 'cel' ? TARGETS.celLoadedKb : TARGETS.loadedKb }));
 
@@ -214,5 +208,4 @@ S3 requests, ${S3_ADMISSIONS} admissions at ${S3_RATE}/s over ${(rateRun.elapsed
 code loaded at cold start (entry + static chunks)
 ${loaded.map(({ name, bytes, limitKb }) => `  ${name.padEnd(24)}${kb(bytes).padStart(10)} (target ≤ ${limitKb} KB: ${verdict(bytes <= limitKb * 1024)})`).join('\n')}
   trusted-registry: all chunks ${kb(sizes.shippedAll)}; zip ${kb(sizes.zip)}; without code splitting ${kb(sizes.unsplit)}; not minified (unsplit) ${kb(sizes.unminified)}; minified without tree-shaking (unsplit) ${kb(sizes.noTreeShaking)}
-  zod/mini (as used) vs classic zod, minimal schema: ${kb(sizes.zodMini)} vs ${kb(sizes.zodClassic)}
 `);

@@ -1,34 +1,40 @@
 // The stack's settings from the environment, validated once at init so a typo fails loudly at deploy time
 // instead of quietly changing how the cluster is protected.
-import * as z from './zod.js';
+import * as v from './schema.js';
 import { FailurePolicySchema } from './rules/rules-document-schema.js';
-import { zodIssueLines } from './zod-error-message.js';
+import { issueLines } from './schema-issues.js';
 import { DEFAULT_RULES_MAX_BYTES } from './rules/rules-source.js';
 
-const ConfigSchema = z.object({
-  POLICY_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 2000),
-  FAILURE_POLICY: z._default(FailurePolicySchema, 'Ignore'),
-  RULES_DIR: z._default(z.string().check(z.minLength(1)), 'policies'),
-  RULES_BUCKET: z.optional(z.string().check(z.minLength(3))),
-  RULES_PREFIX: z._default(z.string(), 'policies/'),
-  RULES_S3_ENDPOINT: z.optional(z.url()),
-  RULES_TTL_SECONDS: z._default(z.coerce.number().check(z.nonnegative()), 5),
+// Numbers as environment variables write them; Number('') and Number('x') are NaN, which v.number() refuses.
+const positiveInteger = v.pipe(v.string(), v.transform(Number), v.number(), v.integer(), v.gtValue(0));
+const nonNegative = v.pipe(v.string(), v.transform(Number), v.number(), v.minValue(0));
+const positive = v.pipe(v.string(), v.transform(Number), v.number(), v.gtValue(0));
+
+const ConfigEntries = {
+  POLICY_TIMEOUT_MS: v.optional(positiveInteger, '2000'),
+  FAILURE_POLICY: v.optional(FailurePolicySchema, 'Ignore'),
+  RULES_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), 'policies'),
+  RULES_BUCKET: v.optional(v.pipe(v.string(), v.minLength(3))),
+  RULES_PREFIX: v.optional(v.string(), 'policies/'),
+  RULES_S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  RULES_TTL_SECONDS: v.optional(nonNegative, '5'),
   /** Larger rules documents are refused (an invalid version), by `policy validate`/`push` and at load. */
-  RULES_MAX_BYTES: z._default(z.coerce.number().check(z.int(), z.positive()), DEFAULT_RULES_MAX_BYTES),
-  RULES_FETCH_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 500),
-  WEBHOOK_TOKENS: z.optional(z.string()),
-  WEBHOOK_TOKENS_PARAMETER: z.optional(z.string().check(z.regex(/^\//, { message: 'expected an SSM parameter name starting with /' }))),
+  RULES_MAX_BYTES: v.optional(positiveInteger, String(DEFAULT_RULES_MAX_BYTES)),
+  RULES_FETCH_TIMEOUT_MS: v.optional(positiveInteger, '500'),
+  WEBHOOK_TOKENS: v.optional(v.string()),
+  WEBHOOK_TOKENS_PARAMETER: v.optional(v.pipe(v.string(), v.regex(/^\//, 'expected an SSM parameter name starting with /'))),
   /** How old the tokens read from SSM may get before they are read again (a revoked token's grace). */
-  WEBHOOK_TOKENS_MAX_AGE_SECONDS: z._default(z.coerce.number().check(z.positive()), 300),
+  WEBHOOK_TOKENS_MAX_AGE_SECONDS: v.optional(positive, '300'),
   /** An SSM-compatible endpoint, for tests. */
-  SSM_ENDPOINT: z.optional(z.url()),
-});
-export type Config = z.infer<typeof ConfigSchema>;
+  SSM_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+};
+const ConfigSchema = v.object(ConfigEntries);
+export type Config = v.InferOutput<typeof ConfigSchema>;
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable counts as unset: serverless.yml writes `${env:X, ''}` for optional settings.
-  const given = Object.fromEntries(Object.keys(ConfigSchema.shape).map((name) => [name, env[name] || undefined]));
-  const result = ConfigSchema.safeParse(given);
-  if (!result.success) throw new Error(`invalid environment: ${zodIssueLines(result.error).join('; ')}`);
-  return result.data;
+  const given = Object.fromEntries(Object.keys(ConfigEntries).map((name) => [name, env[name] || undefined]));
+  const result = v.safeParse(ConfigSchema, given);
+  if (!result.success) throw new Error(`invalid environment: ${issueLines(result.issues).join('; ')}`);
+  return result.output;
 }

@@ -5,7 +5,7 @@
 //               the result against the original into a JSON Patch. Policies never write patch operations.
 import type { AdmissionRequest, Operation } from './review/admission-review-schema.js';
 import type { WorkDeadline } from './decide/deadline.js';
-import type * as z from './zod.js';
+import type * as v from './schema.js';
 import type { Rule } from './rules/rules-document-schema.js';
 
 /** Uploaded manifests as a native rules document, and where each rule's fields were written, for errors. */
@@ -19,7 +19,7 @@ interface PolicyBase<P> {
   defaultKinds: readonly string[];
   /** Operations a rule applies to when its match block names none (default CREATE and UPDATE). */
   defaultOperations?: readonly Operation[];
-  parametersSchema: z.ZodMiniType<P, unknown>;
+  parametersSchema: v.GenericSchema<unknown, P>;
   /**
    * The policy walks the whole object (CEL's view of it): the stack then refuses objects
    * nested beyond MAX_OBJECT_DEPTH rather than let them exhaust the stack. Mutating policies always do

@@ -1,11 +1,11 @@
 // audit-log's parameters.
-import * as z from '../admission/zod.js';
+import * as v from '../admission/schema.js';
 
 /**
  * @example { includeObject: true }
  */
-export const AuditLogParametersSchema = z.strictObject({
+export const AuditLogParametersSchema = v.strictObject({
   /** Log the whole object, redacted, instead of a summary. */
-  includeObject: z._default(z.boolean(), false),
+  includeObject: v.optional(v.boolean(), false),
 });
-export type AuditLogParameters = z.infer<typeof AuditLogParametersSchema>;
+export type AuditLogParameters = v.InferOutput<typeof AuditLogParametersSchema>;

@@ -1,43 +1,47 @@
 // cel's parameters, ValidatingAdmissionPolicy's shape: validations, variables and matchConditions as CEL
 // expressions, plus the rule's own `params`. Expressions compile as the document is validated (once each),
 // so a document that does not compile is invalid, and the compiled programs live as long as the rules version.
-import * as z from '../admission/zod.js';
+import * as v from '../admission/schema.js';
 import { type CelProgram, compileCel, toCel } from './cel-program.js';
 
-const Expression = z.pipe(
-  z.string().check(z.minLength(1)),
-  z.transform((source: string, ctx): CelProgram => {
-    const compiled = compileCel(source);
+const Expression = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.rawTransform(({ dataset, addIssue, NEVER }): CelProgram => {
+    const compiled = compileCel(dataset.value);
     if (typeof compiled !== 'string') return compiled;
-    ctx.issues.push({ code: 'custom', message: compiled, input: source });
-    return z.NEVER;
+    addIssue({ message: compiled });
+    return NEVER;
   }),
 );
-const Name = z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'expected a CEL identifier' }));
+const Name = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a CEL identifier'));
 
 /**
  * @example { validations: [{ expression: "object.spec.replicas <= 2", message: "at most 2 replicas" }] }
  */
-export const CelParametersSchema = z.pipe(
-  z.strictObject({
-    validations: z.array(
-      z.strictObject({
-        expression: Expression,
-        message: z.optional(z.string()),
-        messageExpression: z.optional(Expression),
-        reason: z.optional(z.enum(['Unauthorized', 'Forbidden', 'Invalid', 'RequestEntityTooLarge'])),
-      }),
-    ).check(z.minLength(1)),
-    variables: z._default(z.array(z.strictObject({ name: Name, expression: Expression })), []),
-    matchConditions: z._default(z.array(z.strictObject({ name: z.string().check(z.minLength(1)), expression: Expression })), []),
-    auditAnnotations: z._default(z.array(z.strictObject({ key: z.string().check(z.regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, { message: 'expected a qualified name of at most 63 characters' })), valueExpression: Expression })), []),
-    params: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
+export const CelParametersSchema = v.pipe(
+  v.strictObject({
+    validations: v.pipe(
+      v.array(
+        v.strictObject({
+          expression: Expression,
+          message: v.optional(v.string()),
+          messageExpression: v.optional(Expression),
+          reason: v.optional(v.picklist(['Unauthorized', 'Forbidden', 'Invalid', 'RequestEntityTooLarge'])),
+        }),
+      ),
+      v.minLength(1),
+    ),
+    variables: v.optional(v.array(v.strictObject({ name: Name, expression: Expression })), () => []),
+    matchConditions: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), expression: Expression })), () => []),
+    auditAnnotations: v.optional(v.array(v.strictObject({ key: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, 'expected a qualified name of at most 63 characters')), valueExpression: Expression })), () => []),
+    params: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
     // Kinds whose pod template the validations judge as a Pod (autogen: pod-controllers.ts).
-    podControllers: z._default(z.array(z.string()), []),
+    podControllers: v.optional(v.array(v.string()), () => []),
     // Variables with a fixed value (Gatekeeper binds a constraint's parameters as variables.params).
-    variableValues: z._default(z.record(z.string(), z.unknown()), {}),
+    variableValues: v.optional(v.record(v.string(), v.unknown()), () => ({})),
   }),
-  z.transform((parameters) => {
+  v.transform((parameters) => {
     const validations = parameters.validations.map(({ expression, message, messageExpression, reason }) => ({ program: expression, message, messageProgram: messageExpression, reason }));
     const variables = parameters.variables.map(({ name, expression }) => ({ name, program: expression }));
     const matchConditions = parameters.matchConditions.map(({ name, expression }) => ({ name, program: expression }));
@@ -60,4 +64,4 @@ export const CelParametersSchema = z.pipe(
     };
   }),
 );
-export type CelParameters = z.output<typeof CelParametersSchema>;
+export type CelParameters = v.InferOutput<typeof CelParametersSchema>;

@@ -1,11 +1,11 @@
 // disable-service-links' parameters.
-import * as z from '../admission/zod.js';
+import * as v from '../admission/schema.js';
 
 /**
  * @example { override: true }
  */
-export const DisableServiceLinksParametersSchema = z.strictObject({
+export const DisableServiceLinksParametersSchema = v.strictObject({
   /** false: only set the field where it is absent; true: force false even where it says true. */
-  override: z._default(z.boolean(), false),
+  override: v.optional(v.boolean(), false),
 });
-export type DisableServiceLinksParameters = z.infer<typeof DisableServiceLinksParametersSchema>;
+export type DisableServiceLinksParameters = v.InferOutput<typeof DisableServiceLinksParametersSchema>;

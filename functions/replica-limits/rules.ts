@@ -1,14 +1,15 @@
 // replica-limits' parameters: the replica counts a workload may have.
-import * as z from '../admission/zod.js';
+import * as v from '../admission/schema.js';
 
-const Count = z.number().check(z.int(), z.nonnegative());
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
 /**
  * @example { ranges: [{ min: 3, max: 50 }] }
  */
-export const ReplicaLimitsParametersSchema = z.strictObject({
-  ranges: z
-    .array(z.strictObject({ min: Count, max: Count }).check(z.refine(({ min, max }) => min <= max, { message: 'min must not exceed max', path: ['max'] })))
-    .check(z.minLength(1)),
+export const ReplicaLimitsParametersSchema = v.strictObject({
+  ranges: v.pipe(
+    v.array(v.pipe(v.strictObject({ min: Count, max: Count }), v.forward(v.check(({ min, max }) => min <= max, 'min must not exceed max'), ['max']))),
+    v.minLength(1),
+  ),
 });
-export type ReplicaLimitsParameters = z.infer<typeof ReplicaLimitsParametersSchema>;
+export type ReplicaLimitsParameters = v.InferOutput<typeof ReplicaLimitsParametersSchema>;

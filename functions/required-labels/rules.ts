@@ -1,12 +1,13 @@
 // required-labels' parameters: label keys that must be present, optionally with allowed values (globs).
-import * as z from '../admission/zod.js';
+import * as v from '../admission/schema.js';
 
 /**
  * @example { labels: [{ key: owner, allowedValues: ["*.agilebank.demo"] }, { key: app.kubernetes.io/name }] }
  */
-export const RequiredLabelsParametersSchema = z.strictObject({
-  labels: z
-    .array(z.strictObject({ key: z.string().check(z.minLength(1)), allowedValues: z.optional(z.array(z.string()).check(z.minLength(1))) }))
-    .check(z.minLength(1)),
+export const RequiredLabelsParametersSchema = v.strictObject({
+  labels: v.pipe(
+    v.array(v.strictObject({ key: v.pipe(v.string(), v.minLength(1)), allowedValues: v.optional(v.pipe(v.array(v.string()), v.minLength(1))) })),
+    v.minLength(1),
+  ),
 });
-export type RequiredLabelsParameters = z.infer<typeof RequiredLabelsParametersSchema>;
+export type RequiredLabelsParameters = v.InferOutput<typeof RequiredLabelsParametersSchema>;

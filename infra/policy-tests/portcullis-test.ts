@@ -25,8 +25,8 @@ import { parse, stringify } from 'yaml';
 import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
-import * as z from '../../functions/admission/zod.js';
-import { zodIssueLines } from '../../functions/admission/zod-error-message.js';
+import * as v from '../../functions/admission/schema.js';
+import { issueLines } from '../../functions/admission/schema-issues.js';
 import { httpApiEvent } from '../admission-event.js';
 import { ruleResults } from '../evaluation/rule-results.js';
 import { decodedPatch } from '../json-patch-text.js';
@@ -35,7 +35,7 @@ import { type CaseOutcome, failed, passed, resultNamed } from './case-outcome.js
 import { offlineRequest } from './offline-request.js';
 import { routeOf } from '../../functions/admission/policy.js';
 
-const RuleResultSchema = z.enum(['pass', 'fail', 'warn', 'skip', 'error']);
+const RuleResultSchema = v.picklist(['pass', 'fail', 'warn', 'skip', 'error']);
 
 const isRegularExpression = (pattern: string) => {
   try {
@@ -45,38 +45,38 @@ const isRegularExpression = (pattern: string) => {
     return false;
   }
 };
-const PatternSchema = z.string().check(z.refine(isRegularExpression, { message: 'not a valid regular expression' }));
+const PatternSchema = v.pipe(v.string(), v.check(isRegularExpression, 'not a valid regular expression'));
 
-const CaseSchema = z.strictObject({
-  name: z.string().check(z.minLength(1)),
-  object: z.optional(z.record(z.string(), z.unknown())),
-  file: z.optional(z.string()),
-  operation: z.optional(z.enum(['CREATE', 'UPDATE', 'DELETE', 'CONNECT'])),
-  oldObject: z.optional(z.record(z.string(), z.unknown())),
-  namespace: z.optional(z.string()),
-  user: z.optional(z.strictObject({ username: z.optional(z.string()), groups: z.optional(z.array(z.string())) })),
-  subResource: z.optional(z.string()),
-  dryRun: z.optional(z.boolean()),
-  now: z.optional(z.iso.datetime({ offset: true })),
-  expect: z.strictObject({
-    allowed: z.optional(z.boolean()),
-    message: z.optional(PatternSchema),
-    warnings: z.optional(z.array(PatternSchema)),
-    patched: z.optional(z.record(z.string(), z.unknown())),
-    rules: z.optional(z.record(z.string(), RuleResultSchema)),
+const CaseSchema = v.strictObject({
+  name: v.pipe(v.string(), v.minLength(1)),
+  object: v.optional(v.record(v.string(), v.unknown())),
+  file: v.optional(v.string()),
+  operation: v.optional(v.picklist(['CREATE', 'UPDATE', 'DELETE', 'CONNECT'])),
+  oldObject: v.optional(v.record(v.string(), v.unknown())),
+  namespace: v.optional(v.string()),
+  user: v.optional(v.strictObject({ username: v.optional(v.string()), groups: v.optional(v.array(v.string())) })),
+  subResource: v.optional(v.string()),
+  dryRun: v.optional(v.boolean()),
+  now: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+  expect: v.strictObject({
+    allowed: v.optional(v.boolean()),
+    message: v.optional(PatternSchema),
+    warnings: v.optional(v.array(PatternSchema)),
+    patched: v.optional(v.record(v.string(), v.unknown())),
+    rules: v.optional(v.record(v.string(), RuleResultSchema)),
   }),
 });
 
-export const PolicyTestSchema = z.strictObject({
-  apiVersion: z.literal('portcullis.dev/v1alpha1'),
-  kind: z.literal('PolicyTest'),
-  metadata: z.optional(z.object({ name: z.optional(z.string()) })),
-  policy: z.string(),
-  rules: z.union([z.string(), z.array(z.string()).check(z.minLength(1))], { error: 'expected a file or a list of files, relative to this test file' }),
-  cases: z.array(CaseSchema).check(z.minLength(1)),
+export const PolicyTestSchema = v.strictObject({
+  apiVersion: v.literal('portcullis.dev/v1alpha1'),
+  kind: v.literal('PolicyTest'),
+  metadata: v.optional(v.object({ name: v.optional(v.string()) })),
+  policy: v.string(),
+  rules: v.union([v.string(), v.pipe(v.array(v.string()), v.minLength(1))], 'expected a file or a list of files, relative to this test file'),
+  cases: v.pipe(v.array(CaseSchema), v.minLength(1)),
 });
 
-type TestCase = z.infer<typeof CaseSchema>;
+type TestCase = v.InferOutput<typeof CaseSchema>;
 
 export const isPortcullisTest = (document: { apiVersion?: unknown; kind?: unknown }) => document.kind === 'PolicyTest' && String(document.apiVersion).startsWith('portcullis.dev/');
 
@@ -129,9 +129,9 @@ function readYaml(path: string, what: string): unknown {
 }
 
 export async function runPortcullisTest(file: string, document: unknown): Promise<CaseOutcome[]> {
-  const parsed = PolicyTestSchema.safeParse(document);
-  if (!parsed.success) throw new InvalidTestFileError(`${file}: not a valid PolicyTest:\n  ${zodIssueLines(parsed.error).join('\n  ')}`);
-  const test = parsed.data;
+  const parsed = v.safeParse(PolicyTestSchema, document);
+  if (!parsed.success) throw new InvalidTestFileError(`${file}: not a valid PolicyTest:\n  ${issueLines(parsed.issues).join('\n  ')}`);
+  const test = parsed.output;
   const folder = dirname(file);
   const policy = policyNamed(test.policy);
   const rulesFiles = (Array.isArray(test.rules) ? test.rules : [test.rules]).map((path) => join(folder, path));

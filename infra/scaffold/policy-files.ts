@@ -26,16 +26,16 @@ export const handler = createAdmissionHandler(${camel}Policy);
 
 const validatingRules = ({ name, pascal }: PolicyNames) => `// ${name}'s parameters: what each rule of its rules documents says under \`parameters\`, validated
 // whole before a document is used (an invalid one is refused; the last good one stays).
-import * as z from '../admission/zod.js';
+import * as v from '../admission/schema.js';
 
 /**
  * @example { forbiddenImages: ["*:latest"] }
  */
-export const ${pascal}ParametersSchema = z.strictObject({
+export const ${pascal}ParametersSchema = v.strictObject({
   /** Images no container may run, as globs (\`*\` matches any run of characters). */
-  forbiddenImages: z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
+  forbiddenImages: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1)),
 });
-export type ${pascal}Parameters = z.infer<typeof ${pascal}ParametersSchema>;
+export type ${pascal}Parameters = v.InferOutput<typeof ${pascal}ParametersSchema>;
 `;
 
 const validatingPolicy = ({ name, camel, pascal }: PolicyNames) => `// ${name}: denies Pods and pod templates whose containers run an image the rules forbid. Scaffolded by
@@ -62,16 +62,16 @@ export const ${camel}Policy: ValidatingPolicy<${pascal}Parameters> = {
 
 const mutatingRules = ({ name, pascal }: PolicyNames) => `// ${name}'s parameters: what each rule of its rules documents says under \`parameters\`, validated
 // whole before a document is used (an invalid one is refused; the last good one stays).
-import * as z from '../admission/zod.js';
+import * as v from '../admission/schema.js';
 
 /**
  * @example { labels: { team: unassigned } }
  */
-export const ${pascal}ParametersSchema = z.strictObject({
+export const ${pascal}ParametersSchema = v.strictObject({
   /** Labels set on objects that do not have them; an object's own value is kept. */
-  labels: z.record(z.string().check(z.minLength(1)), z.string()),
+  labels: v.record(v.pipe(v.string(), v.minLength(1)), v.string()),
 });
-export type ${pascal}Parameters = z.infer<typeof ${pascal}ParametersSchema>;
+export type ${pascal}Parameters = v.InferOutput<typeof ${pascal}ParametersSchema>;
 `;
 
 const mutatingPolicy = ({ name, camel, pascal }: PolicyNames) => `// ${name}: adds default labels to Pods and workloads that lack them. Scaffolded by \`portcullis new-policy\`:
@@ -114,12 +114,13 @@ import { describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { ${camel}Policy } from '../../functions/${name}/policy.js';
+import * as v from '../../functions/admission/schema.js';
 import { ${pascal}ParametersSchema } from '../../functions/${name}/rules.js';
 import { admissionReviewFor } from '../../infra/admission-event.js';
 import { fixture, type Handler, invoke } from '../helpers/invoke.js';
 import { TEST_RULES } from '../helpers/test-rules.js';
 
-const parameters = ${pascal}ParametersSchema.parse({ forbiddenImages: ['*:latest'] });
+const parameters = v.parse(${pascal}ParametersSchema, { forbiddenImages: ['*:latest'] });
 const pod = (image: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'team-a' }, spec: { containers: [{ name: 'web', image }] } });
 const evaluate = (manifest: unknown) => ${camel}Policy.evaluate(admissionReviewFor(manifest).request, parameters, { now: new Date() });
 
@@ -132,8 +133,8 @@ describe('${name}', () => {
   });
 
   it('refuses parameters it cannot use', () => {
-    expect(${pascal}ParametersSchema.safeParse({ forbiddenImages: [] }).success).toBe(false);
-    expect(${pascal}ParametersSchema.safeParse({ forbiddenImage: ['*:latest'] }).success).toBe(false);
+    expect(v.safeParse(${pascal}ParametersSchema, { forbiddenImages: [] }).success).toBe(false);
+    expect(v.safeParse(${pascal}ParametersSchema, { forbiddenImage: ['*:latest'] }).success).toBe(false);
   });
 
   describe('through the whole stack, on its fixtures', () => {
@@ -156,13 +157,14 @@ import { describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { ${camel}Policy } from '../../functions/${name}/policy.js';
+import * as v from '../../functions/admission/schema.js';
 import { ${pascal}ParametersSchema } from '../../functions/${name}/rules.js';
 import { admissionReviewFor } from '../../infra/admission-event.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { fixture, type Handler, invoke } from '../helpers/invoke.js';
 import { TEST_RULES } from '../helpers/test-rules.js';
 
-const parameters = ${pascal}ParametersSchema.parse({ labels: { team: 'unassigned' } });
+const parameters = v.parse(${pascal}ParametersSchema, { labels: { team: 'unassigned' } });
 const pod = (labels?: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'team-a', ...(labels ? { labels } : {}) }, spec: { containers: [{ name: 'web', image: 'web:1.0' }] } });
 const mutate = (manifest: any) => ${camel}Policy.mutate(admissionReviewFor(manifest).request, parameters, structuredClone(manifest)) as any;
 
@@ -176,7 +178,7 @@ describe('${name}', () => {
   });
 
   it('refuses parameters it cannot use', () => {
-    expect(${pascal}ParametersSchema.safeParse({ labels: ['team'] }).success).toBe(false);
+    expect(v.safeParse(${pascal}ParametersSchema, { labels: ['team'] }).success).toBe(false);
   });
 
   describe('through the whole stack, on its fixtures', () => {

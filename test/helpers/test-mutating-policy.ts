@@ -2,12 +2,12 @@
 // change (array shrink, missing maps, keys with `/` and `~`) and check the patch the stack derives.
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import type { MutatingPolicy } from '../../functions/admission/policy.js';
-import * as z from '../../functions/admission/zod.js';
+import * as v from '../../functions/admission/schema.js';
 
-const ParametersSchema = z.strictObject({
-  edits: z.array(z.strictObject({ path: z.array(z.union([z.string(), z.number()])), value: z.optional(z.unknown()), remove: z.optional(z.boolean()) })),
+const ParametersSchema = v.strictObject({
+  edits: v.array(v.strictObject({ path: v.array(v.union([v.string(), v.number()])), value: v.optional(v.unknown()), remove: v.optional(v.boolean()) })),
 });
-type Parameters = z.infer<typeof ParametersSchema>;
+type Parameters = v.InferOutput<typeof ParametersSchema>;
 
 export function applyEdits(object: unknown, edits: Parameters['edits']): unknown {
   for (const { path, value, remove } of edits) {

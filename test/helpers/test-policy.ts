@@ -1,14 +1,14 @@
 // A policy whose behaviour the rules choose, so stack tests can make it deny, throw, stall or misbehave.
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import type { ValidatingPolicy } from '../../functions/admission/policy.js';
-import * as z from '../../functions/admission/zod.js';
+import * as v from '../../functions/admission/schema.js';
 
-const ParametersSchema = z.strictObject({
-  behaviour: z.enum(['allow', 'deny', 'throw', 'never-settle', 'slow']),
-  violations: z._default(z.array(z.string()), ['test violation']),
-  delayMs: z._default(z.number(), 0),
+const ParametersSchema = v.strictObject({
+  behaviour: v.picklist(['allow', 'deny', 'throw', 'never-settle', 'slow']),
+  violations: v.optional(v.array(v.string()), () => ['test violation']),
+  delayMs: v.optional(v.number(), 0),
 });
-type Parameters = z.infer<typeof ParametersSchema>;
+type Parameters = v.InferOutput<typeof ParametersSchema>;
 
 export const testPolicy: ValidatingPolicy<Parameters> = {
   name: 'test-policy',

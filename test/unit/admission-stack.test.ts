@@ -46,7 +46,7 @@ describe('HTTP errors: JSON that names the problem, never a 5xx or a stack', () 
     ['not an object → 400', () => withBody('[1,2]'), 400, 'not a valid AdmissionReview: expected object, received array'],
     ['wrong apiVersion → 400', () => withBody(JSON.stringify({ ...admissionReviewFor(pod), apiVersion: 'admission.k8s.io/v2' })), 400, 'apiVersion:'],
     ['wrong kind → 400', () => withBody(JSON.stringify({ ...admissionReviewFor(pod), kind: 'Pod' })), 400, 'kind:'],
-    ['no uid → 400', () => withBody(JSON.stringify({ ...admissionReviewFor(pod), request: { ...admissionReviewFor(pod).request, uid: undefined } })), 400, 'request.uid: expected string'],
+    ['no uid → 400', () => withBody(JSON.stringify({ ...admissionReviewFor(pod), request: { ...admissionReviewFor(pod).request, uid: undefined } })), 400, 'request.uid: required field is missing'],
     ['bad operation → 400', () => withBody(JSON.stringify({ ...admissionReviewFor(pod), request: { ...admissionReviewFor(pod).request, operation: 'PATCH' } })), 400, 'request.operation:'],
     ['not an API Gateway event → 400', () => ({ hello: 'world' }), 400, 'not an API Gateway'],
   ])('%s', async (_case, makeEvent, status, message) => {

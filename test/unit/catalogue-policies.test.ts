@@ -10,13 +10,14 @@ import { ReplicaLimitsParametersSchema } from '../../functions/replica-limits/ru
 import { requiredLabelsPolicy } from '../../functions/required-labels/policy.js';
 import { RequiredLabelsParametersSchema } from '../../functions/required-labels/rules.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
+import * as v from '../../functions/admission/schema.js';
 
 const request = (manifest: unknown, options: ReviewOptions = {}) => admissionReviewFor(manifest, options).request as AdmissionRequest;
 const at = (iso: string) => ({ now: new Date(iso) });
 const deployment = (replicas?: number) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { ...(replicas === undefined ? {} : { replicas }), template: { spec: { containers: [] } } } });
 
 describe('replica-limits', () => {
-  const parameters = ReplicaLimitsParametersSchema.parse({ ranges: [{ min: 3, max: 50 }, { min: 100, max: 100 }] });
+  const parameters = v.parse(ReplicaLimitsParametersSchema, { ranges: [{ min: 3, max: 50 }, { min: 100, max: 100 }] });
   const evaluate = (req: AdmissionRequest) => replicaLimitsPolicy.evaluate(req, parameters, at('2026-01-01T00:00:00Z')) as string[];
 
   it.each([
@@ -44,14 +45,14 @@ describe('replica-limits', () => {
   });
 
   it('refuses a range whose min exceeds its max, and no ranges', () => {
-    expect(ReplicaLimitsParametersSchema.safeParse({ ranges: [{ min: 5, max: 2 }] }).success).toBe(false);
-    expect(ReplicaLimitsParametersSchema.safeParse({ ranges: [] }).success).toBe(false);
-    expect(ReplicaLimitsParametersSchema.safeParse({ ranges: [{ min: 1.5, max: 2 }] }).success).toBe(false);
+    expect(v.safeParse(ReplicaLimitsParametersSchema, { ranges: [{ min: 5, max: 2 }] }).success).toBe(false);
+    expect(v.safeParse(ReplicaLimitsParametersSchema, { ranges: [] }).success).toBe(false);
+    expect(v.safeParse(ReplicaLimitsParametersSchema, { ranges: [{ min: 1.5, max: 2 }] }).success).toBe(false);
   });
 });
 
 describe('required-labels', () => {
-  const parameters = RequiredLabelsParametersSchema.parse({ labels: [{ key: 'owner', allowedValues: ['team-*'] }, { key: 'app' }] });
+  const parameters = v.parse(RequiredLabelsParametersSchema, { labels: [{ key: 'owner', allowedValues: ['team-*'] }, { key: 'app' }] });
   const evaluate = (labels?: Record<string, string>) =>
     requiredLabelsPolicy.evaluate(request({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns', labels } }), parameters, at('2026-01-01T00:00:00Z')) as string[];
 
@@ -66,7 +67,7 @@ describe('required-labels', () => {
 });
 
 describe('deploy-windows', () => {
-  const parameters = DeployWindowsParametersSchema.parse({
+  const parameters = v.parse(DeployWindowsParametersSchema, {
     timezone: 'Europe/Berlin',
     freezes: [{ days: ['Fri'], from: '16:00', to: '00:00' }, { days: ['Sat', 'Sun'], from: '00:00', to: '00:00' }, { from: '22:00', to: '06:00' }],
     dates: [{ from: '2026-12-24', to: '2026-12-27' }],
@@ -106,9 +107,9 @@ describe('deploy-windows', () => {
     ['a date range backwards', { dates: [{ from: '2026-12-27', to: '2026-12-24' }] }, 'dates'],
     ['not a calendar date', { dates: [{ from: '2026-02-30', to: '2026-03-01' }] }, 'dates'],
   ])('refuses %s', (_case, input, field) => {
-    const result = DeployWindowsParametersSchema.safeParse(input);
+    const result = v.safeParse(DeployWindowsParametersSchema, input);
     expect(result.success).toBe(false);
-    expect(result.error!.issues[0]!.path[0]).toBe(field);
+    expect(result.issues![0]!.path![0]!.key).toBe(field);
   });
 });
 

@@ -13,13 +13,14 @@ import { CelParametersSchema } from '../../functions/cel/rules.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
 import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';
+import * as v from '../../functions/admission/schema.js';
 
 const deployment = (replicas: number, labels: Record<string, string> = {}) => ({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels }, spec: { replicas, template: { spec: { containers: [{ name: 'c', image: 'nginx:1' }] } } },
 });
 /** The violations' messages (cel evaluates synchronously when no regular expression is involved). */
 const evaluate = (parameters: unknown, object: unknown, options: ReviewOptions = {}) => {
-  const findings = celPolicy.evaluate(admissionReviewFor(object, options).request as AdmissionRequest, CelParametersSchema.parse(parameters), { now: new Date() }) as Findings;
+  const findings = celPolicy.evaluate(admissionReviewFor(object, options).request as AdmissionRequest, v.parse(CelParametersSchema, parameters), { now: new Date() }) as Findings;
   return (Array.isArray(findings) ? findings : findings.violations).map((violation) => (typeof violation === 'string' ? violation : violation.message));
 };
 

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { disableServiceLinksPolicy } from '../../functions/disable-service-links/policy.js';
 import { DisableServiceLinksParametersSchema } from '../../functions/disable-service-links/rules.js';
 import { admissionReviewFor } from '../../infra/admission-event.js';
+import * as v from '../../functions/admission/schema.js';
 
 const mutate = (manifest: any, override: boolean) =>
-  disableServiceLinksPolicy.mutate(admissionReviewFor(manifest).request, DisableServiceLinksParametersSchema.parse({ override }), structuredClone(manifest)) as any;
+  disableServiceLinksPolicy.mutate(admissionReviewFor(manifest).request, v.parse(DisableServiceLinksParametersSchema, { override }), structuredClone(manifest)) as any;
 const pod = (enableServiceLinks?: boolean) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }], ...(enableServiceLinks === undefined ? {} : { enableServiceLinks }) } });
 
 describe('disable-service-links', () => {
@@ -27,7 +28,7 @@ describe('disable-service-links', () => {
   });
 
   it('defaults override to false and refuses unknown parameters', () => {
-    expect(DisableServiceLinksParametersSchema.parse({})).toEqual({ override: false });
-    expect(DisableServiceLinksParametersSchema.safeParse({ overide: true }).success).toBe(false);
+    expect(v.parse(DisableServiceLinksParametersSchema, {})).toEqual({ override: false });
+    expect(v.safeParse(DisableServiceLinksParametersSchema, { overide: true }).success).toBe(false);
   });
 });

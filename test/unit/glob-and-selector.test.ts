@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { matchesGlob } from '../../functions/admission/kubernetes/glob.js';
 import { LabelSelectorSchema, matchesLabelSelector } from '../../functions/admission/kubernetes/label-selector.js';
+import * as v from '../../functions/admission/schema.js';
 
 describe('matchesGlob', () => {
   it.each([
@@ -58,11 +59,11 @@ describe('matchesLabelSelector', () => {
     ['all must hold', { matchLabels: { team: 'payments' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['api'] }] }, false],
     ['empty selects everything', {}, true],
   ] as const)('%s', (_name, selector, expected) => {
-    expect(matchesLabelSelector(labels, LabelSelectorSchema.parse(selector))).toBe(expected);
+    expect(matchesLabelSelector(labels, v.parse(LabelSelectorSchema, selector))).toBe(expected);
   });
 
   it('refuses In without values and Exists with values', () => {
-    expect(LabelSelectorSchema.safeParse({ matchExpressions: [{ key: 'a', operator: 'In' }] }).success).toBe(false);
-    expect(LabelSelectorSchema.safeParse({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }).success).toBe(false);
+    expect(v.safeParse(LabelSelectorSchema, { matchExpressions: [{ key: 'a', operator: 'In' }] }).success).toBe(false);
+    expect(v.safeParse(LabelSelectorSchema, { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }).success).toBe(false);
   });
 });

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ORIGINAL_IMAGES_ANNOTATION, mirroredImage, registryMirrorPolicy } from '../../functions/registry-mirror/policy.js';
 import { RegistryMirrorParametersSchema } from '../../functions/registry-mirror/rules.js';
 import { admissionReviewFor } from '../../infra/admission-event.js';
+import * as v from '../../functions/admission/schema.js';
+import { issueLines } from '../../functions/admission/schema-issues.js';
 
-const parameters = RegistryMirrorParametersSchema.parse({
+const parameters = v.parse(RegistryMirrorParametersSchema, {
   mirrors: [
     { from: 'gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd', to: 'registry.gitlab.cn/flomesh/registry-mirror/tekton-pipeline' },
     { from: 'docker.io/library', to: 'mirror.example.com/library' },
@@ -43,14 +45,14 @@ describe('registry-mirror rules validation', () => {
     ['trailing slash', [{ from: 'docker.io/', to: 'a.example.com' }], 'mirrors[0].from', 'no trailing /'],
     ['no mirrors', [], 'mirrors', ''],
   ])('refuses %s', (_case, mirrors, path, message) => {
-    const result = RegistryMirrorParametersSchema.safeParse({ mirrors });
+    const result = v.safeParse(RegistryMirrorParametersSchema, { mirrors });
     expect(result.success).toBe(false);
-    const issues = result.error!.issues.map((issue) => ({ path: issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, ''), message: issue.message }));
-    expect(issues.some((issue) => issue.path === path && issue.message.includes(message))).toBe(true);
+    const lines = issueLines(result.issues!);
+    expect(lines.some((line) => line.startsWith(`${path}: `) && line.includes(message)), lines.join('\n')).toBe(true);
   });
 
   it('accepts a document where two sources share one mirror', () => {
-    expect(RegistryMirrorParametersSchema.safeParse({ mirrors: [{ from: 'docker.io', to: 'm.example.com' }, { from: 'gcr.io', to: 'm.example.com' }] }).success).toBe(true);
+    expect(v.safeParse(RegistryMirrorParametersSchema, { mirrors: [{ from: 'docker.io', to: 'm.example.com' }, { from: 'gcr.io', to: 'm.example.com' }] }).success).toBe(true);
   });
 });
 

@@ -33,7 +33,7 @@ describe('rules documents', () => {
     ['bad failure policy', 'failurePolicy: Maybe\nrules: []', 'failurePolicy:'],
     ['bad mode', 'rules: [{ name: a, mode: warn, parameters: { forbiddenTags: [x] } }]', 'rules[0].mode:'],
     ['duplicate rule names', 'rules: [{ name: a, parameters: { forbiddenTags: [x] } }, { name: a, parameters: { forbiddenTags: [y] } }]', 'rules[1].name: duplicate rule name "a"'],
-    ['missing rules', 'failurePolicy: Fail', 'rules: expected array, received undefined'],
+    ['missing rules', 'failurePolicy: Fail', 'rules: required field is missing'],
     ['not a mapping', '- a\n- b', 'takes one rules document (failurePolicy and rules)'],
     ['YAML syntax', 'rules: [a, b', 'YAML:'],
     ['duplicate YAML keys', 'rules: []\nrules: []', 'YAML:'],

@@ -3,8 +3,9 @@ import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.j
 import { TrustedRegistryParametersSchema } from '../../functions/trusted-registry/rules.js';
 import { admissionReviewFor } from '../../infra/admission-event.js';
 import { podManifest } from '../helpers/invoke.js';
+import * as v from '../../functions/admission/schema.js';
 
-const seedParameters = TrustedRegistryParametersSchema.parse({ allowedRegistries: ['192.168.64.1'], forbiddenTags: ['latest'] });
+const seedParameters = v.parse(TrustedRegistryParametersSchema, { allowedRegistries: ['192.168.64.1'], forbiddenTags: ['latest'] });
 const evaluate = (manifest: unknown, parameters = seedParameters) =>
   trustedRegistryPolicy.evaluate(admissionReviewFor(manifest).request, parameters, { now: new Date() }) as string[];
 
@@ -63,16 +64,16 @@ describe('trusted-registry reads every container of every pod-bearing kind', () 
 
 describe('trusted-registry parameters', () => {
   it('exemptImages globs skip every check', () => {
-    const parameters = TrustedRegistryParametersSchema.parse({ allowedRegistries: ['192.168.64.1'], forbiddenTags: ['latest'], exemptImages: ['registry.k8s.io/pause:*'] });
+    const parameters = v.parse(TrustedRegistryParametersSchema, { allowedRegistries: ['192.168.64.1'], forbiddenTags: ['latest'], exemptImages: ['registry.k8s.io/pause:*'] });
     expect(evaluate(podManifest({ pause: 'registry.k8s.io/pause:3.9', app: 'registry.k8s.io/app:1' }), parameters)).toHaveLength(1);
   });
 
   it('forbiddenTags alone accepts any registry', () => {
-    const parameters = TrustedRegistryParametersSchema.parse({ forbiddenTags: ['latest'] });
+    const parameters = v.parse(TrustedRegistryParametersSchema, { forbiddenTags: ['latest'] });
     expect(evaluate(podManifest({ a: 'quay.io/x/y:2', b: 'quay.io/x/y:latest' }), parameters)).toHaveLength(1);
   });
 
   it('a rule that checks nothing is refused', () => {
-    expect(TrustedRegistryParametersSchema.safeParse({}).success).toBe(false);
+    expect(v.safeParse(TrustedRegistryParametersSchema, {}).success).toBe(false);
   });
 });

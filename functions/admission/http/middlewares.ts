@@ -6,7 +6,8 @@ import { type ApiGatewayEvent, type HttpInput, normaliseApiGatewayEvent } from '
 import { type AdmissionReview, AdmissionReviewSchema } from '../review/admission-review-schema.js';
 import { HttpError } from './http-error.js';
 import { logger } from '../observe/logger.js';
-import { zodIssueLines } from '../zod-error-message.js';
+import { issueLines } from '../schema-issues.js';
+import * as v from '../schema.js';
 
 export type AdmissionEvent = HttpInput & { review: AdmissionReview };
 
@@ -44,11 +45,11 @@ export function normaliseEvent(): MiddlewareObj {
 export function parseAdmissionReview(): MiddlewareObj {
   function before(request: { event: unknown }) {
     const input = request.event as HttpInput;
-    const parsed = AdmissionReviewSchema.safeParse(input.body);
+    const parsed = v.safeParse(AdmissionReviewSchema, input.body);
     if (!parsed.success) {
-      throw new HttpError(400, `not a valid AdmissionReview: ${zodIssueLines(parsed.error).join('; ')}`);
+      throw new HttpError(400, `not a valid AdmissionReview: ${issueLines(parsed.issues).join('; ')}`);
     }
-    request.event = { ...input, review: parsed.data } satisfies AdmissionEvent;
+    request.event = { ...input, review: parsed.output } satisfies AdmissionEvent;
   }
   return { before };
 }

@@ -1,34 +1,33 @@
 // Kubernetes label selectors (matchLabels + matchExpressions), evaluated against an object's labels.
 // Hand-written: the semantics fit in a few lines and no maintained JS package implements them on their own.
 import { ownValue } from './own-value.js';
-import * as z from '../zod.js';
+import * as v from '../schema.js';
 
-export const LabelSelectorSchema = z
-  .strictObject({
-    matchLabels: z.optional(z.record(z.string(), z.string())),
-    matchExpressions: z.optional(
-      z.array(
-        z.strictObject({
-          key: z.string().check(z.minLength(1)),
-          operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
-          values: z.optional(z.array(z.string())),
+export const LabelSelectorSchema = v.pipe(
+  v.strictObject({
+    matchLabels: v.optional(v.record(v.string(), v.string())),
+    matchExpressions: v.optional(
+      v.array(
+        v.strictObject({
+          key: v.pipe(v.string(), v.minLength(1)),
+          operator: v.picklist(['In', 'NotIn', 'Exists', 'DoesNotExist']),
+          values: v.optional(v.array(v.string())),
         }),
       ),
     ),
-  })
-  .check(z.superRefine((selector, ctx) => {
-    selector.matchExpressions?.forEach((expression, index) => {
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    dataset.value.matchExpressions?.forEach((expression, index) => {
       const needsValues = expression.operator === 'In' || expression.operator === 'NotIn';
       const count = expression.values?.length ?? 0;
-      if (needsValues && count === 0) {
-        ctx.addIssue({ code: 'custom', path: ['matchExpressions', index, 'values'], message: `operator ${expression.operator} needs at least one value` });
-      }
-      if (!needsValues && count > 0) {
-        ctx.addIssue({ code: 'custom', path: ['matchExpressions', index, 'values'], message: `operator ${expression.operator} takes no values` });
-      }
+      const path = v.issuePath('matchExpressions', index, 'values');
+      if (needsValues && count === 0) addIssue({ path, message: `operator ${expression.operator} needs at least one value` });
+      if (!needsValues && count > 0) addIssue({ path, message: `operator ${expression.operator} takes no values` });
     });
-  }));
-export type LabelSelector = z.infer<typeof LabelSelectorSchema>;
+  }),
+);
+export type LabelSelector = v.InferOutput<typeof LabelSelectorSchema>;
 
 export function matchesLabelSelector(labels: Readonly<Record<string, string>>, selector: LabelSelector): boolean {
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {

@@ -3,24 +3,24 @@
 // matches them. `pods` is the object only; `pods/status` one subresource; `pods/*` every subresource of
 // pods; `*` every resource but no subresource; `*/*` everything; `*/status` that subresource of any.
 import type { AdmissionRequest } from '../review/admission-review-schema.js';
-import * as z from '../zod.js';
+import * as v from '../schema.js';
 
-const OperationOrAllSchema = z.enum(['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*']);
+const OperationOrAllSchema = v.picklist(['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*']);
 
 /** @example { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"] } */
-export const ResourceRuleSchema = z.object({
-  apiGroups: z.array(z.string()).check(z.minLength(1)),
-  apiVersions: z.array(z.string()).check(z.minLength(1)),
-  resources: z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
-  operations: z._default(z.array(OperationOrAllSchema), ['*']),
-  scope: z._default(z.enum(['Cluster', 'Namespaced', '*']), '*'),
-  resourceNames: z.optional(z.array(z.string())),
+export const ResourceRuleSchema = v.object({
+  apiGroups: v.pipe(v.array(v.string()), v.minLength(1)),
+  apiVersions: v.pipe(v.array(v.string()), v.minLength(1)),
+  resources: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1)),
+  operations: v.optional(v.array(OperationOrAllSchema), () => ['*' as const]),
+  scope: v.optional(v.picklist(['Cluster', 'Namespaced', '*']), '*'),
+  resourceNames: v.optional(v.array(v.string())),
 });
-export type ResourceRule = z.output<typeof ResourceRuleSchema>;
+export type ResourceRule = v.InferOutput<typeof ResourceRuleSchema>;
 
 /** Which version a request is matched on: Equivalent (the default) matches any version of the same resource. */
-export const MatchPolicySchema = z.enum(['Exact', 'Equivalent']);
-export type MatchPolicy = z.output<typeof MatchPolicySchema>;
+export const MatchPolicySchema = v.picklist(['Exact', 'Equivalent']);
+export type MatchPolicy = v.InferOutput<typeof MatchPolicySchema>;
 
 // Runs for every rule of every request: compares in place rather than splitting the pattern.
 function matchesResource(pattern: string, resource: string, subResource: string): boolean {

@@ -1,18 +1,18 @@
 // The AdmissionReview the apiserver sends, as far as the stack reads it. `object` and `oldObject` are left
 // unparsed: each policy parses only what it reads, so an unusual object never fails the whole review.
-import * as z from '../zod.js';
+import * as v from '../schema.js';
 
-const GroupVersionKindSchema = z.object({ group: z.string(), version: z.string(), kind: z.string() });
-const GroupVersionResourceSchema = z.object({ group: z.string(), version: z.string(), resource: z.string() });
+const GroupVersionKindSchema = v.object({ group: v.string(), version: v.string(), kind: v.string() });
+const GroupVersionResourceSchema = v.object({ group: v.string(), version: v.string(), resource: v.string() });
 
-export const OperationSchema = z.enum(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
-export type Operation = z.infer<typeof OperationSchema>;
+export const OperationSchema = v.picklist(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
+export type Operation = v.InferOutput<typeof OperationSchema>;
 
-const UserInfoSchema = z.object({
-  username: z.optional(z.string()),
-  uid: z.optional(z.string()),
-  groups: z.optional(z.array(z.string())),
-  extra: z.optional(z.record(z.string(), z.array(z.string()))),
+const UserInfoSchema = v.object({
+  username: v.optional(v.string()),
+  uid: v.optional(v.string()),
+  groups: v.optional(v.array(v.string())),
+  extra: v.optional(v.record(v.string(), v.array(v.string()))),
 });
 
 /**
@@ -20,30 +20,30 @@ const UserInfoSchema = z.object({
  *            resource: { group: "", version: "v1", resource: "pods" }, operation: "CREATE",
  *            userInfo: { username: "admin" }, object: { … } }
  */
-export const AdmissionRequestSchema = z.object({
-  uid: z.string().check(z.minLength(1)),
+export const AdmissionRequestSchema = v.object({
+  uid: v.pipe(v.string(), v.minLength(1)),
   kind: GroupVersionKindSchema,
   resource: GroupVersionResourceSchema,
-  subResource: z.optional(z.string()),
-  requestKind: z.optional(GroupVersionKindSchema),
-  requestResource: z.optional(GroupVersionResourceSchema),
-  requestSubResource: z.optional(z.string()),
-  name: z.optional(z.string()),
-  namespace: z.optional(z.string()),
+  subResource: v.optional(v.string()),
+  requestKind: v.optional(GroupVersionKindSchema),
+  requestResource: v.optional(GroupVersionResourceSchema),
+  requestSubResource: v.optional(v.string()),
+  name: v.optional(v.string()),
+  namespace: v.optional(v.string()),
   operation: OperationSchema,
   userInfo: UserInfoSchema,
-  object: z.optional(z.unknown()),
-  oldObject: z.optional(z.unknown()),
-  dryRun: z.optional(z.boolean()),
-  options: z.optional(z.unknown()),
+  object: v.optional(v.unknown()),
+  oldObject: v.optional(v.unknown()),
+  dryRun: v.optional(v.boolean()),
+  options: v.optional(v.unknown()),
 });
-export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
+export type AdmissionRequest = v.InferOutput<typeof AdmissionRequestSchema>;
 
 export const ADMISSION_API_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'] as const;
 
-export const AdmissionReviewSchema = z.object({
-  apiVersion: z.enum(ADMISSION_API_VERSIONS),
-  kind: z.literal('AdmissionReview'),
+export const AdmissionReviewSchema = v.object({
+  apiVersion: v.picklist(ADMISSION_API_VERSIONS),
+  kind: v.literal('AdmissionReview'),
   request: AdmissionRequestSchema,
 });
-export type AdmissionReview = z.infer<typeof AdmissionReviewSchema>;
+export type AdmissionReview = v.InferOutput<typeof AdmissionReviewSchema>;

@@ -1,49 +1,49 @@
 // The rules document every policy shares: failure policy, then named rules with an optional match block
 // and the policy's own parameters. Objects are strict so a misspelt field (`excludeNamespaces`) is an
 // error instead of a rule that silently matches everything.
-import * as z from '../zod.js';
+import * as v from '../schema.js';
 import { OperationSchema } from '../review/admission-review-schema.js';
 import { LabelSelectorSchema } from '../kubernetes/label-selector.js';
 import { MatchPolicySchema, ResourceRuleSchema } from '../kubernetes/resource-rules.js';
 
-export const FailurePolicySchema = z.enum(['Ignore', 'Fail']);
-export type FailurePolicy = z.infer<typeof FailurePolicySchema>;
-export const ValidationActionSchema = z.enum(['Deny', 'Warn', 'Audit']);
-export type ValidationAction = z.infer<typeof ValidationActionSchema>;
+export const FailurePolicySchema = v.picklist(['Ignore', 'Fail']);
+export type FailurePolicy = v.InferOutput<typeof FailurePolicySchema>;
+export const ValidationActionSchema = v.picklist(['Deny', 'Warn', 'Audit']);
+export type ValidationAction = v.InferOutput<typeof ValidationActionSchema>;
 
 // Kubernetes' own match fields (ValidatingAdmissionPolicy matchConstraints), shared by a rule's match and
 // a binding's narrowing. The namespace's labels are the cluster's: the API server applies namespaceSelector
 // (it is registered on the webhook); the function can check it only on Namespace objects themselves.
 const kubernetesMatchFields = {
-  resourceRules: z.optional(z.array(ResourceRuleSchema)),
-  excludeResourceRules: z.optional(z.array(ResourceRuleSchema)),
-  matchPolicy: z.optional(MatchPolicySchema),
-  labelSelector: z.optional(LabelSelectorSchema),
-  namespaceSelector: z.optional(LabelSelectorSchema),
+  resourceRules: v.optional(v.array(ResourceRuleSchema)),
+  excludeResourceRules: v.optional(v.array(ResourceRuleSchema)),
+  matchPolicy: v.optional(MatchPolicySchema),
+  labelSelector: v.optional(LabelSelectorSchema),
+  namespaceSelector: v.optional(LabelSelectorSchema),
 };
 
 /** A ValidatingAdmissionPolicyBinding's matchResources: conditions that must hold as well as the rule's. */
-const NarrowingSchema = z.strictObject(kubernetesMatchFields);
-export type Narrowing = z.infer<typeof NarrowingSchema>;
+const NarrowingSchema = v.strictObject(kubernetesMatchFields);
+export type Narrowing = v.InferOutput<typeof NarrowingSchema>;
 
-export const MatchSchema = z.strictObject({
-  namespaces: z.optional(z.array(z.string())),
-  excludedNamespaces: z.optional(z.array(z.string())),
-  kinds: z.optional(z.array(z.string().check(z.minLength(1)))),
-  operations: z.optional(z.array(OperationSchema)),
-  excludedUsers: z.optional(z.array(z.string())),
-  excludedGroups: z.optional(z.array(z.string())),
+export const MatchSchema = v.strictObject({
+  namespaces: v.optional(v.array(v.string())),
+  excludedNamespaces: v.optional(v.array(v.string())),
+  kinds: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
+  operations: v.optional(v.array(OperationSchema)),
+  excludedUsers: v.optional(v.array(v.string())),
+  excludedGroups: v.optional(v.array(v.string())),
   // Globs on the object's name, and Cluster or Namespaced objects only: Gatekeeper's match.name and scope.
-  names: z.optional(z.array(z.string())),
-  scope: z.optional(z.enum(['Cluster', 'Namespaced', '*'])),
+  names: v.optional(v.array(v.string())),
+  scope: v.optional(v.picklist(['Cluster', 'Namespaced', '*'])),
   // Gatekeeper's reading of `namespaces`: an object with no namespace cannot be disqualified by it.
-  clusterScopedInNamespaces: z.optional(z.boolean()),
+  clusterScopedInNamespaces: v.optional(v.boolean()),
   ...kubernetesMatchFields,
   // Given, operations come from these rules; a rule's own must name at least one.
-  resourceRules: z.optional(z.array(ResourceRuleSchema).check(z.minLength(1))),
-  narrowedBy: z.optional(NarrowingSchema),
+  resourceRules: v.optional(v.pipe(v.array(ResourceRuleSchema), v.minLength(1))),
+  narrowedBy: v.optional(NarrowingSchema),
 });
-export type Match = z.infer<typeof MatchSchema>;
+export type Match = v.InferOutput<typeof MatchSchema>;
 
 /**
  * The document around the rules; each rule is validated on its own (ruleSchema), so a large document is
@@ -56,23 +56,23 @@ export type Match = z.infer<typeof MatchSchema>;
  *     match: { excludedNamespaces: [kube-system] }
  *     parameters: { allowedRegistries: [registry.example.com] }
  */
-export const RulesEnvelopeSchema = z.strictObject({
-  failurePolicy: z._default(FailurePolicySchema, 'Ignore'),
-  rules: z.array(z.unknown()),
+export const RulesEnvelopeSchema = v.strictObject({
+  failurePolicy: v.optional(FailurePolicySchema, 'Ignore'),
+  rules: v.array(v.unknown()),
 });
 
-export function ruleSchema<P extends z.ZodMiniType>(parametersSchema: P) {
-  return z.strictObject({
-    name: z.string().check(z.minLength(1)),
-    mode: z._default(z.enum(['enforce', 'audit']), 'enforce'),
-    match: z.optional(MatchSchema),
+export function ruleSchema<P extends v.GenericSchema>(parametersSchema: P) {
+  return v.strictObject({
+    name: v.pipe(v.string(), v.minLength(1)),
+    mode: v.optional(v.picklist(['enforce', 'audit']), 'enforce'),
+    match: v.optional(MatchSchema),
     // The rule's own failure policy: an error evaluating it is resolved here (Ignore skips this rule,
     // counted as failed open; Fail denies) while the other rules still decide. Uploaded manifests set it.
-    failurePolicy: z.optional(FailurePolicySchema),
+    failurePolicy: v.optional(FailurePolicySchema),
     // ValidatingAdmissionPolicy's actions on a violation; when given, they replace `mode`.
-    validationActions: z.optional(z.array(ValidationActionSchema).check(z.minLength(1))),
+    validationActions: v.optional(v.pipe(v.array(ValidationActionSchema), v.minLength(1))),
     // The manifest a rule came from, named in its messages as Kubernetes names it.
-    origin: z.optional(z.strictObject({ kind: z.string(), name: z.string(), binding: z.optional(z.string()) })),
+    origin: v.optional(v.strictObject({ kind: v.string(), name: v.string(), binding: v.optional(v.string()) })),
     parameters: parametersSchema,
   });
 }

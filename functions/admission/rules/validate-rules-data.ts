@@ -5,19 +5,19 @@
 // new version in slices while requests are answered from the last good one (parse-rules-version.ts).
 import type { Policy } from '../policy.js';
 import { crossRuleIssues, type FailurePolicy, FailurePolicySchema, type Rule, ruleSchema, type RulesDocument, RulesEnvelopeSchema } from './rules-document-schema.js';
-import { formatPath, zodIssueLines } from '../zod-error-message.js';
-import type * as z from '../zod.js';
+import { formatPath, type Issue, issueLines } from '../schema-issues.js';
+import * as v from '../schema.js';
 
 export type ParsedRules<P> =
   | { ok: true; document: RulesDocument<P> }
   | { ok: false; errors: string[]; /** The document's own failurePolicy, when it states a valid one. */ failurePolicy?: FailurePolicy };
 
-const ruleSchemas = new WeakMap<object, z.ZodMiniType>();
+const ruleSchemas = new WeakMap<object, v.GenericSchema>();
 
-function ruleSchemaOf<P>(policy: Policy<P>): z.ZodMiniType<Rule<P>, unknown> {
+function ruleSchemaOf<P>(policy: Policy<P>): v.GenericSchema<unknown, Rule<P>> {
   let schema = ruleSchemas.get(policy);
   if (!schema) ruleSchemas.set(policy, (schema = ruleSchema(policy.parametersSchema)));
-  return schema as z.ZodMiniType<Rule<P>, unknown>;
+  return schema as v.GenericSchema<unknown, Rule<P>>;
 }
 
 function describeFailure(error: unknown): string {
@@ -30,8 +30,8 @@ function describeFailure(error: unknown): string {
  */
 export function* validationSteps<P>(policy: Policy<P>, given: unknown): Generator<void, ParsedRules<P>> {
   let data = given;
-  let stated = FailurePolicySchema.safeParse((data as { failurePolicy?: unknown } | null)?.failurePolicy);
-  const invalid = (errors: string[]): ParsedRules<P> => ({ ok: false, errors, failurePolicy: stated.success ? stated.data : undefined });
+  let stated = v.safeParse(FailurePolicySchema, (data as { failurePolicy?: unknown } | null)?.failurePolicy);
+  const invalid = (errors: string[]): ParsedRules<P> => ({ ok: false, errors, failurePolicy: stated.success ? stated.output : undefined });
   let describeRule: ((index: number) => { label: string; parametersAt: string; matchAt: string } | undefined) | undefined;
   try {
     if (Array.isArray(data) || policy.manifests?.detect(data)) {
@@ -39,33 +39,33 @@ export function* validationSteps<P>(policy: Policy<P>, given: unknown): Generato
       const translated = policy.manifests.translate(Array.isArray(data) ? data : [data]);
       if (!translated.ok) return invalid(translated.errors);
       ({ data, describeRule } = translated);
-      stated = FailurePolicySchema.safeParse((data as { failurePolicy?: unknown }).failurePolicy);
+      stated = v.safeParse(FailurePolicySchema, (data as { failurePolicy?: unknown }).failurePolicy);
     }
     // The envelope's errors do not stop the rules being checked: every bad field is reported at once.
-    const envelope = RulesEnvelopeSchema.safeParse(data);
-    const errors = envelope.success ? [] : zodIssueLines(envelope.error);
+    const envelope = v.safeParse(RulesEnvelopeSchema, data);
+    const errors = envelope.success ? [] : issueLines(envelope.issues);
     const listed = (data as { rules?: unknown } | null)?.rules;
     const candidates: unknown[] = Array.isArray(listed) ? listed : [];
     const rules: Rule<P>[] = [];
     const schema = ruleSchemaOf(policy);
     for (const [index, candidate] of candidates.entries()) {
-      const rule = schema.safeParse(candidate);
-      if (rule.success) rules.push(policy.expandRule ? policy.expandRule(rule.data) : rule.data);
-      else errors.push(...(describeRule ? manifestIssueLines(rule.error, describeRule(index)) : zodIssueLines(rule.error, ['rules', index])));
+      const rule = v.safeParse(schema, candidate);
+      if (rule.success) rules.push(policy.expandRule ? policy.expandRule(rule.output) : rule.output);
+      else errors.push(...(describeRule ? manifestIssueLines(rule.issues, describeRule(index)) : issueLines(rule.issues, ['rules', index])));
       yield;
     }
     if (errors.length > 0) return invalid(errors);
     const issues = crossRuleIssues(rules, { requireKinds: policy.defaultKinds.length === 0 });
     if (issues.length > 0) return invalid(issues.map(({ path, message }) => `${formatPath(path)}: ${message}`));
-    return { ok: true, document: { failurePolicy: envelope.success ? envelope.data.failurePolicy : 'Ignore', rules } };
+    return { ok: true, document: { failurePolicy: envelope.success ? envelope.output.failurePolicy : 'Ignore', rules } };
   } catch (error) {
     return invalid([describeFailure(error)]);
   }
 }
 
 /** A translated rule's errors, named where the manifest wrote the field (`ValidatingPolicy x: spec.validations[0]…`). */
-function manifestIssueLines(error: z.core.$ZodError, origin: { label: string; parametersAt: string; matchAt: string } | undefined): string[] {
-  return zodIssueLines(error, []).map((line) => {
+function manifestIssueLines(issues: readonly Issue[], origin: { label: string; parametersAt: string; matchAt: string } | undefined): string[] {
+  return issueLines(issues).map((line) => {
     const where = line.replace(/^parameters(?=[.[:])/, origin?.parametersAt ?? 'spec').replace(/^match(?=[.[:])/, origin?.matchAt ?? 'spec');
     return `${origin?.label ?? 'manifest'}: ${where}`;
   });
