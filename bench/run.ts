@@ -130,13 +130,13 @@ const folderEnv = { RULES_DIR: jsonFolder, POWERTOOLS_LOG_LEVEL: 'INFO' };
 
 // trusted-registry as CommonJS and as ESM without code splitting, with the same settings otherwise.
 const esbuildConfig = createRequire(import.meta.url)('../infra/esbuild-config.cjs') as () => Promise<BuildOptions & Record<string, unknown>>;
-// Minus the serverless-esbuild-only keys.
-const { outputFileExtension: _ext, exclude: _exclude, packager: _packager, outputWorkFolder: _work, ...shared } = await esbuildConfig();
+// Minus the serverless-esbuild-only keys, and the ESM banner's require (CommonJS has its own).
+const { outputFileExtension: _ext, exclude: _exclude, packager: _packager, outputWorkFolder: _work, banner: esmBanner, ...shared } = await esbuildConfig();
 const { splitting: _splitting, ...unsplit } = shared as BuildOptions;
 const cjsFile = join(work, 'cjs', 'handler.cjs');
 await build({ ...unsplit, entryPoints: ['functions/trusted-registry/handler.ts'], format: 'cjs', outfile: cjsFile, logLevel: 'silent' });
 const unsplitFile = join(work, 'esm-unsplit', 'handler.js');
-await build({ ...unsplit, entryPoints: ['functions/trusted-registry/handler.ts'], format: 'esm', outfile: unsplitFile, logLevel: 'silent' });
+await build({ ...unsplit, banner: esmBanner, entryPoints: ['functions/trusted-registry/handler.ts'], format: 'esm', outfile: unsplitFile, logLevel: 'silent' });
 writeFileSync(join(work, 'esm-unsplit', 'package.json'), '{ "type": "module" }');
 coldCases.push(
   { name: 'trusted-registry, unsplit ESM', args: ['bench/cold-start-child.mjs', unsplitFile, eventFile], env: folderEnv },
