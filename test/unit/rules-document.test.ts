@@ -29,6 +29,10 @@ describe('rules documents', () => {
   it.each([
     ['wrong type', 'rules: [{ name: a, parameters: { allowedRegistries: docker.io } }]', 'rules[0].parameters.allowedRegistries: expected array, received string'],
     ['misspelt field', 'rules: [{ name: a, match: { excludeNamespaces: [x] }, parameters: { forbiddenTags: [x] } }]', 'rules[0].match: unknown field "excludeNamespaces"'],
+    ['every misspelt field at once', 'rules: [{ name: a, match: { excludeNamespaces: [x], kind: [Pod] }, parameters: { forbiddenTags: [x] } }]', 'rules[0].match: unknown field "excludeNamespaces"\nrules[0].match: unknown field "kind"'],
+    ['a list where a mapping belongs (never an empty match)', 'rules: [{ name: a, match: [], parameters: { forbiddenTags: [x] } }]', 'rules[0].match: expected object, received array'],
+    ['a list as parameters', 'rules: [{ name: a, parameters: [] }]', 'rules[0].parameters: expected object, received array'],
+    ['an empty registry', 'rules: [{ name: a, parameters: { allowedRegistries: [""] } }]', 'rules[0].parameters.allowedRegistries[0]: expected at least 1 character'],
     ['bad operation', 'rules: [{ name: a, match: { operations: [PATCH] }, parameters: { forbiddenTags: [x] } }]', 'rules[0].match.operations[0]:'],
     ['bad failure policy', 'failurePolicy: Maybe\nrules: []', 'failurePolicy:'],
     ['bad mode', 'rules: [{ name: a, mode: warn, parameters: { forbiddenTags: [x] } }]', 'rules[0].mode:'],
