@@ -6,9 +6,10 @@ import { issueLines } from './schema-issues.js';
 import { DEFAULT_RULES_MAX_BYTES } from './rules/rules-source.js';
 
 // Numbers as environment variables write them; Number('') and Number('x') are NaN, which v.number() refuses.
-const positiveInteger = v.pipe(v.string(), v.transform(Number), v.number(), v.integer(), v.gtValue(0));
-const nonNegative = v.pipe(v.string(), v.transform(Number), v.number(), v.minValue(0));
-const positive = v.pipe(v.string(), v.transform(Number), v.number(), v.gtValue(0));
+const numberText = v.pipe(v.string(), v.transform(Number), v.number());
+const positiveInteger = v.pipe(numberText, v.integer(), v.gtValue(0));
+const nonNegative = v.pipe(numberText, v.minValue(0));
+const positive = v.pipe(numberText, v.gtValue(0));
 
 const ConfigEntries = {
   POLICY_TIMEOUT_MS: v.optional(positiveInteger, '2000'),

@@ -31,6 +31,7 @@ function levelFromEnv(): number {
 
 const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
 
+
 /** The first `(file:line:column)` of a stack, as `file:line`. */
 function locationOf(stack: string | undefined): string {
   const match = /\(([^()]*?):(\d+?):(\d+?)\)\\?$/m.exec(stack ?? '');
@@ -45,6 +46,15 @@ function formatError(error: Error): Record<string, unknown> {
 function jsonReplacer(_key: string, value: unknown): unknown {
   if (value instanceof Error) return formatError(value);
   return typeof value === 'bigint' ? value.toString() : value;
+}
+
+/** INFO lines are the per-request decision: plain JSON, the replacer only if that throws (a bigint). */
+function decisionJson(line: LogFields): string {
+  try {
+    return JSON.stringify(line);
+  } catch {
+    return JSON.stringify(line, jsonReplacer);
+  }
 }
 
 export class StructuredLogger {
@@ -68,44 +78,37 @@ export class StructuredLogger {
 
   /** The invocation's Lambda context, on every line until the next; the first invocation is the cold start. */
   addContext(context: Context): void {
-    this.#context = {
+    const keys: LogFields = {
       cold_start: this.#invocations++ === 0,
       function_arn: context.invokedFunctionArn,
       function_memory_size: context.memoryLimitInMB,
       function_name: context.functionName,
       function_request_id: context.awsRequestId,
     };
+    // Empty keys are left out here, once per invocation, rather than on every line.
+    this.#context = Object.fromEntries(Object.entries(keys).filter(([, value]) => !isEmpty(value)));
   }
 
-  /** INFO lines are the per-request decision: plain JSON, the replacer only if that throws (a bigint). */
   info(message: string, fields?: LogFields): void {
-    if (this.#level > THRESHOLDS.INFO) return;
-    const line = this.#line('INFO', message, fields);
-    let text: string;
-    try {
-      text = JSON.stringify(line, undefined);
-    } catch {
-      text = JSON.stringify(line, jsonReplacer);
-    }
-    process.stdout.write(`${text}\n`);
+    this.#write('INFO', message, fields);
   }
 
   warn(message: string, fields?: LogFields): void {
-    if (this.#level <= THRESHOLDS.WARN) process.stderr.write(`${JSON.stringify(this.#line('WARN', message, fields), jsonReplacer)}\n`);
+    this.#write('WARN', message, fields);
   }
 
   error(message: string, fields?: LogFields): void {
-    if (this.#level <= THRESHOLDS.ERROR) process.stderr.write(`${JSON.stringify(this.#line('ERROR', message, fields), jsonReplacer)}\n`);
+    this.#write('ERROR', message, fields);
   }
 
-  #line(level: LogLevelName, message: string, fields: LogFields | undefined): LogFields {
-    const line: LogFields = { level, message, timestamp: new Date().toISOString(), service: SERVICE_NAME };
-    for (const key in this.#context) if (!isEmpty(this.#context[key])) line[key] = this.#context[key];
-    line.sampling_rate = this.#samplingRate;
+  #write(level: 'INFO' | 'WARN' | 'ERROR', message: string, fields: LogFields | undefined): void {
+    if (this.#level > THRESHOLDS[level]) return;
+    const line: LogFields = { level, message, timestamp: new Date().toISOString(), service: SERVICE_NAME, ...this.#context, sampling_rate: this.#samplingRate };
     const traceId = getXRayTraceIdFromEnv();
     if (traceId) line.xray_trace_id = traceId;
     for (const key in fields) if (!isEmpty(fields[key])) line[key] = fields[key];
-    return line;
+    if (level === 'INFO') process.stdout.write(`${decisionJson(line)}\n`);
+    else process.stderr.write(`${JSON.stringify(line, jsonReplacer)}\n`);
   }
 }
 
