@@ -7,7 +7,7 @@ import { CEL_VARIABLES, callOf, celEnvironment, DROPPED_MAP_KEYS, type Expressio
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { MAX_OBJECT_DEPTH, ObjectTooDeepError } from '../admission/decide/object-depth.js';
 import { CostBudget } from './cost-budget.js';
-import { type CompiledExpression, compileExpression } from './compiled-expression.js';
+import { certainlyFails, type CompiledExpression, compileExpression } from './compiled-expression.js';
 import { KYVERNO_FUNCTIONS } from './kyverno-library.js';
 
 export interface CelProgram {
@@ -23,13 +23,20 @@ export interface CelProgram {
    * webhook's own matchConditions can read it.
    */
   readsOnlyTheRequest: boolean;
-  /** The value, evaluated with every step charged to `budget`; throws on an evaluation error or a spent budget. */
-  run(bindings: Record<string, unknown>, budget?: CostBudget): unknown;
+  /**
+   * The value, evaluated with every step charged to `budget`; throws on an evaluation error or a spent
+   * budget. With `wordErrors` false, an error the closures are certain of is EVALUATION_FAILED, not the
+   * engine's message: for callers that only need to know (a messageExpression falls back to message).
+   */
+  run(bindings: Record<string, unknown>, budget?: CostBudget, wordErrors?: boolean): unknown;
   /** The engine's own evaluation, which `run` falls back to (compiled-expression.ts). */
   evaluateOnEngine(bindings: Record<string, unknown>, budget: CostBudget): unknown;
   /** The expression as closures, when it uses only what they handle. */
   compiled?: CompiledExpression;
 }
+
+/** An evaluation error not put in words (run's `wordErrors`); made once, as it carries nothing per request. */
+export const EVALUATION_FAILED = new Error('the expression failed to evaluate');
 
 const REQUEST_VARIABLES = new Set(['object', 'oldObject', 'request']);
 const KNOWN_FUNCTIONS = new Set(celEnvironment.getDefinitions().functions.map(({ name }) => name));
@@ -146,7 +153,7 @@ function compileProgram(source: string): CelProgram | string {
     readsOnlyTheRequest: reads.every((name) => REQUEST_VARIABLES.has(name)),
     compiled,
     evaluateOnEngine,
-    run(bindings, budget = new CostBudget()) {
+    run(bindings, budget = new CostBudget(), wordErrors = true) {
       if (compiled) {
         const spent = budget.spent;
         try {
@@ -155,6 +162,7 @@ function compileProgram(source: string): CelProgram | string {
           // The request's deadline ends the evaluation; anything else the closures did not answer with
           // certainty (a type they leave to the engine, an error, the budget), the engine answers from the start.
           if (error instanceof DeadlineExceededError) throw error;
+          if (!wordErrors && certainlyFails(error)) throw EVALUATION_FAILED;
           budget.rewind(spent);
         }
       }

@@ -4,7 +4,8 @@
 // (field and optional selection, orValue, has, the comprehension macros, comparisons, `in`, list
 // concatenation, string tests) are compiled here, once, into JavaScript closures.
 // A closure returns a value only where the result is certain: operands of the types it handles, no error.
-// Anywhere else it gives up, and the engine evaluates the whole expression again from the start. Evaluation
+// Anywhere else it gives up, and the engine evaluates the whole expression again from the start. The one
+// exception is an error that is certain too (FAILS): a caller that needs no words for it is spared the engine. Evaluation
 // is pure, so the engine's answer stands whenever there is any doubt: its error messages, its absorption of
 // errors by `||`, `&&` and the macros, its overloads. The tests compare the two on every expression of the
 // corpus (test/unit/compiled-expression.test.ts).
@@ -37,9 +38,22 @@ const giveUp = (): never => {
 };
 export const gaveUp = (thrown: unknown): boolean => thrown === GIVE_UP;
 
+/**
+ * Thrown where the engine is certain to err as well (a conversion with no overload for its operand): the
+ * expression fails, in whatever words the engine would give. Never thrown under an operator that may
+ * absorb an error (`&&`, `||`, all, exists, exists_one): there the closures give up instead.
+ */
+const FAILS = Symbol('the engine errs here too');
+const fails = (): never => {
+  throw FAILS;
+};
+export const certainlyFails = (thrown: unknown): boolean => thrown === FAILS;
+
 const NONE = Optional.none();
 const ROOT_VARIABLES = new Set<string>(CEL_VARIABLES);
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'filter', 'map']);
+// An error in one iteration of these is absorbed when another iteration decides, as in the engine.
+const ABSORBING_COMPREHENSIONS = new Set(['all', 'exists', 'exists_one']);
 
 // The engine reads an object whose constructor is Object (or none) as a map; toCel and map literals make no others.
 const isPlainMap = (value: unknown): value is Record<string, unknown> =>
@@ -142,6 +156,15 @@ function itemsOf(range: unknown): unknown[] {
   return giveUp();
 }
 
+/** `string(x)` for the types whose conversion is certain; lists and maps have no conversion at all. */
+function stringOf(value: unknown, failure: () => never): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'bigint' || typeof value === 'boolean') return `${value}`;
+  if (Array.isArray(value) || isPlainMap(value) || value instanceof Map) return failure();
+  // Doubles, bytes, timestamps: the engine's formatting.
+  return giveUp();
+}
+
 const strings = (receiver: unknown, argument: unknown): [string, string] =>
   typeof receiver === 'string' && typeof argument === 'string' ? [receiver, argument] : giveUp();
 
@@ -169,6 +192,8 @@ const STRING_TRANSFORMS = new Map<string, (text: string) => string>([
 
 class Compiler {
   slots = 0;
+  /** Inside the operands of an operator that may absorb an error: an error there is not certain. */
+  private absorbing = 0;
 
   /** The node as a closure and its cost; undefined if it uses something left to the engine. */
   node(node: ExpressionNode, scope: Scope): Compiled | undefined {
@@ -226,7 +251,7 @@ class Compiler {
       }
       case '&&':
       case '||': {
-        const operands = this.all(args, scope);
+        const operands = this.absorbingErrors(() => this.all(args, scope));
         if (!operands) return undefined;
         const [[left, right], cost] = operands as [[Closure, Closure], number];
         // When the left side errs the engine may still answer (`error || true` is true): it gives up there.
@@ -340,6 +365,10 @@ class Compiler {
         return transform(value);
       }, cost];
     }
+    if (name === 'string' && node.op === 'call' && !second) {
+      const failure = this.absorbing > 0 ? giveUp : fails;
+      return [(run) => stringOf(first(run), failure), cost];
+    }
     if (name === 'size' && !second) {
       return [(run) => {
         const value = first(run);
@@ -363,6 +392,15 @@ class Compiler {
     return undefined;
   }
 
+  private absorbingErrors<T>(compile: () => T): T {
+    this.absorbing++;
+    try {
+      return compile();
+    } finally {
+      this.absorbing--;
+    }
+  }
+
   /** all, exists, exists_one, filter and map, with one iteration variable. */
   private comprehension(node: ExpressionNode, scope: Scope): [Closure, number] | undefined {
     if (node.op !== 'rcall') return undefined;
@@ -371,7 +409,8 @@ class Compiler {
     if (!COMPREHENSIONS.has(name) || variable?.op !== 'id' || !bodies.includes(bodyNodes.length)) return undefined;
     const range = this.node(rangeNode, scope);
     const slot = this.slots++;
-    const body = this.all(bodyNodes, new Map(scope).set(variable.args as string, slot));
+    const bodyScope = new Map(scope).set(variable.args as string, slot);
+    const body = ABSORBING_COMPREHENSIONS.has(name) ? this.absorbingErrors(() => this.all(bodyNodes, bodyScope)) : this.all(bodyNodes, bodyScope);
     if (!range || !body) return undefined;
     const [[predicate, transform], bodyCost] = body as [[Closure, Closure | undefined], number];
     const iterationCost = 1 + bodyCost;

@@ -105,7 +105,10 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   evaluate(request, parameters, context) {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
-    const run = (program: CelProgram, where: string): unknown => runCel(program, bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, context.deadline), where, judged.results);
+    const budget = () => new CostBudget(PER_EXPRESSION_COST_LIMIT, context.deadline);
+    const run = (program: CelProgram, where: string): unknown => runCel(program, bindings, budget(), where, judged.results);
+    // A message's error is never shown (message stands in for it), so it is not put in words.
+    const messageFrom = (program: CelProgram) => () => program.run(bindings, budget(), false);
     const declared = new Map<string, () => unknown>(Object.entries(parameters.variableValues).map(([name, value]) => [name, () => value] as const));
     for (const { name, program } of parameters.variables) declared.set(name, () => run(program, `variables.${name}`));
     const variables = declared.size > 0 ? new LazyVariables(declared) : NO_VARIABLES;
@@ -126,7 +129,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
         firstError ??= error;
         continue;
       }
-      const text = messageOf(messageProgram && (() => run(messageProgram, messageProgram.source))) ?? message ?? `failed expression: ${program.source}`;
+      const text = messageOf(messageProgram && messageFrom(messageProgram)) ?? message ?? `failed expression: ${program.source}`;
       violations.push(reason ? { message: text, reason } : { message: text });
     }
     if (violations.length === 0 && firstError !== undefined) throw firstError;

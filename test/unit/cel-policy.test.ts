@@ -72,6 +72,7 @@ describe('cel expressions', () => {
   describe('ValidatingAdmissionPolicy semantics that used to fail open', () => {
     it.each([
       ['a runtime error', "'replicas: ' + object.spec.missing"],
+      ['a conversion with no overload (string of a map)', "'labels: ' + string(object.metadata.labels)"],
       ['an empty message', "''"],
       ['a message with a line break', "'too many\\nreplicas'"],
       ['a non-string', 'object.spec.replicas'],
