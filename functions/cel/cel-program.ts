@@ -145,9 +145,10 @@ function compileProgram(source: string): CelProgram | string {
     if (budget.failure) throw budget.failure;
     return result;
   }
+  const usesRegex = [...REGEX_FUNCTIONS].some((name) => usage.calls.has(name));
   return {
     source,
-    usesRegex: [...REGEX_FUNCTIONS].some((name) => usage.calls.has(name)),
+    usesRegex,
     reads,
     usesKyvernoLibrary: KYVERNO_FUNCTIONS.some((name) => usage.calls.has(name)),
     readsOnlyTheRequest: reads.every((name) => REQUEST_VARIABLES.has(name)),
@@ -157,7 +158,8 @@ function compileProgram(source: string): CelProgram | string {
       if (compiled) {
         const spent = budget.spent;
         try {
-          return withBudget(budget, () => compiled(bindings, budget));
+          // The closures charge `budget` themselves; only RE2 matching charges the active one.
+          return usesRegex ? withBudget(budget, () => compiled(bindings, budget)) : compiled(bindings, budget);
         } catch (error) {
           // The request's deadline ends the evaluation; anything else the closures did not answer with
           // certainty (a type they leave to the engine, an error, the budget), the engine answers from the start.
@@ -225,9 +227,15 @@ function convert(value: unknown, depthLeft: number, field: string): unknown {
     return value ?? null;
   }
   if (depthLeft === 0) throw new ObjectTooDeepError(field);
-  if (Array.isArray(value)) return value.map((item) => convert(item, depthLeft - 1, field));
+  // Plain loops: a 10 KB Pod has ~180 objects and lists, and map() and Object.keys() cost a third more.
+  if (Array.isArray(value)) {
+    const list = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) list[i] = convert(value[i], depthLeft - 1, field);
+    return list;
+  }
   const map: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  // JSON.parse makes own keys only, and Object.prototype has no enumerable ones.
+  for (const key in value) {
     if (PROTOTYPE_KEYS.has(key)) return new Map(Object.entries(value).map(([name, item]) => [name, convert(item, depthLeft - 1, field)]));
     map[key] = convert((value as Record<string, unknown>)[key], depthLeft - 1, field);
   }

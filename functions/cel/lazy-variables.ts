@@ -2,32 +2,38 @@
 // most once per request, so a variable that a matchCondition makes irrelevant is never evaluated (and cannot
 // fail the request). The engine reads a map binding with get() at access time; this Map answers get() by
 // evaluating the variable. An evaluation error is kept and thrown again on every use.
-export class LazyVariables extends Map<string, unknown> {
-  private readonly evaluating = new Set<string>();
-  private readonly failures = new Map<string, unknown>();
+const EVALUATING = Symbol('being evaluated');
 
+class Failure {
+  constructor(readonly error: unknown) {}
+}
+
+export class LazyVariables extends Map<string, unknown> {
   constructor(
     private readonly declared: ReadonlyMap<string, () => unknown>,
   ) {
     super();
   }
 
+  // The Map itself keeps each variable's state: absent (not yet used), EVALUATING, its value or its Failure.
+  // One collection per rule and request, where separate sets of those in evaluation and failed were three.
   override get(name: string): unknown {
-    if (super.has(name)) return super.get(name);
+    if (super.has(name)) {
+      const state = super.get(name);
+      if (state === EVALUATING) throw new Error(`variables.${name} refers to itself`);
+      if (state instanceof Failure) throw state.error;
+      return state;
+    }
     const evaluate = this.declared.get(name);
     if (!evaluate) return undefined;
-    if (this.failures.has(name)) throw this.failures.get(name);
-    if (this.evaluating.has(name)) throw new Error(`variables.${name} refers to itself`);
-    this.evaluating.add(name);
+    super.set(name, EVALUATING);
     try {
       const value = evaluate();
       super.set(name, value);
       return value;
     } catch (error) {
-      this.failures.set(name, error);
+      super.set(name, new Failure(error));
       throw error;
-    } finally {
-      this.evaluating.delete(name);
     }
   }
 

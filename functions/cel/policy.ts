@@ -50,6 +50,12 @@ function withPodControllerKinds(rule: Rule<CelParameters>): Rule<CelParameters> 
 
 const NO_VARIABLES: ReadonlyMap<string, unknown> = new Map();
 
+function lazyVariables(parameters: CelParameters, run: (program: CelProgram, where: string) => unknown): LazyVariables {
+  const declared = new Map<string, () => unknown>(Object.entries(parameters.variableValues).map(([name, value]) => [name, () => value] as const));
+  for (const { name, program } of parameters.variables) declared.set(name, () => run(program, `variables.${name}`));
+  return new LazyVariables(declared);
+}
+
 interface JudgedObject {
   object: unknown;
   oldObject: unknown;
@@ -109,9 +115,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     const run = (program: CelProgram, where: string): unknown => runCel(program, bindings, budget(), where, judged.results);
     // A message's error is never shown (message stands in for it), so it is not put in words.
     const messageFrom = (program: CelProgram) => () => program.run(bindings, budget(), false);
-    const declared = new Map<string, () => unknown>(Object.entries(parameters.variableValues).map(([name, value]) => [name, () => value] as const));
-    for (const { name, program } of parameters.variables) declared.set(name, () => run(program, `variables.${name}`));
-    const variables = declared.size > 0 ? new LazyVariables(declared) : NO_VARIABLES;
+    const variables = parameters.declaresVariables ? lazyVariables(parameters, run) : NO_VARIABLES;
     const judgesPodTemplate = parameters.podControllers.includes(request.kind.kind);
     const converted = bindingsOf(request, judgesPodTemplate);
     const judged = judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted;

@@ -61,6 +61,8 @@ export const CelParametersSchema = v.pipe(
       podControllers: parameters.podControllers,
       variableValues: Object.fromEntries(Object.entries(parameters.variableValues).map(([name, value]) => [name, toCel(value)])),
       usesRegex: programs.some((program) => program.usesRegex),
+      // Most rules have none: they are spared the per-request map of variables.
+      declaresVariables: variables.length > 0 || Object.keys(parameters.variableValues).length > 0,
     };
   }),
 );
