@@ -107,6 +107,18 @@ describe('the request as CEL reads it (toCel)', () => {
     else expect(evaluate(source, labelled)).toBe(expected);
   });
 
+  it('copies only the paths to whole numbers, and never changes the request', () => {
+    const request = { spec: { containers: [{ name: 'a', env: [{ name: 'X', value: '1' }], ports: [{ containerPort: 80 }] }], nodeSelector: { zone: 'a' } } };
+    const before = structuredClone(request);
+    const converted = toCel(request) as typeof request;
+    expect(request).toEqual(before);
+    expect(converted.spec.containers[0]!.ports[0]!.containerPort).toBe(80n);
+    // Nothing to convert below: the same objects, already CEL values.
+    expect(converted.spec.nodeSelector).toBe(request.spec.nodeSelector);
+    expect(converted.spec.containers[0]!.env).toBe(request.spec.containers[0]!.env);
+    expect(converted.spec.containers[0]).not.toBe(request.spec.containers[0]);
+  });
+
   it('reading a map is charged by its size, so comparing big maps in a loop hits the budget', () => {
     const program = compileCel('object.data.all(key, object.data == object.data)');
     if (typeof program === 'string') throw new Error(program);
