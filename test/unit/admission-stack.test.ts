@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
+import { contentVersion } from '../../functions/admission/rules/rules-source.js';
 import { admissionReviewFor, httpApiEvent } from '../../infra/admission-event.js';
 import { eventFor, fixture, type Handler, invoke, lambdaContext, podManifest } from '../helpers/invoke.js';
 import { portcullis } from '../helpers/portcullis-cli.js';
@@ -189,7 +190,7 @@ describe('rules: match, modes, reload', () => {
       allowed: false,
       status: { message: 'test-policy: rule hard: one; two' },
       warnings: ['test-policy (audit, rule soft): three'],
-      auditAnnotations: { 'audit-soft-1': 'three', decision: 'denied', rule: 'hard', 'rules-version': expect.stringMatching(/^sha256:/) },
+      auditAnnotations: { 'audit-soft-1': 'three', decision: 'denied', rule: 'hard', 'rules-version': expect.stringMatching(/^crc32:[0-9a-f]{8}-\d+$/) },
     });
   });
 
@@ -226,6 +227,15 @@ describe('rules: match, modes, reload', () => {
     writeRules('test-policy', 'rules: [{ name: r, parameters: { behaviour: allow } }] # edited');
     await new Promise((resolve) => setTimeout(resolve, 350));
     expect((await invoke(handler, eventFor(pod))).body.response.allowed).toBe(true);
+  });
+
+  it('the version of a file is its CRC-32 and length: the same for the same bytes, new for any change', async () => {
+    expect(contentVersion(new TextEncoder().encode('hello'))).toBe('crc32:3610a686-5');
+    writeRules('test-policy', 'rules: [{ name: r, parameters: { behaviour: deny } }]');
+    const first = (await invoke(handlerFor(), eventFor(pod))).body.response.auditAnnotations['rules-version'];
+    expect((await invoke(handlerFor(), eventFor(pod))).body.response.auditAnnotations['rules-version']).toBe(first);
+    writeRules('test-policy', 'rules: [{ name: s, parameters: { behaviour: deny } }]'); // one byte, same length
+    expect((await invoke(handlerFor(), eventFor(pod))).body.response.auditAnnotations['rules-version']).not.toBe(first);
   });
 
   it('an edit that breaks the document keeps the last good rules in force', async () => {
@@ -280,7 +290,7 @@ describe('the decision log', () => {
     }
     const entries = lines.map((line) => JSON.parse(line));
     expect(entries.map((entry) => entry.message)).toEqual(['admission decision', 'admission decision']);
-    expect(entries[0]).toMatchObject({ policy: 'trusted-registry', kind: 'Pod', namespace: 'shop', name: 'p', operation: 'CREATE', outcome: 'denied', failedOpen: false, rule: 'seed', rulesVersion: expect.stringMatching(/^sha256:/), durationMs: expect.any(Number) });
+    expect(entries[0]).toMatchObject({ policy: 'trusted-registry', kind: 'Pod', namespace: 'shop', name: 'p', operation: 'CREATE', outcome: 'denied', failedOpen: false, rule: 'seed', rulesVersion: expect.stringMatching(/^crc32:[0-9a-f]{8}-\d+$/), durationMs: expect.any(Number) });
     expect(entries[1]).toMatchObject({ kind: 'Secret', outcome: 'allowed' });
     for (const value of ['s3cr3t-t0ken', 'c3VwZXItc2VjcmV0', 'plain-s3cret']) expect(lines.join('\n')).not.toContain(value);
   }, 30_000);
