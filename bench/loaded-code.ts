@@ -2,7 +2,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-export function coldPathBytes(entryFile: string): number {
+/** The entry and the chunks it imports statically, directly or not. */
+export function coldPathFiles(entryFile: string): string[] {
   const seen = new Set<string>();
   const visit = (file: string) => {
     if (seen.has(file)) return;
@@ -10,5 +11,9 @@ export function coldPathBytes(entryFile: string): number {
     for (const [, target] of readFileSync(file, 'utf8').matchAll(/(?:^|[;}])\s*import\s*(?:[^'"()]*?from\s*)?["'](\.\/[^"']+)["']/g)) visit(join(dirname(file), target!));
   };
   visit(entryFile);
-  return [...seen].reduce((total, file) => total + statSync(file).size, 0);
+  return [...seen];
+}
+
+export function coldPathBytes(entryFile: string): number {
+  return coldPathFiles(entryFile).reduce((total, file) => total + statSync(file).size, 0);
 }

@@ -2,8 +2,9 @@
 // requests (from the last good rules) meanwhile: a YAML parse of a 2 MiB document takes about half a second
 // of CPU here and several seconds at Lambda's smaller memory sizes, and no timer can interrupt it.
 // This module is its own worker script: the stack imports it dynamically, so the bundler gives it a chunk
-// of its own, and the worker runs just that chunk (plus the YAML code it imports). The worker's heap is
-// capped: a document that would need more is refused, never the function taken out of memory with it.
+// of its own, and the worker runs just that chunk (plus the YAML code and the stack's shared chunk that it
+// imports). The worker's heap is capped: a document that would need more is refused, never the function
+// taken out of memory with it.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { RulesData } from './rules-document-text.js';
 import { rulesData } from './rules-yaml.js';
