@@ -6,6 +6,7 @@
 //   normaliseEvent       before: API Gateway v1/v2 event → { body, receivedAtMs, apiserverTimeoutMs } (405/413/415/400)
 //   parseAdmissionReview before: body → AdmissionReview (400 naming the field)
 //   decideAdmission      handler: rules + policy under the deadline, failure policy, decision log and metrics
+import './shared-chunk.js'; // the bundle's layout: see that file
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ApiGatewayEvent } from './http/api-gateway-event.js';

@@ -2,7 +2,6 @@
 // too-large object is never read whole, ETag and VersionId for the rules version, and S3's error codes
 // (NoSuchKey, AccessDenied, SlowDown, …) as AwsErrors. Virtual-hosted addressing on AWS (path-style for a
 // bucket name with dots, which TLS cannot match); path-style on a given endpoint (s3rver, MinIO).
-import '../shared-chunk.js'; // the bundle's layout: see that file
 import type { IncomingMessage } from 'node:http';
 import { AwsError, errorNameForStatus } from './aws-error.js';
 import { endpointSuffix, readText, regionFromEnv, sendSigned, withOneRetry } from './signed-request.js';

@@ -1,6 +1,5 @@
 // SSM GetParameter (decrypted) for the webhook tokens: one signed JSON POST. Errors come back as AwsErrors
 // named by SSM's error type (ParameterNotFound, AccessDeniedException, ThrottlingException, …).
-import '../shared-chunk.js'; // the bundle's layout: see that file
 import { AwsError, errorNameForStatus } from './aws-error.js';
 import { endpointSuffix, readText, regionFromEnv, sendSigned, withOneRetry } from './signed-request.js';
 

@@ -24,7 +24,7 @@ export function parseTokens(text: string | undefined): TokenSet {
 function parameterReader(name: string, endpoint: string | undefined): () => Promise<TokenSet> {
   let getParameter: Promise<(name: string) => Promise<string | undefined>> | undefined;
   return async () => {
-    getParameter ??= import('../aws/ssm-get-parameter.js').then(({ ssmParameterReader }) => ssmParameterReader({ endpoint }));
+    getParameter ??= import('../aws/aws-clients.js').then(({ ssmParameterReader }) => ssmParameterReader({ endpoint }));
     return parseTokens(await (await getParameter)(name));
   };
 }

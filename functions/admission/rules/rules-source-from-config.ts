@@ -1,13 +1,13 @@
 // Picks the rules source the environment asks for: S3 when RULES_BUCKET is set, else the directory. The
 // S3 code (with the signer and node:https, whose TLS stack is a cold-start cost of its own) is imported only
-// when needed, as its own chunk, so a function reading rules from a directory never loads it. The import
-// starts with the first load, during init.
+// when needed, as the chunk of aws-clients.ts, so a function reading rules from a directory never loads it.
+// The import starts with the first load, during init.
 import type { Config } from '../config.js';
 import { directoryRulesSource } from './directory-rules-source.js';
 import type { RulesSource } from './rules-source.js';
 
 async function createS3Source(config: Config & { RULES_BUCKET: string }): Promise<RulesSource> {
-  const [{ s3ObjectReader }, { s3RulesSource }] = await Promise.all([import('../aws/s3-get-object.js'), import('./s3-rules-source.js')]);
+  const { s3ObjectReader, s3RulesSource } = await import('../aws/aws-clients.js');
   // A fetch may outlive one request's patience (served from cache meanwhile) but never the longest deadline.
   const abortAfterMs = Math.max(config.POLICY_TIMEOUT_MS, 1000);
   return s3RulesSource({

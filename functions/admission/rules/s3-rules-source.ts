@@ -10,7 +10,6 @@
 // rules unavailable, which the stack resolves by the failure policy. A missing object is unavailable, never
 // "no rules". An object larger than RULES_MAX_BYTES is not read into memory: it is a version refused, which
 // the loader counts as invalid (the last good rules stay).
-import '../shared-chunk.js'; // the bundle's layout: see that file
 import { describeAwsError, httpStatusOf } from '../aws/aws-error.js';
 import type { GetObjectInput, GetObjectResult } from '../aws/s3-get-object.js';
 import { waitAtMost } from '../decide/deadline.js';
