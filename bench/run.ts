@@ -129,10 +129,12 @@ const eventFile = writeEvent('cold-bare', sampleEvent());
 const folderEnv = { RULES_DIR: jsonFolder, POWERTOOLS_LOG_LEVEL: 'INFO' };
 
 // trusted-registry as CommonJS and as ESM without code splitting, with the same settings otherwise.
-const esbuildConfig = createRequire(import.meta.url)('../infra/esbuild-config.cjs') as () => Promise<BuildOptions & Record<string, unknown>>;
-// Minus the serverless-esbuild-only keys, and the ESM banner's require (CommonJS has its own).
-const { outputFileExtension: _ext, exclude: _exclude, packager: _packager, outputWorkFolder: _work, banner: esmBanner, ...shared } = await esbuildConfig();
-const { splitting: _splitting, ...unsplit } = shared as BuildOptions;
+const requireHere = createRequire(import.meta.url);
+const esbuildConfig = requireHere('../infra/esbuild-config.cjs') as () => Promise<BuildOptions & Record<string, unknown>>;
+// Minus the serverless-esbuild-only keys, and the ESM banner's require (CommonJS has its own); the plugins
+// from the file serverless-esbuild reads them from.
+const { outputFileExtension: _ext, exclude: _exclude, packager: _packager, outputWorkFolder: _work, banner: esmBanner, plugins: pluginsFile, ...shared } = await esbuildConfig();
+const { splitting: _splitting, ...unsplit } = { ...shared, plugins: requireHere(`../${pluginsFile as unknown as string}`) } as BuildOptions;
 const cjsFile = join(work, 'cjs', 'handler.cjs');
 await build({ ...unsplit, entryPoints: ['functions/trusted-registry/handler.ts'], format: 'cjs', outfile: cjsFile, logLevel: 'silent' });
 const unsplitFile = join(work, 'esm-unsplit', 'handler.js');

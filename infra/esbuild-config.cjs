@@ -28,6 +28,7 @@ const config = async () => ({
   // ~1–3 ms even in functions that never reach that code. test/e2e/packaged-bundles.test.ts loads every
   // file of every zip, so a dependency that needs more fails there.
   banner: { js: "const require = (id) => { const builtin = process.getBuiltinModule(id); if (builtin === undefined) throw new Error(`bundled code requires ${id}, which is not a Node built-in`); return builtin; };" },
+  plugins: 'infra/esbuild-plugins.cjs',
   packager: 'npm',
   // Each build empties its work folder, which would pull the bundle from under a running `sls offline`:
   // every command builds in its own (ESBUILD_WORK_FOLDER lets tests and tools name theirs).

@@ -36,4 +36,13 @@ describe('the packaged bundles', () => {
     const loaded = coldPathFiles(join(folder, 'handler.js')).filter(hasSources).map((file) => file.slice(folder.length + 1));
     expect(loaded).toEqual(['handler.js', expect.stringMatching(/^handler\.chunk-\w+\.js$/)]);
   });
+
+  // Built-ins a cold start does not need, and that took ~1–2 ms each to load: crypto (rules versions are
+  // CRC-32s; token digests load it on first use) and middy's streams (infra/esbuild-plugins.cjs).
+  it.each(functionNames)('%s: the cold path imports neither node:crypto nor the stream modules middy only streams with', async (name) => {
+    const folder = join(await unpackFunction(name, TEST_PACKAGE), 'functions', name);
+    const imported = coldPathFiles(join(folder, 'handler.js')).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*["'](node:[\w/]+)["']/g)].map(([, module]) => module!));
+    expect(imported).toEqual(expect.arrayContaining(['node:fs']));
+    expect(imported.filter((module) => ['node:crypto', 'node:stream/web', 'node:stream/promises'].includes(module))).toEqual([]);
+  });
 });

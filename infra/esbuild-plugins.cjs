@@ -1,0 +1,17 @@
+// esbuild plugins for the function bundles, read by serverless-esbuild (`plugins` in esbuild-config.cjs:
+// a path, as plugin objects do not survive its merging of the options).
+const { join } = require('node:path');
+
+// @middy/core imports node:stream/web and node:stream/promises for streamed responses (streamifyResponse),
+// which Portcullis never asks for; loading them cost every cold start ~1.1 ms. Its imports of those two
+// resolve to functions/admission/middy-streams-on-demand.ts, which loads them when first used.
+const middyStreamsOnDemand = {
+  name: 'middy-streams-on-demand',
+  setup(build) {
+    build.onResolve({ filter: /^node:stream\/(web|promises)$/ }, ({ importer }) =>
+      /[\\/]@middy[\\/]core[\\/]/.test(importer) ? { path: join(__dirname, '../functions/admission/middy-streams-on-demand.ts') } : undefined,
+    );
+  },
+};
+
+module.exports = [middyStreamsOnDemand];
