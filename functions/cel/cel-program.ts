@@ -213,11 +213,12 @@ const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 /**
  * JSON as CEL sees Kubernetes objects: maps for objects, int (bigint) for whole numbers. Copy on change: a
- * map or list with no whole number and no such key below it is already a CEL value and is kept as it is
- * (CEL values are never changed in place), so only the paths to numbers are copied. Of a 10 KB Pod that is
- * a few ports and probes, where a full copy allocated ~180 objects and lists per request. The conversion
- * is the depth check too: an object nested more than MAX_OBJECT_DEPTH levels throws ObjectTooDeepError
- * naming `field`, so the recursion is bounded by construction and the object is walked once, not twice.
+ * map or list with no whole number and no key Object.prototype has below it is a CEL value already, kept
+ * as it is (CEL values are never changed in place), so only the paths to numbers are copied: of a 10 KB
+ * Pod, a few ports and probes, where a full copy allocated ~180 objects and lists per request. The
+ * conversion is the depth check too: an object nested more than MAX_OBJECT_DEPTH levels throws
+ * ObjectTooDeepError naming `field`, so the recursion is bounded by construction and the object is walked
+ * once, not twice.
  */
 export function toCel(value: unknown, field = 'value'): unknown {
   return convert(value, MAX_OBJECT_DEPTH, field);

@@ -4,11 +4,11 @@
 // (field and optional selection, orValue, has, the comprehension macros, comparisons, `in`, list
 // concatenation, string tests) are compiled here, once, into JavaScript closures.
 // A closure returns a value only where the result is certain: operands of the types it handles, no error.
-// Anywhere else it gives up, and the engine evaluates the whole expression again from the start. The one
-// exception is an error that is certain too (FAILS): a caller that needs no words for it is spared the engine. Evaluation
-// is pure, so the engine's answer stands whenever there is any doubt: its error messages, its absorption of
-// errors by `||`, `&&` and the macros, its overloads. The tests compare the two on every expression of the
-// corpus (test/unit/compiled-expression.test.ts).
+// Anywhere else it gives up, and the engine evaluates the whole expression again from the start: evaluation
+// is pure, so the engine's answer stands whenever there is any doubt (its error messages, its absorption of
+// errors by `||`, `&&` and the macros, its overloads). The one exception is an error that is certain too
+// (FAILS): a caller that needs no words for it is spared the engine. The tests compare the two on every
+// expression of the corpus (test/unit/compiled-expression.test.ts).
 // Cost, as the engine's metering charges it (cel-environment.ts), but counted ahead instead of node by node
 // (which doubled the time): every node of the expression outside comprehensions is charged once, up front;
 // every iteration charges the nodes of the comprehension's body; values that an operator or a function
