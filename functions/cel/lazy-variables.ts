@@ -8,9 +8,11 @@ class Failure {
   constructor(readonly error: unknown) {}
 }
 
-export class LazyVariables extends Map<string, unknown> {
+export class LazyVariables<Source> extends Map<string, unknown> {
+  /** `declared`: each variable's source, made once per rules version; `evaluate` gives a source's value. */
   constructor(
-    private readonly declared: ReadonlyMap<string, () => unknown>,
+    private readonly declared: ReadonlyMap<string, Source>,
+    private readonly evaluate: (source: Source, name: string) => unknown,
   ) {
     super();
   }
@@ -24,11 +26,11 @@ export class LazyVariables extends Map<string, unknown> {
       if (state instanceof Failure) throw state.error;
       return state;
     }
-    const evaluate = this.declared.get(name);
-    if (!evaluate) return undefined;
+    const source = this.declared.get(name);
+    if (source === undefined) return undefined;
     super.set(name, EVALUATING);
     try {
-      const value = evaluate();
+      const value = this.evaluate(source, name);
       super.set(name, value);
       return value;
     } catch (error) {

@@ -17,7 +17,7 @@ import { loadRegexEngine, regexEngineLoaded } from './cel-environment.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from './cel-program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from './cost-budget.js';
 import { LazyVariables } from './lazy-variables.js';
-import { type CelParameters, CelParametersSchema } from './rules.js';
+import { type CelParameters, CelParametersSchema, type VariableSource } from './rules.js';
 
 function requestBinding(request: AdmissionRequest) {
   const { object: _object, oldObject: _oldObject, ...rest } = request;
@@ -49,12 +49,6 @@ function withPodControllerKinds(rule: Rule<CelParameters>): Rule<CelParameters> 
 }
 
 const NO_VARIABLES: ReadonlyMap<string, unknown> = new Map();
-
-function lazyVariables(parameters: CelParameters, run: (program: CelProgram, where: string) => unknown): LazyVariables {
-  const declared = new Map<string, () => unknown>(Object.entries(parameters.variableValues).map(([name, value]) => [name, () => value] as const));
-  for (const { name, program } of parameters.variables) declared.set(name, () => run(program, `variables.${name}`));
-  return new LazyVariables(declared);
-}
 
 interface JudgedObject {
   object: unknown;
@@ -115,7 +109,9 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     const run = (program: CelProgram, where: string): unknown => runCel(program, bindings, budget(), where, judged.results);
     // A message's error is never shown (message stands in for it), so it is not put in words.
     const messageFrom = (program: CelProgram) => () => program.run(bindings, budget(), false);
-    const variables = parameters.declaresVariables ? lazyVariables(parameters, run) : NO_VARIABLES;
+    const variables = parameters.declaredVariables.size === 0
+      ? NO_VARIABLES
+      : new LazyVariables(parameters.declaredVariables, (source: VariableSource, name) => ('value' in source ? source.value : run(source.program, `variables.${name}`)));
     const judgesPodTemplate = parameters.podControllers.includes(request.kind.kind);
     const converted = bindingsOf(request, judgesPodTemplate);
     const judged = judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted;

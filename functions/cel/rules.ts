@@ -59,11 +59,17 @@ export const CelParametersSchema = v.pipe(
       validations,
       auditAnnotations: parameters.auditAnnotations.map(({ key, valueExpression }) => ({ key, program: valueExpression })),
       podControllers: parameters.podControllers,
-      variableValues: Object.fromEntries(Object.entries(parameters.variableValues).map(([name, value]) => [name, toCel(value)])),
+      // Every variable by name, fixed values first (a variable's expression takes precedence): made once per
+      // rules version, so a request makes one map of values per rule, not the declarations too.
+      declaredVariables: new Map<string, VariableSource>([
+        ...Object.entries(parameters.variableValues).map(([name, value]) => [name, { value: toCel(value) }] as const),
+        ...variables.map(({ name, program }) => [name, { program }] as const),
+      ]),
       usesRegex: programs.some((program) => program.usesRegex),
-      // Most rules have none: they are spared the per-request map of variables.
-      declaresVariables: variables.length > 0 || Object.keys(parameters.variableValues).length > 0,
     };
   }),
 );
 export type CelParameters = v.InferOutput<typeof CelParametersSchema>;
+
+/** A variable's expression, or its fixed value (as CEL values). */
+export type VariableSource = { program: CelProgram } | { value: unknown };

@@ -226,6 +226,7 @@ describe('on the Kyverno ValidatingPolicy corpus, every expression against every
           ...parameters,
           validations: parameters.validations.map((validation) => ({ ...validation, program: compared(validation.program)!, messageProgram: compared(validation.messageProgram) })),
           variables: parameters.variables.map((variable) => ({ ...variable, program: compared(variable.program)! })),
+          declaredVariables: new Map([...parameters.declaredVariables].map(([name, source]) => [name, 'program' in source ? { program: compared(source.program)! } : source])),
           matchConditions: parameters.matchConditions.map((condition) => ({ ...condition, program: compared(condition.program)! })),
           auditAnnotations: parameters.auditAnnotations.map((annotation) => ({ ...annotation, program: compared(annotation.program)! })),
         };
