@@ -1,5 +1,5 @@
-// functions/admission/middy-streams-on-demand.ts stands in for node:stream/web and node:stream/promises in @middy/core's
-// bundle (infra/esbuild-plugins.cjs): what middy uses of them must behave as the real ones.
+// functions/admission/middy-streams-on-demand.ts stands in for node:stream/web and node:stream/promises in
+// @middy/core's bundle (infra/esbuild-plugins.cjs): what middy uses of them must behave as the real ones.
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { ReadableStream as RealReadableStream } from 'node:stream/web';
 import { describe, expect, it } from 'vitest';
