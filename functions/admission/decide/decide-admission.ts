@@ -139,7 +139,9 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
 
     const { verdict } = decision;
     verdict.auditAnnotations.decision = !verdict.allowed ? 'denied' : verdict.patch ? 'patched' : 'allowed';
-    if (decision.rules.length > 0) verdict.auditAnnotations.rule = decision.rules.join(',');
+    // The same list goes to the annotation and the log line: joined once (a bundle of manifests has dozens).
+    const rules = decision.rules.join(',');
+    if (decision.rules.length > 0) verdict.auditAnnotations.rule = rules;
     if (decision.rulesVersion) verdict.auditAnnotations['rules-version'] = decision.rulesVersion;
 
     const durationMs = Date.now() - startedAt;
@@ -155,7 +157,7 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       // allowed, denied, patched, warned, failed-open or failed-closed: one key where two were (the line is
       // written for every request, and its cost grows with every key).
       outcome,
-      rule: decision.rules.join(','),
+      rule: rules,
       reason: decision.reason,
       rulesVersion: decision.rulesVersion,
       failedOpen: decision.failed === 'open',
