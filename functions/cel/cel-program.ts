@@ -242,10 +242,16 @@ function convert(value: unknown, depthLeft: number, field: string): unknown {
   let map: Record<string, unknown> | undefined;
   // JSON.parse makes own keys only, and Object.prototype has no enumerable ones.
   for (const key in value) {
-    if (PROTOTYPE_KEYS.has(key)) return new Map(Object.entries(value).map(([name, item]) => [name, convert(item, depthLeft - 1, field)]));
+    if (PROTOTYPE_KEYS.has(key)) return convertToMap(value, depthLeft, field);
     const item = (value as Record<string, unknown>)[key];
     const converted = convert(item, depthLeft - 1, field);
     if (converted !== item) (map ??= { ...value })[key] = converted;
   }
   return map ?? value;
+}
+
+// Apart from convert: a closure there would capture its arguments, and V8 would then allocate a context on
+// every call of convert, one per value of the request (a third of the conversion's time).
+function convertToMap(value: object, depthLeft: number, field: string): Map<string, unknown> {
+  return new Map(Object.entries(value).map(([name, item]) => [name, convert(item, depthLeft - 1, field)]));
 }
