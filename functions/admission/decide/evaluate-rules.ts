@@ -25,6 +25,7 @@ const STATUS_CODES: Record<DenialReason, number> = { Unauthorized: 401, Forbidde
 
 function violationsOf(findings: Findings): Violation[] {
   const list = Array.isArray(findings) ? findings : findings.violations;
+  if (list.length === 0) return [];
   return list.map((violation) => (typeof violation === 'string' ? { message: violation } : violation));
 }
 
@@ -49,9 +50,10 @@ export async function evaluateRules<P>(
   const validationFailures: unknown[] = [];
   const failedOpen: { rule: string; reason: string }[] = [];
   for (const rule of document.rules) {
-    // Rules run synchronously one after another: the deadline is checked between them.
-    if (context.deadline?.passed()) throw new DeadlineExceededError(context.deadline.budgetMs);
     if (!matchesRule(request, rule.match, policy)) continue;
+    // Rules run synchronously one after another: the deadline is checked between them (matching is
+    // bounded and cheap; reading the clock for every rule of a bundle was not).
+    if (context.deadline?.passed()) throw new DeadlineExceededError(context.deadline.budgetMs);
     matched.push(rule.name);
     if (policy.logDetails) logDetails = { ...logDetails, ...policy.logDetails(request, rule.parameters) };
     let findings: Findings;
@@ -71,7 +73,7 @@ export async function evaluateRules<P>(
       denials.push({ rule: rule.name, text: `${describe(rule)} could not be evaluated: ${reason} (failurePolicy Fail)` });
       continue;
     }
-    if (!Array.isArray(findings)) for (const [key, value] of Object.entries(findings.auditAnnotations ?? {})) annotations[`${policyNameOf(rule)}.${key}`] = value;
+    if (!Array.isArray(findings)) for (const key in findings.auditAnnotations) annotations[`${policyNameOf(rule)}.${key}`] = findings.auditAnnotations[key]!;
     const violations = violationsOf(findings);
     if (violations.length === 0) continue;
     if (!rule.validationActions) {
