@@ -8,11 +8,16 @@ class Failure {
   constructor(readonly error: unknown) {}
 }
 
+/** What gives a variable's value from its source. */
+export interface VariableEvaluator<Source> {
+  variable(source: Source, name: string): unknown;
+}
+
 export class LazyVariables<Source> extends Map<string, unknown> {
-  /** `declared`: each variable's source, made once per rules version; `evaluate` gives a source's value. */
+  /** `declared`: each variable's source, made once per rules version; `evaluator` gives a source's value. */
   constructor(
     private readonly declared: ReadonlyMap<string, Source>,
-    private readonly evaluate: (source: Source, name: string) => unknown,
+    private readonly evaluator: VariableEvaluator<Source>,
   ) {
     super();
   }
@@ -30,7 +35,7 @@ export class LazyVariables<Source> extends Map<string, unknown> {
     if (source === undefined) return undefined;
     super.set(name, EVALUATING);
     try {
-      const value = this.evaluate(source, name);
+      const value = this.evaluator.variable(source, name);
       super.set(name, value);
       return value;
     } catch (error) {

@@ -12,7 +12,7 @@ import type { ValidatingPolicy, Violation } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
 import { isManifestData, rulesFromManifests } from './manifests/manifest-bundle.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from './pod-controllers.js';
-import { DeadlineExceededError } from '../admission/decide/deadline.js';
+import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/deadline.js';
 import { loadRegexEngine, regexEngineLoaded } from './cel-environment.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from './cel-program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from './cost-budget.js';
@@ -24,16 +24,6 @@ function requestBinding(request: AdmissionRequest) {
   return toCel(rest, 'request');
 }
 
-/** A messageExpression's message, or undefined (use message) when it fails, is empty or spans lines. */
-function messageOf(evaluate: (() => unknown) | undefined): string | undefined {
-  if (!evaluate) return undefined;
-  try {
-    const text = evaluate();
-    return typeof text === 'string' && text.trim() !== '' && !/[\r\n]/.test(text) ? text : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function booleanOf(value: unknown, where: string): boolean {
   if (typeof value !== 'boolean') throw new Error(`${where}: returned ${typeof value}, expected a bool`);
@@ -83,6 +73,44 @@ function bindingsOf(request: WithBindings, judgesPodTemplate: boolean): RequestB
   return bindings;
 }
 
+/**
+ * One rule's expressions on one request: the bindings they read, each expression on a budget of its own
+ * (Kubernetes' per-call limit, which also stops it at the deadline). An object, not closures made per
+ * rule: a bundle of manifests is dozens of rules on every request.
+ */
+class RuleExpressions {
+  readonly bindings: Record<string, unknown>;
+
+  constructor(
+    parameters: CelParameters,
+    converted: RequestBindings,
+    private readonly judged: JudgedObject,
+    private readonly deadline: WorkDeadline | undefined,
+  ) {
+    const variables = parameters.declaredVariables.size === 0 ? NO_VARIABLES : new LazyVariables(parameters.declaredVariables, this);
+    this.bindings = { object: judged.object, oldObject: judged.oldObject, request: converted.request, params: parameters.params, variables };
+  }
+
+  run(program: CelProgram, where: string): unknown {
+    return runCel(program, this.bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, this.deadline), where, this.judged.results);
+  }
+
+  variable(source: VariableSource, name: string): unknown {
+    return 'value' in source ? source.value : this.run(source.program, `variables.${name}`);
+  }
+
+  /** A messageExpression's message, or undefined (use message) when it fails, is empty or spans lines. */
+  message(program: CelProgram): string | undefined {
+    try {
+      // A message's error is never shown (message stands in for it), so it is not put in words.
+      const text = program.run(this.bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, this.deadline), false);
+      return typeof text === 'string' && text.trim() !== '' && !/[\r\n]/.test(text) ? text : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
 export const celPolicy: ValidatingPolicy<CelParameters> = {
   name: 'cel',
   kind: 'validating',
@@ -105,38 +133,30 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   evaluate(request, parameters, context) {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
-    const budget = () => new CostBudget(PER_EXPRESSION_COST_LIMIT, context.deadline);
-    const run = (program: CelProgram, where: string): unknown => runCel(program, bindings, budget(), where, judged.results);
-    // A message's error is never shown (message stands in for it), so it is not put in words.
-    const messageFrom = (program: CelProgram) => () => program.run(bindings, budget(), false);
-    const variables = parameters.declaredVariables.size === 0
-      ? NO_VARIABLES
-      : new LazyVariables(parameters.declaredVariables, (source: VariableSource, name) => ('value' in source ? source.value : run(source.program, `variables.${name}`)));
     const judgesPodTemplate = parameters.podControllers.includes(request.kind.kind);
     const converted = bindingsOf(request, judgesPodTemplate);
-    const judged = judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted;
-    const bindings = { object: judged.object, oldObject: judged.oldObject, request: converted.request, params: parameters.params, variables };
+    const expressions = new RuleExpressions(parameters, converted, judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted, context.deadline);
     for (const { name, program } of parameters.matchConditions) {
-      if (!booleanOf(run(program, `matchConditions ${name}`), `matchConditions ${name}`)) return { violations: [], skipped: `matchConditions ${name} is false` };
+      if (!booleanOf(expressions.run(program, `matchConditions ${name}`), `matchConditions ${name}`)) return { violations: [], skipped: `matchConditions ${name} is false` };
     }
     const violations: Violation[] = [];
     let firstError: unknown;
     for (const { program, message, messageProgram, reason } of parameters.validations) {
       try {
-        if (booleanOf(run(program, program.source), program.source)) continue;
+        if (booleanOf(expressions.run(program, program.source), program.source)) continue;
       } catch (error) {
         if (error instanceof DeadlineExceededError) throw error;
         firstError ??= error;
         continue;
       }
-      const text = messageOf(messageProgram && messageFrom(messageProgram)) ?? message ?? `failed expression: ${program.source}`;
+      const text = (messageProgram && expressions.message(messageProgram)) ?? message ?? `failed expression: ${program.source}`;
       violations.push(reason ? { message: text, reason } : { message: text });
     }
     if (violations.length === 0 && firstError !== undefined) throw firstError;
     const auditAnnotations: Record<string, string> = {};
     for (const { key, program } of parameters.auditAnnotations) {
       // As Kubernetes: a null value adds no annotation; anything but a string or null is an error.
-      const value = run(program, `auditAnnotations ${key}`);
+      const value = expressions.run(program, `auditAnnotations ${key}`);
       if (value === null) continue;
       if (typeof value !== 'string') throw new Error(`auditAnnotations ${key}: returned ${typeof value}, expected a string or null`);
       auditAnnotations[key] = value;

@@ -101,7 +101,7 @@ describe('cel expressions', () => {
 
     it('a variable is evaluated once however often it is used, failures included', () => {
       let evaluations = 0;
-      const variables = new LazyVariables(new Map([['n', () => ++evaluations], ['bad', () => { evaluations++; throw new Error('bad'); }]]), (evaluate) => evaluate());
+      const variables = new LazyVariables(new Map([['n', () => ++evaluations], ['bad', () => { evaluations++; throw new Error('bad'); }]]), { variable: (evaluate) => evaluate() });
       expect([variables.get('n'), variables.get('n'), variables.has('n'), variables.has('other'), variables.size]).toEqual([1, 1, true, false, 2]);
       expect(() => variables.get('bad')).toThrow('bad');
       expect(() => variables.get('bad')).toThrow('bad');
