@@ -244,6 +244,8 @@ function convert(value: unknown, depthLeft: number, field: string): unknown {
   for (const key in value) {
     if (PROTOTYPE_KEYS.has(key)) return convertToMap(value, depthLeft, field);
     const item = (value as Record<string, unknown>)[key];
+    // Strings are most of a request (names, images, env values) and are CEL values as they are.
+    if (typeof item === 'string') continue;
     const converted = convert(item, depthLeft - 1, field);
     if (converted !== item) (map ??= { ...value })[key] = converted;
   }
