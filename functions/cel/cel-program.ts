@@ -9,6 +9,7 @@ import { MAX_OBJECT_DEPTH, ObjectTooDeepError } from '../admission/decide/object
 import { CostBudget } from './cost-budget.js';
 import { certainlyFails, type CompiledExpression, compileExpression } from './compiled-expression.js';
 import { KYVERNO_FUNCTIONS } from './kyverno-library.js';
+import { PROTOTYPE_KEYS } from './cel-values.js';
 
 export interface CelProgram {
   source: string;
@@ -206,10 +207,8 @@ export function runCel(program: CelProgram, bindings: Record<string, unknown>, b
 }
 
 // The engine takes a plain object as a map, and one is far cheaper than a Map to build and to collect (the
-// request's objects are converted on every request). But the engine recognises a map by its `constructor`
-// and compares maps' keys with `in`: an object with a key that Object.prototype has (`constructor`,
-// `toString`, `__proto__`, …) becomes a Map, so request content cannot change how its own maps are read.
-const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
+// request's objects are converted on every request); one with a key Object.prototype has becomes a Map
+// (PROTOTYPE_KEYS says why).
 
 /**
  * JSON as CEL sees Kubernetes objects: maps for objects, int (bigint) for whole numbers. Copy on change: a

@@ -3,6 +3,13 @@
 // compare element by element. The engine holds a map as a Map or as a plain object (its own literals, and
 // the request as toCel converts it): the helpers here accept both.
 
+/**
+ * The keys Object.prototype has (`constructor`, `toString`, `__proto__`, …). The engine recognises a map by
+ * its `constructor` and compares maps' keys with `in`: an object with such a key must be a Map, so content
+ * (a request, a JSON string) cannot change how its own maps are read.
+ */
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
 /** A CEL map's entries, or undefined when `value` is not a map: the engine holds maps as Maps or plain objects. */
 export function celMapEntries(value: unknown): [unknown, unknown][] | undefined {
   if (value instanceof Map) return [...value];

@@ -67,6 +67,14 @@ describe('Kubernetes CEL libraries', () => {
     ['kyverno image: a digest is the identifier', "parseImageReference('registry.k8s.io/kube-apiserver-arm64:latest@sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2').identifier()", 'sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2'],
     ['kyverno image: containsDigest', "[parseImageReference('registry.k8s.io/x:1').containsDigest(), parseImageReference('registry.k8s.io/x@sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2').containsDigest()]", [false, true]],
     ['kyverno image: isImage', "[isImage('registry.k8s.io/kube-apiserver-arm64:latest'), isImage('registry.k8s.io/kube-apiserver-arm64:@')]", [true, false]],
+    // Digests of the empty string and of 'abc', as `sha1sum`, `sha256sum` and `md5sum` give them.
+    ['kyverno hash: sha1', "sha1('')", 'da39a3ee5e6b4b0d3255bfef95601890afd80709'],
+    ['kyverno hash: sha256', "sha256('abc')", 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],
+    ['kyverno hash: md5', "md5('abc')", '900150983cd24fb0d6963f7d28e17f72'],
+    // Kyverno's own tests: 10.13, 10 and 12300; and halves away from zero, as Go's math.Round.
+    ['kyverno math.round', '[math.round(10.125, 2), math.round(10.125, 0), math.round(12345.6789, -2), math.round(2.5, 0), math.round(-2.5, 0)]', [10.13, 10, 12300, 3, -3]],
+    ['kyverno json.unmarshal: objects are maps, numbers doubles', "type(json.unmarshal('{\"replicas\": 3}').replicas) == double && json.unmarshal('{\"tags\": [\"a\"]}').tags[0] == 'a'", true],
+    ['kyverno json.unmarshal: a key Object.prototype has is an ordinary key', "json.unmarshal('{\"constructor\": \"x\"}').constructor", 'x'],
   ])('%s', (_case, source, expected) => {
     expect(evaluate(source, { spec: { containers: [{ name: 'c' }] } })).toEqual(expected);
   });
@@ -74,6 +82,7 @@ describe('Kubernetes CEL libraries', () => {
   it.each([
     ['an invalid quantity', "quantity('lots')", /quantities must match/],
     ['an invalid semver', "semver('1.2')", /invalid semver/],
+    ['JSON that does not parse', "json.unmarshal('{\"a\":').size() > 0", /JSON/],
     ['an invalid IP', "ip('300.1.1.1')", /IP address parse error/],
     ['an invalid image reference', "parseImageReference('registry.k8s.io/kube-apiserver-arm64:@')", /could not parse reference: registry\.k8s\.io\/kube-apiserver-arm64:@/],
   ])('%s is an evaluation error', (_case, source, error) => {
