@@ -24,7 +24,6 @@ function requestBinding(request: AdmissionRequest) {
   return toCel(rest, 'request');
 }
 
-
 function booleanOf(value: unknown, where: string): boolean {
   if (typeof value !== 'boolean') throw new Error(`${where}: returned ${typeof value}, expected a bool`);
   return value;
