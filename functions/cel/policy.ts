@@ -47,7 +47,8 @@ interface JudgedObject {
 }
 
 interface RequestBindings extends JudgedObject {
-  request: unknown;
+  /** The request without object and oldObject, converted when the first rule that reads it runs. */
+  request?: unknown;
   /** The pod template's, for rules that judge a controller by it (autogen). */
   podTemplate?: JudgedObject;
 }
@@ -62,7 +63,7 @@ type WithBindings = AdmissionRequest & { [BINDINGS]?: RequestBindings };
 function bindingsOf(request: WithBindings, judgesPodTemplate: boolean): RequestBindings {
   let bindings = request[BINDINGS];
   if (!bindings) {
-    bindings = { object: toCel(request.object ?? null, 'request.object'), oldObject: toCel(request.oldObject ?? null, 'request.oldObject'), request: requestBinding(request), results: new Map() };
+    bindings = { object: toCel(request.object ?? null, 'request.object'), oldObject: toCel(request.oldObject ?? null, 'request.oldObject'), results: new Map() };
     Object.defineProperty(request, BINDINGS, { value: bindings }); // not enumerable: never serialised
   }
   const kind = request.kind.kind;
@@ -82,12 +83,15 @@ class RuleExpressions {
 
   constructor(
     parameters: CelParameters,
+    request: AdmissionRequest,
     converted: RequestBindings,
     private readonly judged: JudgedObject,
     private readonly deadline: WorkDeadline | undefined,
   ) {
     const variables = parameters.declaredVariables.size === 0 ? NO_VARIABLES : new LazyVariables(parameters.declaredVariables, this);
-    this.bindings = { object: judged.object, oldObject: judged.oldObject, request: converted.request, params: parameters.params, variables };
+    // Few rules read `request`: the others do not pay for converting it.
+    const requestValue = parameters.readsRequest ? (converted.request ??= requestBinding(request)) : null;
+    this.bindings = { object: judged.object, oldObject: judged.oldObject, request: requestValue, params: parameters.params, variables };
   }
 
   run(program: CelProgram, where: string): unknown {
@@ -134,7 +138,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
     const judgesPodTemplate = parameters.podControllers.includes(request.kind.kind);
     const converted = bindingsOf(request, judgesPodTemplate);
-    const expressions = new RuleExpressions(parameters, converted, judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted, context.deadline);
+    const expressions = new RuleExpressions(parameters, request, converted, judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted, context.deadline);
     for (const { name, program } of parameters.matchConditions) {
       if (!booleanOf(expressions.run(program, `matchConditions ${name}`), `matchConditions ${name}`)) return { violations: [], skipped: `matchConditions ${name} is false` };
     }

@@ -66,6 +66,7 @@ export const CelParametersSchema = v.pipe(
         ...variables.map(({ name, program }) => [name, { program }] as const),
       ]),
       usesRegex: programs.some((program) => program.usesRegex),
+      readsRequest: programs.some((program) => program.reads.includes('request')),
     };
   }),
 );
