@@ -206,18 +206,15 @@ export function runCel(program: CelProgram, bindings: Record<string, unknown>, b
   }
 }
 
-// The engine takes a plain object as a map, and one is far cheaper than a Map to build and to collect (the
-// request's objects are converted on every request); one with a key Object.prototype has becomes a Map
-// (PROTOTYPE_KEYS says why).
-
 /**
- * JSON as CEL sees Kubernetes objects: maps for objects, int (bigint) for whole numbers. Copy on change: a
- * map or list with no whole number and no key Object.prototype has below it is a CEL value already, kept
- * as it is (CEL values are never changed in place), so only the paths to numbers are copied: of a 10 KB
- * Pod, a few ports and probes, where a full copy allocated ~180 objects and lists per request. The
- * conversion is the depth check too: an object nested more than MAX_OBJECT_DEPTH levels throws
- * ObjectTooDeepError naming `field`, so the recursion is bounded by construction and the object is walked
- * once, not twice.
+ * JSON as CEL sees Kubernetes objects: maps for objects, int (bigint) for whole numbers. A map stays a plain
+ * object, far cheaper than a Map to build and to collect, unless it has a key Object.prototype has
+ * (PROTOTYPE_KEYS says why): then it becomes a Map. Copy on change: a map or list with no whole number and
+ * no such key below it is a CEL value already, kept as it is (CEL values are never changed in place), so
+ * only the paths to numbers are copied: of a 10 KB Pod, a few ports and probes, where a full copy
+ * allocated ~180 objects and lists per request. The conversion is the depth check too: an object nested
+ * more than MAX_OBJECT_DEPTH levels throws ObjectTooDeepError naming `field`, so the recursion is bounded
+ * by construction and the object is walked once, not twice.
  */
 export function toCel(value: unknown, field = 'value'): unknown {
   return convert(value, MAX_OBJECT_DEPTH, field);
