@@ -95,7 +95,7 @@ class RuleExpressions {
   }
 
   run(program: CelProgram, where: string): unknown {
-    return runCel(program, this.bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, this.deadline), where, this.judged.results);
+    return runCel(program, this.bindings, this.budget(), where, this.judged.results);
   }
 
   variable(source: VariableSource, name: string): unknown {
@@ -106,11 +106,16 @@ class RuleExpressions {
   message(program: CelProgram): string | undefined {
     try {
       // A message's error is never shown (message stands in for it), so it is not put in words.
-      const text = program.run(this.bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, this.deadline), false);
+      const text = program.run(this.bindings, this.budget(), false);
       return typeof text === 'string' && text.trim() !== '' && !/[\r\n]/.test(text) ? text : undefined;
     } catch {
       return undefined;
     }
+  }
+
+  /** A fresh budget for one expression: Kubernetes' limit is per expression. */
+  private budget(): CostBudget {
+    return new CostBudget(PER_EXPRESSION_COST_LIMIT, this.deadline);
   }
 }
 
