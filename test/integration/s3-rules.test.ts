@@ -157,12 +157,24 @@ describe('nothing cached: the failure policy decides', () => {
     expect(JSON.stringify(answer)).toContain('deadline of 600 ms exceeded');
   });
 
-  it('cold start with S3 refusing connections fails open with the reason', async () => {
+  it('cold start with S3 refusing connections fails open with the reason, and the log says nothing was kept', async () => {
     await s3.down();
-    const { handler } = await setUp(undefined);
-    const answer = await decide(handler);
-    expect(answer.allowed).toBe(true);
-    expect(answer.auditAnnotations['failed-open']).toMatch(/^rules unavailable: s3:\/\/rules\/t\d+\/trusted-registry.yaml: .*ECONNREFUSED/);
+    const savedLevel = logger.getLevelName();
+    logger.setLogLevel('INFO');
+    const logs = captureLogLines();
+    try {
+      const { handler } = await setUp(undefined);
+      const answer = await decide(handler);
+      expect(answer.allowed).toBe(true);
+      expect(answer.auditAnnotations['failed-open']).toMatch(/^rules unavailable: s3:\/\/rules\/t\d+\/trusted-registry.yaml: .*ECONNREFUSED/);
+      const [failure] = logs.withMessage('rules fetch failed; no rules loaded yet, the failure policy applies');
+      expect(failure).toMatchObject({ level: 'ERROR', source: expect.stringMatching(/^s3:\/\/rules\/t\d+\/trusted-registry.yaml$/), error: expect.stringMatching(/ECONNREFUSED/) });
+      // (Handlers of earlier tests may log their own fetches meanwhile, with their own sources.)
+      expect(logs.withMessage('rules fetch failed; keeping the last good rules').filter((line) => line.source === failure!.source)).toEqual([]);
+    } finally {
+      logs.restore();
+      logger.setLogLevel(savedLevel);
+    }
   });
 
   it.each([

@@ -95,7 +95,9 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
     } catch (error) {
       const status = httpStatusOf(error);
       entry.lastError = status === 404 || (error as Error).name === 'NoSuchKey' ? `${describe(policyName)} not found` : `${describe(policyName)}: ${describeAwsError(error)}`;
-      logger.error('rules fetch failed; keeping the last good rules', { policy: policyName, source: describe(policyName), error: entry.lastError, cachedVersion: entry.cached?.version });
+      // With nothing cached there is nothing to keep: the stack answers by the failure policy.
+      const message = entry.cached ? 'rules fetch failed; keeping the last good rules' : 'rules fetch failed; no rules loaded yet, the failure policy applies';
+      logger.error(message, { policy: policyName, source: describe(policyName), error: entry.lastError, cachedVersion: entry.cached?.version });
     } finally {
       entry.checkedAt = now();
     }
