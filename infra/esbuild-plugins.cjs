@@ -14,4 +14,16 @@ const middyStreamsOnDemand = {
   },
 };
 
-module.exports = [middyStreamsOnDemand];
+// aws4 requires node:crypto as it loads; it is in every function's entry, for the S3 and SSM calls made
+// during init. Its require resolves to functions/admission/aws/aws4-crypto-on-demand.ts, which loads
+// node:crypto on the first signature, so a function that never signs never loads it.
+const aws4CryptoOnDemand = {
+  name: 'aws4-crypto-on-demand',
+  setup(build) {
+    build.onResolve({ filter: /^crypto$/ }, ({ importer }) =>
+      /[\\/]aws4[\\/]/.test(importer) ? { path: join(__dirname, '../functions/admission/aws/aws4-crypto-on-demand.ts') } : undefined,
+    );
+  },
+};
+
+module.exports = [middyStreamsOnDemand, aws4CryptoOnDemand];

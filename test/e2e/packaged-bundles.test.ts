@@ -1,11 +1,12 @@
 // What the zips hold: ESM bundles whose CommonJS dependencies get only Node built-ins from require() (the
 // bundle's stand-in, infra/esbuild-config.cjs). Every file of every zip is loaded in a fresh Node process,
-// the lazily imported chunks too (the YAML parser, the S3 and SSM clients), so a dependency that requires
+// the lazily imported chunks too (the YAML parser, the mutation code), so a dependency that requires
 // anything else fails here, not on the first request that reaches it in Lambda. And the cold path stays the
-// entry and one chunk.
+// entry and one chunk, and loads no built-in it does not use.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { coldPathFiles } from '../../bench/loaded-code.js';
@@ -16,6 +17,11 @@ const functionNames = readdirSync(TEST_PACKAGE).filter((file) => file.endsWith('
 
 /** Imports each file in a new process (clean environment, no rules source) and prints how many loaded. */
 const LOAD_ALL = "let loaded = 0; for (const file of process.argv.slice(1)) { await import(file); loaded++; } console.log(loaded);";
+
+/** Answers one event with a handler in a new process and prints the built-ins the process loaded. */
+const BUILTINS_AFTER_ONE_REQUEST =
+  "const [handlerFile, eventFile] = process.argv.slice(1); const { handler } = await import(handlerFile); const response = await handler(JSON.parse(process.getBuiltinModule('node:fs').readFileSync(eventFile, 'utf8')), { getRemainingTimeInMillis: () => 10000 }); if (response.statusCode !== 200) throw new Error(response.body); console.log(JSON.stringify(process.moduleLoadList.filter((entry) => entry.startsWith('NativeModule ')).map((entry) => entry.slice('NativeModule '.length))));";
+const eventsRoot = fileURLToPath(new URL('../../events/', import.meta.url));
 
 describe('the packaged bundles', () => {
   it('there is a zip for every function', () => expect(functionNames.length).toBeGreaterThanOrEqual(8));
@@ -44,5 +50,19 @@ describe('the packaged bundles', () => {
     const imported = coldPathFiles(join(folder, 'handler.js')).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*["'](node:[\w/]+)["']/g)].map(([, module]) => module!));
     expect(imported).toEqual(expect.arrayContaining(['node:fs']));
     expect(imported.filter((module) => ['node:crypto', 'node:stream/web', 'node:stream/promises'].includes(module))).toEqual([]);
+  });
+
+  // The S3 and SSM code is in the entry, so that its first call runs during Lambda's init; the built-ins it
+  // sends with (node:http, node:https and its TLS stack, node:crypto through aws4) load only on that call.
+  it.each(functionNames)('%s: a request answered from rules in a folder loads neither node:crypto nor node:http(s)', async (name) => {
+    const root = await unpackFunction(name, TEST_PACKAGE);
+    const event = join(eventsRoot, name, readdirSync(join(eventsRoot, name)).find((file) => file.endsWith('.json'))!);
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', BUILTINS_AFTER_ONE_REQUEST, pathToFileURL(join(root, 'functions', name, 'handler.js')).href, event], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, RULES_DIR: join(root, 'policies') },
+    });
+    const builtins = JSON.parse(output.trim().split('\n').pop()!) as string[];
+    expect(builtins).toEqual(expect.arrayContaining(['fs']));
+    expect(builtins.filter((module) => ['crypto', 'http', 'https', 'tls'].includes(module))).toEqual([]);
   });
 });

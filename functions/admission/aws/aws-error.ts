@@ -1,7 +1,6 @@
 // What an AWS call failed with, as people read it in logs and fail-open messages: the service's error code,
 // the HTTP status and the service's message; never a stack. Works for the functions' own calls (AwsError)
 // and for the AWS SDK's errors, which the policy CLI gets.
-import { STATUS_CODES } from 'node:http';
 
 /** An AWS API answered with an error: `name` is its error code (NoSuchKey, SlowDown, ParameterNotFound). */
 export class AwsError extends Error {
@@ -17,6 +16,8 @@ export class AwsError extends Error {
 
 /** The name of an error answer that carries no error code (a proxy's bare 503): `ServiceUnavailable`. */
 export function errorNameForStatus(status: number): string {
+  // node:http taken when needed: it loads only for the first call (signed-request.ts).
+  const { STATUS_CODES } = process.getBuiltinModule('node:http') as typeof import('node:http');
   return (STATUS_CODES[status] ?? 'Error').replace(/\W/g, '');
 }
 

@@ -4,9 +4,12 @@
 // (Measured against @smithy/signature-v4, the SDK's own signer: the same cold start, 15 KB; see the commit.)
 // Credentials come from the Lambda environment, read per call so the function always signs with the
 // environment's current ones.
+// This code is part of every bundle's entry, not a lazy chunk, so the first call runs synchronously where
+// the handler is created: in Lambda's init phase, which has burst CPU, instead of the first invocation,
+// which has the memory size's share. node:http(s) and, through aws4, node:crypto (esbuild-plugins.cjs)
+// still load only on the first call, so a function that makes none never loads them.
 import aws4 from 'aws4';
-import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Agent, IncomingMessage, request as httpRequest } from 'node:http';
 
 export interface SignedRequest {
   service: 's3' | 'ssm';
@@ -19,7 +22,20 @@ export interface SignedRequest {
   signal?: AbortSignal;
 }
 
-const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+interface Transport {
+  request: typeof httpRequest;
+  agent: Agent;
+}
+
+const transports: { 'http:'?: Transport; 'https:'?: Transport } = {};
+
+/** node:http or node:https with a keep-alive agent, loaded on first use. */
+function transportFor(protocol: 'http:' | 'https:'): Transport {
+  const existing = transports[protocol];
+  if (existing) return existing;
+  const module = process.getBuiltinModule(protocol === 'https:' ? 'node:https' : 'node:http') as typeof import('node:http');
+  return (transports[protocol] = { request: module.request, agent: new module.Agent({ keepAlive: true }) });
+}
 
 /** The region calls go to: Lambda's own (AWS_REGION). */
 export function regionFromEnv(env: NodeJS.ProcessEnv = process.env): string {
@@ -40,10 +56,10 @@ function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env) {
 /** Signs and sends `request`; resolves with the response once its headers arrive, whatever its status. */
 export function sendSigned({ service, region, method, url, headers = {}, body, signal }: SignedRequest): Promise<IncomingMessage> {
   const signed = aws4.sign({ service, region, method, host: url.host, path: `${url.pathname}${url.search}`, headers: { ...headers }, ...(body !== undefined ? { body } : {}) }, credentialsFromEnv());
-  const https = url.protocol === 'https:';
+  const transport = transportFor(url.protocol === 'https:' ? 'https:' : 'http:');
   return new Promise((resolve, reject) => {
-    const outgoing = (https ? httpsRequest : httpRequest)(
-      { hostname: url.hostname, port: url.port, method, path: signed.path, headers: signed.headers as Record<string, string>, agent: https ? agents.https : agents.http, signal },
+    const outgoing = transport.request(
+      { hostname: url.hostname, port: url.port, method, path: signed.path, headers: signed.headers as Record<string, string>, agent: transport.agent, signal },
       resolve,
     );
     outgoing.on('error', reject);

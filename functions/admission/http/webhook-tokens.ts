@@ -1,13 +1,14 @@
 // The callers' tokens: WEBHOOK_TOKENS (comma-separated; local runs only, packaging refuses it) or, in AWS, an
 // SSM SecureString named by WEBHOOK_TOKENS_PARAMETER. Several tokens let one be rotated without downtime.
-// No tokens configured: callers are not checked (local development). The SSM call (a signed POST, no AWS
-// SDK) is imported only when used.
+// No tokens configured: callers are not checked (local development). The SSM call is a signed POST without
+// the AWS SDK (aws/signed-request.ts), sent during init.
 // The parameter is read at init and re-read once the set is WEBHOOK_TOKENS_MAX_AGE_SECONDS old, in the
 // background (the request that notices uses the set it has), so a revoked token stops working within that
 // age plus one request. A failed re-read keeps the previous set, is logged, and is retried after
 // min(max age, 30 s); with no set at all, the request waits for a read, and a failure answers 503.
 // (Powertools Parameters' maxAge re-reads on the request path and throws instead of keeping the set.)
 import type { Config } from '../config.js';
+import { ssmParameterReader } from '../aws/ssm-get-parameter.js';
 import { logger } from '../observe/logger.js';
 
 export type TokenSet = readonly string[];
@@ -22,11 +23,8 @@ export function parseTokens(text: string | undefined): TokenSet {
 }
 
 function parameterReader(name: string, endpoint: string | undefined): () => Promise<TokenSet> {
-  let getParameter: Promise<(name: string) => Promise<string | undefined>> | undefined;
-  return async () => {
-    getParameter ??= import('../aws/aws-clients.js').then(({ ssmParameterReader }) => ssmParameterReader({ endpoint }));
-    return parseTokens(await (await getParameter)(name));
-  };
+  const getParameter = ssmParameterReader({ endpoint });
+  return async () => parseTokens(await getParameter(name));
 }
 
 export function webhookTokensFrom(config: Config, now: () => number = Date.now): () => Promise<TokenSet> {
