@@ -66,7 +66,7 @@ describe('metrics', () => {
     const decisions = lines.filter((line) => line.Decisions === 1);
     expect(decisions).toHaveLength(2);
     for (const line of decisions) expect(line).toMatchObject({ Outcome: 'denied', ServingLastKnownGood: 1, FailedOpen: 0, RulesUnavailable: 0 });
-    expect(logs.withMessage('admission decision')[0]!.servingLastKnownGood).toMatch(/^version crc32:[0-9a-f]{8}-\d+ is invalid: rules\[0\]\.parameters\.allowedRegistries/);
+    expect(logs.withMessage('admission decision')[0]!.servingLastKnownGood).toMatch(/^version fnv1a:[0-9a-f]{8}-\d+ is invalid: rules\[0\]\.parameters\.allowedRegistries/);
   });
 
   it.each([

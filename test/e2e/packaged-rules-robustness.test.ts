@@ -140,7 +140,7 @@ describe('from S3', () => {
     const { handler } = await packagedFromS3(GOOD);
     const { response } = (await invoke(handler, badRepo())).body;
     expect(response.allowed).toBe(false);
-    expect(response.auditAnnotations['rules-version']).toMatch(/^crc32:[0-9a-f]{8}-\d+$/);
+    expect(response.auditAnnotations['rules-version']).toMatch(/^fnv1a:[0-9a-f]{8}-\d+$/);
   });
 
   it('an object larger than RULES_MAX_BYTES is not read whole: the last good rules stay', async () => {

@@ -190,7 +190,7 @@ describe('rules: match, modes, reload', () => {
       allowed: false,
       status: { message: 'test-policy: rule hard: one; two' },
       warnings: ['test-policy (audit, rule soft): three'],
-      auditAnnotations: { 'audit-soft-1': 'three', decision: 'denied', rule: 'hard', 'rules-version': expect.stringMatching(/^crc32:[0-9a-f]{8}-\d+$/) },
+      auditAnnotations: { 'audit-soft-1': 'three', decision: 'denied', rule: 'hard', 'rules-version': expect.stringMatching(/^fnv1a:[0-9a-f]{8}-\d+$/) },
     });
   });
 
@@ -229,8 +229,9 @@ describe('rules: match, modes, reload', () => {
     expect((await invoke(handler, eventFor(pod))).body.response.allowed).toBe(true);
   });
 
-  it('the version of a file is its CRC-32 and length: the same for the same bytes, new for any change', async () => {
-    expect(contentVersion(new TextEncoder().encode('hello'))).toBe('crc32:3610a686-5');
+  it('the version of a file is its FNV-1a hash and length: the same for the same bytes, new for any change', async () => {
+    expect(contentVersion(new TextEncoder().encode('hello'))).toBe('fnv1a:4f9f2cab-5'); // FNV-1a's published value for "hello"
+    expect(contentVersion(new Uint8Array())).toBe('fnv1a:811c9dc5-0');
     writeRules('test-policy', 'rules: [{ name: r, parameters: { behaviour: deny } }]');
     const first = (await invoke(handlerFor(), eventFor(pod))).body.response.auditAnnotations['rules-version'];
     expect((await invoke(handlerFor(), eventFor(pod))).body.response.auditAnnotations['rules-version']).toBe(first);
@@ -290,7 +291,7 @@ describe('the decision log', () => {
     }
     const entries = lines.map((line) => JSON.parse(line));
     expect(entries.map((entry) => entry.message)).toEqual(['admission decision', 'admission decision']);
-    expect(entries[0]).toMatchObject({ policy: 'trusted-registry', kind: 'Pod', namespace: 'shop', name: 'p', operation: 'CREATE', outcome: 'denied', failedOpen: false, rule: 'seed', rulesVersion: expect.stringMatching(/^crc32:[0-9a-f]{8}-\d+$/), durationMs: expect.any(Number) });
+    expect(entries[0]).toMatchObject({ policy: 'trusted-registry', kind: 'Pod', namespace: 'shop', name: 'p', operation: 'CREATE', outcome: 'denied', failedOpen: false, rule: 'seed', rulesVersion: expect.stringMatching(/^fnv1a:[0-9a-f]{8}-\d+$/), durationMs: expect.any(Number) });
     expect(entries[1]).toMatchObject({ kind: 'Secret', outcome: 'allowed' });
     for (const value of ['s3cr3t-t0ken', 'c3VwZXItc2VjcmV0', 'plain-s3cret']) expect(lines.join('\n')).not.toContain(value);
   }, 30_000);
