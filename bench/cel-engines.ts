@@ -13,10 +13,9 @@ import { Environment } from '@marcbachmann/cel-js';
 import { build } from 'esbuild';
 import { parseAllDocuments } from 'yaml';
 import { toCel } from '../functions/cel/cel-program.js';
+import { CORPORA } from '../test/helpers/corpora.js';
 import { sampleDeployment } from './sample-review.js';
 import { type ConformanceRunner, type ConformanceValue, type Plain, plainDouble, runConformance, runnableConformanceTests, sortedMap } from './cel-conformance.js';
-
-const CORPORA = join('..', 'shared', 'corpora');
 
 function yamlFiles(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {

@@ -1,10 +1,16 @@
 // Reading ../shared/corpora: the Gatekeeper and Kyverno authors' own test cases, used as data.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
 import { assertionMismatch, type GatorAssertion } from '../../infra/policy-tests/gator-suite.js';
 
-export const CORPORA = join('..', 'shared', 'corpora');
+// Beside the project's root, wherever the tests run from; PORTCULLIS_CORPORA names another place.
+const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const CORPORA = process.env.PORTCULLIS_CORPORA || join(PROJECT_ROOT, '..', 'shared', 'corpora');
+if (!existsSync(join(CORPORA, 'README.md'))) {
+  throw new Error(`the upstream test corpora are not at ${CORPORA}: put shared/corpora beside the project, or set PORTCULLIS_CORPORA to their folder`);
+}
 
 export function corpusYaml<T = any>(...path: string[]): T {
   return parse(readFileSync(join(CORPORA, ...path), 'utf8')) as T;
