@@ -3,8 +3,8 @@
 //   warm:  every policy, median and p99 per request on its ~10 KB review vs JSON.parse + JSON.stringify
 //   cold:  new process → first response for trusted-registry and cel, rules from a folder and from S3
 //          (s3rver), each document stored as `policy push` stores it (JSON), vs a bare Node process
-//          answering the same event; for reference the same from a YAML document, and trusted-registry as
-//          an ESM build without code splitting and as CommonJS
+//          answering the same event; for reference the same from a YAML document, trusted-registry as
+//          an ESM build without code splitting and as CommonJS, and cel's engine alone (its floor)
 //   S3:    requests per 1,000 admissions at 100 requests/s with the default TTL
 //   size:  code loaded at cold start per function, and what splitting, minification and tree-shaking buy
 // Ratios are what to compare across machines; absolute figures are printed beside them.
@@ -140,9 +140,13 @@ await build({ ...unsplit, entryPoints: ['functions/trusted-registry/handler.ts']
 const unsplitFile = join(work, 'esm-unsplit', 'handler.js');
 await build({ ...unsplit, banner: esmBanner, entryPoints: ['functions/trusted-registry/handler.ts'], format: 'esm', outfile: unsplitFile, logLevel: 'silent' });
 writeFileSync(join(work, 'esm-unsplit', 'package.json'), '{ "type": "module" }');
+// cel's floor: the engine alone, bundled and minified as the function bundles it, on cel's document and event.
+const celEngineFile = join(work, 'cel-engine', 'engine.mjs');
+await build({ entryPoints: ['@marcbachmann/cel-js'], bundle: true, minify: true, platform: 'node', target: 'node22', format: 'esm', outfile: celEngineFile, logLevel: 'silent' });
 coldCases.push(
   { name: 'trusted-registry, unsplit ESM', args: ['bench/cold-start-child.mjs', unsplitFile, eventFile], env: folderEnv },
   { name: 'trusted-registry, CommonJS', args: ['bench/cold-start-child.mjs', cjsFile, eventFile], env: folderEnv },
+  { name: 'cel engine alone', args: ['bench/cel-engine-floor-child.mjs', celEngineFile, join(jsonFolder, 'cel.yaml'), writeEvent('cold-cel-floor', sampleDeploymentEvent('/validate/cel'))], env: {} },
   { name: 'bare', args: ['bench/bare-child.mjs', eventFile], env: {} },
 );
 
@@ -201,6 +205,7 @@ ${coldRow('trusted-registry, folder, YAML')}
 ${coldRow('cel, folder, YAML')}
 ${coldRow('trusted-registry, unsplit ESM')}
 ${coldRow('trusted-registry, CommonJS')}
+${coldRow('cel engine alone')}  (bare Node + the engine: environment, every expression checked and run; no admission stack)
   bare Node, no libraries           ${ms(bare).padStart(9)} ms
   (documents as \`policy push\` stores them, JSON, unless marked YAML; S3 is s3rver on loopback)
 
