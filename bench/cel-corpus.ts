@@ -9,7 +9,7 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { dirname, join } from 'node:path';
-import { unpackFunction } from '../infra/packaged-function.js';
+import { deployedVariables, unpackFunction } from '../infra/packaged-function.js';
 import { BENCH_PACKAGE } from './bench-package.js';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../functions/cel/policy.js';
@@ -49,7 +49,7 @@ const handlerFile = join(root, 'functions/cel/handler.js');
 const eventFile = join(work, 'event.json');
 const event = sampleEvent('/validate/cel');
 writeFileSync(eventFile, JSON.stringify(event));
-const env = (folder: string) => ({ RULES_DIR: folder, POWERTOOLS_LOG_LEVEL: 'INFO' });
+const env = (folder: string) => ({ ...deployedVariables('cel', BENCH_PACKAGE), RULES_DIR: folder, POWERTOOLS_LOG_LEVEL: 'INFO' });
 
 console.log(`cel with the corpus: ${parsed.document.rules.length} rules from ${texts.length} policy files (${(bundle.length / 1024).toFixed(1)} KB); cold: ${COLD_ROUNDS} interleaved rounds…`);
 const cold = { corpus: [] as number[], corpusJson: [] as number[], oneRule: [] as number[], bare: [] as number[] };

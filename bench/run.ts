@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
 import { LOCAL_CREDENTIALS } from '../infra/local-settings.js';
-import { unpackFunction } from '../infra/packaged-function.js';
+import { deployedVariables, unpackFunction } from '../infra/packaged-function.js';
 import { BENCH_PACKAGE } from './bench-package.js';
 import { startTestS3 } from '../test/helpers/s3-server.js';
 import { parse } from 'yaml';
@@ -46,6 +46,8 @@ console.log('packaging (sls package)…');
 execFileSync('npx', ['sls', 'package', '--package', BENCH_PACKAGE], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ESBUILD_WORK_FOLDER: '.esbuild-bench' } });
 const roots = new Map<string, string>();
 for (const policy of policyRegistry) roots.set(policy.name, await unpackFunction(policy.name, BENCH_PACKAGE));
+// Each child runs with its function's environment as deployed, then the case's own settings.
+const deployed = (name: string) => deployedVariables(name, BENCH_PACKAGE);
 const handlerOf = (name: string) => join(roots.get(name)!, `functions/${name}/handler.js`);
 const writeEvent = (name: string, event: unknown) => {
   const file = join(work, `${name}-event.json`);
@@ -69,7 +71,7 @@ const warmProcesses = new Map<string, WarmRun[]>(WARM_CASES.map(([policy]) => [p
 // Round by round, so a slow spell of the machine falls on every policy alike.
 for (let round = 0; round < WARM_PROCESSES; round++) {
   for (const [policy, event] of WARM_CASES) {
-    const env = { RULES_DIR: join(roots.get(policy)!, 'policies'), POWERTOOLS_LOG_LEVEL: 'INFO' };
+    const env = { ...deployed(policy), RULES_DIR: join(roots.get(policy)!, 'policies'), POWERTOOLS_LOG_LEVEL: 'INFO' };
     warmProcesses.get(policy)!.push(JSON.parse((await runChild(['bench/warm-child.mjs', handlerOf(policy), writeEvent(policy, event), String(WARM_ITERATIONS)], env)).stderr) as WarmRun);
   }
 }
@@ -120,13 +122,13 @@ for (const [name, event] of COLD_FUNCTIONS) {
   await s3.put(`policies/${name}.yaml`, stored);
   const args = ['bench/cold-start-child.mjs', handlerOf(name), writeEvent(`cold-${name}`, event)];
   coldCases.push(
-    { name: `${name}, folder`, args, env: { RULES_DIR: jsonFolder, POWERTOOLS_LOG_LEVEL: 'INFO' } },
-    { name: `${name}, S3`, args, env: s3Env },
-    { name: `${name}, folder, YAML`, args, env: { RULES_DIR: yamlFolder, POWERTOOLS_LOG_LEVEL: 'INFO' } },
+    { name: `${name}, folder`, args, env: { ...deployed(name), RULES_DIR: jsonFolder, POWERTOOLS_LOG_LEVEL: 'INFO' } },
+    { name: `${name}, S3`, args, env: { ...deployed(name), ...s3Env } },
+    { name: `${name}, folder, YAML`, args, env: { ...deployed(name), RULES_DIR: yamlFolder, POWERTOOLS_LOG_LEVEL: 'INFO' } },
   );
 }
 const eventFile = writeEvent('cold-bare', sampleEvent());
-const folderEnv = { RULES_DIR: jsonFolder, POWERTOOLS_LOG_LEVEL: 'INFO' };
+const folderEnv = { ...deployed('trusted-registry'), RULES_DIR: jsonFolder, POWERTOOLS_LOG_LEVEL: 'INFO' };
 
 // trusted-registry as CommonJS and as ESM without code splitting, with the same settings otherwise.
 const requireHere = createRequire(import.meta.url);
@@ -159,7 +161,7 @@ const coldMedian = (name: string) => quantile(cold.get(name)!, 0.5);
 
 console.log(`S3: ${S3_ADMISSIONS} admissions at ${S3_RATE}/s with the default TTL…`);
 const getsBefore = s3.gets('trusted-registry').length;
-const rateRun = JSON.parse((await runChild(['bench/s3-rate-child.mjs', handlerOf('trusted-registry'), eventFile, String(S3_ADMISSIONS), String(S3_RATE)], s3Env)).stderr) as { elapsedMs: number; versions: string[]; failedOpen: number };
+const rateRun = JSON.parse((await runChild(['bench/s3-rate-child.mjs', handlerOf('trusted-registry'), eventFile, String(S3_ADMISSIONS), String(S3_RATE)], { ...deployed('trusted-registry'), ...s3Env })).stderr) as { elapsedMs: number; versions: string[]; failedOpen: number };
 const s3Gets = s3.gets('trusted-registry').length - getsBefore;
 await s3.close();
 

@@ -22,6 +22,20 @@ export async function unpackFunction(name: string, folder = packageFolder()): Pr
   return root;
 }
 
+/**
+ * A function's environment as its packaged CloudFormation template sets it: the variables with literal
+ * values (those CloudFormation computes at deploy time, such as the bucket's name, are left out). The
+ * benchmarks start their children with these, so a setting that costs every start (NODE_OPTIONS) shows.
+ */
+export function deployedVariables(name: string, folder = packageFolder()): Record<string, string> {
+  const template = JSON.parse(readFileSync(join(folder, 'cloudformation-template-update-stack.json'), 'utf8')) as {
+    Resources: Record<string, { Type: string; Properties: { Handler?: unknown; Environment?: { Variables?: Record<string, unknown> } } }>;
+  };
+  const fn = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Handler === `functions/${name}/handler.handler`);
+  if (!fn) throw new Error(`${folder}: the packaged template has no function named ${name}`);
+  return Object.fromEntries(Object.entries(fn.Properties.Environment?.Variables ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
 export type PackagedHandler = (event: unknown, context: unknown) => Promise<{ statusCode: number; headers?: unknown; body: string }>;
 
 /**

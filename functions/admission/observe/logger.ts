@@ -1,12 +1,13 @@
 // The stack's log: one JSON line per event in the Powertools Logger's format (level, message, timestamp,
 // service, the Lambda context's keys, sampling_rate, xray_trace_id, then the line's own fields; empty ones
-// left out; errors as { name, location, message, stack, cause }), INFO to stdout, WARN and ERROR to stderr,
+// left out; errors as { name, location, message, stack, cause }, the stack mapped to the sources), INFO to stdout, WARN and ERROR to stderr,
 // as that logger writes them. Always one line: Powertools indents under POWERTOOLS_DEV, which splits an
 // event into many lines in CloudWatch. Written here rather than through @aws-lambda-powertools/logger: the
 // stack writes three kinds of line, and that logger's load and construction were ~3 ms of every cold start
 // (21 KB of code, node:console, node:crypto). test/unit/logger.test.ts holds each line to the real one's.
 import type { Context } from 'aws-lambda';
 import { getNumberFromEnv, getStringFromEnv, getXRayTraceIdFromEnv } from '@aws-lambda-powertools/commons/utils/env';
+import { sourceMappedStack } from './source-mapped-stack.js';
 
 /** The `service` of every log line, and the dimension of that name on every metric. */
 export const SERVICE_NAME = 'portcullis';
@@ -39,7 +40,8 @@ function locationOf(stack: string | undefined): string {
 }
 
 function formatError(error: Error): Record<string, unknown> {
-  const { name, message, stack, cause, ...attributes } = error as Error & Record<string, unknown>;
+  const { name, message, stack: bundledStack, cause, ...attributes } = error as Error & Record<string, unknown>;
+  const stack = typeof bundledStack === 'string' ? sourceMappedStack(bundledStack) : bundledStack;
   return { name, location: locationOf(stack), message, stack, cause: cause instanceof Error ? formatError(cause) : cause, ...attributes };
 }
 
