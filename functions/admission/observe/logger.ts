@@ -1,10 +1,11 @@
 // The stack's log: one JSON line per event in the Powertools Logger's format (level, message, timestamp,
 // service, the Lambda context's keys, sampling_rate, xray_trace_id, then the line's own fields; empty ones
-// left out; errors as { name, location, message, stack, cause }, the stack mapped to the sources), INFO to stdout, WARN and ERROR to stderr,
-// as that logger writes them. Always one line: Powertools indents under POWERTOOLS_DEV, which splits an
-// event into many lines in CloudWatch. Written here rather than through @aws-lambda-powertools/logger: the
-// stack writes three kinds of line, and that logger's load and construction were ~3 ms of every cold start
-// (21 KB of code, node:console, node:crypto). test/unit/logger.test.ts holds each line to the real one's.
+// left out; errors as { name, location, message, stack, cause }, stacks mapped to the TypeScript sources),
+// INFO to stdout, WARN and ERROR to stderr, as that logger writes them. Always one line: Powertools indents
+// under POWERTOOLS_DEV, which splits an event into many lines in CloudWatch. Written here rather than
+// through @aws-lambda-powertools/logger: the stack writes three kinds of line, and that logger's load and
+// construction were ~3 ms of every cold start (21 KB of code, node:console, node:crypto).
+// test/unit/logger.test.ts holds each line to the real one's.
 import type { Context } from 'aws-lambda';
 import { getNumberFromEnv, getStringFromEnv, getXRayTraceIdFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 import { sourceMappedStack } from './source-mapped-stack.js';
