@@ -3,11 +3,12 @@
 // and a module with a bug are bundled as the functions are (minified ESM, maps without sources) and run in
 // a plain Node process: vitest maps stacks itself, so the mapping must be seen outside it.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sourceMappedStack } from '../../functions/admission/observe/source-mapped-stack.js';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 const BUG = ['// a module with a bug', 'export function admit(object: { spec?: { replicas: number } }): number {', '  if (!object.spec) throw new Error("no spec");', '  return object.spec.replicas;', '}', ''].join('\n');
@@ -51,6 +52,16 @@ describe('stacks in ERROR lines, mapped to the sources when written', () => {
     expect(error.stack).toMatch(new RegExp(`^Error: no spec\\n    at \\S+ \\(src/bug\\.ts:${THROWING_LINE}:\\d+\\)`));
     expect(error.stack).toContain('src/main.ts:3:');
     expect(error.stack).not.toContain('main.js:');
+  });
+
+  it('leave the message alone, even where it reads like a frame', () => {
+    const bundle = pathToFileURL(join(root, 'dist', 'main.js')).href;
+    const lines = readFileSync(join(root, 'dist', 'main.js'), 'utf8').split('\n');
+    const line = lines.findIndex((text) => text.includes('no spec')) + 1;
+    const position = `${bundle}:${line}:${lines[line - 1]!.indexOf('no spec') + 1}`;
+    const [message, frame] = sourceMappedStack(`Error: cannot read ${position}\n    at e (${position})`).split('\n');
+    expect(message).toBe(`Error: cannot read ${position}`);
+    expect(frame).toMatch(new RegExp(`^    at e \\(src/bug\\.ts:${THROWING_LINE}:\\d+\\)$`));
   });
 
   it('stay as Node wrote them when the bundle has no map beside it', () => {

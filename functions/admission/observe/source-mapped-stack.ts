@@ -5,10 +5,12 @@
 import type { SourceMap as SourceMapType } from 'node:module';
 
 const MAP_MAX_BYTES = 4 * 1024 * 1024; // ours are < 300 KB; a stack line never waits on more
+const MAPS_KEPT = 32; // a function has a handful of chunks; a message cannot grow this without bound
 const maps = new Map<string, SourceMapType | undefined>();
 
 function mapOf(file: string): SourceMapType | undefined {
   if (maps.has(file)) return maps.get(file);
+  if (maps.size >= MAPS_KEPT) return undefined;
   let map: SourceMapType | undefined;
   try {
     const { readFileSync, statSync } = process.getBuiltinModule('node:fs') as typeof import('node:fs');
@@ -28,13 +30,17 @@ function originalPosition(file: string, line: number, column: number): string | 
   return `${entry.originalSource.replace(/^(\.\.\/)+/, '')}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
 }
 
-/** The stack with every `file:line:column` that a map beside its file explains replaced by its source. */
+/**
+ * The stack with each frame's `file:line:column` that a map beside its file explains replaced by its
+ * source. Only frames (`    at …` lines) of JavaScript files: an error's message is left as it is.
+ */
 export function sourceMappedStack(stack: string): string {
-  return stack.replace(/(file:\/\/\/[^\s()]+?|\/[^\s():]+?):(\d+):(\d+)/g, (frame, location: string, line: string, column: string) => {
+  return stack.replace(/^(\s+at (?:[^()\n]*\()?)(file:\/\/\/[^\s()]+?\.[cm]?js|\/[^\s():]+?\.[cm]?js):(\d+):(\d+)/gm, (frame, at: string, location: string, line: string, column: string) => {
     try {
       const { fileURLToPath } = process.getBuiltinModule('node:url') as typeof import('node:url');
       const file = location.startsWith('file:') ? fileURLToPath(location) : location;
-      return originalPosition(file, Number(line), Number(column)) ?? frame;
+      const original = originalPosition(file, Number(line), Number(column));
+      return original ? `${at}${original}` : frame;
     } catch {
       return frame;
     }
