@@ -47,7 +47,8 @@ execFileSync('npx', ['sls', 'package', '--package', BENCH_PACKAGE], { stdio: ['i
 const roots = new Map<string, string>();
 for (const policy of policyRegistry) roots.set(policy.name, await unpackFunction(policy.name, BENCH_PACKAGE));
 // Each child runs with its function's environment as deployed, then the case's own settings.
-const deployed = (name: string) => deployedVariables(name, BENCH_PACKAGE);
+const deployedByName = new Map(policyRegistry.map(({ name }) => [name, deployedVariables(name, BENCH_PACKAGE)]));
+const deployed = (name: string) => deployedByName.get(name)!;
 const handlerOf = (name: string) => join(roots.get(name)!, `functions/${name}/handler.js`);
 const writeEvent = (name: string, event: unknown) => {
   const file = join(work, `${name}-event.json`);
