@@ -209,6 +209,7 @@ ${coldRow('cel, folder, YAML')}
 ${coldRow('trusted-registry, unsplit ESM')}
 ${coldRow('trusted-registry, CommonJS')}
 ${coldRow('cel engine alone')}  (bare Node + the engine: environment, every expression checked and run; no admission stack)
+  cel over its engine alone: folder ${(coldMedian('cel, folder') / coldMedian('cel engine alone')).toFixed(2)}×, S3 ${(coldMedian('cel, S3') / coldMedian('cel engine alone')).toFixed(2)}× (what the admission stack adds on top of the engine; not a target)
   bare Node, no libraries           ${ms(bare).padStart(9)} ms
   (documents as \`policy push\` stores them, JSON, unless marked YAML; S3 is s3rver on loopback)
 
