@@ -53,6 +53,8 @@ export async function startTestS3(bucket = 'rules'): Promise<TestS3> {
   const directory = mkdtempSync(join(tmpdir(), 'portcullis-s3-'));
   const s3rver = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
   const { port: backendPort } = (await s3rver.run()) as { port: number };
+  // Its transports go at close; a response still streaming then would log winston's warning about that.
+  (s3rver as unknown as { logger: { silent: boolean } }).logger.silent = true;
 
   const seen: SeenRequest[] = [];
   let mode: ProxyMode = 'forward';
