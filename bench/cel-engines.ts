@@ -12,7 +12,7 @@ import { strings } from '@bufbuild/cel/ext';
 import { Environment } from '@marcbachmann/cel-js';
 import { build } from 'esbuild';
 import { parseAllDocuments } from 'yaml';
-import { toCel } from '../functions/cel/cel-program.js';
+import { toCel } from '../functions/cel-engine/program.js';
 import { CORPORA } from '../test/helpers/corpora.js';
 import { sampleDeployment } from './sample-review.js';
 import { type ConformanceRunner, type ConformanceValue, type Plain, plainDouble, runConformance, runnableConformanceTests, sortedMap } from './cel-conformance.js';

@@ -13,9 +13,9 @@ import type { Rule } from '../admission/rules/rules-document-schema.js';
 import { isManifestData, rulesFromManifests } from './manifests/manifest-bundle.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from './pod-controllers.js';
 import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/deadline.js';
-import { loadRegexEngine, regexEngineLoaded } from './cel-environment.js';
-import { type CelProgram, runCel, type SharedResults, toCel } from './cel-program.js';
-import { CostBudget, PER_EXPRESSION_COST_LIMIT } from './cost-budget.js';
+import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/environment.js';
+import { type CelProgram, runCel, type SharedResults, toCel } from '../cel-engine/program.js';
+import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
 import { LazyVariables } from './lazy-variables.js';
 import { type CelParameters, CelParametersSchema, type VariableSource } from './rules.js';
 

@@ -2,7 +2,7 @@
 // expressions, plus the rule's own `params`. Expressions compile as the document is validated (once each),
 // so a document that does not compile is invalid, and the compiled programs live as long as the rules version.
 import * as v from '../admission/schema.js';
-import { type CelProgram, compileCel, toCel } from './cel-program.js';
+import { type CelProgram, compileCel, toCel } from '../cel-engine/program.js';
 
 const Expression = v.pipe(
   v.string(),

@@ -1,11 +1,11 @@
 // The Kubernetes and Kyverno CEL libraries are registered when the first expression that names them is
-// compiled (cel-environment.ts): rules that call none of them skip their part of the cold start. This file
+// compiled (environment.ts): rules that call none of them skip their part of the cold start. This file
 // runs in its own module graph, so the environment starts without them.
 import type { Environment } from '@marcbachmann/cel-js';
 import { expect, it } from 'vitest';
-import { celEnvironment, registerLibraries } from '../../functions/cel/cel-environment.js';
-import { compileCel, toCel } from '../../functions/cel/cel-program.js';
-import { LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from '../../functions/cel/library-names.js';
+import { celEnvironment, registerLibraries } from '../../functions/cel-engine/environment.js';
+import { compileCel, toCel } from '../../functions/cel-engine/program.js';
+import { LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from '../../functions/cel-engine/libraries/library-names.js';
 
 const definedFunctions = () => new Set(celEnvironment.getDefinitions().functions.map((definition) => definition.signature));
 const functionName = (signature: string) => /(\w+)\(/.exec(signature)![1]!;

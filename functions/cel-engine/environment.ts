@@ -1,20 +1,20 @@
 // The CEL engine, @marcbachmann/cel-js, set up as Kubernetes' CEL environment: optional types (`.?`,
 // `orValue`, `optional.of`), mixed-type literals, the variables admission policies bind, and the libraries
-// Kubernetes adds (kubernetes-library.ts). Chosen over @bufbuild/cel by measurement (bench/cel-engines.ts:
+// Kubernetes adds (kubernetes.ts). Chosen over @bufbuild/cel by measurement (bench/cel-engines.ts:
 // it parses every expression of the corpus, 10× faster to compile, 3× faster to run, a third of the
 // bundle). This file is the only one that knows the engine's internals:
 // - metering: every node the engine evaluates goes through its evaluator's `run`, which is wrapped to
 //   charge the active cost budget (cost-budget.ts) 1 unit per node plus, where something walks it, its
 //   result's size, so every comprehension iteration and call is paid for and no expression runs unbounded
-//   (the closures of compiled-expression.ts, which run first, count the same way ahead of time);
+//   (the closures of fast-path.ts, which run first, count the same way ahead of time);
 // - `matches` runs on RE2 (re2js, linear time, RE2 syntax as Kubernetes): the engine's own `matches` uses
 //   JavaScript's backtracking RegExp, so calls to it are renamed before type checking.
 import { Environment, Optional } from '@marcbachmann/cel-js';
-import { celMapSize } from './cel-values.js';
+import { celMapSize } from './values.js';
 import type { CostBudget } from './cost-budget.js';
-import { registerKubernetesLibrary } from './kubernetes-library.js';
-import { registerKyvernoLibrary } from './kyverno-library.js';
-import { LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from './library-names.js';
+import { registerKubernetesLibrary } from './libraries/kubernetes.js';
+import { registerKyvernoLibrary } from './libraries/kyverno.js';
+import { LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from './libraries/library-names.js';
 
 /** The variables a ValidatingAdmissionPolicy binds; the last two need the cluster (refused by compileCel). */
 export const CEL_VARIABLES = ['object', 'oldObject', 'request', 'params', 'variables', 'namespaceObject', 'authorizer'] as const;

@@ -1,7 +1,7 @@
 // Kubernetes' semver library for CEL (k8s.io/apiserver/pkg/cel/library/semverlib.go): Semantic Versioning
 // 2.0.0 versions, compared with prerelease precedence; build metadata is ignored in comparisons.
 import type { Environment } from '@marcbachmann/cel-js';
-import { accepts } from './accepts.js';
+import { accepts } from '../accepts.js';
 
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
 

@@ -5,12 +5,12 @@
 // k8s.io/apiserver/pkg/cel/library; an invalid argument is an evaluation error, as there.
 import type { Environment } from '@marcbachmann/cel-js';
 import type { RE2JS } from 're2js';
-import { celMapEntries, compareCel, equalCel } from './cel-values.js';
-import { registerFormatLibrary } from './kubernetes-format.js';
-import { registerIpLibrary } from './kubernetes-ip.js';
-import { registerQuantityLibrary } from './kubernetes-quantity.js';
-import { registerSemverLibrary } from './kubernetes-semver.js';
-import { registerUrlLibrary } from './kubernetes-url.js';
+import { celMapEntries, compareCel, equalCel } from '../values.js';
+import { registerFormatLibrary } from './format/format.js';
+import { registerIpLibrary } from './ip/ip.js';
+import { registerQuantityLibrary } from './quantity/quantity.js';
+import { registerSemverLibrary } from './semver/semver.js';
+import { registerUrlLibrary } from './url/url.js';
 
 export interface RegexSupport {
   re2Pattern(pattern: string): RE2JS;

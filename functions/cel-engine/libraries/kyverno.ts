@@ -2,13 +2,13 @@
 // library's parseServiceAccount; the image library (parseImageReference, isImage and an image's parts,
 // as go-containerregistry's name.ParseReference gives them); the hash library (sha1, sha256, md5 of a
 // string, in hex); math.round; json.unmarshal. Kyverno's lookups of the cluster, registries and HTTP are
-// refused at compile (cel-program.ts); its time, transform, random, x509 and yaml libraries are not here,
+// refused at compile (program.ts); its time, transform, random, x509 and yaml libraries are not here,
 // so an expression that calls them does not compile (an unknown function), never a failure at admission.
 import type { Environment } from '@marcbachmann/cel-js';
-import { parseImageReference } from '../admission/kubernetes/image-reference.js';
+import { parseImageReference } from '../../admission/kubernetes/image-reference.js';
 import { accepts } from './accepts.js';
-import { PROTOTYPE_KEYS } from './cel-values.js';
-import { registerNamespace } from './kubernetes-library.js';
+import { PROTOTYPE_KEYS } from '../values.js';
+import { registerNamespace } from './kubernetes.js';
 
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
@@ -55,7 +55,7 @@ function round(value: number, precision: bigint): number {
   return (Math.sign(scaled) * Math.round(Math.abs(scaled))) / shift;
 }
 
-// A JSON object with a key Object.prototype has becomes a Map, as toCel makes it (cel-program.ts).
+// A JSON object with a key Object.prototype has becomes a Map, as toCel makes it (program.ts).
 const hasPrototypeKey = (value: object) => Object.keys(value).some((key) => PROTOTYPE_KEYS.has(key));
 
 /**

@@ -8,13 +8,13 @@
 // is pure, so the engine's answer stands whenever there is any doubt (its error messages, its absorption of
 // errors by `||`, `&&` and the macros, its overloads). The one exception is an error that is certain too
 // (FAILS): a caller that needs no words for it is spared the engine. The tests compare the two on every
-// expression of the corpus (test/unit/compiled-expression.test.ts).
-// Cost, as the engine's metering charges it (cel-environment.ts), but counted ahead instead of node by node
+// expression of the corpus (test/unit/cel-fast-path.test.ts).
+// Cost, as the engine's metering charges it (environment.ts), but counted ahead instead of node by node
 // (which doubled the time): every node of the expression outside comprehensions is charged once, up front;
 // every iteration charges the nodes of the comprehension's body; values that an operator or a function
 // walks are charged by their size. That is never less than the nodes actually evaluated.
 import { Optional } from '@marcbachmann/cel-js';
-import { CEL_VARIABLES, DROPPED_MAP_KEYS, type ExpressionNode, LENIENT_OR_VALUE, lenientOrValue, re2Matches, RE2_MATCHES, units } from './cel-environment.js';
+import { CEL_VARIABLES, DROPPED_MAP_KEYS, type ExpressionNode, LENIENT_OR_VALUE, lenientOrValue, re2Matches, RE2_MATCHES, units } from './environment.js';
 import type { CostBudget } from './cost-budget.js';
 
 interface Run {

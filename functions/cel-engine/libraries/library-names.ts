@@ -1,6 +1,6 @@
-// What the Kubernetes and Kyverno libraries (kubernetes-*.ts, kyverno-library.ts) add to the CEL environment,
+// What the Kubernetes and Kyverno libraries (kubernetes-*.ts, kyverno.ts) add to the CEL environment,
 // by name: an expression that names none of them is checked and run without registering them
-// (cel-environment.ts). test/unit/cel-libraries-on-demand.test.ts checks these lists against the registration.
+// (environment.ts). test/unit/cel-libraries-on-demand.test.ts checks these lists against the registration.
 
 /** Every function name the libraries register an overload of (`type` too: the engine adds one per type). */
 export const LIBRARY_FUNCTIONS: ReadonlySet<string> = new Set([

@@ -1,16 +1,16 @@
 // CEL expressions as Kubernetes admission policies write them. Compiling parses the expression and type
-// checks it against the environment (cel-environment.ts), so a syntax error, an unknown function or an
+// checks it against the environment (environment.ts), so a syntax error, an unknown function or an
 // undeclared variable is an invalid rules document at `policy validate`, not a failure at admission.
 // Features that need the cluster (namespaceObject, authorizer, Kyverno's resource/http/image lookups) are
 // refused here, with the reason. Programs run metered: every evaluation step is charged to a cost budget.
-import { CEL_VARIABLES, callOf, celEnvironment, DROPPED_MAP_KEYS, type ExpressionNode, forEachChild, markNavigation, registerLibrariesFor, rewriteCalls, withBudget } from './cel-environment.js';
+import { CEL_VARIABLES, callOf, celEnvironment, DROPPED_MAP_KEYS, type ExpressionNode, forEachChild, markNavigation, registerLibrariesFor, rewriteCalls, withBudget } from './environment.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { MAX_OBJECT_DEPTH, ObjectTooDeepError } from '../admission/decide/object-depth.js';
 import { CostBudget } from './cost-budget.js';
-import { certainlyFails, type CompiledExpression, compileExpression } from './compiled-expression.js';
-import { KYVERNO_FUNCTIONS } from './kyverno-library.js';
-import { LIBRARY_FUNCTIONS } from './library-names.js';
-import { PROTOTYPE_KEYS } from './cel-values.js';
+import { certainlyFails, type CompiledExpression, compileExpression } from './fast-path.js';
+import { KYVERNO_FUNCTIONS } from './libraries/kyverno.js';
+import { LIBRARY_FUNCTIONS } from './libraries/library-names.js';
+import { PROTOTYPE_KEYS } from './values.js';
 
 export interface CelProgram {
   source: string;
@@ -31,7 +31,7 @@ export interface CelProgram {
    * engine's message: for callers that only need to know (a messageExpression falls back to message).
    */
   run(bindings: Record<string, unknown>, budget?: CostBudget, wordErrors?: boolean): unknown;
-  /** The engine's own evaluation, which `run` falls back to (compiled-expression.ts). */
+  /** The engine's own evaluation, which `run` falls back to (fast-path.ts). */
   evaluateOnEngine(bindings: Record<string, unknown>, budget: CostBudget): unknown;
   /** The expression as closures, when it uses only what they handle. */
   compiled?: CompiledExpression;

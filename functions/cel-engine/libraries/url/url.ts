@@ -1,7 +1,7 @@
 // Kubernetes' URL library for CEL (k8s.io/apiserver/pkg/cel/library/urls.go): an absolute URI or an
 // absolute path, and its parts as Go's net/url gives them.
 import type { Environment } from '@marcbachmann/cel-js';
-import { accepts } from './accepts.js';
+import { accepts } from '../accepts.js';
 
 export class Url {
   constructor(

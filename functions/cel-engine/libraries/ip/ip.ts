@@ -2,7 +2,7 @@
 // addresses are strict: no IPv4-mapped IPv6, no zones, no leading zeros in IPv4.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Environment } from '@marcbachmann/cel-js';
-import { accepts } from './accepts.js';
+import { accepts } from '../accepts.js';
 
 export class Ip {
   constructor(

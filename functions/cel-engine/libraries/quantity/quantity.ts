@@ -1,7 +1,7 @@
 // Kubernetes' quantity library for CEL (k8s.io/apiserver/pkg/cel/library/quantity.go): resource quantities
 // such as `500m`, `1.5Gi`, `2e3`, exact to the nano unit (resource.Quantity rounds up to it as well).
 import type { Environment } from '@marcbachmann/cel-js';
-import { accepts } from './accepts.js';
+import { accepts } from '../accepts.js';
 
 const BINARY: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
 const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
