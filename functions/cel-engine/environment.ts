@@ -1,20 +1,18 @@
 // The CEL engine, @marcbachmann/cel-js, set up as Kubernetes' CEL environment: optional types (`.?`,
 // `orValue`, `optional.of`), mixed-type literals, the variables admission policies bind, and the libraries
-// Kubernetes adds (kubernetes.ts). Chosen over @bufbuild/cel by measurement (bench/cel-engines.ts:
-// it parses every expression of the corpus, 10× faster to compile, 3× faster to run, a third of the
-// bundle). This file is the only one that knows the engine's internals:
+// Kubernetes and Kyverno add (libraries/all-libraries.ts). Chosen over @bufbuild/cel by measurement
+// (bench/cel-engines.ts). This file is the only one that knows the engine's internals:
 // - metering: every node the engine evaluates goes through its evaluator's `run`, which is wrapped to
-//   charge the active cost budget (cost-budget.ts) 1 unit per node plus, where something walks it, its
+//   charge the active cost budget (metering.ts) 1 unit per node plus, where something walks it, its
 //   result's size, so every comprehension iteration and call is paid for and no expression runs unbounded
-//   (the closures of fast-path.ts, which run first, count the same way ahead of time);
-// - `matches` runs on RE2 (re2js, linear time, RE2 syntax as Kubernetes): the engine's own `matches` uses
-//   JavaScript's backtracking RegExp, so calls to it are renamed before type checking.
+//   (the fast path, which runs first, counts the same way ahead of time);
+// - `matches` runs on RE2 (re2.ts): the engine's own uses JavaScript's backtracking RegExp, so calls to it
+//   are renamed before type checking.
 import { Environment, Optional } from '@marcbachmann/cel-js';
-import { celMapSize } from './values.js';
-import type { CostBudget } from './cost-budget.js';
-import { registerKubernetesLibrary } from './libraries/kubernetes.js';
-import { registerKyvernoLibrary } from './libraries/kyverno.js';
-import { LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from './libraries/library-names.js';
+import { CEL_LIBRARIES, LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from './libraries/all-libraries.js';
+import { registerLibrary } from './libraries/cel-library.js';
+import { active, units } from './metering.js';
+import { re2Matches } from './re2.js';
 
 /** The variables a ValidatingAdmissionPolicy binds; the last two need the cluster (refused by compileCel). */
 export const CEL_VARIABLES = ['object', 'oldObject', 'request', 'params', 'variables', 'namespaceObject', 'authorizer'] as const;
@@ -24,58 +22,10 @@ export interface ExpressionNode {
   args: unknown;
 }
 
-let activeBudget: CostBudget | undefined;
-
-/** Runs `evaluate` with every evaluation step charged to `budget`. */
-export function withBudget<T>(budget: CostBudget, evaluate: () => T): T {
-  const previous = activeBudget;
-  activeBudget = budget;
-  try {
-    return evaluate();
-  } finally {
-    activeBudget = previous;
-  }
-}
-
-/** Size units: strings and bytes 1 per 10 characters (Kubernetes' traversal factor), lists and maps 1 per element. */
-export function units(value: unknown): number {
-  if (typeof value === 'string' || value instanceof Uint8Array) return Math.ceil(value.length / 10);
-  if (Array.isArray(value)) return value.length;
-  return celMapSize(value) ?? 0;
-}
-
 // The accumulator of `map`/`filter` is the same growing list on every step: charging its size each step
 // would make a linear walk quadratic in cost.
 function isAccumulator(result: unknown, context: unknown): boolean {
   return typeof result === 'object' && result !== null && result === (context as { accuValue?: unknown } | undefined)?.accuValue;
-}
-
-let re2: typeof import('re2js').RE2JS | undefined;
-const compiledPatterns = new Map<string, import('re2js').RE2JS>();
-const MAX_CACHED_PATTERNS = 256;
-
-export const regexEngineLoaded = () => re2 !== undefined;
-
-/** Loads RE2 for rules that use regular expressions; until then, calling one is an error. */
-export async function loadRegexEngine(): Promise<void> {
-  re2 ??= (await import('re2js')).RE2JS;
-}
-
-/** A pattern compiled by RE2, cached (patterns may come from requests, so the cache is bounded). */
-export function re2Pattern(pattern: string): import('re2js').RE2JS {
-  if (!re2) throw new Error('the regular expression engine is not loaded');
-  let compiled = compiledPatterns.get(pattern);
-  if (!compiled) {
-    if (compiledPatterns.size >= MAX_CACHED_PATTERNS) compiledPatterns.clear();
-    compiled = re2.compile(pattern);
-    compiledPatterns.set(pattern, compiled);
-  }
-  return compiled;
-}
-
-function chargeMatch(text: string, pattern: string): void {
-  // RE2 matching takes time in the text's length times the pattern's.
-  activeBudget?.charge(units(text) * units(pattern));
 }
 
 export const RE2_MATCHES = 'portcullisRe2Matches';
@@ -86,12 +36,6 @@ export const lenientOrValue = (value: unknown, fallback: unknown): unknown => (v
 
 /** Keys the engine drops without a word when it builds a map literal (it builds a plain object). */
 export const DROPPED_MAP_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-
-/** `text.matches(pattern)` on RE2, charged to the active budget. */
-export function re2Matches(text: string, pattern: string): boolean {
-  chargeMatch(text, pattern);
-  return re2Pattern(pattern).matcher(text).find();
-}
 
 function createEnvironment(): Environment {
   const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
@@ -105,16 +49,15 @@ function createEnvironment(): Environment {
 
 /** Registers the Kubernetes and Kyverno libraries on `env`. */
 export function registerLibraries(env: Environment): void {
-  registerKubernetesLibrary(env, { re2Pattern, chargeMatch });
-  registerKyvernoLibrary(env);
+  for (const library of CEL_LIBRARIES) registerLibrary(env, library);
 }
 
 let librariesRegistered = false;
 
 /**
  * Registers the Kubernetes and Kyverno libraries before the first expression that names one of their
- * functions, namespaces or types (library-names.ts) is checked. Registering them (~90 signatures) took
- * 1.8 ms of a packaged cold start, which rules calling none of them skip. The engine takes functions added
+ * functions, namespaces or types (as the libraries declare them) is checked: rules calling none of them
+ * skip that part of the cold start. The engine takes functions added
  * after others were checked (it clears its overload caches), and any expression that could resolve to a
  * library overload registers them first, so no expression means anything else.
  */
@@ -149,7 +92,8 @@ function meterEvaluation(env: Environment): void {
     const run = evaluator.run;
     evaluator.run = function meteredRun(this: unknown, node: ExpressionNode, context: unknown) {
       const result = run.call(this, node, context);
-      if (activeBudget) activeBudget.charge((node as { chargedOne?: boolean }).chargedOne === true || isAccumulator(result, context) ? 1 : 1 + units(result));
+      const budget = active();
+      if (budget) budget.charge((node as { chargedOne?: boolean }).chargedOne === true || isAccumulator(result, context) ? 1 : 1 + units(result));
       return result;
     };
     delete (root as { evaluate?: unknown }).evaluate;

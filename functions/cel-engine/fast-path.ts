@@ -14,16 +14,20 @@
 // every iteration charges the nodes of the comprehension's body; values that an operator or a function
 // walks are charged by their size. That is never less than the nodes actually evaluated.
 import { Optional } from '@marcbachmann/cel-js';
-import { CEL_VARIABLES, DROPPED_MAP_KEYS, type ExpressionNode, LENIENT_OR_VALUE, lenientOrValue, re2Matches, RE2_MATCHES, units } from './environment.js';
+import { CEL_VARIABLES, DROPPED_MAP_KEYS, type ExpressionNode, LENIENT_OR_VALUE, lenientOrValue, RE2_MATCHES } from './environment.js';
+import { chargeWalked, units } from './metering.js';
+import { re2Matches } from './re2.js';
+import { isPlainMap } from './values.js';
 import type { CostBudget } from './cost-budget.js';
 
-interface Run {
+/** One evaluation's state (cel-go's activation): the bindings, the comprehension variables, the budget. */
+interface Activation {
   bindings: Record<string, unknown>;
   /** The comprehension variables in scope, by slot. */
   frame: unknown[];
   budget: CostBudget;
 }
-type Closure = (run: Run) => unknown;
+type Closure = (activation: Activation) => unknown;
 
 interface Compiled {
   evaluate: Closure;
@@ -54,10 +58,6 @@ const ROOT_VARIABLES = new Set<string>(CEL_VARIABLES);
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'filter', 'map']);
 // An error in one iteration of these is absorbed when another iteration decides, as in the engine.
 const ABSORBING_COMPREHENSIONS = new Set(['all', 'exists', 'exists_one']);
-
-// The engine reads an object whose constructor is Object (or none) as a map; toCel and map literals make no others.
-const isPlainMap = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && (value.constructor === Object || value.constructor === undefined);
 
 /** `map.key`: the value, or give up (a missing key is an error the engine words). */
 function select(map: unknown, key: string): unknown {
@@ -101,7 +101,8 @@ function indexOptional(container: unknown, key: unknown): unknown {
 
 const boolean = (value: unknown): boolean => (typeof value === 'boolean' ? value : giveUp());
 
-function equal(a: unknown, b: unknown): boolean {
+/** `a == b` where it is certain (scalars of one type, nulls); CEL's equality of anything else is the engine's. */
+function scalarsEqual(a: unknown, b: unknown): boolean {
   const type = typeof a;
   if (type === typeof b && (type === 'string' || type === 'boolean' || type === 'bigint' || type === 'number')) return a === b;
   return a === null && b === null ? true : giveUp();
@@ -175,13 +176,6 @@ const STRING_TESTS = new Map<string, (text: string, other: string) => boolean>([
   [RE2_MATCHES, re2Matches],
 ]);
 
-/** The units a walked value costs: `a == b`, `x in list`, `a + b` and the string functions take time in their size. */
-const walked = (run: Run, ...values: unknown[]): void => {
-  let size = 0;
-  for (const value of values) size += units(value);
-  if (size > 0) run.budget.charge(size);
-};
-
 type Scope = ReadonlyMap<string, number>;
 
 // As the engine has them (which is not ASCII-only).
@@ -221,10 +215,10 @@ class Compiler {
         const name = node.args as string;
         if (meta?.alternate) return undefined;
         const slot = scope.get(name);
-        if (slot !== undefined) return [(run) => run.frame[slot], 0];
+        if (slot !== undefined) return [(activation) => activation.frame[slot], 0];
         if (!ROOT_VARIABLES.has(name)) return undefined;
-        return [(run) => {
-          const value = run.bindings[name];
+        return [(activation) => {
+          const value = activation.bindings[name];
           return value === undefined ? giveUp() : value;
         }, 0];
       }
@@ -234,20 +228,20 @@ class Compiler {
         if (!target) return undefined;
         const key = args[1] as unknown as string;
         const { evaluate } = target;
-        return [node.op === '.' ? (run) => select(evaluate(run), key) : (run) => selectOptional(evaluate(run), key), target.cost];
+        return [node.op === '.' ? (activation) => select(evaluate(activation), key) : (activation) => selectOptional(evaluate(activation), key), target.cost];
       }
       case '[]':
       case '[?]': {
         const operands = this.all(args, scope);
         if (!operands) return undefined;
         const [[container, key], cost] = operands as [[Closure, Closure], number];
-        return [node.op === '[]' ? (run) => index(container(run), key(run)) : (run) => indexOptional(container(run), key(run)), cost];
+        return [node.op === '[]' ? (activation) => index(container(activation), key(activation)) : (activation) => indexOptional(container(activation), key(activation)), cost];
       }
       case '!_': {
         const operand = this.node((Array.isArray(node.args) ? node.args[0] : node.args) as ExpressionNode, scope);
         if (!operand) return undefined;
         const { evaluate } = operand;
-        return [(run) => !boolean(evaluate(run)), operand.cost];
+        return [(activation) => !boolean(evaluate(activation)), operand.cost];
       }
       case '&&':
       case '||': {
@@ -256,13 +250,13 @@ class Compiler {
         const [[left, right], cost] = operands as [[Closure, Closure], number];
         // When the left side errs the engine may still answer (`error || true` is true): it gives up there.
         const decisive = node.op === '||';
-        return [(run) => (boolean(left(run)) === decisive ? decisive : boolean(right(run))), cost];
+        return [(activation) => (boolean(left(activation)) === decisive ? decisive : boolean(right(activation))), cost];
       }
       case '?:': {
         const operands = this.all(args, scope);
         if (!operands) return undefined;
         const [[condition, then, otherwise], cost] = operands as [[Closure, Closure, Closure], number];
-        return [(run) => (boolean(condition(run)) ? then(run) : otherwise(run)), cost];
+        return [(activation) => (boolean(condition(activation)) ? then(activation) : otherwise(activation)), cost];
       }
       case '==':
       case '!=':
@@ -277,7 +271,7 @@ class Compiler {
         const elements = this.all(args, scope);
         if (!elements) return undefined;
         const [closures, cost] = elements;
-        return [(run) => closures.map((element) => element(run)), cost];
+        return [(activation) => closures.map((element) => element(activation)), cost];
       }
       case 'map':
         return this.map(node, scope);
@@ -296,10 +290,10 @@ class Compiler {
     if (!operands) return undefined;
     const [[left, right], cost] = operands as [[Closure, Closure], number];
     const operate = BINARY[node.op]!;
-    return [(run) => {
-      const a = left(run);
-      const b = right(run);
-      walked(run, a, b);
+    return [(activation) => {
+      const a = left(activation);
+      const b = right(activation);
+      chargeWalked(activation.budget, a, b);
       return operate(a, b);
     }, cost];
   }
@@ -308,13 +302,13 @@ class Compiler {
     const entries = this.all((node.args as [ExpressionNode, ExpressionNode][]).flat(), scope);
     if (!entries) return undefined;
     const [closures, cost] = entries;
-    return [(run) => {
+    return [(activation) => {
       const map: Record<string, unknown> = {};
       for (let i = 0; i < closures.length; i += 2) {
-        const key = closures[i]!(run);
+        const key = closures[i]!(activation);
         // Other keys, and duplicates, are the engine's to judge.
         if (typeof key !== 'string' || DROPPED_MAP_KEYS.has(key) || Object.hasOwn(map, key)) giveUp();
-        map[key as string] = closures[i + 1]!(run);
+        map[key as string] = closures[i + 1]!(activation);
       }
       return map;
     }, cost];
@@ -332,8 +326,8 @@ class Compiler {
     if (!root || keys.length === 0) return undefined;
     const last = keys.pop()!;
     const { evaluate } = root;
-    return [(run) => {
-      let value = evaluate(run);
+    return [(activation) => {
+      let value = evaluate(activation);
       for (const key of keys) value = select(value, key);
       if (isPlainMap(value)) return Object.hasOwn(value, last) && value[last] !== undefined;
       if (value instanceof Map) return value.get(last) !== undefined;
@@ -350,42 +344,42 @@ class Compiler {
     const [[first, second], cost] = operands as [[Closure, Closure | undefined], number];
     const test = STRING_TESTS.get(name);
     if (test && second) {
-      return [(run) => {
-        const [text, other] = strings(first(run), second(run));
-        walked(run, text, other);
+      return [(activation) => {
+        const [text, other] = strings(first(activation), second(activation));
+        chargeWalked(activation.budget, text, other);
         return test(text, other);
       }, cost];
     }
     const transform = STRING_TRANSFORMS.get(name);
     if (transform && !second && node.op === 'rcall') {
-      return [(run) => {
-        const value = first(run);
+      return [(activation) => {
+        const value = first(activation);
         if (typeof value !== 'string') return giveUp();
-        walked(run, value);
+        chargeWalked(activation.budget, value);
         return transform(value);
       }, cost];
     }
     if (name === 'string' && node.op === 'call' && !second) {
       const failure = this.absorbing > 0 ? giveUp : fails;
-      return [(run) => stringOf(first(run), failure), cost];
+      return [(activation) => stringOf(first(activation), failure), cost];
     }
     if (name === 'size' && !second) {
-      return [(run) => {
-        const value = first(run);
-        walked(run, value);
+      return [(activation) => {
+        const value = first(activation);
+        chargeWalked(activation.budget, value);
         return size(value);
       }, cost];
     }
     if (node.op !== 'rcall') return undefined;
     if (name === LENIENT_OR_VALUE && second) {
-      return [(run) => {
-        const value = first(run);
-        return lenientOrValue(value, second(run));
+      return [(activation) => {
+        const value = first(activation);
+        return lenientOrValue(value, second(activation));
       }, cost];
     }
     if (name === 'hasValue' && !second) {
-      return [(run) => {
-        const value = first(run);
+      return [(activation) => {
+        const value = first(activation);
         return value instanceof Optional ? value.hasValue() : giveUp();
       }, cost];
     }
@@ -414,9 +408,9 @@ class Compiler {
     if (!range || !body) return undefined;
     const [[predicate, transform], bodyCost] = body as [[Closure, Closure | undefined], number];
     const iterationCost = 1 + bodyCost;
-    const items = (run: Run) => {
-      const values = itemsOf(range.evaluate(run));
-      run.budget.charge(values.length * iterationCost);
+    const items = (activation: Activation) => {
+      const values = itemsOf(range.evaluate(activation));
+      activation.budget.charge(values.length * iterationCost);
       return values;
     };
     return [COMPREHENSION_LOOPS[name]!(items, slot, predicate, transform), range.cost];
@@ -424,8 +418,8 @@ class Compiler {
 }
 
 const BINARY: Record<string, (a: unknown, b: unknown) => unknown> = {
-  '==': equal,
-  '!=': (a, b) => !equal(a, b),
+  '==': scalarsEqual,
+  '!=': (a, b) => !scalarsEqual(a, b),
   '<': (a, b) => compare(a, b) < 0,
   '<=': (a, b) => compare(a, b) <= 0,
   '>': (a, b) => compare(a, b) > 0,
@@ -434,46 +428,46 @@ const BINARY: Record<string, (a: unknown, b: unknown) => unknown> = {
   '+': add,
 };
 
-type Loop = (items: (run: Run) => unknown[], slot: number, predicate: Closure, transform?: Closure) => Closure;
+type Loop = (items: (activation: Activation) => unknown[], slot: number, predicate: Closure, transform?: Closure) => Closure;
 
 // Each iteration's cost is charged with the range, before the loop: an early exit only leaves units unused.
 const COMPREHENSION_LOOPS: Record<string, Loop> = {
-  all: (items, slot, predicate) => (run) => {
-    for (const item of items(run)) {
-      run.frame[slot] = item;
-      if (!boolean(predicate(run))) return false;
+  all: (items, slot, predicate) => (activation) => {
+    for (const item of items(activation)) {
+      activation.frame[slot] = item;
+      if (!boolean(predicate(activation))) return false;
     }
     return true;
   },
-  exists: (items, slot, predicate) => (run) => {
-    for (const item of items(run)) {
-      run.frame[slot] = item;
-      if (boolean(predicate(run))) return true;
+  exists: (items, slot, predicate) => (activation) => {
+    for (const item of items(activation)) {
+      activation.frame[slot] = item;
+      if (boolean(predicate(activation))) return true;
     }
     return false;
   },
-  exists_one: (items, slot, predicate) => (run) => {
+  exists_one: (items, slot, predicate) => (activation) => {
     let count = 0;
-    for (const item of items(run)) {
-      run.frame[slot] = item;
-      if (boolean(predicate(run))) count++;
+    for (const item of items(activation)) {
+      activation.frame[slot] = item;
+      if (boolean(predicate(activation))) count++;
     }
     return count === 1;
   },
-  filter: (items, slot, predicate) => (run) => {
+  filter: (items, slot, predicate) => (activation) => {
     const kept: unknown[] = [];
-    for (const item of items(run)) {
-      run.frame[slot] = item;
-      if (boolean(predicate(run))) kept.push(item);
+    for (const item of items(activation)) {
+      activation.frame[slot] = item;
+      if (boolean(predicate(activation))) kept.push(item);
     }
     return kept;
   },
-  map: (items, slot, predicate, transform) => (run) => {
+  map: (items, slot, predicate, transform) => (activation) => {
     const mapped: unknown[] = [];
-    for (const item of items(run)) {
-      run.frame[slot] = item;
-      if (!transform) mapped.push(predicate(run));
-      else if (boolean(predicate(run))) mapped.push(transform(run));
+    for (const item of items(activation)) {
+      activation.frame[slot] = item;
+      if (!transform) mapped.push(predicate(activation));
+      else if (boolean(predicate(activation))) mapped.push(transform(activation));
     }
     return mapped;
   },

@@ -3,13 +3,13 @@
 // undeclared variable is an invalid rules document at `policy validate`, not a failure at admission.
 // Features that need the cluster (namespaceObject, authorizer, Kyverno's resource/http/image lookups) are
 // refused here, with the reason. Programs run metered: every evaluation step is charged to a cost budget.
-import { CEL_VARIABLES, callOf, celEnvironment, DROPPED_MAP_KEYS, type ExpressionNode, forEachChild, markNavigation, registerLibrariesFor, rewriteCalls, withBudget } from './environment.js';
+import { CEL_VARIABLES, callOf, celEnvironment, DROPPED_MAP_KEYS, type ExpressionNode, forEachChild, markNavigation, registerLibrariesFor, rewriteCalls } from './environment.js';
+import { withBudget } from './metering.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { MAX_OBJECT_DEPTH, ObjectTooDeepError } from '../admission/decide/object-depth.js';
 import { CostBudget } from './cost-budget.js';
 import { certainlyFails, type CompiledExpression, compileExpression } from './fast-path.js';
-import { KYVERNO_FUNCTIONS } from './libraries/kyverno.js';
-import { LIBRARY_FUNCTIONS } from './libraries/library-names.js';
+import { KYVERNO_FUNCTIONS, LIBRARY_FUNCTIONS } from './libraries/all-libraries.js';
 import { PROTOTYPE_KEYS } from './values.js';
 
 export interface CelProgram {
@@ -25,19 +25,24 @@ export interface CelProgram {
    * webhook's own matchConditions can read it.
    */
   readsOnlyTheRequest: boolean;
+  /** The value, evaluated with every step charged to `budget`; throws on an evaluation error or a spent budget. */
+  run(bindings: Record<string, unknown>, budget?: CostBudget): unknown;
   /**
-   * The value, evaluated with every step charged to `budget`; throws on an evaluation error or a spent
-   * budget. With `wordErrors` false, an error the closures are certain of is EVALUATION_FAILED, not the
-   * engine's message: for callers that only need to know (a messageExpression falls back to message).
+   * As run, for callers that need no words for an error (a messageExpression falls back to message): an
+   * error the fast path is certain of is EVALUATION_FAILED, and the engine is not asked for its message.
    */
-  run(bindings: Record<string, unknown>, budget?: CostBudget, wordErrors?: boolean): unknown;
-  /** The engine's own evaluation, which `run` falls back to (fast-path.ts). */
-  evaluateOnEngine(bindings: Record<string, unknown>, budget: CostBudget): unknown;
-  /** The expression as closures, when it uses only what they handle. */
-  compiled?: CompiledExpression;
+  runUnworded(bindings: Record<string, unknown>, budget: CostBudget): unknown;
 }
 
-/** An evaluation error not put in words (run's `wordErrors`); made once, as it carries nothing per request. */
+/** The two ways a program evaluates, apart, for the tests that compare them on every expression of the corpus. */
+export interface EvaluationPaths {
+  fastPath?: CompiledExpression;
+  engine(bindings: Record<string, unknown>, budget: CostBudget): unknown;
+}
+const evaluationPaths = new WeakMap<CelProgram, EvaluationPaths>();
+export const evaluationPathsOf = (program: CelProgram): EvaluationPaths => evaluationPaths.get(program)!;
+
+/** runUnworded's error where no words were needed; made once, as it carries nothing per request. */
 export const EVALUATION_FAILED = new Error('the expression failed to evaluate');
 
 const REQUEST_VARIABLES = new Set(['object', 'oldObject', 'request']);
@@ -153,31 +158,34 @@ function compileProgram(source: string): CelProgram | string {
     return result;
   }
   const usesRegex = [...REGEX_FUNCTIONS].some((name) => usage.calls.has(name));
-  return {
+  /** The fast path where it is certain, else the engine from the start: evaluation is pure. */
+  function run(bindings: Record<string, unknown>, budget: CostBudget, wordErrors: boolean): unknown {
+    if (compiled) {
+      const spent = budget.spent;
+      try {
+        // The closures charge `budget` themselves; only RE2 matching charges the active one.
+        return usesRegex ? withBudget(budget, () => compiled(bindings, budget)) : compiled(bindings, budget);
+      } catch (error) {
+        // The request's deadline ends the evaluation; anything else the closures did not answer with
+        // certainty (a type they leave to the engine, an error, the budget), the engine answers from the start.
+        if (error instanceof DeadlineExceededError) throw error;
+        if (!wordErrors && certainlyFails(error)) throw EVALUATION_FAILED;
+        budget.rewind(spent);
+      }
+    }
+    return evaluateOnEngine(bindings, budget);
+  }
+  const program: CelProgram = {
     source,
     usesRegex,
     reads,
-    usesKyvernoLibrary: KYVERNO_FUNCTIONS.some((name) => usage.calls.has(name)),
+    usesKyvernoLibrary: [...usage.calls].some((name) => KYVERNO_FUNCTIONS.has(name)),
     readsOnlyTheRequest: reads.every((name) => REQUEST_VARIABLES.has(name)),
-    compiled,
-    evaluateOnEngine,
-    run(bindings, budget = new CostBudget(), wordErrors = true) {
-      if (compiled) {
-        const spent = budget.spent;
-        try {
-          // The closures charge `budget` themselves; only RE2 matching charges the active one.
-          return usesRegex ? withBudget(budget, () => compiled(bindings, budget)) : compiled(bindings, budget);
-        } catch (error) {
-          // The request's deadline ends the evaluation; anything else the closures did not answer with
-          // certainty (a type they leave to the engine, an error, the budget), the engine answers from the start.
-          if (error instanceof DeadlineExceededError) throw error;
-          if (!wordErrors && certainlyFails(error)) throw EVALUATION_FAILED;
-          budget.rewind(spent);
-        }
-      }
-      return evaluateOnEngine(bindings, budget);
-    },
+    run: (bindings, budget = new CostBudget()) => run(bindings, budget, true),
+    runUnworded: (bindings, budget) => run(bindings, budget, false),
   };
+  evaluationPaths.set(program, { fastPath: compiled, engine: evaluateOnEngine });
+  return program;
 }
 
 /** A program's value or error, kept for the other rules that evaluate it on the same request. */

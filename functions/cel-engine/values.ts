@@ -25,11 +25,9 @@ export function celMapSize(value: unknown): number | undefined {
   return size;
 }
 
-function isPlainMap(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
+/** A map held as a plain object: the engine reads an object whose constructor is Object (or none) as a map. */
+export const isPlainMap = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && (value.constructor === Object || value.constructor === undefined);
 
 export function equalCel(a: unknown, b: unknown): boolean {
   if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) return Number(a) === Number(b) && (typeof a !== typeof b || a === b);

@@ -13,7 +13,7 @@ import type { Rule } from '../admission/rules/rules-document-schema.js';
 import { isManifestData, rulesFromManifests } from './manifests/manifest-bundle.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from './pod-controllers.js';
 import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/deadline.js';
-import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/environment.js';
+import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from '../cel-engine/program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
 import { LazyVariables } from './lazy-variables.js';
@@ -106,7 +106,7 @@ class RuleExpressions {
   message(program: CelProgram): string | undefined {
     try {
       // A message's error is never shown (message stands in for it), so it is not put in words.
-      const text = program.run(this.bindings, this.budget(), false);
+      const text = program.runUnworded(this.bindings, this.budget());
       return typeof text === 'string' && text.trim() !== '' && !/[\r\n]/.test(text) ? text : undefined;
     } catch {
       return undefined;

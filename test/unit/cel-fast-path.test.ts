@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
-import { compileCel, type CelProgram, EVALUATION_FAILED, toCel } from '../../functions/cel-engine/program.js';
+import { compileCel, type CelProgram, EVALUATION_FAILED, evaluationPathsOf, toCel } from '../../functions/cel-engine/program.js';
 import { certainlyFails, gaveUp } from '../../functions/cel-engine/fast-path.js';
 import { CostBudget } from '../../functions/cel-engine/cost-budget.js';
-import { loadRegexEngine } from '../../functions/cel-engine/environment.js';
+import { loadRegexEngine } from '../../functions/cel-engine/re2.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import type { CelParameters } from '../../functions/cel/rules.js';
 import { admissionReviewFor } from '../../infra/admission-event.js';
@@ -34,9 +34,10 @@ function agree(fast: Outcome, engine: Outcome): boolean {
 
 /** The closures' outcome and the engine's, on the same bindings. */
 function bothWays(program: CelProgram, bindings: Record<string, unknown>) {
+  const { fastPath, engine } = evaluationPathsOf(program);
   return {
-    fast: program.compiled ? outcome(() => program.compiled!(bindings, new CostBudget())) : ({ gaveUp: true } as const),
-    engine: outcome(() => program.evaluateOnEngine(bindings, new CostBudget())),
+    fast: fastPath ? outcome(() => fastPath(bindings, new CostBudget())) : ({ gaveUp: true } as const),
+    engine: outcome(() => engine(bindings, new CostBudget())),
   };
 }
 
@@ -156,7 +157,7 @@ describe('the closures answer as the engine does', () => {
     const program = programOf(source);
     expect(bothWays(program, bindings).fast).toEqual({ fails: true });
     // Not put in words when the caller says it needs none; in the engine's words otherwise.
-    expect(() => program.run(bindings, new CostBudget(), false)).toThrow(EVALUATION_FAILED);
+    expect(() => program.runUnworded(bindings, new CostBudget())).toThrow(EVALUATION_FAILED);
     expect(() => program.run(bindings, new CostBudget())).toThrow(/found no matching overload|no such overload/i);
   });
 
@@ -168,7 +169,7 @@ describe('the closures answer as the engine does', () => {
   ])('under %s, which may absorb the error, the closures give up and the engine answers', (_, source, expected) => {
     const program = programOf(source);
     expect(bothWays(program, bindings).fast).toEqual({ gaveUp: true });
-    expect(program.run(bindings, new CostBudget(), false)).toBe(expected);
+    expect(program.runUnworded(bindings, new CostBudget())).toBe(expected);
   });
 
   it.each([

@@ -5,7 +5,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { expect, it } from 'vitest';
 import { celEnvironment, registerLibraries } from '../../functions/cel-engine/environment.js';
 import { compileCel, toCel } from '../../functions/cel-engine/program.js';
-import { LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from '../../functions/cel-engine/libraries/library-names.js';
+import { LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from '../../functions/cel-engine/libraries/all-libraries.js';
 
 const definedFunctions = () => new Set(celEnvironment.getDefinitions().functions.map((definition) => definition.signature));
 const functionName = (signature: string) => /(\w+)\(/.exec(signature)![1]!;

@@ -1,6 +1,6 @@
 // Kubernetes' URL library for CEL (k8s.io/apiserver/pkg/cel/library/urls.go): an absolute URI or an
 // absolute path, and its parts as Go's net/url gives them.
-import type { Environment } from '@marcbachmann/cel-js';
+import type { CelLibrary } from '../cel-library.js';
 import { accepts } from '../accepts.js';
 
 export class Url {
@@ -51,14 +51,19 @@ function query(url: Url): Map<string, string[]> {
   return values;
 }
 
-export function registerUrlLibrary(env: Environment): void {
-  env.registerType('URL', Url);
-  env.registerFunction('url(string): URL', parseUrl);
-  env.registerFunction('isURL(string): bool', accepts(parseUrl));
-  env.registerFunction('URL.getScheme(): string', (url: Url) => url.scheme);
-  env.registerFunction('URL.getHost(): string', (url: Url) => url.host);
-  env.registerFunction('URL.getHostname(): string', hostname);
-  env.registerFunction('URL.getPort(): string', port);
-  env.registerFunction('URL.getEscapedPath(): string', (url: Url) => url.path);
-  env.registerFunction('URL.getQuery(): map<string, list<string>>', query);
-}
+export const urlLibrary: CelLibrary = {
+  name: 'kubernetes.urls',
+  types: {
+    'URL': Url,
+  },
+  functions: {
+    'url(string): URL': parseUrl,
+    'isURL(string): bool': accepts(parseUrl),
+    'URL.getScheme(): string': (url: Url) => url.scheme,
+    'URL.getHost(): string': (url: Url) => url.host,
+    'URL.getHostname(): string': hostname,
+    'URL.getPort(): string': port,
+    'URL.getEscapedPath(): string': (url: Url) => url.path,
+    'URL.getQuery(): map<string, list<string>>': query,
+  },
+};

@@ -1,7 +1,7 @@
 // Kubernetes' IP and CIDR libraries for CEL (k8s.io/apiserver/pkg/cel/library/ip.go, cidr.go). As there,
 // addresses are strict: no IPv4-mapped IPv6, no zones, no leading zeros in IPv4.
 import { isIPv4, isIPv6 } from 'node:net';
-import type { Environment } from '@marcbachmann/cel-js';
+import type { CelLibrary } from '../cel-library.js';
 import { accepts } from '../accepts.js';
 
 export class Ip {
@@ -80,37 +80,40 @@ function contains(cidr: Cidr, ip: Ip): boolean {
   return cidr.ip.family === ip.family && (cidr.ip.value & mask(ip, cidr.prefixLength)) === (ip.value & mask(ip, cidr.prefixLength));
 }
 
-export function registerIpLibrary(env: Environment): void {
-  env.registerType('net.IP', Ip);
-  env.registerType('net.CIDR', Cidr);
-  env.registerFunction('ip(string): net.IP', parseIp);
-  // ip.isCanonical: `ip` is also a namespace, a constant whose method it is.
-  class IpNamespace {}
-  env.registerType('ipNamespace', IpNamespace);
-  env.registerConstant('ip', 'ipNamespace', new IpNamespace());
-  env.registerFunction('ipNamespace.isCanonical(string): bool', (_namespace: unknown, text: string) => formatIp(parseIp(text)) === text);
-  env.registerFunction('isIP(string): bool', accepts(parseIp));
-  env.registerFunction('string(net.IP): string', formatIp);
-  env.registerFunction('net.IP.family(): int', (ip: Ip) => BigInt(ip.family));
-  env.registerFunction('net.IP.isUnspecified(): bool', (ip: Ip) => ip.value === 0n);
-  env.registerFunction('net.IP.isLoopback(): bool', (ip: Ip) => (ip.family === 4 ? ip.value >> 24n === 127n : ip.value === 1n));
-  env.registerFunction('net.IP.isLinkLocalMulticast(): bool', (ip: Ip) => (ip.family === 4 ? ip.value >> 8n === 0xe00000n : ip.value >> 112n === 0xff02n));
-  env.registerFunction('net.IP.isLinkLocalUnicast(): bool', (ip: Ip) => (ip.family === 4 ? ip.value >> 16n === 0xa9fen : ip.value >> 118n === 0x3fan));
-  env.registerFunction('net.IP.isGlobalUnicast(): bool', (ip: Ip) => {
-    if (ip.family === 4) return ip.value !== 0xffffffffn && ip.value >> 24n !== 0n && ip.value >> 24n !== 127n && ip.value >> 28n !== 0xen && ip.value >> 16n !== 0xa9fen;
-    return ip.value !== 0n && ip.value !== 1n && ip.value >> 120n !== 0xffn && ip.value >> 118n !== 0x3fan;
-  });
-  env.registerFunction('cidr(string): net.CIDR', parseCidr);
-  env.registerFunction('isCIDR(string): bool', accepts(parseCidr));
-  env.registerFunction('string(net.CIDR): string', (cidr: Cidr) => `${formatIp(cidr.ip)}/${cidr.prefixLength}`);
-  env.registerFunction('net.CIDR.ip(): net.IP', (cidr: Cidr) => cidr.ip);
-  env.registerFunction('net.CIDR.prefixLength(): int', (cidr: Cidr) => BigInt(cidr.prefixLength));
-  env.registerFunction('net.CIDR.masked(): net.CIDR', (cidr: Cidr) => new Cidr(new Ip(cidr.ip.family, cidr.ip.value & mask(cidr.ip, cidr.prefixLength)), cidr.prefixLength));
-  env.registerFunction('net.CIDR.containsIP(net.IP): bool', contains);
-  env.registerFunction('net.CIDR.containsIP(string): bool', (cidr: Cidr, text: string) => contains(cidr, parseIp(text)));
-  env.registerFunction('net.CIDR.containsCIDR(net.CIDR): bool', (cidr: Cidr, other: Cidr) => other.prefixLength >= cidr.prefixLength && contains(cidr, other.ip));
-  env.registerFunction('net.CIDR.containsCIDR(string): bool', (cidr: Cidr, text: string) => {
-    const other = parseCidr(text);
-    return other.prefixLength >= cidr.prefixLength && contains(cidr, other.ip);
-  });
-}
+export const ipLibrary: CelLibrary = {
+  name: 'kubernetes.net',
+  // ip.isCanonical: `ip` is also a function, so its namespace's type has a name of its own.
+  namespaces: [{ constant: 'ip', type: 'ipNamespace' }],
+  types: {
+    'net.IP': Ip,
+    'net.CIDR': Cidr,
+  },
+  functions: {
+    'ip(string): net.IP': parseIp,
+    'ipNamespace.isCanonical(string): bool': (_namespace: unknown, text: string) => formatIp(parseIp(text)) === text,
+    'isIP(string): bool': accepts(parseIp),
+    'string(net.IP): string': formatIp,
+    'net.IP.family(): int': (ip: Ip) => BigInt(ip.family),
+    'net.IP.isUnspecified(): bool': (ip: Ip) => ip.value === 0n,
+    'net.IP.isLoopback(): bool': (ip: Ip) => (ip.family === 4 ? ip.value >> 24n === 127n : ip.value === 1n),
+    'net.IP.isLinkLocalMulticast(): bool': (ip: Ip) => (ip.family === 4 ? ip.value >> 8n === 0xe00000n : ip.value >> 112n === 0xff02n),
+    'net.IP.isLinkLocalUnicast(): bool': (ip: Ip) => (ip.family === 4 ? ip.value >> 16n === 0xa9fen : ip.value >> 118n === 0x3fan),
+    'net.IP.isGlobalUnicast(): bool': (ip: Ip) => {
+      if (ip.family === 4) return ip.value !== 0xffffffffn && ip.value >> 24n !== 0n && ip.value >> 24n !== 127n && ip.value >> 28n !== 0xen && ip.value >> 16n !== 0xa9fen;
+      return ip.value !== 0n && ip.value !== 1n && ip.value >> 120n !== 0xffn && ip.value >> 118n !== 0x3fan;
+    },
+    'cidr(string): net.CIDR': parseCidr,
+    'isCIDR(string): bool': accepts(parseCidr),
+    'string(net.CIDR): string': (cidr: Cidr) => `${formatIp(cidr.ip)}/${cidr.prefixLength}`,
+    'net.CIDR.ip(): net.IP': (cidr: Cidr) => cidr.ip,
+    'net.CIDR.prefixLength(): int': (cidr: Cidr) => BigInt(cidr.prefixLength),
+    'net.CIDR.masked(): net.CIDR': (cidr: Cidr) => new Cidr(new Ip(cidr.ip.family, cidr.ip.value & mask(cidr.ip, cidr.prefixLength)), cidr.prefixLength),
+    'net.CIDR.containsIP(net.IP): bool': contains,
+    'net.CIDR.containsIP(string): bool': (cidr: Cidr, text: string) => contains(cidr, parseIp(text)),
+    'net.CIDR.containsCIDR(net.CIDR): bool': (cidr: Cidr, other: Cidr) => other.prefixLength >= cidr.prefixLength && contains(cidr, other.ip),
+    'net.CIDR.containsCIDR(string): bool': (cidr: Cidr, text: string) => {
+      const other = parseCidr(text);
+      return other.prefixLength >= cidr.prefixLength && contains(cidr, other.ip);
+    },
+  },
+};

@@ -1,6 +1,6 @@
 // Kubernetes' semver library for CEL (k8s.io/apiserver/pkg/cel/library/semverlib.go): Semantic Versioning
 // 2.0.0 versions, compared with prerelease precedence; build metadata is ignored in comparisons.
-import type { Environment } from '@marcbachmann/cel-js';
+import type { CelLibrary } from '../cel-library.js';
 import { accepts } from '../accepts.js';
 
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
@@ -49,16 +49,21 @@ export function compareSemver(a: Semver, b: Semver): bigint {
 
 const valid = (text: string, normalize = false) => accepts((candidate: string) => parseSemver(candidate, normalize))(text);
 
-export function registerSemverLibrary(env: Environment): void {
-  env.registerType('Semver', Semver);
-  env.registerFunction('semver(string): Semver', (text: string) => parseSemver(text));
-  env.registerFunction('semver(string, bool): Semver', parseSemver);
-  env.registerFunction('isSemver(string): bool', (text: string) => valid(text));
-  env.registerFunction('isSemver(string, bool): bool', valid);
-  env.registerFunction('Semver.major(): int', (v: Semver) => v.major);
-  env.registerFunction('Semver.minor(): int', (v: Semver) => v.minor);
-  env.registerFunction('Semver.patch(): int', (v: Semver) => v.patch);
-  env.registerFunction('Semver.compareTo(Semver): int', compareSemver);
-  env.registerFunction('Semver.isGreaterThan(Semver): bool', (a: Semver, b: Semver) => compareSemver(a, b) > 0n);
-  env.registerFunction('Semver.isLessThan(Semver): bool', (a: Semver, b: Semver) => compareSemver(a, b) < 0n);
-}
+export const semverLibrary: CelLibrary = {
+  name: 'kubernetes.semver',
+  types: {
+    'Semver': Semver,
+  },
+  functions: {
+    'semver(string): Semver': (text: string) => parseSemver(text),
+    'semver(string, bool): Semver': parseSemver,
+    'isSemver(string): bool': (text: string) => valid(text),
+    'isSemver(string, bool): bool': valid,
+    'Semver.major(): int': (v: Semver) => v.major,
+    'Semver.minor(): int': (v: Semver) => v.minor,
+    'Semver.patch(): int': (v: Semver) => v.patch,
+    'Semver.compareTo(Semver): int': compareSemver,
+    'Semver.isGreaterThan(Semver): bool': (a: Semver, b: Semver) => compareSemver(a, b) > 0n,
+    'Semver.isLessThan(Semver): bool': (a: Semver, b: Semver) => compareSemver(a, b) < 0n,
+  },
+};

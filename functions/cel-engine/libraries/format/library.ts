@@ -1,6 +1,7 @@
 // Kubernetes' format library for CEL (k8s.io/apiserver/pkg/cel/library/format.go): named string formats,
 // `format.dns1123Label().validate(name)` is optional.none() when valid, else optional.of(list of errors).
-import { type Environment, Optional } from '@marcbachmann/cel-js';
+import { Optional } from '@marcbachmann/cel-js';
+import type { CelLibrary } from '../cel-library.js';
 
 type Check = (value: string) => string[];
 
@@ -54,16 +55,18 @@ export class Format {
   ) {}
 }
 
-class FormatNamespace {}
-
-export function registerFormatLibrary(env: Environment): void {
-  env.registerType('Format', Format);
-  env.registerType('format', FormatNamespace);
-  env.registerConstant('format', 'format', new FormatNamespace());
-  for (const [name, check] of Object.entries(FORMATS)) env.registerFunction(`format.${name}(): Format`, () => new Format(name, check));
-  env.registerFunction('format.named(string): optional<Format>', (_namespace: unknown, name: string) => (Object.hasOwn(FORMATS, name) ? Optional.of(new Format(name, FORMATS[name]!)) : Optional.none()));
-  env.registerFunction('Format.validate(string): optional<list<string>>', (format: Format, value: string) => {
-    const errors = format.check(value);
-    return errors.length === 0 ? Optional.none() : Optional.of(errors);
-  });
-}
+export const formatLibrary: CelLibrary = {
+  name: 'kubernetes.format',
+  namespaces: [{ constant: 'format' }],
+  types: {
+    'Format': Format,
+  },
+  functions: {
+    ...Object.fromEntries(Object.entries(FORMATS).map(([name, check]) => [`format.${name}(): Format`, () => new Format(name, check)])),
+    'format.named(string): optional<Format>': (_namespace: unknown, name: string) => (Object.hasOwn(FORMATS, name) ? Optional.of(new Format(name, FORMATS[name]!)) : Optional.none()),
+    'Format.validate(string): optional<list<string>>': (format: Format, value: string) => {
+      const errors = format.check(value);
+      return errors.length === 0 ? Optional.none() : Optional.of(errors);
+    },
+  },
+};

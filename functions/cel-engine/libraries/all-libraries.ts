@@ -1,0 +1,48 @@
+// The CEL environment's libraries beyond the engine's own, in one list: Kubernetes' (as the API server has them
+// for admission policies) and Kyverno's that need nothing outside the request. Kyverno's lookups of the
+// cluster, registries and HTTP are refused at compile (program.ts); its time, transform, random, x509 and yaml
+// libraries are not here, so an expression that calls them does not compile, never fails at admission.
+import type { CelLibrary } from './cel-library.js';
+import { functionNamesOf, identifiersOf } from './cel-library.js';
+import { formatLibrary } from './format/library.js';
+import { ipLibrary } from './ip/library.js';
+import { kyvernoHashLibrary } from './kyverno-hash/library.js';
+import { kyvernoImageLibrary } from './kyverno-image/library.js';
+import { kyvernoJsonLibrary } from './kyverno-json/library.js';
+import { kyvernoMathLibrary } from './kyverno-math/library.js';
+import { kyvernoUserLibrary } from './kyverno-user/library.js';
+import { listsLibrary } from './lists/library.js';
+import { quantityLibrary } from './quantity/library.js';
+import { regexLibrary } from './regex/library.js';
+import { semverLibrary } from './semver/library.js';
+import { setsLibrary } from './sets/library.js';
+import { stringsLibrary } from './strings/library.js';
+import { urlLibrary } from './url/library.js';
+
+export const CEL_LIBRARIES: readonly CelLibrary[] = [
+  // Kubernetes
+  stringsLibrary,
+  listsLibrary,
+  setsLibrary,
+  regexLibrary,
+  quantityLibrary,
+  semverLibrary,
+  urlLibrary,
+  ipLibrary,
+  formatLibrary,
+  // Kyverno
+  kyvernoUserLibrary,
+  kyvernoImageLibrary,
+  kyvernoHashLibrary,
+  kyvernoMathLibrary,
+  kyvernoJsonLibrary,
+];
+
+/** Every function the libraries declare, and `type`, which the engine overloads for each type they add. */
+export const LIBRARY_FUNCTIONS: ReadonlySet<string> = new Set([...functionNamesOf(CEL_LIBRARIES), 'type']);
+
+/** The identifiers they add: namespaces (`sets.contains`) and the first part of each type's name (`net.IP`). */
+export const LIBRARY_IDENTIFIERS: ReadonlySet<string> = identifiersOf(CEL_LIBRARIES);
+
+/** The functions of Kyverno's libraries, which the API server's own CEL environment does not have. */
+export const KYVERNO_FUNCTIONS: ReadonlySet<string> = functionNamesOf(CEL_LIBRARIES.filter((library) => library.kyvernoOnly));
