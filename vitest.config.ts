@@ -11,6 +11,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     // Packaged functions are imported by Node as Lambda would, not transformed (their maps name sources the zip lacks).
-    server: { deps: { external: [/\/portcullis-[^/]+\/functions\//] } },
+    server: { deps: { external: [/\/portcullis-[^/]+\/functions\/.*\.js$/] } },
   },
 });
