@@ -6,7 +6,12 @@ export default defineConfig({
     globalSetup: ['test/helpers/package-once.ts'],
     setupFiles: ['test/helpers/quiet-logs.ts'],
     // Tests that read metric lines turn them back on for the handler they import.
-    env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', PACKAGE_FOLDER: '.serverless-test' },
+    env: {
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      PACKAGE_FOLDER: '.serverless-test',
+    },
     testTimeout: 20_000,
     hookTimeout: 120_000,
     pool: 'forks',

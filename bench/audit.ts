@@ -24,7 +24,11 @@ function podList() {
     },
     spec: {
       containers: [
-        { name: 'web', image: index % 4 ? `192.168.64.1/team/web:1.${index}` : 'docker.io/library/nginx:latest', resources: { limits: { cpu: '500m', memory: '256Mi' } } },
+        {
+          name: 'web',
+          image: index % 4 ? `192.168.64.1/team/web:1.${index}` : 'docker.io/library/nginx:latest',
+          resources: { limits: { cpu: '500m', memory: '256Mi' } },
+        },
         { name: 'envoy', image: '192.168.64.1/envoy:1.30', ports: [{ containerPort: 9901 }] },
       ],
     },
@@ -39,10 +43,14 @@ function runAudit(file: string, output: string): Promise<{ wallSeconds: number; 
     const started = process.hrtime.bigint();
     let stderr = '';
     // Only PATH and HOME, as Lambda would start a process: no NODE_EXTRA_CA_CERTS, no NODE_OPTIONS.
-    const child = spawn(process.execPath, ['bin/portcullis.mjs', 'audit', '--rules', 'policies', '--from', file, '-o', 'json', '--now', '2026-11-18T10:00:00Z'], {
-      stdio: ['ignore', openSync(output, 'w'), 'pipe'],
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/portcullis.mjs', 'audit', '--rules', 'policies', '--from', file, '-o', 'json', '--now', '2026-11-18T10:00:00Z'],
+      {
+        stdio: ['ignore', openSync(output, 'w'), 'pipe'],
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      },
+    );
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('exit', (code) => {
@@ -63,4 +71,6 @@ for (let run = 0; run < RUNS; run++) runs.push(await runAudit(file, join(work, '
 rmSync(work, { recursive: true, force: true });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const wall = median(runs.map(({ wallSeconds }) => wallSeconds));
-console.log(`  whole command (start, read, judge, print JSON) median ${wall.toFixed(2)} s (target ≤ ${TARGET_SECONDS} s: ${verdict(wall <= TARGET_SECONDS)}); judging alone ${median(runs.map(({ judgingSeconds }) => judgingSeconds)).toFixed(2)} s; ${((wall / PODS) * 1e6).toFixed(0)} µs per Pod`);
+console.log(
+  `  whole command (start, read, judge, print JSON) median ${wall.toFixed(2)} s (target ≤ ${TARGET_SECONDS} s: ${verdict(wall <= TARGET_SECONDS)}); judging alone ${median(runs.map(({ judgingSeconds }) => judgingSeconds)).toFixed(2)} s; ${((wall / PODS) * 1e6).toFixed(0)} µs per Pod`,
+);

@@ -37,7 +37,10 @@ function readable(value: ConformanceValue): boolean {
   const { case: kind, value: inner } = value.kind;
   if (kind === undefined || UNREADABLE.has(kind)) return false;
   if (kind === 'listValue') return (inner as { values: ConformanceValue[] }).values.every(readable);
-  if (kind === 'mapValue') return (inner as { entries: { key: ConformanceValue; value: ConformanceValue }[] }).entries.every((entry) => readable(entry.key) && readable(entry.value));
+  if (kind === 'mapValue')
+    return (inner as { entries: { key: ConformanceValue; value: ConformanceValue }[] }).entries.every(
+      (entry) => readable(entry.key) && readable(entry.value),
+    );
   return true;
 }
 
@@ -92,7 +95,12 @@ export function plainOf(value: ConformanceValue): Plain {
     case 'listValue':
       return ['list', (inner as { values: ConformanceValue[] }).values.map(plainOf)];
     case 'mapValue':
-      return sortedMap((inner as { entries: { key: ConformanceValue; value: ConformanceValue }[] }).entries.map(({ key, value: item }) => [plainOf(key), plainOf(item)]));
+      return sortedMap(
+        (inner as { entries: { key: ConformanceValue; value: ConformanceValue }[] }).entries.map(({ key, value: item }) => [
+          plainOf(key),
+          plainOf(item),
+        ]),
+      );
     default:
       // stringValue, boolValue
       return [kind!.replace(/Value$/, ''), inner];

@@ -6,9 +6,9 @@
 //         and on one policy's route (/validate/cel/<policy>), as the API server calls it once registered
 //   size: code loaded at cold start
 // Run after `sls package` (bench/run.ts packages into BENCH_PACKAGE first).
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { deployedVariables, unpackFunction } from '../infra/packaged-function.js';
 import { BENCH_PACKAGE } from './bench-package.js';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
@@ -42,7 +42,10 @@ const rulesFolder = (name: string, document: string) => {
 const corpusRules = rulesFolder('corpus', bundle);
 // What `policy push` stores: the same manifests as JSON, which the function parses without the YAML parser.
 const corpusJson = rulesFolder('corpus-json', JSON.stringify(parseAllDocuments(bundle).map((document) => document.toJS())));
-const oneRule = rulesFolder('one-rule', "rules: [{ name: no-latest, match: { kinds: [Pod] }, parameters: { validations: [{ expression: \"object.spec.containers.all(c, !c.image.endsWith(':latest'))\" }] } }]\n");
+const oneRule = rulesFolder(
+  'one-rule',
+  'rules: [{ name: no-latest, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "object.spec.containers.all(c, !c.image.endsWith(\':latest\'))" }] } }]\n',
+);
 
 const root = await unpackFunction('cel', BENCH_PACKAGE);
 const handlerFile = join(root, 'functions/cel/handler.js');
@@ -51,7 +54,9 @@ const event = sampleEvent('/validate/cel');
 writeFileSync(eventFile, JSON.stringify(event));
 const env = (folder: string) => ({ ...deployedVariables('cel', BENCH_PACKAGE), RULES_DIR: folder, POWERTOOLS_LOG_LEVEL: 'INFO' });
 
-console.log(`cel with the corpus: ${parsed.document.rules.length} rules from ${texts.length} policy files (${(bundle.length / 1024).toFixed(1)} KB); cold: ${COLD_ROUNDS} interleaved rounds…`);
+console.log(
+  `cel with the corpus: ${parsed.document.rules.length} rules from ${texts.length} policy files (${(bundle.length / 1024).toFixed(1)} KB); cold: ${COLD_ROUNDS} interleaved rounds…`,
+);
 const cold = { corpus: [] as number[], corpusJson: [] as number[], oneRule: [] as number[], bare: [] as number[] };
 for (let round = 0; round < COLD_ROUNDS; round++) {
   cold.corpus.push((await runChild(['bench/cold-start-child.mjs', handlerFile, eventFile], env(corpusRules))).elapsedNs);
@@ -62,10 +67,14 @@ for (let round = 0; round < COLD_ROUNDS; round++) {
 console.log('warm…');
 // As registered, the API server calls each policy's own route: one policy of the loaded corpus per call.
 const routedEventFile = join(work, 'routed-event.json');
-writeFileSync(routedEventFile, JSON.stringify({ ...event, rawPath: `/validate/cel/${ROUTED_POLICY}`, pathParameters: { policy: ROUTED_POLICY } }));
+writeFileSync(
+  routedEventFile,
+  JSON.stringify({ ...event, rawPath: `/validate/cel/${ROUTED_POLICY}`, pathParameters: { policy: ROUTED_POLICY } }),
+);
 const warmRuns: WarmRun[] = [];
 const routedRuns: WarmRun[] = [];
-const warmChild = async (file: string) => JSON.parse((await runChild(['bench/warm-child.mjs', handlerFile, file, String(WARM_ITERATIONS)], env(corpusJson))).stderr) as WarmRun;
+const warmChild = async (file: string) =>
+  JSON.parse((await runChild(['bench/warm-child.mjs', handlerFile, file, String(WARM_ITERATIONS)], env(corpusJson))).stderr) as WarmRun;
 for (let round = 0; round < WARM_PROCESSES; round++) {
   warmRuns.push(await warmChild(eventFile));
   routedRuns.push(await warmChild(routedEventFile));

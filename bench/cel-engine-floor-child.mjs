@@ -11,7 +11,10 @@ const { Environment } = await import(pathToFileURL(engineFile).href);
 const event = JSON.parse(readFileSync(eventFile, 'utf8'));
 const review = JSON.parse(event.body);
 const expressions = [];
-JSON.parse(readFileSync(rulesFile, 'utf8'), (key, value) => ((key === 'expression' || key === 'messageExpression') && expressions.push(value), value));
+JSON.parse(readFileSync(rulesFile, 'utf8'), (key, value) => {
+  if (key === 'expression' || key === 'messageExpression') expressions.push(value);
+  return value;
+});
 const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
 for (const name of ['object', 'oldObject', 'request', 'params', 'variables']) env.registerVariable(name, 'dyn');
 const bindings = { object: review.request.object, oldObject: null, request: review.request, params: {}, variables: {} };
@@ -25,6 +28,10 @@ for (const expression of expressions) {
   }
   evaluated++;
 }
-const body = JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true, auditAnnotations: { decision: 'allowed' } } });
+const body = JSON.stringify({
+  apiVersion: review.apiVersion,
+  kind: 'AdmissionReview',
+  response: { uid: review.request.uid, allowed: true, auditAnnotations: { decision: 'allowed' } },
+});
 const result = { statusCode: 200, headers: { 'content-type': 'application/json' }, body };
 process.stderr.write(`${result.statusCode} ${evaluated} expressions\n`);

@@ -15,7 +15,15 @@ import { parseAllDocuments } from 'yaml';
 import { toCel } from '../functions/cel-engine/program.js';
 import { CORPORA } from '../test/helpers/corpora.js';
 import { sampleDeployment } from './sample-review.js';
-import { type ConformanceRunner, type ConformanceValue, type Plain, plainDouble, runConformance, runnableConformanceTests, sortedMap } from './cel-conformance.js';
+import {
+  type ConformanceRunner,
+  type ConformanceValue,
+  type Plain,
+  plainDouble,
+  runConformance,
+  runnableConformanceTests,
+  sortedMap,
+} from './cel-conformance.js';
 
 function yamlFiles(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {
@@ -29,16 +37,24 @@ function corpusExpressions(): string[] {
   const found = new Set<string>();
   const add = (value: unknown) => typeof value === 'string' && value.trim() && found.add(value.trim());
   const collect = (spec: any) => {
-    for (const v of spec?.validations ?? []) (add(v.expression), add(v.messageExpression));
+    for (const v of spec?.validations ?? []) {
+      add(v.expression);
+      add(v.messageExpression);
+    }
     for (const v of spec?.variables ?? []) add(v.expression);
     for (const v of spec?.matchConditions ?? []) add(v.expression);
     for (const v of spec?.auditAnnotations ?? []) add(v.valueExpression);
   };
-  for (const file of [...yamlFiles(join(CORPORA, 'kyverno-vpol')), join(CORPORA, 'gatekeeper-library', 'requiredlabels', 'template.yaml')]) {
+  for (const file of [
+    ...yamlFiles(join(CORPORA, 'kyverno-vpol')),
+    join(CORPORA, 'gatekeeper-library', 'requiredlabels', 'template.yaml'),
+  ]) {
     for (const document of parseAllDocuments(readFileSync(file, 'utf8'))) {
       const manifest = document.toJS() as any;
       if (manifest?.kind === 'ValidatingPolicy') collect(manifest.spec);
-      if (manifest?.kind === 'ConstraintTemplate') for (const target of manifest.spec?.targets ?? []) for (const code of target.code ?? []) if (code.engine === 'K8sNativeValidation') collect(code.source);
+      if (manifest?.kind === 'ConstraintTemplate')
+        for (const target of manifest.spec?.targets ?? [])
+          for (const code of target.code ?? []) if (code.engine === 'K8sNativeValidation') collect(code.source);
     }
   }
   return [...found];
@@ -63,7 +79,13 @@ function inputOf(value: ConformanceValue, uint: (value: bigint) => unknown): unk
   if (kind === 'uint64Value') return uint(inner as bigint);
   if (kind === 'nullValue') return null;
   if (kind === 'listValue') return (inner as { values: ConformanceValue[] }).values.map((item) => inputOf(item, uint));
-  if (kind === 'mapValue') return new Map((inner as { entries: { key: ConformanceValue; value: ConformanceValue }[] }).entries.map(({ key, value: item }) => [inputOf(key, uint), inputOf(item, uint)]));
+  if (kind === 'mapValue')
+    return new Map(
+      (inner as { entries: { key: ConformanceValue; value: ConformanceValue }[] }).entries.map(({ key, value: item }) => [
+        inputOf(key, uint),
+        inputOf(item, uint),
+      ]),
+    );
   return inner;
 }
 
@@ -79,14 +101,15 @@ function plainScalar(value: unknown): Plain | undefined {
 }
 
 /** A value of cel-js: uints are its own class, maps are Maps or plain objects (whose keys are strings). */
-function plainOfCelJs(value: unknown, UnsignedInt: Function): Plain | undefined {
+function plainOfCelJs(value: unknown, UnsignedInt: abstract new (...args: never[]) => unknown): Plain | undefined {
   const scalar = plainScalar(value);
   if (scalar) return scalar;
   if (value instanceof UnsignedInt) return ['uint', String((value as { value: bigint }).value)];
   const plain = (item: unknown) => plainOfCelJs(item, UnsignedInt) ?? ['unreadable', null];
   if (Array.isArray(value)) return ['list', value.map(plain)];
   if (value instanceof Map) return sortedMap([...value].map(([key, item]) => [plain(key), plain(item)]));
-  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) return sortedMap(Object.entries(value).map(([key, item]) => [['string', key], plain(item)]));
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype)
+    return sortedMap(Object.entries(value).map(([key, item]) => [['string', key], plain(item)]));
   return undefined;
 }
 
@@ -107,9 +130,13 @@ for (const name of VARIABLES) marcEnv.registerVariable(name, 'dyn');
 
 // For the conformance tests: every variable dyn, as the cel policy declares its own.
 const bufConformanceEnv = celEnv({ funcs: strings });
-const marcConformanceEnv = new Environment({ enableOptionalTypes: true, unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
+const marcConformanceEnv = new Environment({
+  enableOptionalTypes: true,
+  unlistedVariablesAreDyn: true,
+  homogeneousAggregateLiterals: false,
+});
 // cel-js does not export its uint class; its own `1u` is one.
-const MarcUnsignedInt = (marcConformanceEnv.evaluate('1u') as object).constructor;
+const MarcUnsignedInt = (marcConformanceEnv.evaluate('1u') as object).constructor as new (value: bigint) => unknown;
 
 const ENGINES: Engine[] = [
   {
@@ -121,7 +148,8 @@ const ENGINES: Engine[] = [
       return (bindings) => program(bindings as never);
     },
     bindings: (object) => ({ object: toCel(object), oldObject: null, variables: new Map(), params: new Map() }),
-    bundleEntry: "import { celEnv, parse, plan } from '@bufbuild/cel'; import { strings } from '@bufbuild/cel/ext'; const env = celEnv({ funcs: strings }); console.log(plan(env, parse('1 + 1'))({}));",
+    bundleEntry:
+      "import { celEnv, parse, plan } from '@bufbuild/cel'; import { strings } from '@bufbuild/cel/ext'; const env = celEnv({ funcs: strings }); console.log(plan(env, parse('1 + 1'))({}));",
     conformance: {
       evaluate: (expression, bindings) => {
         const result = bufPlan(bufConformanceEnv, bufParse(expression))(bindings as never);
@@ -148,20 +176,37 @@ const ENGINES: Engine[] = [
     bundleEntry: "import { Environment } from '@marcbachmann/cel-js'; console.log(new Environment().evaluate('1 + 1'));",
     conformance: {
       evaluate: (expression, bindings) => marcConformanceEnv.evaluate(expression, bindings),
-      input: (value) => inputOf(value, (uint) => new (MarcUnsignedInt as new (value: bigint) => unknown)(uint)),
+      input: (value) => inputOf(value, (uint) => new MarcUnsignedInt(uint)),
       plain: (value) => plainOfCelJs(value, MarcUnsignedInt),
     },
   },
 ];
 
-const firstLine = (error: unknown) => String((error as Error)?.message ?? error).split('\n')[0]!.replace(/^<input>:\d+:\d+: /, '').slice(0, 70);
+const firstLine = (error: unknown) =>
+  String((error as Error)?.message ?? error)
+    .split('\n')[0]!
+    .replace(/^<input>:\d+:\d+: /, '')
+    .slice(0, 70);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
 
 const expressions = corpusExpressions();
 const conformance = runnableConformanceTests();
-console.log(`${expressions.length} distinct expressions in the corpus; ${conformance.tests.length} of the ${conformance.total} CEL conformance tests need no protocol buffer messages\n`);
+console.log(
+  `${expressions.length} distinct expressions in the corpus; ${conformance.tests.length} of the ${conformance.total} CEL conformance tests need no protocol buffer messages\n`,
+);
 const work = mkdtempSync(join(tmpdir(), 'cel-engines-'));
-const TEN = ['object.spec.replicas <= 50', 'has(object.metadata.labels) && "app" in object.metadata.labels', "object.spec.template.spec.containers.all(c, !c.image.endsWith(':latest'))", 'size(object.metadata.name) < 64', 'object.spec.template.spec.containers.all(c, has(c.resources) && has(c.resources.limits))', "object.metadata.namespace != 'default'", "object.spec.template.spec.containers.exists(c, c.name == 'checkout')", 'object.spec.template.spec.containers.all(c, c.securityContext.runAsNonRoot == true)', "object.spec.template.spec.containers.all(c, c.image.startsWith('192.168.64.1:5000/'))", 'object.spec.replicas >= 1'];
+const TEN = [
+  'object.spec.replicas <= 50',
+  'has(object.metadata.labels) && "app" in object.metadata.labels',
+  "object.spec.template.spec.containers.all(c, !c.image.endsWith(':latest'))",
+  'size(object.metadata.name) < 64',
+  'object.spec.template.spec.containers.all(c, has(c.resources) && has(c.resources.limits))',
+  "object.metadata.namespace != 'default'",
+  "object.spec.template.spec.containers.exists(c, c.name == 'checkout')",
+  'object.spec.template.spec.containers.all(c, c.securityContext.runAsNonRoot == true)',
+  "object.spec.template.spec.containers.all(c, c.image.startsWith('192.168.64.1:5000/'))",
+  'object.spec.replicas >= 1',
+];
 
 for (const engine of ENGINES) {
   const parseFailures = new Map<string, number>();
@@ -198,9 +243,23 @@ for (const engine of ENGINES) {
   const entry = join(work, `${engine.name.replace(/\W+/g, '-')}.ts`);
   writeFileSync(entry, engine.bundleEntry);
   const outfile = `${entry}.js`;
-  await build({ entryPoints: [entry], bundle: true, minify: true, format: 'esm', platform: 'node', outfile, logLevel: 'silent', nodePaths: [join(process.cwd(), 'node_modules')] });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'node',
+    outfile,
+    logLevel: 'silent',
+    nodePaths: [join(process.cwd(), 'node_modules')],
+  });
   const conformed = runConformance(engine.conformance, conformance.tests);
-  const top = (failures: Map<string, number>) => [...failures.entries()].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([why, count]) => `      ${count}× ${why}`).join('\n');
+  const top = (failures: Map<string, number>) =>
+    [...failures.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([why, count]) => `      ${count}× ${why}`)
+      .join('\n');
   console.log(`${engine.name}
   parses ${parsed}/${expressions.length} (${((100 * parsed) / expressions.length).toFixed(1)}%)${parseFailures.size ? `, failing on:\n${top(parseFailures)}` : ''}
   accepts with its functions ${checked}/${expressions.length}${checkFailures.size ? `, refusing:\n${top(checkFailures)}` : ''}

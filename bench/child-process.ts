@@ -1,7 +1,8 @@
 // Running benchmark children: a new Node process per measurement, timed from spawn to its first output.
 import { spawn } from 'node:child_process';
 
-export const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+export const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 export const ms = (ns: number) => (ns / 1e6).toFixed(3);
 export const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
 
@@ -17,13 +18,18 @@ export function runChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{
     const start = process.hrtime.bigint();
     let firstOutputNs: number | undefined;
     let stderr = '';
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH, HOME: process.env.HOME, ...NODE_20_QUIET, ...env } });
+    const child = spawn(process.execPath, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...NODE_20_QUIET, ...env },
+    });
     child.stderr.on('data', (chunk) => {
       firstOutputNs ??= Number(process.hrtime.bigint() - start);
       stderr += chunk;
     });
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve({ elapsedNs: firstOutputNs ?? 0, stderr }) : reject(new Error(`child exited ${code}: ${stderr}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve({ elapsedNs: firstOutputNs ?? 0, stderr }) : reject(new Error(`child exited ${code}: ${stderr}`)),
+    );
   });
 }
 

@@ -8,7 +8,8 @@ export function coldPathFiles(entryFile: string): string[] {
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const [, target] of readFileSync(file, 'utf8').matchAll(/(?:^|[;}])\s*import\s*(?:[^'"()]*?from\s*)?["'](\.\/[^"']+)["']/g)) visit(join(dirname(file), target!));
+    for (const [, target] of readFileSync(file, 'utf8').matchAll(/(?:^|[;}])\s*import\s*(?:[^'"()]*?from\s*)?["'](\.\/[^"']+)["']/g))
+      visit(join(dirname(file), target!));
   };
   visit(entryFile);
   return [...seen];

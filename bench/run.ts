@@ -43,7 +43,10 @@ async function bundleSize(entry: string, options: BuildOptions): Promise<number>
 }
 
 console.log('packaging (sls package)…');
-execFileSync('npx', ['sls', 'package', '--package', BENCH_PACKAGE], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ESBUILD_WORK_FOLDER: '.esbuild-bench' } });
+execFileSync('npx', ['sls', 'package', '--package', BENCH_PACKAGE], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+  env: { ...process.env, ESBUILD_WORK_FOLDER: '.esbuild-bench' },
+});
 const roots = new Map<string, string>();
 for (const policy of policyRegistry) roots.set(policy.name, await unpackFunction(policy.name, BENCH_PACKAGE));
 // Each child runs with its function's environment as deployed, then the case's own settings.
@@ -73,7 +76,13 @@ const warmProcesses = new Map<string, WarmRun[]>(WARM_CASES.map(([policy]) => [p
 for (let round = 0; round < WARM_PROCESSES; round++) {
   for (const [policy, event] of WARM_CASES) {
     const env = { ...deployed(policy), RULES_DIR: join(roots.get(policy)!, 'policies'), POWERTOOLS_LOG_LEVEL: 'INFO' };
-    warmProcesses.get(policy)!.push(JSON.parse((await runChild(['bench/warm-child.mjs', handlerOf(policy), writeEvent(policy, event), String(WARM_ITERATIONS)], env)).stderr) as WarmRun);
+    warmProcesses
+      .get(policy)!
+      .push(
+        JSON.parse(
+          (await runChild(['bench/warm-child.mjs', handlerOf(policy), writeEvent(policy, event), String(WARM_ITERATIONS)], env)).stderr,
+        ) as WarmRun,
+      );
   }
 }
 const warmRuns = WARM_CASES.map(([policy, event]) => ({ policy, bytes: event.body!.length, ...medianRun(warmProcesses.get(policy)!) }));
@@ -95,7 +104,8 @@ let compileStart = process.hrtime.bigint();
 const celParameters = v.parse(CelParametersSchema, { validations: TEN_EXPRESSIONS.map((expression) => ({ expression })) });
 const celCompileNs = Number(process.hrtime.bigint() - compileStart);
 const celRequest = admissionReviewFor(sampleDeployment()).request as never;
-if ((celPolicy.evaluate(celRequest, celParameters, { now: new Date() }) as { violations: unknown[] }).violations.length !== 0) throw new Error('the ten cel expressions should all hold for the sample');
+if ((celPolicy.evaluate(celRequest, celParameters, { now: new Date() }) as { violations: unknown[] }).violations.length !== 0)
+  throw new Error('the ten cel expressions should all hold for the sample');
 const celNs: number[] = [];
 for (let i = 0; i < WARM_ITERATIONS; i++) {
   compileStart = process.hrtime.bigint();
@@ -107,7 +117,11 @@ for (let i = 0; i < WARM_ITERATIONS; i++) {
 // stores), and YAML as written in a folder (what the YAML parser costs when it must load).
 const s3 = await startTestS3();
 // Credentials and region as Lambda puts them in a function's environment (s3rver's fixed pair).
-const lambdaCredentials = { AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey, AWS_REGION: 'us-east-1' };
+const lambdaCredentials = {
+  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+  AWS_REGION: 'us-east-1',
+};
 const s3Env = { RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint, POWERTOOLS_LOG_LEVEL: 'INFO', ...lambdaCredentials };
 const jsonFolder = join(work, 'json-rules');
 mkdirSync(jsonFolder);
@@ -136,20 +150,53 @@ const requireHere = createRequire(import.meta.url);
 const esbuildConfig = requireHere('../infra/esbuild-config.cjs') as () => Promise<BuildOptions & Record<string, unknown>>;
 // Minus the serverless-esbuild-only keys, and the ESM banner's require (CommonJS has its own); the plugins
 // from the file serverless-esbuild reads them from.
-const { outputFileExtension: _ext, exclude: _exclude, packager: _packager, outputWorkFolder: _work, banner: esmBanner, plugins: pluginsFile, ...shared } = await esbuildConfig();
+const {
+  outputFileExtension: _ext,
+  exclude: _exclude,
+  packager: _packager,
+  outputWorkFolder: _work,
+  banner: esmBanner,
+  plugins: pluginsFile,
+  ...shared
+} = await esbuildConfig();
 const { splitting: _splitting, ...unsplit } = { ...shared, plugins: requireHere(`../${pluginsFile as unknown as string}`) } as BuildOptions;
 const cjsFile = join(work, 'cjs', 'handler.cjs');
 await build({ ...unsplit, entryPoints: ['functions/trusted-registry/handler.ts'], format: 'cjs', outfile: cjsFile, logLevel: 'silent' });
 const unsplitFile = join(work, 'esm-unsplit', 'handler.js');
-await build({ ...unsplit, banner: esmBanner, entryPoints: ['functions/trusted-registry/handler.ts'], format: 'esm', outfile: unsplitFile, logLevel: 'silent' });
+await build({
+  ...unsplit,
+  banner: esmBanner,
+  entryPoints: ['functions/trusted-registry/handler.ts'],
+  format: 'esm',
+  outfile: unsplitFile,
+  logLevel: 'silent',
+});
 writeFileSync(join(work, 'esm-unsplit', 'package.json'), '{ "type": "module" }');
 // cel's floor: the engine alone, bundled and minified as the function bundles it, on cel's document and event.
 const celEngineFile = join(work, 'cel-engine', 'engine.mjs');
-await build({ entryPoints: ['@marcbachmann/cel-js'], bundle: true, minify: true, platform: 'node', target: 'node22', format: 'esm', outfile: celEngineFile, logLevel: 'silent' });
+await build({
+  entryPoints: ['@marcbachmann/cel-js'],
+  bundle: true,
+  minify: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'esm',
+  outfile: celEngineFile,
+  logLevel: 'silent',
+});
 coldCases.push(
   { name: 'trusted-registry, unsplit ESM', args: ['bench/cold-start-child.mjs', unsplitFile, eventFile], env: folderEnv },
   { name: 'trusted-registry, CommonJS', args: ['bench/cold-start-child.mjs', cjsFile, eventFile], env: folderEnv },
-  { name: 'cel engine alone', args: ['bench/cel-engine-floor-child.mjs', celEngineFile, join(jsonFolder, 'cel.yaml'), writeEvent('cold-cel-floor', sampleDeploymentEvent('/validate/cel'))], env: {} },
+  {
+    name: 'cel engine alone',
+    args: [
+      'bench/cel-engine-floor-child.mjs',
+      celEngineFile,
+      join(jsonFolder, 'cel.yaml'),
+      writeEvent('cold-cel-floor', sampleDeploymentEvent('/validate/cel')),
+    ],
+    env: {},
+  },
   { name: 'bare', args: ['bench/bare-child.mjs', eventFile], env: {} },
 );
 
@@ -162,20 +209,33 @@ const coldMedian = (name: string) => quantile(cold.get(name)!, 0.5);
 
 console.log(`S3: ${S3_ADMISSIONS} admissions at ${S3_RATE}/s with the default TTL…`);
 const getsBefore = s3.gets('trusted-registry').length;
-const rateRun = JSON.parse((await runChild(['bench/s3-rate-child.mjs', handlerOf('trusted-registry'), eventFile, String(S3_ADMISSIONS), String(S3_RATE)], { ...deployed('trusted-registry'), ...s3Env })).stderr) as { elapsedMs: number; versions: string[]; failedOpen: number };
+const rateRun = JSON.parse(
+  (
+    await runChild(['bench/s3-rate-child.mjs', handlerOf('trusted-registry'), eventFile, String(S3_ADMISSIONS), String(S3_RATE)], {
+      ...deployed('trusted-registry'),
+      ...s3Env,
+    })
+  ).stderr,
+) as { elapsedMs: number; versions: string[]; failedOpen: number };
 const s3Gets = s3.gets('trusted-registry').length - getsBefore;
 await s3.close();
 
 const entry = 'functions/trusted-registry/handler.ts';
 const functionDir = dirname(handlerOf('trusted-registry'));
 const sizes = {
-  shippedAll: readdirSync(functionDir).filter((file) => file.endsWith('.js')).reduce((total, file) => total + statSync(join(functionDir, file)).size, 0),
+  shippedAll: readdirSync(functionDir)
+    .filter((file) => file.endsWith('.js'))
+    .reduce((total, file) => total + statSync(join(functionDir, file)).size, 0),
   unsplit: statSync(unsplitFile).size,
   zip: statSync(join(BENCH_PACKAGE, 'trusted-registry.zip')).size,
   unminified: await bundleSize(entry, { format: 'esm', minify: false, mainFields: ['module', 'main'] }),
   noTreeShaking: await bundleSize(entry, { format: 'esm', minify: true, treeShaking: false, mainFields: ['module', 'main'] }),
 };
-const loaded = policyRegistry.map((policy) => ({ name: policy.name, bytes: coldPathBytes(handlerOf(policy.name)), limitKb: policy.name === 'cel' ? TARGETS.celLoadedKb : TARGETS.loadedKb }));
+const loaded = policyRegistry.map((policy) => ({
+  name: policy.name,
+  bytes: coldPathBytes(handlerOf(policy.name)),
+  limitKb: policy.name === 'cel' ? TARGETS.celLoadedKb : TARGETS.loadedKb,
+}));
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const bare = coldMedian('bare');

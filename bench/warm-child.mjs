@@ -13,7 +13,12 @@ const context = { getRemainingTimeInMillis: () => 10_000 };
 const sample = await handler(event, context);
 const responseShape = JSON.parse(sample.body);
 // The floor: what any webhook must do at least, parse the request body and serialise a same-shaped answer.
-const floor = () => JSON.stringify({ statusCode: 200, headers: sample.headers, body: JSON.stringify({ ...responseShape, response: { ...responseShape.response, uid: JSON.parse(event.body).request.uid } }) });
+const floor = () =>
+  JSON.stringify({
+    statusCode: 200,
+    headers: sample.headers,
+    body: JSON.stringify({ ...responseShape, response: { ...responseShape.response, uid: JSON.parse(event.body).request.uid } }),
+  });
 
 for (let i = 0; i < 500; i++) {
   await handler(event, context);
@@ -30,4 +35,6 @@ for (let i = 0; i < iterations; i++) {
   floor();
   floorNs.push(Number(process.hrtime.bigint() - start));
 }
-process.stderr.write(`${JSON.stringify({ handlerNs, floorNs, allowed: responseShape.response.allowed, patched: responseShape.response.patch !== undefined })}\n`);
+process.stderr.write(
+  `${JSON.stringify({ handlerNs, floorNs, allowed: responseShape.response.allowed, patched: responseShape.response.patch !== undefined })}\n`,
+);

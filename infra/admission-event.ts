@@ -45,7 +45,12 @@ export function admissionReviewFor(manifest: unknown, options: ReviewOptions = {
   const { group, version } = groupVersion(object.apiVersion ?? 'v1');
   const kind = object.kind ?? 'Unknown';
   // As the API server: a Namespace names itself; other cluster-scoped objects have no namespace.
-  const namespace = kind === 'Namespace' ? object.metadata?.name : CLUSTER_SCOPED_KINDS.has(kind) ? '' : (options.namespace ?? object.metadata?.namespace ?? 'default');
+  const namespace =
+    kind === 'Namespace'
+      ? object.metadata?.name
+      : CLUSTER_SCOPED_KINDS.has(kind)
+        ? ''
+        : (options.namespace ?? object.metadata?.namespace ?? 'default');
   const gvk = { group, version, kind };
   const gvr = { group, version, resource: resourceOf(kind) };
   const request = {
@@ -62,7 +67,10 @@ export function admissionReviewFor(manifest: unknown, options: ReviewOptions = {
     object: operation === 'DELETE' ? null : manifest,
     oldObject: operation === 'DELETE' ? manifest : (options.oldObject ?? null),
     dryRun: options.dryRun ?? false,
-    options: { apiVersion: 'meta.k8s.io/v1', kind: `${operation === 'DELETE' ? 'Delete' : operation === 'UPDATE' ? 'Update' : 'Create'}Options` },
+    options: {
+      apiVersion: 'meta.k8s.io/v1',
+      kind: `${operation === 'DELETE' ? 'Delete' : operation === 'UPDATE' ? 'Update' : 'Create'}Options`,
+    },
   };
   return { apiVersion: `admission.k8s.io/${options.admissionVersion ?? 'v1'}`, kind: 'AdmissionReview', request };
 }
@@ -84,7 +92,11 @@ export function httpApiEvent(body: string, options: EventOptions = {}): APIGatew
     rawPath: path,
     rawQueryString: options.timeout ? `timeout=${options.timeout}` : '',
     ...(options.timeout ? { queryStringParameters: { timeout: options.timeout } } : {}),
-    headers: { 'content-type': 'application/json', 'user-agent': 'kube-apiserver-admission', 'content-length': String(Buffer.byteLength(body)) },
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'kube-apiserver-admission',
+      'content-length': String(Buffer.byteLength(body)),
+    },
     requestContext: {
       accountId: '123456789012',
       apiId: 'portcullis',

@@ -95,11 +95,11 @@ function typeOf(node: ExpressionNode, walk: Walk): Typed {
         const variable = callArgs[0].args as string;
         const outer = walk.scope.get(variable);
         walk.scope.set(variable, elementOf(target));
-        callArgs.slice(1).forEach((arg) => typeOf(arg, walk));
+        for (const arg of callArgs.slice(1)) typeOf(arg, walk);
         walk.scope.set(variable, outer);
         return undefined;
       }
-      callArgs.forEach((arg) => typeOf(arg, walk));
+      for (const arg of callArgs) typeOf(arg, walk);
       return KEEPS_TYPE.has(name) ? target : undefined;
     }
     default:
@@ -111,7 +111,8 @@ function typeOf(node: ExpressionNode, walk: Walk): Typed {
 function visitChildren(node: ExpressionNode, walk: Walk): void {
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(visit);
-    else if (typeof value === 'object' && value !== null && typeof (value as ExpressionNode).op === 'string') typeOf(value as ExpressionNode, walk);
+    else if (typeof value === 'object' && value !== null && typeof (value as ExpressionNode).op === 'string')
+      typeOf(value as ExpressionNode, walk);
   };
   visit(node.args);
 }
@@ -122,14 +123,19 @@ function kindsOf(rule: Rule<CelParameters>): string[] | undefined {
   const kinds = new Set<string>();
   if (!match.resourceRules) {
     if (!match.kinds || match.kinds.includes('*')) return undefined;
-    match.kinds.forEach((kind) => kinds.add(kind));
+    for (const kind of match.kinds) kinds.add(kind);
   }
   for (const resourceRule of match.resourceRules ?? []) {
     for (const group of resourceRule.apiGroups) {
       for (const pattern of resourceRule.resources) {
         const [resource, subresource] = pattern.split('/', 2) as [string, string?];
         // A subresource request carries the whole object (status, ephemeralcontainers), except scale and connections.
-        const named = subresource === 'scale' ? 'Scale' : Object.entries(KIND_RESOURCES).find(([, list]) => list.some((entry) => entry.apiGroup === group && entry.resource === resource))?.[0];
+        const named =
+          subresource === 'scale'
+            ? 'Scale'
+            : Object.entries(KIND_RESOURCES).find(([, list]) =>
+                list.some((entry) => entry.apiGroup === group && entry.resource === resource),
+              )?.[0];
         if (!named || (subresource && !['status', 'ephemeralcontainers', 'scale', 'resize'].includes(subresource))) return undefined;
         kinds.add(named);
       }
@@ -160,12 +166,23 @@ function ruleWarnings(rule: Rule<CelParameters>): string[] {
   const roots = kinds.map((kind) => modelOfKind(kind));
   if (roots.some((model) => !model)) return [];
   // Parsed once, walked once per kind.
-  const expressions = expressionsOf(rule.parameters).map(({ where, source }) => ({ where, ast: celEnvironment.parse(source).ast as unknown as ExpressionNode }));
+  const expressions = expressionsOf(rule.parameters).map(({ where, source }) => ({
+    where,
+    ast: celEnvironment.parse(source).ast as unknown as ExpressionNode,
+  }));
   const missing: { where: string; path: string; model: string }[] = [];
   const present = new Set<string>();
   for (const model of roots) {
     const root = { type: { model: model! }, path: 'object' };
-    const walk: Walk = { scope: new Map<string, Typed>([['object', root], ['oldObject', { ...root, path: 'oldObject' }]]), variables: new Map(), missing: new Map(), present };
+    const walk: Walk = {
+      scope: new Map<string, Typed>([
+        ['object', root],
+        ['oldObject', { ...root, path: 'oldObject' }],
+      ]),
+      variables: new Map(),
+      missing: new Map(),
+      present,
+    };
     // Variables are typed in order, so later expressions can follow `variables.<name>`.
     for (const { where, ast } of expressions) {
       walk.missing.clear();
@@ -180,7 +197,10 @@ function ruleWarnings(rule: Rule<CelParameters>): string[] {
   const reported = new Set<string>();
   return missing
     .filter(({ where, path }) => !present.has(path) && !reported.has(`${where} ${path}`) && Boolean(reported.add(`${where} ${path}`)))
-    .map(({ where, path, model }) => `${label}: ${where}: ${path}: ${path.split('.').at(-1)} is not a field of ${model} (the schema of ${kinds.join(', ')})`);
+    .map(
+      ({ where, path, model }) =>
+        `${label}: ${where}: ${path}: ${path.split('.').at(-1)} is not a field of ${model} (the schema of ${kinds.join(', ')})`,
+    );
 }
 
 /** Warnings for every rule of a valid cel document (rules from one manifest are checked once). */

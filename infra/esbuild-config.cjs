@@ -27,7 +27,9 @@ const config = async () => ({
   // `require`; this one hands out built-ins without importing node:module, which cost every cold start
   // ~1–3 ms even in functions that never reach that code. test/e2e/packaged-bundles.test.ts loads every
   // file of every zip, so a dependency that needs more fails there.
-  banner: { js: "const require = (id) => { const builtin = process.getBuiltinModule(id); if (builtin === undefined) throw new Error(`bundled code requires ${id}, which is not a Node built-in`); return builtin; };" },
+  banner: {
+    js: 'const require = (id) => { const builtin = process.getBuiltinModule(id); if (builtin === undefined) throw new Error(`bundled code requires ${id}, which is not a Node built-in`); return builtin; };',
+  },
   plugins: 'infra/esbuild-plugins.cjs',
   packager: 'npm',
   // Each build empties its work folder, which would pull the bundle from under a running `sls offline`:

@@ -9,7 +9,9 @@ const middyStreamsOnDemand = {
   name: 'middy-streams-on-demand',
   setup(build) {
     build.onResolve({ filter: /^node:stream\/(web|promises)$/ }, ({ importer }) =>
-      /[\\/]@middy[\\/]core[\\/]/.test(importer) ? { path: join(__dirname, '../functions/admission/middy-streams-on-demand.ts') } : undefined,
+      /[\\/]@middy[\\/]core[\\/]/.test(importer)
+        ? { path: join(__dirname, '../functions/admission/middy-streams-on-demand.ts') }
+        : undefined,
     );
   },
 };

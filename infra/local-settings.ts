@@ -22,6 +22,12 @@ export function localDir(env: NodeJS.ProcessEnv = process.env): string {
  * The local stack's rules bucket, with s3rver's credentials given to the client directly: AWS credentials
  * in the developer's shell would be refused by s3rver, and must not be overwritten either.
  */
-export function localBucketTarget({ bucket = LOCAL_BUCKET, prefix = process.env.RULES_PREFIX || 'policies/' }: { bucket?: string; prefix?: string } = {}): BucketTarget {
+export function localBucketTarget({
+  bucket = LOCAL_BUCKET,
+  prefix = process.env.RULES_PREFIX || 'policies/',
+}: {
+  bucket?: string;
+  prefix?: string;
+} = {}): BucketTarget {
   return { client: createS3Client({ endpoint: localS3Endpoint(), credentials: LOCAL_CREDENTIALS }), bucket, prefix };
 }

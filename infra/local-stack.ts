@@ -41,7 +41,10 @@ process.stderr.on('error', () => undefined);
 const portOpen = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 
@@ -49,13 +52,18 @@ let stopping = false;
 const tls = await ensureLocalTls(directory);
 mkdirSync(join(directory, 's3'), { recursive: true });
 const s3rverCli = join(createRequire(import.meta.url).resolve('s3rver/package.json'), '..', 'bin', 's3rver.js');
-const s3 = spawn(process.execPath, [s3rverCli, '--silent', '-d', join(directory, 's3'), '-a', '127.0.0.1', '-p', String(localS3Port()), '--configure-bucket', LOCAL_BUCKET], {
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
+const s3 = spawn(
+  process.execPath,
+  [s3rverCli, '--silent', '-d', join(directory, 's3'), '-a', '127.0.0.1', '-p', String(localS3Port()), '--configure-bucket', LOCAL_BUCKET],
+  {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  },
+);
 drain(s3.stdout!, process.stdout);
 drain(s3.stderr!, process.stderr);
 s3.on('exit', (code, signal) => {
-  if (!stopping) log(`s3rver stopped (${signal ?? code}); the functions keep deciding with their last good rules, as in production when S3 fails`);
+  if (!stopping)
+    log(`s3rver stopped (${signal ?? code}); the functions keep deciding with their last good rules, as in production when S3 fails`);
 });
 while (!(await portOpen(localS3Port()))) {
   if (s3.exitCode !== null) {
@@ -64,12 +72,16 @@ while (!(await portOpen(localS3Port()))) {
   }
   await new Promise((resolve) => setTimeout(resolve, 50));
 }
-log(`s3rver on ${localS3Endpoint()}, bucket ${LOCAL_BUCKET} (data in ${join(directory, 's3')}), pid ${s3.pid}: kill ${s3.pid} to see S3 fail`);
+log(
+  `s3rver on ${localS3Endpoint()}, bucket ${LOCAL_BUCKET} (data in ${join(directory, 's3')}), pid ${s3.pid}: kill ${s3.pid} to see S3 fail`,
+);
 
 const target = localBucketTarget();
 // The documents uploaded at start: the samples, or the folder POLICIES_DIR names (the tests' own).
 const policiesDir = process.env.POLICIES_DIR || 'policies';
-for (const file of readdirSync(policiesDir).filter((name) => name.endsWith('.yaml')).sort()) {
+for (const file of readdirSync(policiesDir)
+  .filter((name) => name.endsWith('.yaml'))
+  .sort()) {
   const policy = policyRegistry.find((candidate) => `${candidate.name}.yaml` === file);
   if (!policy) {
     log(`skipped ${join(policiesDir, file)}: no policy of that name`);
@@ -77,7 +89,11 @@ for (const file of readdirSync(policiesDir).filter((name) => name.endsWith('.yam
   }
   // The functions' own size limit: a document they would refuse is not uploaded.
   const result = await pushRules(target, policy, readFileSync(join(policiesDir, file)), configFromEnv(process.env).RULES_MAX_BYTES);
-  log(result.ok ? `uploaded ${join(policiesDir, file)} (ETag ${result.etag})` : `NOT uploaded ${join(policiesDir, file)}, invalid:\n  ${result.errors.join('\n  ')}`);
+  log(
+    result.ok
+      ? `uploaded ${join(policiesDir, file)} (ETag ${result.etag})`
+      : `NOT uploaded ${join(policiesDir, file)}, invalid:\n  ${result.errors.join('\n  ')}`,
+  );
 }
 
 let offline: ChildProcess | undefined;
@@ -146,15 +162,21 @@ drain(offline.stderr!, process.stderr, announceWhenReady);
 async function printHowToUse() {
   const base = `https://127.0.0.1:${port}`;
   log(`CA for caBundle: ${join(tls.directory, 'ca.pem')}\n${tls.caPem}`);
-  log(`change rules: edit policies/<policy>.yaml, then npx portcullis policy push policies/<policy>.yaml --local (live within RULES_TTL_SECONDS)`);
+  log(
+    `change rules: edit policies/<policy>.yaml, then npx portcullis policy push policies/<policy>.yaml --local (live within RULES_TTL_SECONDS)`,
+  );
   log(`from a local cluster the API server must reach this host on port ${port}, under a name in the certificate (127.0.0.1, localhost, ${hostname()}, host.minikube.internal, host.docker.internal):
     minikube: use https://host.minikube.internal:${port}
     kind:     use https://${hostname()}:${port} if the kind node resolves it, else add the gateway of the "kind" docker network
               to LOCAL_TLS_SANS, delete ${tls.directory} and restart
   webhook configuration (kubectl apply -f -), with the URL host changed as above:\n`);
   // Derived from the documents now in the local bucket, as `npx portcullis webhook-config --local` derives it.
-  const derived = await registrationsFromDocuments(bucketReader(target)).catch((error: Error) => ({ ok: false as const, errors: [error.message] }));
-  if (derived.ok) process.stdout.write(webhookConfigurations(derived.registrations, { baseUrl: base, caBundlePem: tls.caPem, name: 'portcullis-local' }));
+  const derived = await registrationsFromDocuments(bucketReader(target)).catch((error: Error) => ({
+    ok: false as const,
+    errors: [error.message],
+  }));
+  if (derived.ok)
+    process.stdout.write(webhookConfigurations(derived.registrations, { baseUrl: base, caBundlePem: tls.caPem, name: 'portcullis-local' }));
   else log(`no webhook configuration, the documents in the bucket are not usable:\n  ${derived.errors.join('\n  ')}`);
   // Last, so whoever waits for it has everything above too.
   log(`ready: ${policyRegistry.map((policy) => `${base}${routeOf(policy)}`).join(', ')}`);

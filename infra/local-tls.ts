@@ -24,9 +24,20 @@ export async function ensureLocalTls(localDirectory: string): Promise<LocalTls> 
       ],
     });
     // Extra names or IPs (LOCAL_TLS_SANS, comma-separated) let a cluster reach this host by another address.
-    const extras = (process.env.LOCAL_TLS_SANS ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+    const extras = (process.env.LOCAL_TLS_SANS ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
     const ips = ['127.0.0.1', ...extras.filter((name) => /^[\d.]+$|:/.test(name))];
-    const names = [...new Set(['localhost', hostname(), 'host.minikube.internal', 'host.docker.internal', ...extras.filter((name) => !ips.includes(name))])];
+    const names = [
+      ...new Set([
+        'localhost',
+        hostname(),
+        'host.minikube.internal',
+        'host.docker.internal',
+        ...extras.filter((name) => !ips.includes(name)),
+      ]),
+    ];
     const server = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
       keySize: 2048,
       algorithm: 'sha256',
@@ -35,7 +46,10 @@ export async function ensureLocalTls(localDirectory: string): Promise<LocalTls> 
         { name: 'basicConstraints', cA: false, critical: true },
         { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
         { name: 'extKeyUsage', serverAuth: true },
-        { name: 'subjectAltName', altNames: [...ips.map((ip) => ({ type: 7 as const, ip })), ...names.map((value) => ({ type: 2 as const, value }))] },
+        {
+          name: 'subjectAltName',
+          altNames: [...ips.map((ip) => ({ type: 7 as const, ip })), ...names.map((value) => ({ type: 2 as const, value }))],
+        },
       ],
     });
     writeFileSync(caFile, ca.cert);

@@ -5,7 +5,8 @@ import { stringify } from 'yaml';
 
 type Manifest = { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
 
-const keyOf = (manifest: Manifest) => `${String(manifest?.kind)} ${manifest?.metadata?.namespace ? `${String(manifest.metadata.namespace)}/` : ''}${String(manifest?.metadata?.name)}`;
+const keyOf = (manifest: Manifest) =>
+  `${String(manifest?.kind)} ${manifest?.metadata?.namespace ? `${String(manifest.metadata.namespace)}/` : ''}${String(manifest?.metadata?.name)}`;
 
 /** The diff per manifest; empty when nothing changes. */
 export function manifestDiff(current: unknown[], next: unknown[]): string {
@@ -17,7 +18,12 @@ export function manifestDiff(current: unknown[], next: unknown[]): string {
     const updated = after.get(key);
     if (old === updated) continue;
     const what = old === undefined ? 'added' : updated === undefined ? 'removed' : 'changed';
-    parts.push(`${key}: ${what}\n${createTwoFilesPatch(key, key, old ?? '', updated ?? '', 'in the bucket', 'to push', { context: 3 }).split('\n').slice(2).join('\n')}`);
+    parts.push(
+      `${key}: ${what}\n${createTwoFilesPatch(key, key, old ?? '', updated ?? '', 'in the bucket', 'to push', { context: 3 })
+        .split('\n')
+        .slice(2)
+        .join('\n')}`,
+    );
   }
   return parts.join('\n');
 }

@@ -22,7 +22,9 @@ function filesUnder(path: string): string[] {
 }
 
 /** Every document of every file, or the errors (a file that cannot be read, YAML or JSON that does not parse). */
-export function readManifestFiles(paths: string[]): { ok: true; documents: SourcedDocument[]; files: string[] } | { ok: false; errors: string[] } {
+export function readManifestFiles(
+  paths: string[],
+): { ok: true; documents: SourcedDocument[]; files: string[] } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const documents: SourcedDocument[] = [];
   const files: string[] = [];
@@ -48,7 +50,8 @@ export function readManifestFiles(paths: string[]): { ok: true; documents: Sourc
       }
       const parsed = parseAllDocuments(text, { uniqueKeys: true });
       for (const [index, document] of (Array.isArray(parsed) ? parsed : [parsed]).entries()) {
-        if (document.errors.length > 0) errors.push(...document.errors.map((error) => `${file} (document ${index + 1}): YAML: ${error.message.split('\n')[0]}`));
+        if (document.errors.length > 0)
+          errors.push(...document.errors.map((error) => `${file} (document ${index + 1}): YAML: ${error.message.split('\n')[0]}`));
         else if (document.contents !== null) documents.push({ file, document: document.toJS() });
       }
     }

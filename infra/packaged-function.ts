@@ -31,9 +31,13 @@ export function deployedVariables(name: string, folder = packageFolder()): Recor
   const template = JSON.parse(readFileSync(join(folder, 'cloudformation-template-update-stack.json'), 'utf8')) as {
     Resources: Record<string, { Type: string; Properties: { Handler?: unknown; Environment?: { Variables?: Record<string, unknown> } } }>;
   };
-  const fn = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Handler === `functions/${name}/handler.handler`);
+  const fn = Object.values(template.Resources).find(
+    (resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Handler === `functions/${name}/handler.handler`,
+  );
   if (!fn) throw new Error(`${folder}: the packaged template has no function named ${name}`);
-  return Object.fromEntries(Object.entries(fn.Properties.Environment?.Variables ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(fn.Properties.Environment?.Variables ?? {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 export type PackagedHandler = (event: unknown, context: unknown) => Promise<{ statusCode: number; headers?: unknown; body: string }>;
@@ -42,7 +46,10 @@ export type PackagedHandler = (event: unknown, context: unknown) => Promise<{ st
  * The packaged handler, configured by the environment at import as in Lambda; rules are read from the zip's
  * own policies/ unless RULES_DIR or RULES_BUCKET (in `env`) says otherwise.
  */
-export async function importPackagedHandler(name: string, env: Record<string, string> = {}): Promise<{ root: string; handler: PackagedHandler }> {
+export async function importPackagedHandler(
+  name: string,
+  env: Record<string, string> = {},
+): Promise<{ root: string; handler: PackagedHandler }> {
   const root = await unpackFunction(name);
   const settings: Record<string, string> = { RULES_DIR: process.env.RULES_DIR ?? join(root, 'policies'), ...env };
   const saved = Object.fromEntries(Object.keys(settings).map((key) => [key, process.env[key]]));

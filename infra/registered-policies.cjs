@@ -11,7 +11,10 @@ function registeredPolicies() {
   const script = `import { policyRegistry } from './functions/registry.ts'; import { routeOf } from './functions/admission/policy.ts';
     import { webhookTimeoutSeconds } from './infra/webhook-configuration.ts';
     process.stdout.write(JSON.stringify(policyRegistry.map((p) => ({ name: p.name, kind: p.kind, route: routeOf(p), routesEachPolicy: p.routesEachPolicy === true, webhookTimeoutSeconds: webhookTimeoutSeconds(p) }))));`;
-  const output = execFileSync(process.execPath, [require.resolve('tsx/cli'), '--eval', script], { cwd: join(__dirname, '..'), encoding: 'utf8' });
+  const output = execFileSync(process.execPath, [require.resolve('tsx/cli'), '--eval', script], {
+    cwd: join(__dirname, '..'),
+    encoding: 'utf8',
+  });
   policies = JSON.parse(output);
   return policies;
 }

@@ -28,7 +28,10 @@ export function registrationChange(before: Registration[], after: Registration[]
       continue;
     }
     const changed = FIELDS.filter((field) => JSON.stringify(previous[field]) !== JSON.stringify(registration[field]));
-    if (changed.length > 0) lines.push(`~ ${name}: ${changed.join(', ')} changed${changed.includes('rules') ? `; now ${describeRules(registration.rules)}` : ''}`);
+    if (changed.length > 0)
+      lines.push(
+        `~ ${name}: ${changed.join(', ')} changed${changed.includes('rules') ? `; now ${describeRules(registration.rules)}` : ''}`,
+      );
   }
   for (const name of old.keys()) if (!now.has(name)) lines.push(`- ${name}`);
   return lines;

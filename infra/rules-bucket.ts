@@ -36,17 +36,35 @@ export class ChangedSinceReadError extends Error {}
  * S3 enforces it atomically (If-Match / If-None-Match, answered 412); the ETag is also compared just
  * before writing, for stores that ignore conditional writes (s3rver, which the local stack runs).
  */
-export async function uploadRulesIfUnchanged(target: BucketTarget, policyName: string, document: string | Uint8Array, expected: string | null, contentType: string): Promise<{ etag?: string; versionId?: string }> {
+export async function uploadRulesIfUnchanged(
+  target: BucketTarget,
+  policyName: string,
+  document: string | Uint8Array,
+  expected: string | null,
+  contentType: string,
+): Promise<{ etag?: string; versionId?: string }> {
   const now = await readRules(target, policyName);
   const actual = now?.etag ?? null;
-  if (actual !== expected) throw new ChangedSinceReadError(`s3://${target.bucket}/${keyOf(target, policyName)} changed since it was read (ETag ${expected ?? 'none: no object'}, now ${actual ?? 'none: deleted'}); pull it, merge, and push again`);
+  if (actual !== expected)
+    throw new ChangedSinceReadError(
+      `s3://${target.bucket}/${keyOf(target, policyName)} changed since it was read (ETag ${expected ?? 'none: no object'}, now ${actual ?? 'none: deleted'}); pull it, merge, and push again`,
+    );
   try {
     const response = await target.client.send(
-      new PutObjectCommand({ Bucket: target.bucket, Key: keyOf(target, policyName), Body: document, ContentType: contentType, ...(expected === null ? { IfNoneMatch: '*' } : { IfMatch: expected }) }),
+      new PutObjectCommand({
+        Bucket: target.bucket,
+        Key: keyOf(target, policyName),
+        Body: document,
+        ContentType: contentType,
+        ...(expected === null ? { IfNoneMatch: '*' } : { IfMatch: expected }),
+      }),
     );
     return { etag: response.ETag, versionId: response.VersionId };
   } catch (error) {
-    if (httpStatusOf(error) === 412 || (error as Error).name === 'PreconditionFailed') throw new ChangedSinceReadError(`s3://${target.bucket}/${keyOf(target, policyName)} changed while it was being written; pull it, merge, and push again`);
+    if (httpStatusOf(error) === 412 || (error as Error).name === 'PreconditionFailed')
+      throw new ChangedSinceReadError(
+        `s3://${target.bucket}/${keyOf(target, policyName)} changed while it was being written; pull it, merge, and push again`,
+      );
     throw error;
   }
 }
@@ -54,7 +72,11 @@ export async function uploadRulesIfUnchanged(target: BucketTarget, policyName: s
 export type PushResult = { ok: true; etag?: string; versionId?: string } | { ok: false; errors: string[] };
 
 /** Uploads a document the caller has already validated. */
-export async function uploadRules(target: BucketTarget, policyName: string, document: string | Uint8Array): Promise<{ etag?: string; versionId?: string }> {
+export async function uploadRules(
+  target: BucketTarget,
+  policyName: string,
+  document: string | Uint8Array,
+): Promise<{ etag?: string; versionId?: string }> {
   const response = await target.client.send(
     new PutObjectCommand({ Bucket: target.bucket, Key: keyOf(target, policyName), Body: document, ContentType: 'application/yaml' }),
   );
@@ -62,7 +84,12 @@ export async function uploadRules(target: BucketTarget, policyName: string, docu
 }
 
 /** Validates, then uploads only a valid document. */
-export async function pushRules(target: BucketTarget, policy: Policy<never>, document: string | Uint8Array, maxBytes?: number): Promise<PushResult> {
+export async function pushRules(
+  target: BucketTarget,
+  policy: Policy<never>,
+  document: string | Uint8Array,
+  maxBytes?: number,
+): Promise<PushResult> {
   const parsed = parseRulesDocument(policy, document, maxBytes);
   if (!parsed.ok) return { ok: false, errors: parsed.errors };
   return { ok: true, ...(await uploadRules(target, policy.name, document)) };

@@ -41,7 +41,9 @@ export function bucketReader(target: BucketTarget): DocumentReader {
 }
 
 /** Every registered policy's valid document; the policies without one; or every invalid document's errors. */
-export async function readPolicyDocuments(read: DocumentReader): Promise<{ ok: true; documents: PolicyDocument[]; missing: string[] } | { ok: false; errors: string[] }> {
+export async function readPolicyDocuments(
+  read: DocumentReader,
+): Promise<{ ok: true; documents: PolicyDocument[]; missing: string[] } | { ok: false; errors: string[] }> {
   const maxBytes = configFromEnv({ RULES_MAX_BYTES: process.env.RULES_MAX_BYTES }).RULES_MAX_BYTES;
   const documents: PolicyDocument[] = [];
   const missing: string[] = [];

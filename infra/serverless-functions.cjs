@@ -46,7 +46,9 @@ module.exports = async ({ options, resolveVariable }) => {
         RULES_TTL_SECONDS: '${env:RULES_TTL_SECONDS, param:rulesTtlSeconds}',
         ...optional,
       },
-      events: (routesEachPolicy ? [route, `${route}/{policy}`, `${route}/{policy}/{token}`] : [route, `${route}/{token}`]).map((path) => ({ httpApi: { method: 'POST', path } })),
+      events: (routesEachPolicy ? [route, `${route}/{policy}`, `${route}/{policy}/{token}`] : [route, `${route}/{token}`]).map((path) => ({
+        httpApi: { method: 'POST', path },
+      })),
     };
   }
   return functions;

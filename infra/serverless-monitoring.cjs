@@ -44,11 +44,45 @@ function policyAlarms(policy, prefix, actions) {
   const name = (what) => `${prefix}-${policy.name}-${what}`;
   const seeReadme = 'See the README, When enforcement lapses.';
   return {
-    [`${id}FailedOpenAlarm`]: alarm({ name: name('failed-open'), metric: 'FailedOpen', dimensions: own, actions, description: `${policy.name} admitted requests without evaluating them (failurePolicy Ignore). The decision log lines with outcome failed-open say why. ${seeReadme}` }),
-    [`${id}RulesUnavailableAlarm`]: alarm({ name: name('rules-unavailable'), metric: 'RulesUnavailable', dimensions: own, actions, description: `${policy.name} had no usable rules (missing, unreadable or invalid with no good version): its failure policy decided. ${seeReadme}` }),
-    [`${id}ServingLastKnownGoodAlarm`]: alarm({ name: name('serving-last-known-good'), metric: 'ServingLastKnownGood', statistic: 'Maximum', periods: 3, dimensions: own, actions, description: `For 15 minutes ${policy.name} has decided with older rules: the newest version is invalid or the bucket cannot be read. ${seeReadme}` }),
-    [`${id}ErrorsAlarm`]: alarm({ name: name('errors'), namespace: 'AWS/Lambda', metric: 'Errors', dimensions: fn, actions, description: `The ${policy.name} function failed (the apiserver applied its own failurePolicy). ${seeReadme}` }),
-    [`${id}ThrottlesAlarm`]: alarm({ name: name('throttles'), namespace: 'AWS/Lambda', metric: 'Throttles', dimensions: fn, actions, description: `The ${policy.name} function was throttled (concurrency limit): webhook calls failed. ${seeReadme}` }),
+    [`${id}FailedOpenAlarm`]: alarm({
+      name: name('failed-open'),
+      metric: 'FailedOpen',
+      dimensions: own,
+      actions,
+      description: `${policy.name} admitted requests without evaluating them (failurePolicy Ignore). The decision log lines with outcome failed-open say why. ${seeReadme}`,
+    }),
+    [`${id}RulesUnavailableAlarm`]: alarm({
+      name: name('rules-unavailable'),
+      metric: 'RulesUnavailable',
+      dimensions: own,
+      actions,
+      description: `${policy.name} had no usable rules (missing, unreadable or invalid with no good version): its failure policy decided. ${seeReadme}`,
+    }),
+    [`${id}ServingLastKnownGoodAlarm`]: alarm({
+      name: name('serving-last-known-good'),
+      metric: 'ServingLastKnownGood',
+      statistic: 'Maximum',
+      periods: 3,
+      dimensions: own,
+      actions,
+      description: `For 15 minutes ${policy.name} has decided with older rules: the newest version is invalid or the bucket cannot be read. ${seeReadme}`,
+    }),
+    [`${id}ErrorsAlarm`]: alarm({
+      name: name('errors'),
+      namespace: 'AWS/Lambda',
+      metric: 'Errors',
+      dimensions: fn,
+      actions,
+      description: `The ${policy.name} function failed (the apiserver applied its own failurePolicy). ${seeReadme}`,
+    }),
+    [`${id}ThrottlesAlarm`]: alarm({
+      name: name('throttles'),
+      namespace: 'AWS/Lambda',
+      metric: 'Throttles',
+      dimensions: fn,
+      actions,
+      description: `The ${policy.name} function was throttled (concurrency limit): webhook calls failed. ${seeReadme}`,
+    }),
     [`${id}LatencyAlarm`]: alarm({
       name: name('latency-p99'),
       namespace: 'AWS/Lambda',
@@ -64,16 +98,48 @@ function policyAlarms(policy, prefix, actions) {
 
 function dashboard(prefix) {
   let expressions = 0; // ids must be stable, or every deploy would change the dashboard
-  const search = (expression, statistic, label) => ({ expression: `SEARCH('${expression}', '${statistic}', ${FIVE_MINUTES})`, label, id: `e${++expressions}` });
+  const search = (expression, statistic, label) => ({
+    expression: `SEARCH('${expression}', '${statistic}', ${FIVE_MINUTES})`,
+    label,
+    id: `e${++expressions}`,
+  });
   const decisions = `{${NAMESPACE},Outcome,Policy,service} MetricName="Decisions"`;
   const perPolicy = (metric) => `{${NAMESPACE},Policy,service} MetricName="${metric}"`;
-  const widget = (title, metrics, x, y) => ({ type: 'metric', x, y, width: 12, height: 6, properties: { title, region: '${AWS::Region}', view: 'timeSeries', stat: 'Sum', period: FIVE_MINUTES, metrics: metrics.map((entry) => [entry]) } });
+  const widget = (title, metrics, x, y) => ({
+    type: 'metric',
+    x,
+    y,
+    width: 12,
+    height: 6,
+    properties: {
+      title,
+      region: '${AWS::Region}',
+      view: 'timeSeries',
+      stat: 'Sum',
+      period: FIVE_MINUTES,
+      metrics: metrics.map((entry) => [entry]),
+    },
+  });
   const widgets = [
     widget('Decisions per policy and outcome', [search(decisions, 'Sum', '')], 0, 0),
     widget('Denials per policy', [search(`${decisions} Outcome="denied"`, 'Sum', '')], 12, 0),
     widget('Admitted without evaluation (FailedOpen)', [search(perPolicy('FailedOpen'), 'Sum', '')], 0, 6),
-    widget('Rules state: serving last known good, unavailable, invalid versions', [search(perPolicy('ServingLastKnownGood'), 'Maximum', ''), search(perPolicy('RulesUnavailable'), 'Sum', ''), search(perPolicy('InvalidRulesVersion'), 'Sum', '')], 12, 6),
-    widget('Decision latency p50 and p99 (ms)', [search(perPolicy('DecisionLatency'), 'p50', 'p50'), search(perPolicy('DecisionLatency'), 'p99', 'p99')], 0, 12),
+    widget(
+      'Rules state: serving last known good, unavailable, invalid versions',
+      [
+        search(perPolicy('ServingLastKnownGood'), 'Maximum', ''),
+        search(perPolicy('RulesUnavailable'), 'Sum', ''),
+        search(perPolicy('InvalidRulesVersion'), 'Sum', ''),
+      ],
+      12,
+      6,
+    ),
+    widget(
+      'Decision latency p50 and p99 (ms)',
+      [search(perPolicy('DecisionLatency'), 'p50', 'p50'), search(perPolicy('DecisionLatency'), 'p99', 'p99')],
+      0,
+      12,
+    ),
     widget('Cold starts', [search(perPolicy('ColdStart'), 'Sum', '')], 12, 12),
     widget('Throttles', [search(`{AWS/Lambda,FunctionName} MetricName="Throttles" FunctionName="${prefix}-"`, 'Sum', '')], 0, 18),
   ];
@@ -85,11 +151,26 @@ function dashboard(prefix) {
 
 /** Saved Logs Insights queries: what an operator asks first when enforcement is in doubt. */
 const QUERIES = {
-  DenialsQuery: ['denials by policy and namespace', 'fields policy, namespace\n| filter message = "admission decision" and outcome = "denied"\n| stats count(*) as denials by policy, namespace\n| sort denials desc'],
-  FailedOpenQuery: ['every fail-open with its reason', 'fields @timestamp, policy, reason, namespace, kind, name, operation, rulesVersion\n| filter message = "admission decision" and outcome = "failed-open"\n| sort @timestamp desc'],
-  ObjectDecisionsQuery: ['decisions for one object (edit namespace and name)', 'fields @timestamp, policy, operation, outcome, rule, reason, rulesVersion, uid\n| filter message = "admission decision" and namespace = "default" and name = "my-object"\n| sort @timestamp desc'],
-  RulesVersionsQuery: ['rules versions in service', 'filter message = "admission decision"\n| stats count(*) as decisions, min(@timestamp) as firstSeen, max(@timestamp) as lastSeen by policy, rulesVersion\n| sort policy asc, lastSeen desc'],
-  InvalidRulesQuery: ['invalid rules documents', 'fields @timestamp, policy, rulesVersion, servingVersion, source, @message\n| filter message = "invalid rules document"\n| sort @timestamp desc'],
+  DenialsQuery: [
+    'denials by policy and namespace',
+    'fields policy, namespace\n| filter message = "admission decision" and outcome = "denied"\n| stats count(*) as denials by policy, namespace\n| sort denials desc',
+  ],
+  FailedOpenQuery: [
+    'every fail-open with its reason',
+    'fields @timestamp, policy, reason, namespace, kind, name, operation, rulesVersion\n| filter message = "admission decision" and outcome = "failed-open"\n| sort @timestamp desc',
+  ],
+  ObjectDecisionsQuery: [
+    'decisions for one object (edit namespace and name)',
+    'fields @timestamp, policy, operation, outcome, rule, reason, rulesVersion, uid\n| filter message = "admission decision" and namespace = "default" and name = "my-object"\n| sort @timestamp desc',
+  ],
+  RulesVersionsQuery: [
+    'rules versions in service',
+    'filter message = "admission decision"\n| stats count(*) as decisions, min(@timestamp) as firstSeen, max(@timestamp) as lastSeen by policy, rulesVersion\n| sort policy asc, lastSeen desc',
+  ],
+  InvalidRulesQuery: [
+    'invalid rules documents',
+    'fields @timestamp, policy, rulesVersion, servingVersion, source, @message\n| filter message = "invalid rules document"\n| sort @timestamp desc',
+  ],
 };
 
 module.exports = async ({ resolveVariable }) => {
@@ -106,7 +187,11 @@ module.exports = async ({ resolveVariable }) => {
   } else if (email) {
     resources.AlarmTopic = {
       Type: 'AWS::SNS::Topic',
-      Properties: { TopicName: `${prefix}-alarms`, KmsMasterKeyId: 'alias/aws/sns', Subscription: [{ Protocol: 'email', Endpoint: email }] },
+      Properties: {
+        TopicName: `${prefix}-alarms`,
+        KmsMasterKeyId: 'alias/aws/sns',
+        Subscription: [{ Protocol: 'email', Endpoint: email }],
+      },
     };
     actions = [{ Ref: 'AlarmTopic' }];
   }
@@ -117,7 +202,8 @@ module.exports = async ({ resolveVariable }) => {
     metric: '5xx',
     dimensions: { ApiId: { Ref: 'HttpApi' }, Stage: '$default' },
     actions,
-    description: 'The HTTP API answered 5xx: a function failed, timed out or was throttled, and the apiserver applied its failurePolicy. See the README, When enforcement lapses.',
+    description:
+      'The HTTP API answered 5xx: a function failed, timed out or was throttled, and the apiserver applied its failurePolicy. See the README, When enforcement lapses.',
   });
   resources.Dashboard = dashboard(prefix);
   const logGroups = policies.map((policy) => `/aws/lambda/${prefix}-${policy.name}`);

@@ -37,7 +37,9 @@ function namespaceSelectorOf(own: LabelSelector | undefined): LabelSelector {
     { key: IGNORE_LABEL, operator: 'DoesNotExist' as const },
     ...(own?.matchExpressions ?? []),
   ];
-  return own?.matchLabels && Object.keys(own.matchLabels).length > 0 ? { matchLabels: own.matchLabels, matchExpressions } : { matchExpressions };
+  return own?.matchLabels && Object.keys(own.matchLabels).length > 0
+    ? { matchLabels: own.matchLabels, matchExpressions }
+    : { matchExpressions };
 }
 
 function webhookFor(registration: Registration, options: WebhookOptions) {

@@ -51,7 +51,8 @@ interface Findings {
   notes: Set<string>;
 }
 
-const WILDCARD_NOTE = 'every kind (`*`) is registered as the built-in resources, without subresources, custom resources and the high-volume kinds (Event, Lease, Endpoints, EndpointSlice); name those with resourceRules or kinds to have them sent';
+const WILDCARD_NOTE =
+  'every kind (`*`) is registered as the built-in resources, without subresources, custom resources and the high-volume kinds (Event, Lease, Endpoints, EndpointSlice); name those with resourceRules or kinds to have them sent';
 
 // Wildcard resources in a resource rule (every resource, with or without a subresource), as the built-in
 // resources of its groups.
@@ -62,7 +63,10 @@ function expandedResources(rule: ResourceRule, into: Findings, where: string): {
     if (resource !== '*') return groups.map((apiGroup) => ({ apiGroup, resource: pattern }));
     into.notes.add(WILDCARD_NOTE);
     const known = EVERY_KIND_RESOURCES.filter(({ apiGroup }) => groups.includes('*') || groups.includes(apiGroup));
-    if (known.length === 0) into.errors.push(`${where}: resources ${pattern} in apiGroups ${JSON.stringify(groups)}: no built-in resources there; name the resources`);
+    if (known.length === 0)
+      into.errors.push(
+        `${where}: resources ${pattern} in apiGroups ${JSON.stringify(groups)}: no built-in resources there; name the resources`,
+      );
     const suffix = subresource && subresource !== '*' ? `/${subresource}` : '';
     return known.map(({ apiGroup, resource: name }) => ({ apiGroup, resource: `${name}${suffix}` }));
   });
@@ -73,9 +77,17 @@ function webhookRulesOf(policy: Policy<never>, rule: Rule<unknown>, where: strin
   const match = rule.match ?? {};
   if (match.resourceRules) {
     return match.resourceRules.flatMap((resourceRule) => {
-      const written = resourceRule.operations.includes('*') ? (match.operations ?? ['*']) : resourceRule.operations.filter((op) => !match.operations || match.operations.includes(op as never));
+      const written = resourceRule.operations.includes('*')
+        ? (match.operations ?? ['*'])
+        : resourceRule.operations.filter((op) => !match.operations || match.operations.includes(op as never));
       if (written.length === 0) return [];
-      return expandedResources(resourceRule, into, where).map(({ apiGroup, resource }) => ({ apiGroups: [apiGroup], apiVersions: resourceRule.apiVersions, operations: [...written], resources: [resource], scope: resourceRule.scope }));
+      return expandedResources(resourceRule, into, where).map(({ apiGroup, resource }) => ({
+        apiGroups: [apiGroup],
+        apiVersions: resourceRule.apiVersions,
+        operations: [...written],
+        resources: [resource],
+        scope: resourceRule.scope,
+      }));
     });
   }
   const operations = [...(match.operations ?? policy.defaultOperations ?? DEFAULT_OPERATIONS)];
@@ -83,11 +95,20 @@ function webhookRulesOf(policy: Policy<never>, rule: Rule<unknown>, where: strin
     if (kind === '*') into.notes.add(WILDCARD_NOTE);
     const resources = kind === '*' ? EVERY_KIND_RESOURCES : Object.hasOwn(KIND_RESOURCES, kind) ? KIND_RESOURCES[kind]! : undefined;
     if (!resources) {
-      into.errors.push(`${where}: match.kinds ${kind} is not a built-in kind; name a custom resource with resourceRules (apiGroups, apiVersions, resources)`);
+      into.errors.push(
+        `${where}: match.kinds ${kind} is not a built-in kind; name a custom resource with resourceRules (apiGroups, apiVersions, resources)`,
+      );
       return [];
     }
-    if (HIGH_VOLUME_KINDS.has(kind)) into.notes.add(`${where} names ${kind}, a high-volume kind: every one the cluster writes calls the function`);
-    return resources.map(({ apiGroup, resource }) => ({ apiGroups: [apiGroup], apiVersions: ['*'], operations, resources: [resource], scope: match.scope ?? '*' }));
+    if (HIGH_VOLUME_KINDS.has(kind))
+      into.notes.add(`${where} names ${kind}, a high-volume kind: every one the cluster writes calls the function`);
+    return resources.map(({ apiGroup, resource }) => ({
+      apiGroups: [apiGroup],
+      apiVersions: ['*'],
+      operations,
+      resources: [resource],
+      scope: match.scope ?? '*',
+    }));
   });
 }
 
@@ -115,15 +136,29 @@ function common<T>(values: (T | undefined)[]): T | undefined {
 /** Both selectors must hold: their requirements joined in one selector. */
 function bothSelectors(a: LabelSelector | undefined, b: LabelSelector | undefined): LabelSelector | undefined {
   if (!a || !b) return a ?? b;
-  return { matchLabels: { ...a.matchLabels, ...b.matchLabels }, matchExpressions: [...(a.matchExpressions ?? []), ...(b.matchExpressions ?? [])] };
+  return {
+    matchLabels: { ...a.matchLabels, ...b.matchLabels },
+    matchExpressions: [...(a.matchExpressions ?? []), ...(b.matchExpressions ?? [])],
+  };
 }
 
 /** The namespaces a rule selects: its own selector and its binding's, both holding. */
-const namespaceSelectorOf = (rule: Rule<unknown>) => bothSelectors(rule.match?.namespaceSelector, rule.match?.narrowedBy?.namespaceSelector);
+const namespaceSelectorOf = (rule: Rule<unknown>) =>
+  bothSelectors(rule.match?.namespaceSelector, rule.match?.narrowedBy?.namespaceSelector);
 
-function registrationOf(policy: Policy<never>, document: RulesDocument<unknown>, rules: Rule<unknown>[], name: string, path: string, into: Findings): Registration {
+function registrationOf(
+  policy: Policy<never>,
+  document: RulesDocument<unknown>,
+  rules: Rule<unknown>[],
+  name: string,
+  path: string,
+  into: Findings,
+): Registration {
   const conditions = rules.map((rule) => policy.webhookMatchConditions?.(rule.parameters as never) ?? []);
-  const shared = conditions[0]?.filter((condition) => conditions.every((list) => list.some((other) => JSON.stringify(other) === JSON.stringify(condition)))) ?? [];
+  const shared =
+    conditions[0]?.filter((condition) =>
+      conditions.every((list) => list.some((other) => JSON.stringify(other) === JSON.stringify(condition))),
+    ) ?? [];
   const namespaceSelector = common(rules.map(namespaceSelectorOf));
   const objectSelector = common(rules.map((rule) => bothSelectors(rule.match?.labelSelector, rule.match?.narrowedBy?.labelSelector)));
   return {
@@ -139,20 +174,24 @@ function registrationOf(policy: Policy<never>, document: RulesDocument<unknown>,
   };
 }
 
-
 /**
  * One policy's rules as webhooks serve them: all on one, or, when its bindings select different
  * namespaces (which one webhook's namespaceSelector cannot say, and the function cannot check without
  * the cluster), one webhook per binding, `<binding>.<policy>` on the route `<policy>~<binding>`.
  */
 function servedApart(name: string, rules: Rule<unknown>[]): { webhook: string; route: string; rules: Rule<unknown>[] }[] {
-  if (new Set(rules.map((rule) => JSON.stringify(namespaceSelectorOf(rule) ?? null))).size <= 1) return [{ webhook: name, route: name, rules }];
+  if (new Set(rules.map((rule) => JSON.stringify(namespaceSelectorOf(rule) ?? null))).size <= 1)
+    return [{ webhook: name, route: name, rules }];
   const byBinding = new Map<string, Rule<unknown>[]>();
   for (const rule of rules) {
     const binding = rule.origin?.binding ?? '';
     byBinding.set(binding, [...(byBinding.get(binding) ?? []), rule]);
   }
-  return [...byBinding].map(([binding, bound]) => ({ webhook: `${binding}.${name}`, route: `${name}${BINDING_SEPARATOR}${binding}`, rules: bound }));
+  return [...byBinding].map(([binding, bound]) => ({
+    webhook: `${binding}.${name}`,
+    route: `${name}${BINDING_SEPARATOR}${binding}`,
+    rules: bound,
+  }));
 }
 
 /** The webhooks one policy's valid rules document needs: none for `rules: []`. */
@@ -160,7 +199,8 @@ export function registrationsOf(policy: Policy<never>, document: RulesDocument<u
   const into: Findings = { errors: [], notes: new Set() };
   const registrations: Registration[] = [];
   if (!policy.routesEachPolicy) {
-    if (document.rules.length > 0) registrations.push(registrationOf(policy, document, document.rules, `${policy.name}.portcullis.io`, routeOf(policy), into));
+    if (document.rules.length > 0)
+      registrations.push(registrationOf(policy, document, document.rules, `${policy.name}.portcullis.io`, routeOf(policy), into));
   } else {
     const groups = new Map<string, Rule<unknown>[]>();
     for (const rule of document.rules) {
@@ -174,7 +214,17 @@ export function registrationsOf(policy: Policy<never>, document: RulesDocument<u
       }
       for (const served of servedApart(name, rules)) {
         if (served.webhook.length > 200) into.errors.push(`${served.webhook}: too long to name a webhook (at most 200)`);
-        else registrations.push(registrationOf(policy, document, served.rules, `${served.webhook}.${policy.name}.portcullis.io`, `${routeOf(policy)}/${served.route}`, into));
+        else
+          registrations.push(
+            registrationOf(
+              policy,
+              document,
+              served.rules,
+              `${served.webhook}.${policy.name}.portcullis.io`,
+              `${routeOf(policy)}/${served.route}`,
+              into,
+            ),
+          );
       }
     }
   }

@@ -49,7 +49,10 @@ export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOpt
     onInvalidVersion: metrics.invalidRulesVersion,
   });
   // Failures are logged by the source and answered per request by the failure policy.
-  const rulesPrefetched = waitAtMost(loadRules().catch(() => undefined), config.POLICY_TIMEOUT_MS);
+  const rulesPrefetched = waitAtMost(
+    loadRules().catch(() => undefined),
+    config.POLICY_TIMEOUT_MS,
+  );
   const decide = createDecideAdmission(policy, loadRules, config, { clock: options.clock, metrics });
   const webhookTokens = webhookTokensFrom(config);
   const handler = middy()

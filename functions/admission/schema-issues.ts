@@ -8,9 +8,7 @@ export type Issue = BaseIssue<unknown>;
 
 export function formatPath(path: readonly PropertyKey[]): string {
   return path
-    .map((segment, index) =>
-      typeof segment === 'number' ? `[${segment}]` : `${index === 0 ? '' : '.'}${String(segment)}`,
-    )
+    .map((segment, index) => (typeof segment === 'number' ? `[${segment}]` : `${index === 0 ? '' : '.'}${String(segment)}`))
     .join('');
 }
 

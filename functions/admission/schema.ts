@@ -12,7 +12,8 @@ import * as v from 'valibot';
 export * from 'valibot';
 
 /** How an input is named in messages: `null`, `array`, `NaN`, else its typeof. */
-export const kindOf = (input: unknown) => (input === null ? 'null' : Array.isArray(input) ? 'array' : Number.isNaN(input) ? 'NaN' : typeof input);
+export const kindOf = (input: unknown) =>
+  input === null ? 'null' : Array.isArray(input) ? 'array' : Number.isNaN(input) ? 'NaN' : typeof input;
 
 const anObject = v.custom<Record<string, unknown>>(
   (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
@@ -31,7 +32,8 @@ export const strictObject = <const Entries extends v.ObjectEntries>(entries: Ent
     anObject,
     v.looseObject(entries),
     v.rawCheck(({ dataset, addIssue }) => {
-      for (const key of Object.keys(dataset.value as object)) if (!Object.hasOwn(entries, key)) addIssue({ message: `unknown field "${key}"` });
+      for (const key of Object.keys(dataset.value as object))
+        if (!Object.hasOwn(entries, key)) addIssue({ message: `unknown field "${key}"` });
     }),
     v.transform((value) => value as v.InferOutput<v.StrictObjectSchema<Entries, undefined>>),
   );
@@ -40,8 +42,14 @@ export const strictObject = <const Entries extends v.ObjectEntries>(entries: Ent
 export const record = <
   const Key extends v.BaseSchema<string, string | number | symbol, v.BaseIssue<unknown>>,
   const Value extends v.BaseSchema<unknown, unknown, v.BaseIssue<unknown>>,
->(key: Key, value: Value) => v.pipe(anObject, v.record(key, value));
+>(
+  key: Key,
+  value: Value,
+) => v.pipe(anObject, v.record(key, value));
 
 /** A path for an issue raised by a check on a whole object (rawCheck's addIssue), from plain keys. */
 export const issuePath = (...keys: (string | number)[]): [v.IssuePathItem, ...v.IssuePathItem[]] =>
-  keys.map((key) => ({ type: 'unknown', origin: 'value', input: undefined, key, value: undefined })) as [v.IssuePathItem, ...v.IssuePathItem[]];
+  keys.map((key) => ({ type: 'unknown', origin: 'value', input: undefined, key, value: undefined })) as [
+    v.IssuePathItem,
+    ...v.IssuePathItem[],
+  ];

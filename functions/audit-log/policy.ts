@@ -8,7 +8,10 @@ import { redactObject } from './redact.js';
 import { type AuditLogParameters, AuditLogParametersSchema } from './rules.js';
 
 function summary(request: AdmissionRequest): Record<string, unknown> {
-  const object = (request.object ?? request.oldObject) as { metadata?: { labels?: unknown; annotations?: object }; spec?: { replicas?: unknown } } | null;
+  const object = (request.object ?? request.oldObject) as {
+    metadata?: { labels?: unknown; annotations?: object };
+    spec?: { replicas?: unknown };
+  } | null;
   if (!object || typeof object !== 'object') return {};
   const containers = podContainers(request.kind.kind, object).map(({ kind, name, image }) => ({ kind, name, image }));
   return {

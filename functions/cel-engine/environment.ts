@@ -32,7 +32,8 @@ export const RE2_MATCHES = 'portcullisRe2Matches';
 export const LENIENT_OR_VALUE = 'portcullisOrValue';
 
 /** `orValue` as cel-go had it: the fallback for an empty optional, and a value that is not optional as it is. */
-export const lenientOrValue = (value: unknown, fallback: unknown): unknown => (value instanceof Optional ? (value.hasValue() ? value.value() : fallback) : value);
+export const lenientOrValue = (value: unknown, fallback: unknown): unknown =>
+  value instanceof Optional ? (value.hasValue() ? value.value() : fallback) : value;
 
 /** Keys the engine drops without a word when it builds a map literal (it builds a plain object). */
 export const DROPPED_MAP_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
@@ -76,7 +77,8 @@ const NAVIGATION = new Set(['id', '.', '.?', '[]', '[?]']);
 const WALKS_ITS_OPERANDS = new Set(['call', 'rcall', '+', '==', '!=', 'in', '<', '<=', '>', '>=']);
 
 /** Whether a node's value is charged by its size, as well as the 1 unit every node costs. */
-const chargesSize = (op: string, parentOp: string | undefined): boolean => !NAVIGATION.has(op) || (parentOp !== undefined && WALKS_ITS_OPERANDS.has(parentOp));
+const chargesSize = (op: string, parentOp: string | undefined): boolean =>
+  !NAVIGATION.has(op) || (parentOp !== undefined && WALKS_ITS_OPERANDS.has(parentOp));
 
 /** Marks the navigation nodes of a compiled expression whose value nothing walks, so they are charged 1 unit. */
 export function markNavigation(node: ExpressionNode, parent?: ExpressionNode): void {
@@ -87,13 +89,16 @@ export function markNavigation(node: ExpressionNode, parent?: ExpressionNode): v
 /** Wraps the environment's evaluator so that every node it evaluates is charged to the active budget. */
 function meterEvaluation(env: Environment): void {
   const probe = env.parse('true');
-  const root = probe.ast as unknown as { evaluate: (evaluator: { run: Function }, ...rest: unknown[]) => unknown };
+  const root = probe.ast as unknown as {
+    evaluate: (evaluator: { run: (node: ExpressionNode, context: unknown) => unknown }, ...rest: unknown[]) => unknown;
+  };
   root.evaluate = function captureEvaluator(evaluator, ...rest) {
     const run = evaluator.run;
     evaluator.run = function meteredRun(this: unknown, node: ExpressionNode, context: unknown) {
       const result = run.call(this, node, context);
       const budget = active();
-      if (budget) budget.charge((node as { chargedOne?: boolean }).chargedOne === true || isAccumulator(result, context) ? 1 : 1 + units(result));
+      if (budget)
+        budget.charge((node as { chargedOne?: boolean }).chargedOne === true || isAccumulator(result, context) ? 1 : 1 + units(result));
       return result;
     };
     delete (root as { evaluate?: unknown }).evaluate;

@@ -217,10 +217,13 @@ class Compiler {
         const slot = scope.get(name);
         if (slot !== undefined) return [(activation) => activation.frame[slot], 0];
         if (!ROOT_VARIABLES.has(name)) return undefined;
-        return [(activation) => {
-          const value = activation.bindings[name];
-          return value === undefined ? giveUp() : value;
-        }, 0];
+        return [
+          (activation) => {
+            const value = activation.bindings[name];
+            return value === undefined ? giveUp() : value;
+          },
+          0,
+        ];
       }
       case '.':
       case '.?': {
@@ -228,14 +231,22 @@ class Compiler {
         if (!target) return undefined;
         const key = args[1] as unknown as string;
         const { evaluate } = target;
-        return [node.op === '.' ? (activation) => select(evaluate(activation), key) : (activation) => selectOptional(evaluate(activation), key), target.cost];
+        return [
+          node.op === '.' ? (activation) => select(evaluate(activation), key) : (activation) => selectOptional(evaluate(activation), key),
+          target.cost,
+        ];
       }
       case '[]':
       case '[?]': {
         const operands = this.all(args, scope);
         if (!operands) return undefined;
         const [[container, key], cost] = operands as [[Closure, Closure], number];
-        return [node.op === '[]' ? (activation) => index(container(activation), key(activation)) : (activation) => indexOptional(container(activation), key(activation)), cost];
+        return [
+          node.op === '[]'
+            ? (activation) => index(container(activation), key(activation))
+            : (activation) => indexOptional(container(activation), key(activation)),
+          cost,
+        ];
       }
       case '!_': {
         const operand = this.node((Array.isArray(node.args) ? node.args[0] : node.args) as ExpressionNode, scope);
@@ -290,28 +301,34 @@ class Compiler {
     if (!operands) return undefined;
     const [[left, right], cost] = operands as [[Closure, Closure], number];
     const operate = BINARY[node.op]!;
-    return [(activation) => {
-      const a = left(activation);
-      const b = right(activation);
-      chargeWalked(activation.budget, a, b);
-      return operate(a, b);
-    }, cost];
+    return [
+      (activation) => {
+        const a = left(activation);
+        const b = right(activation);
+        chargeWalked(activation.budget, a, b);
+        return operate(a, b);
+      },
+      cost,
+    ];
   }
 
   private map(node: ExpressionNode, scope: Scope): [Closure, number] | undefined {
     const entries = this.all((node.args as [ExpressionNode, ExpressionNode][]).flat(), scope);
     if (!entries) return undefined;
     const [closures, cost] = entries;
-    return [(activation) => {
-      const map: Record<string, unknown> = {};
-      for (let i = 0; i < closures.length; i += 2) {
-        const key = closures[i]!(activation);
-        // Other keys, and duplicates, are the engine's to judge.
-        if (typeof key !== 'string' || DROPPED_MAP_KEYS.has(key) || Object.hasOwn(map, key)) giveUp();
-        map[key as string] = closures[i + 1]!(activation);
-      }
-      return map;
-    }, cost];
+    return [
+      (activation) => {
+        const map: Record<string, unknown> = {};
+        for (let i = 0; i < closures.length; i += 2) {
+          const key = closures[i]!(activation);
+          // Other keys, and duplicates, are the engine's to judge.
+          if (typeof key !== 'string' || DROPPED_MAP_KEYS.has(key) || Object.hasOwn(map, key)) giveUp();
+          map[key as string] = closures[i + 1]!(activation);
+        }
+        return map;
+      },
+      cost,
+    ];
   }
 
   /** `has(a.b.c)`: the engine errs on a missing `b`, and says false for a missing `c`. */
@@ -326,62 +343,81 @@ class Compiler {
     if (!root || keys.length === 0) return undefined;
     const last = keys.pop()!;
     const { evaluate } = root;
-    return [(activation) => {
-      let value = evaluate(activation);
-      for (const key of keys) value = select(value, key);
-      if (isPlainMap(value)) return Object.hasOwn(value, last) && value[last] !== undefined;
-      if (value instanceof Map) return value.get(last) !== undefined;
-      return giveUp();
-    }, root.cost + keys.length + 1];
+    return [
+      (activation) => {
+        let value = evaluate(activation);
+        for (const key of keys) value = select(value, key);
+        if (isPlainMap(value)) return Object.hasOwn(value, last) && value[last] !== undefined;
+        if (value instanceof Map) return value.get(last) !== undefined;
+        return giveUp();
+      },
+      root.cost + keys.length + 1,
+    ];
   }
 
   private call(node: ExpressionNode, scope: Scope): [Closure, number] | undefined {
-    const [name, receiverNode, argumentNodes] = node.op === 'rcall'
-      ? (node.args as [string, ExpressionNode, ExpressionNode[]])
-      : [(node.args as [string])[0], undefined, (node.args as [string, ExpressionNode[]])[1]];
+    const [name, receiverNode, argumentNodes] =
+      node.op === 'rcall'
+        ? (node.args as [string, ExpressionNode, ExpressionNode[]])
+        : [(node.args as [string])[0], undefined, (node.args as [string, ExpressionNode[]])[1]];
     const operands = this.all(receiverNode ? [receiverNode, ...argumentNodes] : argumentNodes, scope);
     if (!operands) return undefined;
     const [[first, second], cost] = operands as [[Closure, Closure | undefined], number];
     const test = STRING_TESTS.get(name);
     if (test && second) {
-      return [(activation) => {
-        const [text, other] = strings(first(activation), second(activation));
-        chargeWalked(activation.budget, text, other);
-        return test(text, other);
-      }, cost];
+      return [
+        (activation) => {
+          const [text, other] = strings(first(activation), second(activation));
+          chargeWalked(activation.budget, text, other);
+          return test(text, other);
+        },
+        cost,
+      ];
     }
     const transform = STRING_TRANSFORMS.get(name);
     if (transform && !second && node.op === 'rcall') {
-      return [(activation) => {
-        const value = first(activation);
-        if (typeof value !== 'string') return giveUp();
-        chargeWalked(activation.budget, value);
-        return transform(value);
-      }, cost];
+      return [
+        (activation) => {
+          const value = first(activation);
+          if (typeof value !== 'string') return giveUp();
+          chargeWalked(activation.budget, value);
+          return transform(value);
+        },
+        cost,
+      ];
     }
     if (name === 'string' && node.op === 'call' && !second) {
       const failure = this.absorbing > 0 ? giveUp : fails;
       return [(activation) => stringOf(first(activation), failure), cost];
     }
     if (name === 'size' && !second) {
-      return [(activation) => {
-        const value = first(activation);
-        chargeWalked(activation.budget, value);
-        return size(value);
-      }, cost];
+      return [
+        (activation) => {
+          const value = first(activation);
+          chargeWalked(activation.budget, value);
+          return size(value);
+        },
+        cost,
+      ];
     }
     if (node.op !== 'rcall') return undefined;
     if (name === LENIENT_OR_VALUE && second) {
-      return [(activation) => {
-        const value = first(activation);
-        return lenientOrValue(value, second(activation));
-      }, cost];
+      return [
+        (activation) => {
+          const value = first(activation);
+          return lenientOrValue(value, second(activation));
+        },
+        cost,
+      ];
     }
     if (name === 'hasValue' && !second) {
-      return [(activation) => {
-        const value = first(activation);
-        return value instanceof Optional ? value.hasValue() : giveUp();
-      }, cost];
+      return [
+        (activation) => {
+          const value = first(activation);
+          return value instanceof Optional ? value.hasValue() : giveUp();
+        },
+        cost,
+      ];
     }
     return undefined;
   }
@@ -404,7 +440,9 @@ class Compiler {
     const range = this.node(rangeNode, scope);
     const slot = this.slots++;
     const bodyScope = new Map(scope).set(variable.args as string, slot);
-    const body = ABSORBING_COMPREHENSIONS.has(name) ? this.absorbingErrors(() => this.all(bodyNodes, bodyScope)) : this.all(bodyNodes, bodyScope);
+    const body = ABSORBING_COMPREHENSIONS.has(name)
+      ? this.absorbingErrors(() => this.all(bodyNodes, bodyScope))
+      : this.all(bodyNodes, bodyScope);
     if (!range || !body) return undefined;
     const [[predicate, transform], bodyCost] = body as [[Closure, Closure | undefined], number];
     const iterationCost = 1 + bodyCost;

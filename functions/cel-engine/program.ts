@@ -3,7 +3,17 @@
 // undeclared variable is an invalid rules document at `policy validate`, not a failure at admission.
 // Features that need the cluster (namespaceObject, authorizer, Kyverno's resource/http/image lookups) are
 // refused here, with the reason. Programs run metered: every evaluation step is charged to a cost budget.
-import { CEL_VARIABLES, callOf, celEnvironment, DROPPED_MAP_KEYS, type ExpressionNode, forEachChild, markNavigation, registerLibrariesFor, rewriteCalls } from './environment.js';
+import {
+  CEL_VARIABLES,
+  callOf,
+  celEnvironment,
+  DROPPED_MAP_KEYS,
+  type ExpressionNode,
+  forEachChild,
+  markNavigation,
+  registerLibrariesFor,
+  rewriteCalls,
+} from './environment.js';
 import { withBudget } from './metering.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { MAX_OBJECT_DEPTH, ObjectTooDeepError } from '../admission/decide/object-depth.js';
@@ -49,13 +59,16 @@ const REQUEST_VARIABLES = new Set(['object', 'oldObject', 'request']);
 // Only to word a check's failure: listing the engine's definitions is work a cold start need not do.
 let knownFunctions: Set<string> | undefined;
 const isKnownFunction = (name: string): boolean =>
-  (knownFunctions ??= new Set([...celEnvironment.getDefinitions().functions.map((definition) => definition.name), ...LIBRARY_FUNCTIONS])).has(name);
+  (knownFunctions ??= new Set([
+    ...celEnvironment.getDefinitions().functions.map((definition) => definition.name),
+    ...LIBRARY_FUNCTIONS,
+  ])).has(name);
 const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
 
 // What cannot be answered without the cluster, a registry or the network, and so is refused, not guessed.
 const NEEDS_THE_CLUSTER: Record<string, string> = {
   namespaceObject: 'namespaceObject needs the Namespace from the cluster, which the function cannot read',
-  authorizer: 'authorizer needs the cluster\'s authorization API, which the function cannot call',
+  authorizer: "authorizer needs the cluster's authorization API, which the function cannot call",
 };
 const KYVERNO_LOOKUPS: Record<string, string> = {
   'resource.Get': "Kyverno's resource.Get reads the cluster",
@@ -86,7 +99,8 @@ function collectUsage(node: ExpressionNode, into: Usage): Usage {
     if (refusal) into.refusals.add(refusal);
   }
   if (node.op === 'map') {
-    for (const [key] of node.args as [ExpressionNode, ExpressionNode][]) if (key.op === 'value' && DROPPED_MAP_KEYS.has(key.args as string)) into.droppedKeys.add(key.args as string);
+    for (const [key] of node.args as [ExpressionNode, ExpressionNode][])
+      if (key.op === 'value' && DROPPED_MAP_KEYS.has(key.args as string)) into.droppedKeys.add(key.args as string);
   }
   forEachChild(node, (child) => collectUsage(child, into));
   return into;
@@ -126,7 +140,8 @@ function compileProgram(source: string): CelProgram | string {
   const usage = collectUsage(root, { identifiers: new Set(), calls: new Set(), refusals: new Set(), droppedKeys: new Set() });
   for (const [name, reason] of Object.entries(NEEDS_THE_CLUSTER)) if (usage.identifiers.has(name)) usage.refusals.add(reason);
   if (usage.refusals.size > 0) return `cannot run without the cluster: ${[...usage.refusals].join('; ')}`;
-  if (usage.droppedKeys.size > 0) return `does not compile: a map literal cannot have the key ${[...usage.droppedKeys].map((key) => `'${key}'`).join(', ')} here (the engine would drop it)`;
+  if (usage.droppedKeys.size > 0)
+    return `does not compile: a map literal cannot have the key ${[...usage.droppedKeys].map((key) => `'${key}'`).join(', ')} here (the engine would drop it)`;
   registerLibrariesFor(usage.calls, usage.identifiers);
   rewriteCalls(root);
   const checked = evaluate.check();
@@ -210,7 +225,13 @@ function sharedRun(program: CelProgram, bindings: Record<string, unknown>, budge
  * The value of a program, or an Error saying which expression failed and why. With `results`, a program
  * that reads only the request is evaluated once for all the rules that share it.
  */
-export function runCel(program: CelProgram, bindings: Record<string, unknown>, budget: CostBudget, where: string, results?: SharedResults): unknown {
+export function runCel(
+  program: CelProgram,
+  bindings: Record<string, unknown>,
+  budget: CostBudget,
+  where: string,
+  results?: SharedResults,
+): unknown {
   try {
     return results && program.readsOnlyTheRequest ? sharedRun(program, bindings, budget, results) : program.run(bindings, budget);
   } catch (error) {

@@ -30,7 +30,8 @@ export const isPlainMap = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && (value.constructor === Object || value.constructor === undefined);
 
 export function equalCel(a: unknown, b: unknown): boolean {
-  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) return Number(a) === Number(b) && (typeof a !== typeof b || a === b);
+  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number'))
+    return Number(a) === Number(b) && (typeof a !== typeof b || a === b);
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => equalCel(item, b[index]));
   const entries = celMapEntries(a);
   const others = entries && celMapEntries(b);

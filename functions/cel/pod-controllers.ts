@@ -27,7 +27,9 @@ export const isPodController = (kind: string): kind is PodController => Object.h
 /** A field of a map as CEL values hold it: a plain object, or a Map for one with a key Object.prototype has. */
 function fieldOf(map: unknown, key: string): unknown {
   if (map instanceof Map) return map.get(key);
-  return map && typeof map === 'object' && !Array.isArray(map) && Object.hasOwn(map, key) ? (map as Record<string, unknown>)[key] : undefined;
+  return map && typeof map === 'object' && !Array.isArray(map) && Object.hasOwn(map, key)
+    ? (map as Record<string, unknown>)[key]
+    : undefined;
 }
 
 /** A copy of a CEL map (plain object or Map) with `fields` set; a field set to undefined is removed. */
@@ -51,6 +53,9 @@ export function podFromTemplate(kind: PodController, object: unknown): unknown {
   for (const key of POD_CONTROLLERS[kind].template) template = fieldOf(template, key);
   if (!template || typeof template !== 'object') return null;
   const controllerMetadata = fieldOf(object, 'metadata');
-  const metadata = withFields(fieldOf(template, 'metadata') ?? {}, { name: fieldOf(controllerMetadata, 'name'), namespace: fieldOf(controllerMetadata, 'namespace') });
+  const metadata = withFields(fieldOf(template, 'metadata') ?? {}, {
+    name: fieldOf(controllerMetadata, 'name'),
+    namespace: fieldOf(controllerMetadata, 'namespace'),
+  });
   return withFields(object, { metadata, spec: fieldOf(template, 'spec') ?? {} });
 }

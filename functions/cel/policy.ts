@@ -63,12 +63,20 @@ type WithBindings = AdmissionRequest & { [BINDINGS]?: RequestBindings };
 function bindingsOf(request: WithBindings, judgesPodTemplate: boolean): RequestBindings {
   let bindings = request[BINDINGS];
   if (!bindings) {
-    bindings = { object: toCel(request.object ?? null, 'request.object'), oldObject: toCel(request.oldObject ?? null, 'request.oldObject'), results: new Map() };
+    bindings = {
+      object: toCel(request.object ?? null, 'request.object'),
+      oldObject: toCel(request.oldObject ?? null, 'request.oldObject'),
+      results: new Map(),
+    };
     Object.defineProperty(request, BINDINGS, { value: bindings }); // not enumerable: never serialised
   }
   const kind = request.kind.kind;
   if (judgesPodTemplate && isPodController(kind) && !bindings.podTemplate) {
-    bindings.podTemplate = { object: podFromTemplate(kind, bindings.object), oldObject: podFromTemplate(kind, bindings.oldObject), results: new Map() };
+    bindings.podTemplate = {
+      object: podFromTemplate(kind, bindings.object),
+      oldObject: podFromTemplate(kind, bindings.oldObject),
+      results: new Map(),
+    };
   }
   return bindings;
 }
@@ -135,7 +143,9 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     // The API server's own environment has object, oldObject and request (and authorizer, which cel
     // refuses), and none of Kyverno's functions.
     const apiServerCan = (program: CelProgram) => !program.usesKyvernoLibrary && program.readsOnlyTheRequest;
-    return matchConditions.filter(({ program }) => apiServerCan(program)).map(({ name, program }) => ({ name, expression: program.source }));
+    return matchConditions
+      .filter(({ program }) => apiServerCan(program))
+      .map(({ name, program }) => ({ name, expression: program.source }));
   },
   expandRule: withPodControllerKinds,
   evaluate(request, parameters, context) {
@@ -143,9 +153,16 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
     const judgesPodTemplate = parameters.podControllers.includes(request.kind.kind);
     const converted = bindingsOf(request, judgesPodTemplate);
-    const expressions = new RuleExpressions(parameters, request, converted, judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted, context.deadline);
+    const expressions = new RuleExpressions(
+      parameters,
+      request,
+      converted,
+      judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted,
+      context.deadline,
+    );
     for (const { name, program } of parameters.matchConditions) {
-      if (!booleanOf(expressions.run(program, `matchConditions ${name}`), `matchConditions ${name}`)) return { violations: [], skipped: `matchConditions ${name} is false` };
+      if (!booleanOf(expressions.run(program, `matchConditions ${name}`), `matchConditions ${name}`))
+        return { violations: [], skipped: `matchConditions ${name} is false` };
     }
     const violations: Violation[] = [];
     let firstError: unknown;

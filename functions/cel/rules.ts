@@ -34,7 +34,18 @@ export const CelParametersSchema = v.pipe(
     ),
     variables: v.optional(v.array(v.strictObject({ name: Name, expression: Expression })), () => []),
     matchConditions: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), expression: Expression })), () => []),
-    auditAnnotations: v.optional(v.array(v.strictObject({ key: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, 'expected a qualified name of at most 63 characters')), valueExpression: Expression })), () => []),
+    auditAnnotations: v.optional(
+      v.array(
+        v.strictObject({
+          key: v.pipe(
+            v.string(),
+            v.regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, 'expected a qualified name of at most 63 characters'),
+          ),
+          valueExpression: Expression,
+        }),
+      ),
+      () => [],
+    ),
     params: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
     // Kinds whose pod template the validations judge as a Pod (autogen: pod-controllers.ts).
     podControllers: v.optional(v.array(v.string()), () => []),
@@ -42,7 +53,12 @@ export const CelParametersSchema = v.pipe(
     variableValues: v.optional(v.record(v.string(), v.unknown()), () => ({})),
   }),
   v.transform((parameters) => {
-    const validations = parameters.validations.map(({ expression, message, messageExpression, reason }) => ({ program: expression, message, messageProgram: messageExpression, reason }));
+    const validations = parameters.validations.map(({ expression, message, messageExpression, reason }) => ({
+      program: expression,
+      message,
+      messageProgram: messageExpression,
+      reason,
+    }));
     const variables = parameters.variables.map(({ name, expression }) => ({ name, program: expression }));
     const matchConditions = parameters.matchConditions.map(({ name, expression }) => ({ name, program: expression }));
     const programs: CelProgram[] = [

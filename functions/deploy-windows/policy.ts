@@ -61,7 +61,8 @@ export const deployWindowsPolicy: ValidatingPolicy<DeployWindowsParameters> = {
   parametersSchema: DeployWindowsParametersSchema,
   evaluate(request, parameters, { now }) {
     const { username = '', groups = [] } = request.userInfo;
-    if (matchesAnyGlob(username, parameters.exemptUsers) || groups.some((group) => matchesAnyGlob(group, parameters.exemptGroups))) return [];
+    if (matchesAnyGlob(username, parameters.exemptUsers) || groups.some((group) => matchesAnyGlob(group, parameters.exemptGroups)))
+      return [];
     const what = `${request.operation} of ${request.kind.kind} "${request.name ?? '(unnamed)'}"`;
     return coveringFreezes(localTime(now, parameters.timezone), parameters).map((freeze) => {
       const { date, clock } = realEnd(freeze, parameters);

@@ -7,7 +7,10 @@ const Clock = v.pipe(v.string(), v.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected 
 const Day = v.pipe(
   v.string(),
   v.regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date as YYYY-MM-DD'),
-  v.check((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day), 'not a calendar date'),
+  v.check(
+    (day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day),
+    'not a calendar date',
+  ),
 );
 
 function isTimeZone(name: string): boolean {
@@ -25,7 +28,13 @@ function isTimeZone(name: string): boolean {
  */
 export const MAX_WINDOWS = 100;
 const Freeze = v.strictObject({ days: v.optional(v.pipe(v.array(v.picklist(WEEKDAYS)), v.minLength(1))), from: Clock, to: Clock });
-const DateRange = v.pipe(v.strictObject({ from: Day, to: Day }), v.forward(v.check(({ from, to }) => from <= to, 'from must not be after to'), ['to']));
+const DateRange = v.pipe(
+  v.strictObject({ from: Day, to: Day }),
+  v.forward(
+    v.check(({ from, to }) => from <= to, 'from must not be after to'),
+    ['to'],
+  ),
+);
 
 /**
  * @example { timezone: Europe/Berlin, freezes: [{ days: [Fri], from: "16:00", to: "08:00" }], dates: [{ from: "2026-12-24", to: "2026-12-27" }] }

@@ -8,7 +8,10 @@ const REFERENCE_PREFIX = /^(?:localhost|[^/]*[.:][^/]*)(?:\/[^/]+)*$/;
 const ReferencePrefixSchema = v.pipe(
   v.string(),
   v.minLength(1),
-  v.check((value) => REFERENCE_PREFIX.test(value), 'expected a normalised reference prefix starting with a registry host, such as docker.io/library or gcr.io/project (no trailing /)'),
+  v.check(
+    (value) => REFERENCE_PREFIX.test(value),
+    'expected a normalised reference prefix starting with a registry host, such as docker.io/library or gcr.io/project (no trailing /)',
+  ),
 );
 
 /**

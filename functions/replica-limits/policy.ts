@@ -26,6 +26,8 @@ export const replicaLimitsPolicy: ValidatingPolicy<ReplicaLimitsParameters> = {
     const replicas = (request.object as { spec?: { replicas?: unknown } } | null)?.spec?.replicas ?? 1;
     if (typeof replicas !== 'number') return [`${what}: replicas ${JSON.stringify(replicas)} is not a number`];
     if (ranges.some(({ min, max }) => replicas >= min && replicas <= max)) return [];
-    return [`${what}: replicas ${replicas} is outside the allowed range${ranges.length > 1 ? 's' : ''} ${ranges.map(({ min, max }) => `${min}-${max}`).join(', ')}`];
+    return [
+      `${what}: replicas ${replicas} is outside the allowed range${ranges.length > 1 ? 's' : ''} ${ranges.map(({ min, max }) => `${min}-${max}`).join(', ')}`,
+    ];
   },
 };

@@ -8,7 +8,15 @@ const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
  */
 export const ReplicaLimitsParametersSchema = v.strictObject({
   ranges: v.pipe(
-    v.array(v.pipe(v.strictObject({ min: Count, max: Count }), v.forward(v.check(({ min, max }) => min <= max, 'min must not exceed max'), ['max']))),
+    v.array(
+      v.pipe(
+        v.strictObject({ min: Count, max: Count }),
+        v.forward(
+          v.check(({ min, max }) => min <= max, 'min must not exceed max'),
+          ['max'],
+        ),
+      ),
+    ),
     v.minLength(1),
   ),
 });

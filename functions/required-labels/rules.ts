@@ -6,7 +6,9 @@ import * as v from '../admission/schema.js';
  */
 export const RequiredLabelsParametersSchema = v.strictObject({
   labels: v.pipe(
-    v.array(v.strictObject({ key: v.pipe(v.string(), v.minLength(1)), allowedValues: v.optional(v.pipe(v.array(v.string()), v.minLength(1))) })),
+    v.array(
+      v.strictObject({ key: v.pipe(v.string(), v.minLength(1)), allowedValues: v.optional(v.pipe(v.array(v.string()), v.minLength(1))) }),
+    ),
     v.minLength(1),
   ),
 });

@@ -49,12 +49,16 @@ export async function auditObjects(documents: PolicyDocument[], objects: unknown
     const request = offlineRequest(object, { operation: 'CREATE', namespace: resource.namespace });
     if (!request.ok) {
       // Not judged, and said so: an error result, never a silent pass.
-      audited.push({ resource, results: [{ function: 'portcullis', rule: 'request', policy: 'portcullis', result: 'error', messages: [request.error] }] });
+      audited.push({
+        resource,
+        results: [{ function: 'portcullis', rule: 'request', policy: 'portcullis', result: 'error', messages: [request.error] }],
+      });
       continue;
     }
     const results: AuditResult[] = [];
     for (const { policy, document } of documents) {
-      for (const result of await ruleResults(policy, document as never, request.request, now)) results.push({ function: policy.name, ...result });
+      for (const result of await ruleResults(policy, document as never, request.request, now))
+        results.push({ function: policy.name, ...result });
     }
     audited.push({ resource, results });
   }

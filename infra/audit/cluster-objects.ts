@@ -33,8 +33,16 @@ export function loadKubeConfig({ kubeconfig, context }: ClusterOptions): KubeCon
   return config;
 }
 
+/** A list's JSON body, as far as the audit reads it. */
+interface ListBody {
+  kind?: unknown;
+  items?: Record<string, unknown>[];
+  metadata?: { continue?: string };
+  message?: string;
+}
+
 /** One GET against the API server, its JSON body; a status other than 200 throws with the server's message. */
-async function getJson(config: KubeConfig, path: string): Promise<any> {
+async function getJson(config: KubeConfig, path: string): Promise<ListBody> {
   const url = new URL(path, config.getCurrentCluster()!.server);
   const options: Parameters<typeof request>[1] = { method: 'GET', headers: { accept: 'application/json' } };
   await config.applyToHTTPSOptions(options);
@@ -44,7 +52,7 @@ async function getJson(config: KubeConfig, path: string): Promise<any> {
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        let body: any;
+        let body: ListBody | undefined;
         try {
           body = JSON.parse(text);
         } catch {
@@ -60,7 +68,11 @@ async function getJson(config: KubeConfig, path: string): Promise<any> {
 }
 
 /** Every object of the resources, with apiVersion and kind set (list items carry neither); notes for what was skipped. */
-export async function listClusterObjects(config: KubeConfig, resources: ListedResource[], pageSize = 500): Promise<{ objects: unknown[]; notes: string[] }> {
+export async function listClusterObjects(
+  config: KubeConfig,
+  resources: ListedResource[],
+  pageSize = 500,
+): Promise<{ objects: unknown[]; notes: string[] }> {
   const objects: unknown[] = [];
   const notes: string[] = [];
   for (const resource of resources) {
@@ -70,7 +82,7 @@ export async function listClusterObjects(config: KubeConfig, resources: ListedRe
     let restarts = 0;
     for (;;) {
       const query = new URLSearchParams({ limit: String(pageSize), ...(next ? { continue: next } : {}) });
-      let page: any;
+      let page: ListBody;
       try {
         page = await getJson(config, `${path}?${query}`);
       } catch (error) {

@@ -14,9 +14,13 @@ export interface ListedResource {
 // The version each built-in group serves its objects at when the rules say `*` (v1 unless listed here).
 const SERVED_VERSIONS: Record<string, string> = { autoscaling: 'v2' };
 
-export const pathOf = ({ group, version, resource }: ListedResource) => (group === '' ? `/api/${version}/${resource}` : `/apis/${group}/${version}/${resource}`);
+export const pathOf = ({ group, version, resource }: ListedResource) =>
+  group === '' ? `/api/${version}/${resource}` : `/apis/${group}/${version}/${resource}`;
 
-export function listedResources(registrations: Registration[], { includeSecrets = false } = {}): { resources: ListedResource[]; notes: string[] } {
+export function listedResources(
+  registrations: Registration[],
+  { includeSecrets = false } = {},
+): { resources: ListedResource[]; notes: string[] } {
   const resources = new Map<string, ListedResource>();
   const notes = new Set<string>();
   for (const rule of registrations.flatMap(({ rules }) => rules)) {

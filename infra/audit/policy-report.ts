@@ -18,7 +18,15 @@ function reportResult(result: AuditResult, object: AuditedObject, timestamp: { s
     ...(result.messages.length > 0 ? { message: result.messages.join('; ') } : {}),
     scored: true,
     timestamp,
-    resources: [{ apiVersion: resource.apiVersion, kind: resource.kind, name: resource.name, ...(resource.namespace ? { namespace: resource.namespace } : {}), ...(resource.uid ? { uid: resource.uid } : {}) }],
+    resources: [
+      {
+        apiVersion: resource.apiVersion,
+        kind: resource.kind,
+        name: resource.name,
+        ...(resource.namespace ? { namespace: resource.namespace } : {}),
+        ...(resource.uid ? { uid: resource.uid } : {}),
+      },
+    ],
     properties: { 'portcullis.io/policy': result.function, ...(result.action ? { 'portcullis.io/action': result.action } : {}) },
   };
 }

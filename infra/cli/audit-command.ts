@@ -58,23 +58,40 @@ function summaryRows(objects: AuditedObject[]): SummaryRow[] {
       rows.set(key, row);
     }
   }
-  return [...rows.values()].sort((a, b) => a.policy.localeCompare(b.policy) || a.rule.localeCompare(b.rule) || a.namespace.localeCompare(b.namespace));
+  return [...rows.values()].sort(
+    (a, b) => a.policy.localeCompare(b.policy) || a.rule.localeCompare(b.rule) || a.namespace.localeCompare(b.namespace),
+  );
 }
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function describeAudit(objects: AuditedObject[], rows: SummaryRow[]): string {
   const counts = countResults(objects);
-  const totals = `${objects.length} objects: ${Object.entries(counts).map(([result, count]) => `${count} ${result}`).join(', ')}`;
+  const totals = `${objects.length} objects: ${Object.entries(counts)
+    .map(([result, count]) => `${count} ${result}`)
+    .join(', ')}`;
   if (rows.length === 0) return `no rule fails on any object\n${totals}\n`;
-  const summary = table([['POLICY', 'RULE', 'NAMESPACE', 'FAIL', 'WARN', 'ERROR'], ...rows.map((row) => [row.policy, row.rule, row.namespace, String(row.fail), String(row.warn), String(row.error)])]);
+  const summary = table([
+    ['POLICY', 'RULE', 'NAMESPACE', 'FAIL', 'WARN', 'ERROR'],
+    ...rows.map((row) => [row.policy, row.rule, row.namespace, String(row.fail), String(row.warn), String(row.error)]),
+  ]);
   const details = objects.flatMap(({ resource, results }) =>
     results
       .filter(({ result }) => result !== 'pass' && result !== 'skip')
-      .map(({ function: policy, rule, result, messages }) => `${result.toUpperCase().padEnd(5)} ${policy}/${rule}  ${resource.kind} ${resource.namespace ? `${resource.namespace}/` : ''}${resource.name}: ${messages.join('; ')}`),
+      .map(
+        ({ function: policy, rule, result, messages }) =>
+          `${result.toUpperCase().padEnd(5)} ${policy}/${rule}  ${resource.kind} ${resource.namespace ? `${resource.namespace}/` : ''}${resource.name}: ${messages.join('; ')}`,
+      ),
   );
   return `${summary}\n\n${details.join('\n')}\n\n${totals}\n`;
 }
@@ -87,7 +104,7 @@ function countResults(objects: AuditedObject[]): Record<string, number> {
 
 async function policyDocuments(options: AuditOptions): Promise<PolicyDocument[]> {
   const wanted = options.policy?.map((name) => policyNamed(name).name);
-  let read;
+  let read: Awaited<ReturnType<typeof readPolicyDocuments>>;
   try {
     read = await readPolicyDocuments(documentReader(options));
   } catch (error) {
@@ -113,7 +130,7 @@ async function objectsToAudit(options: AuditOptions, documents: PolicyDocument[]
   const { resources, notes } = listedResources(registrations, { includeSecrets: options.includeSecrets });
   const pageSize = options.pageSize === undefined ? 500 : Number(options.pageSize);
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new UsageError(`--page-size ${options.pageSize}: expected a whole number above 0`);
-  let config;
+  let config: ReturnType<typeof loadKubeConfig>;
   try {
     config = loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context });
   } catch (error) {
@@ -121,7 +138,9 @@ async function objectsToAudit(options: AuditOptions, documents: PolicyDocument[]
   }
   const listed = await listClusterObjects(config, resources, pageSize);
   for (const note of [...notes, ...listed.notes]) process.stderr.write(`note: ${note}\n`);
-  process.stderr.write(`listed ${listed.objects.length} objects of ${resources.map(({ resource }) => resource).join(', ')} from ${config.getCurrentCluster()!.server}\n`);
+  process.stderr.write(
+    `listed ${listed.objects.length} objects of ${resources.map(({ resource }) => resource).join(', ')} from ${config.getCurrentCluster()!.server}\n`,
+  );
   return listed.objects;
 }
 
@@ -131,18 +150,23 @@ async function audit(options: AuditOptions): Promise<number> {
   const objects = await objectsToAudit(options, documents);
   const startedAt = performance.now();
   const audited = await auditObjects(documents, objects, now);
-  process.stderr.write(`audited ${objects.length} objects with ${documents.map(({ policy }) => policy.name).join(', ')} in ${((performance.now() - startedAt) / 1000).toFixed(2)} s\n`);
+  process.stderr.write(
+    `audited ${objects.length} objects with ${documents.map(({ policy }) => policy.name).join(', ')} in ${((performance.now() - startedAt) / 1000).toFixed(2)} s\n`,
+  );
   const judged = audited.filter(({ results }) => results.length > 0);
   if (options.output === 'table') print(describeAudit(audited, summaryRows(audited)));
   // JSON, as a v1 List: kubectl applies it as it is, and it prints in a fraction of the time YAML takes for a large cluster.
-  else if (options.output === 'policyreport') print(formatDocument({ apiVersion: 'v1', kind: 'List', items: policyReports(judged, now) }, 'json'));
+  else if (options.output === 'policyreport')
+    print(formatDocument({ apiVersion: 'v1', kind: 'List', items: policyReports(judged, now) }, 'json'));
   else print(formatDocument({ summary: summaryRows(audited), totals: countResults(audited), objects: judged }, options.output));
   const violated = audited.some(({ results }) => results.some(({ result }) => VIOLATIONS.has(result)));
   return options.failOnViolation && violated ? EXIT.found : EXIT.ok;
 }
 
 export function registerAuditCommand(program: Command): void {
-  rulesLocationOptions(program.command('audit').description('judge objects that already exist with every policy that has rules, before enforcing them'))
+  rulesLocationOptions(
+    program.command('audit').description('judge objects that already exist with every policy that has rules, before enforcing them'),
+  )
     .option('--from <files...>', 'objects from files or folders: kubectl get -A -o json|yaml Lists, multi-document YAML, single objects')
     .option('--kubeconfig <file>', 'list objects from the cluster of this kubeconfig (default: KUBECONFIG, else ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')

@@ -29,28 +29,44 @@ interface EventOptions {
 function chosenObjects(objects: KubernetesObject[], file: string, options: EventOptions): KubernetesObject[] {
   if (options.index !== undefined) {
     const index = Number(options.index);
-    if (!Number.isInteger(index) || index < 0 || index >= objects.length) throw new UsageError(`--index ${options.index}: ${file} has ${objects.length} object${objects.length === 1 ? '' : 's'}; expected 0 to ${objects.length - 1}`);
+    if (!Number.isInteger(index) || index < 0 || index >= objects.length)
+      throw new UsageError(
+        `--index ${options.index}: ${file} has ${objects.length} object${objects.length === 1 ? '' : 's'}; expected 0 to ${objects.length - 1}`,
+      );
     return [objects[index]!];
   }
-  if (objects.length > 1 && options.outDir === undefined) throw new UsageError(`${file} holds ${objects.length} objects: write one event each with --out-dir DIR, or pick one with --index N`);
+  if (objects.length > 1 && options.outDir === undefined)
+    throw new UsageError(`${file} holds ${objects.length} objects: write one event each with --out-dir DIR, or pick one with --index N`);
   return objects;
 }
 
 /** `003-pod-web.json`: in the file's order, named so a listing says what each is. */
-const eventFileName = (object: KubernetesObject, index: number) => `${String(index).padStart(3, '0')}-${object.kind.toLowerCase()}-${(object.metadata?.name ?? 'unnamed').replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
+const eventFileName = (object: KubernetesObject, index: number) =>
+  `${String(index).padStart(3, '0')}-${object.kind.toLowerCase()}-${(object.metadata?.name ?? 'unnamed').replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
 
 function event(file: string, options: EventOptions): number {
   const operation = options.operation.toUpperCase();
-  if (!(OPERATIONS as readonly string[]).includes(operation)) throw new UsageError(`--operation ${options.operation}: expected ${OPERATIONS.join(', ')}`);
+  if (!(OPERATIONS as readonly string[]).includes(operation))
+    throw new UsageError(`--operation ${options.operation}: expected ${OPERATIONS.join(', ')}`);
   const admissionVersion = options.admissionVersion;
-  if (admissionVersion !== 'v1' && admissionVersion !== 'v1beta1') throw new UsageError(`--admission-version ${admissionVersion}: expected v1 or v1beta1`);
+  if (admissionVersion !== 'v1' && admissionVersion !== 'v1beta1')
+    throw new UsageError(`--admission-version ${admissionVersion}: expected v1 or v1beta1`);
   const path = routeOf(policyNamed(options.policy));
   const oldObjects = options.old === undefined ? undefined : readKubernetesObjects(options.old);
   if (oldObjects && oldObjects.length > 1) throw new UsageError(`--old ${options.old}: give one object`);
   const objects = chosenObjects(readKubernetesObjects(file), file, options);
   const eventOf = (object: KubernetesObject) =>
     httpApiEvent(
-      JSON.stringify(admissionReviewFor(object, { operation: operation as 'CREATE', namespace: options.namespace, oldObject: oldObjects?.[0], admissionVersion, username: options.user, groups: options.group })),
+      JSON.stringify(
+        admissionReviewFor(object, {
+          operation: operation as 'CREATE',
+          namespace: options.namespace,
+          oldObject: oldObjects?.[0],
+          admissionVersion,
+          username: options.user,
+          groups: options.group,
+        }),
+      ),
       { path, timeout: options.timeout },
     );
   if (options.outDir === undefined) {
@@ -58,7 +74,8 @@ function event(file: string, options: EventOptions): number {
     return EXIT.ok;
   }
   mkdirSync(options.outDir, { recursive: true });
-  for (const [index, object] of objects.entries()) writeFileSync(join(options.outDir, eventFileName(object, index)), `${JSON.stringify(eventOf(object), null, 2)}\n`);
+  for (const [index, object] of objects.entries())
+    writeFileSync(join(options.outDir, eventFileName(object, index)), `${JSON.stringify(eventOf(object), null, 2)}\n`);
   process.stderr.write(`${objects.length} event${objects.length === 1 ? '' : 's'} written to ${options.outDir}\n`);
   return EXIT.ok;
 }

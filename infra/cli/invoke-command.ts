@@ -13,7 +13,13 @@ import { policyNamed } from './policy-lookup.js';
 import { parseNow } from './time-option.js';
 
 interface AdmissionAnswer {
-  response?: { allowed?: boolean; status?: { code?: number; reason?: string; message?: string }; warnings?: string[]; auditAnnotations?: Record<string, string>; patch?: string };
+  response?: {
+    allowed?: boolean;
+    status?: { code?: number; reason?: string; message?: string };
+    warnings?: string[];
+    auditAnnotations?: Record<string, string>;
+    patch?: string;
+  };
   error?: string;
 }
 
@@ -27,7 +33,8 @@ function readEvent(file: string): unknown {
 
 /** The answer as people read it: the decision, then what comes with it. */
 function describeAnswer(statusCode: number, body: AdmissionAnswer | string): string {
-  if (typeof body === 'string' || !body.response) return `HTTP ${statusCode}: ${typeof body === 'string' ? body : (body.error ?? JSON.stringify(body))}\n`;
+  if (typeof body === 'string' || !body.response)
+    return `HTTP ${statusCode}: ${typeof body === 'string' ? body : (body.error ?? JSON.stringify(body))}\n`;
   const { allowed, status, warnings = [], auditAnnotations = {}, patch } = body.response;
   const lines = [allowed ? 'allowed' : `denied (${status?.code ?? ''} ${status?.reason ?? ''}): ${status?.message ?? ''}`];
   for (const warning of warnings) lines.push(`warning: ${warning}`);
@@ -66,7 +73,10 @@ export function registerInvokeCommand(program: Command): void {
     .argument('<event>', 'an API Gateway event file (events/<policy>/*.json, or one `portcullis event` made)')
     .option('--now <time>', 'the clock the policy is handed, ISO 8601 (2026-12-24T10:00:00Z)')
     .addOption(outputOption(['table', 'json', 'yaml'], 'table'))
-    .addHelpText('after', '\njson and yaml print the AdmissionReview the function answered (the HTTP status goes to stderr).\nExit 1 when the request is denied or the answer is not HTTP 200.')
+    .addHelpText(
+      'after',
+      '\njson and yaml print the AdmissionReview the function answered (the HTTP status goes to stderr).\nExit 1 when the request is denied or the answer is not HTTP 200.',
+    )
     .action(async (policyName: string, eventFile: string, options: { now?: string; output: OutputFormat }) => {
       process.exitCode = await invoke(policyName, eventFile, options);
     });

@@ -15,7 +15,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 function objectsOf(value: unknown, where: string): KubernetesObject[] {
   if (!isObject(value) || typeof value.kind !== 'string') throw new UsageError(`${where}: not a Kubernetes object (no kind)`);
-  if (value.kind.endsWith('List') && Array.isArray(value.items)) return value.items.flatMap((item, index) => objectsOf(item, `${where} items[${index}]`));
+  if (value.kind.endsWith('List') && Array.isArray(value.items))
+    return value.items.flatMap((item, index) => objectsOf(item, `${where} items[${index}]`));
   return [value as KubernetesObject];
 }
 
@@ -25,7 +26,9 @@ export function readKubernetesObjects(path: string): KubernetesObject[] {
   if (!read.ok) throw new UsageError(read.errors.join('\n'));
   // A file's several documents are told apart by their position; in a folder, the file names the document.
   const numbered = read.files.length === 1 && read.documents.length > 1;
-  const objects = read.documents.flatMap(({ file, document }, index) => objectsOf(document, numbered ? `${file} (document ${index + 1})` : file));
+  const objects = read.documents.flatMap(({ file, document }, index) =>
+    objectsOf(document, numbered ? `${file} (document ${index + 1})` : file),
+  );
   if (objects.length === 0) throw new UsageError(`${path}: no Kubernetes object in it`);
   return objects;
 }

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { policyRegistry } from '../../functions/registry.js';
+import { formatFiles } from '../scaffold/format-files.js';
 import { policyFiles, policyNames, registryWith } from '../scaffold/policy-files.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { print } from './cli-output.js';
@@ -15,7 +16,10 @@ const NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const MAX_NAME_LENGTH = 40;
 
 function newPolicy(name: string, options: { mutating?: boolean }): number {
-  if (!NAME.test(name) || name.length > MAX_NAME_LENGTH) throw new UsageError(`"${name}": a policy name is kebab-case (lowercase letters, digits, single dashes), at most ${MAX_NAME_LENGTH} characters, starting with a letter`);
+  if (!NAME.test(name) || name.length > MAX_NAME_LENGTH)
+    throw new UsageError(
+      `"${name}": a policy name is kebab-case (lowercase letters, digits, single dashes), at most ${MAX_NAME_LENGTH} characters, starting with a letter`,
+    );
   if (!existsSync(REGISTRY)) throw new UsageError(`no ${REGISTRY} here: run new-policy in the project's root folder`);
   if (policyRegistry.some((policy) => policy.name === name)) throw new UsageError(`a policy named ${name} is already in ${REGISTRY}`);
   const names = policyNames(name);
@@ -28,6 +32,7 @@ function newPolicy(name: string, options: { mutating?: boolean }): number {
     writeFileSync(path, text);
   }
   writeFileSync(REGISTRY, registry);
+  formatFiles([...Object.keys(files), REGISTRY].filter((path) => path.endsWith('.ts')));
   const kind = options.mutating ? 'mutating' : 'validating';
   print(`scaffolded ${kind} policy ${name}:
 ${[...Object.keys(files), `${REGISTRY} (entry added)`].map((path) => `  ${path}`).join('\n')}

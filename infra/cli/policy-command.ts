@@ -63,14 +63,26 @@ function asJson(data: unknown): Buffer | undefined {
  * What to upload: one rules document, or, given several files, a folder or manifests, the bundle of every
  * document; as JSON. A document that does not parse is kept as written, so its errors name its lines.
  */
-function readUpload(paths: string[], policyName: string | undefined): { ok: true; upload: Upload } | { ok: false; name: string; errors: string[] } {
-  const single = paths.length === 1 && !(existsSync(paths[0]!) && statSync(paths[0]!).isDirectory()) ? readDocument(paths[0]!, policyName) : undefined;
+function readUpload(
+  paths: string[],
+  policyName: string | undefined,
+): { ok: true; upload: Upload } | { ok: false; name: string; errors: string[] } {
+  const single =
+    paths.length === 1 && !(existsSync(paths[0]!) && statSync(paths[0]!).isDirectory()) ? readDocument(paths[0]!, policyName) : undefined;
   if (single) {
     const data = rulesData(single.bytes, maxBytes());
     const isBundle = data.ok && (Array.isArray(data.data) || Boolean(single.policy.manifests?.detect(data.data)));
     if (!isBundle) {
       const json = data.ok ? asJson(data.data) : undefined;
-      return { ok: true, upload: { name: single.file, policy: single.policy, bytes: json ?? single.bytes, contentType: json ? 'application/json' : 'application/yaml' } };
+      return {
+        ok: true,
+        upload: {
+          name: single.file,
+          policy: single.policy,
+          bytes: json ?? single.bytes,
+          contentType: json ? 'application/json' : 'application/yaml',
+        },
+      };
     }
   }
   if (!policyName && !single) throw new UsageError('name the policy the manifests are for (--policy cel)');
@@ -79,14 +91,27 @@ function readUpload(paths: string[], policyName: string | undefined): { ok: true
   const name = paths.length === 1 ? paths[0]! : `${paths.length} paths (${paths.join(', ')})`;
   if (!read.ok) return { ok: false, name, errors: read.errors };
   const manifests = read.documents.map(({ document }) => document);
-  return { ok: true, upload: { name: `${name} (${read.files.length} file${read.files.length === 1 ? '' : 's'}, ${manifests.length} manifests)`, policy, bytes: Buffer.from(JSON.stringify(manifests)), contentType: 'application/json', manifests } };
+  return {
+    ok: true,
+    upload: {
+      name: `${name} (${read.files.length} file${read.files.length === 1 ? '' : 's'}, ${manifests.length} manifests)`,
+      policy,
+      bytes: Buffer.from(JSON.stringify(manifests)),
+      contentType: 'application/json',
+      manifests,
+    },
+  };
 }
 
 function bucketTarget(options: BucketOptions): BucketTarget {
   if (options.local) return localBucketTarget({ bucket: options.bucket, prefix: options.prefix });
   const bucket = options.bucket ?? process.env.RULES_BUCKET;
   if (!bucket) throw new UsageError('no bucket: pass --bucket, set RULES_BUCKET, or use --local for the local stack');
-  return { client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }), bucket, prefix: options.prefix ?? process.env.RULES_PREFIX ?? 'policies/' };
+  return {
+    client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }),
+    bucket,
+    prefix: options.prefix ?? process.env.RULES_PREFIX ?? 'policies/',
+  };
 }
 
 /** cel expressions read against the matched kinds' OpenAPI schemas: the fields none has (schemas load for cel only). */
@@ -100,7 +125,11 @@ async function schemaWarnings(policy: Policy<never>, document: RulesDocument<unk
  * The upload checked as validate and push check it: valid, registrable, and (with --strict) no field the
  * schemas lack; schema warnings go to stderr. On failure the errors are printed, followed by `refusal`.
  */
-async function checkedUpload(paths: string[], options: UploadOptions, refusal: string[]): Promise<{ upload: Upload; document: RulesDocument<unknown>; registrations: Registration[] } | undefined> {
+async function checkedUpload(
+  paths: string[],
+  options: UploadOptions,
+  refusal: string[],
+): Promise<{ upload: Upload; document: RulesDocument<unknown>; registrations: Registration[] } | undefined> {
   const refuse = (name: string, errors: string[]) => {
     printInvalid(name, [...errors, ...refusal]);
     return undefined;
@@ -114,7 +143,8 @@ async function checkedUpload(paths: string[], options: UploadOptions, refusal: s
   const registration = registrationsOf(upload.policy, parsed.document);
   if (!registration.ok) return refuse(upload.name, registration.errors);
   const warnings = await schemaWarnings(upload.policy, parsed.document);
-  if (warnings.length > 0 && options.strict) return refuse(upload.name, [...warnings, 'fields no matched kind has are errors under --strict']);
+  if (warnings.length > 0 && options.strict)
+    return refuse(upload.name, [...warnings, 'fields no matched kind has are errors under --strict']);
   process.stderr.write(warnings.map((warning) => `warning: ${warning}\n`).join(''));
   return { upload, document: parsed.document, registrations: registration.registrations };
 }
@@ -122,8 +152,13 @@ async function checkedUpload(paths: string[], options: UploadOptions, refusal: s
 async function validate(paths: string[], options: UploadOptions): Promise<number> {
   const checked = await checkedUpload(paths, options, []);
   if (!checked) return EXIT.found;
-  const { upload: { name, policy }, document } = checked;
-  print(`${name}: valid ${policy.name} rules (${document.rules.length} rule${document.rules.length === 1 ? '' : 's'}, failurePolicy ${document.failurePolicy})\n`);
+  const {
+    upload: { name, policy },
+    document,
+  } = checked;
+  print(
+    `${name}: valid ${policy.name} rules (${document.rules.length} rule${document.rules.length === 1 ? '' : 's'}, failurePolicy ${document.failurePolicy})\n`,
+  );
   return EXIT.ok;
 }
 
@@ -179,8 +214,19 @@ async function plannedPush(paths: string[], options: UploadOptions, refusal: str
     ? ''
     : upload.manifests
       ? manifestDiff(storedManifests(current?.text ?? '[]'), upload.manifests)
-      : createTwoFilesPatch(current === undefined ? '/dev/null' : where, upload.name, forPeople(current?.text ?? ''), forPeople(text), current === undefined ? '(no object)' : 'in the bucket', 'to push');
-  const change = describeRegistrationChange(target, options, registrationChange(registeredBefore(upload.policy, current?.text), registrations));
+      : createTwoFilesPatch(
+          current === undefined ? '/dev/null' : where,
+          upload.name,
+          forPeople(current?.text ?? ''),
+          forPeople(text),
+          current === undefined ? '(no object)' : 'in the bucket',
+          'to push',
+        );
+  const change = describeRegistrationChange(
+    target,
+    options,
+    registrationChange(registeredBefore(upload.policy, current?.text), registrations),
+  );
   return { upload, target, where, current, unchanged, diff, change };
 }
 
@@ -211,7 +257,9 @@ async function push(paths: string[], options: UploadOptions): Promise<number> {
   const expected = options.ifMatch ?? current?.etag ?? null;
   try {
     const result = await uploadRulesIfUnchanged(target, upload.policy.name, upload.bytes, expected, upload.contentType); // validated above
-    print(`pushed ${upload.name} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n${change}`);
+    print(
+      `pushed ${upload.name} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n${change}`,
+    );
     return EXIT.ok;
   } catch (error) {
     if (!(error instanceof ChangedSinceReadError)) throw error;
@@ -252,19 +300,30 @@ export function registerPolicyCommand(program: Command): void {
     .action(async (paths: string[], options: UploadOptions) => {
       process.exitCode = await validate(paths, options);
     });
-  bucketOptions(documentArguments(policy.command('push').description('validate, show the change, and upload if nobody changed the object since it was read')))
+  bucketOptions(
+    documentArguments(
+      policy.command('push').description('validate, show the change, and upload if nobody changed the object since it was read'),
+    ),
+  )
     .option('--dry-run', 'show what would change and upload nothing (as `policy diff`, exit 0)')
     .option('--if-match <etag>', 'upload only if the object still has this ETag (from `policy pull`)')
     .addHelpText('after', '\nExit 1 when the document is invalid or the object changed since it was read.')
     .action(async (paths: string[], options: UploadOptions) => {
       process.exitCode = await push(paths, options);
     });
-  bucketOptions(documentArguments(policy.command('diff').description('show what pushing would change, in the bucket and in the webhook registration')))
+  bucketOptions(
+    documentArguments(policy.command('diff').description('show what pushing would change, in the bucket and in the webhook registration')),
+  )
     .addHelpText('after', '\nExit 0 when the bucket holds the same document, 1 when it differs (as kubectl diff).')
     .action(async (paths: string[], options: UploadOptions) => {
       process.exitCode = await diff(paths, options);
     });
-  bucketOptions(policy.command('pull').description("print a policy's document from the bucket (its ETag on stderr)").argument('<policy>', 'the policy name'))
+  bucketOptions(
+    policy
+      .command('pull')
+      .description("print a policy's document from the bucket (its ETag on stderr)")
+      .argument('<policy>', 'the policy name'),
+  )
     .addOption(outputOption(['yaml', 'json'], 'yaml'))
     .action(async (policyName: string, options: BucketOptions & { output: 'yaml' | 'json' }) => {
       process.exitCode = await pull(policyName, options);

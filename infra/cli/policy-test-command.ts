@@ -23,7 +23,11 @@ import { maxBytes, printInvalid, readDocument } from './rules-document-file.js';
 type TestOutput = OutputFormat | 'junit';
 
 const MARK = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' } as const;
-const indent = (text: string) => text.split('\n').map((line) => `      ${line}`).join('\n');
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => `      ${line}`)
+    .join('\n');
 
 function describeOutcomes(outcomes: CaseOutcome[]): string {
   const lines: string[] = [];
@@ -50,7 +54,8 @@ async function runTests(paths: string[], output: TestOutput): Promise<number> {
     if (error instanceof InvalidTestFileError) throw new UsageError(error.message);
     throw error;
   }
-  if (files.length === 0) throw new UsageError(`no test files under ${paths.join(', ')} (PolicyTest, kyverno-test.yaml or gator suite.yaml)`);
+  if (files.length === 0)
+    throw new UsageError(`no test files under ${paths.join(', ')} (PolicyTest, kyverno-test.yaml or gator suite.yaml)`);
   const outcomes: CaseOutcome[] = [];
   for (const { file, document } of files) {
     try {
@@ -100,14 +105,23 @@ async function showFixtureDecisions(file: string, options: { policy?: string; ou
   const folder = join('events', policy.name);
   const context = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
   const outcomes: FixtureOutcome[] = [];
-  for (const fixture of readdirSync(folder).filter((entry) => entry.endsWith('.json')).sort()) {
+  for (const fixture of readdirSync(folder)
+    .filter((entry) => entry.endsWith('.json'))
+    .sort()) {
     const result = await handler(JSON.parse(readFileSync(join(folder, fixture), 'utf8')), context);
     const body = JSON.parse(result.body);
     const response = body.response;
     outcomes.push(
       result.statusCode !== 200
         ? { fixture, status: result.statusCode, error: body.error }
-        : { fixture, status: 200, allowed: response.allowed, message: response.status?.message, warnings: response.warnings, patch: response.patch ? decodedPatch(response.patch) : undefined },
+        : {
+            fixture,
+            status: 200,
+            allowed: response.allowed,
+            message: response.status?.message,
+            warnings: response.warnings,
+            patch: response.patch ? decodedPatch(response.patch) : undefined,
+          },
     );
   }
   print(options.output === 'table' ? `${outcomes.map(describeFixtureOutcome).join('\n')}\n` : formatDocument(outcomes, options.output));
@@ -126,7 +140,10 @@ export function registerPolicyTestCommand(policy: Command): void {
   policy
     .command('test')
     .description('run test files (PolicyTest, kyverno-test.yaml, gator suite.yaml) and compare each case with its expected result')
-    .argument('<paths...>', 'test files, or folders to search for them; or one rules document, to see its decision on each fixture in events/<policy>/')
+    .argument(
+      '<paths...>',
+      'test files, or folders to search for them; or one rules document, to see its decision on each fixture in events/<policy>/',
+    )
     .option('--policy <name>', 'with a rules document: the policy it is for (default: the file name)')
     .addOption(outputOption(['table', 'json', 'yaml'], 'table').choices(['table', 'json', 'yaml', 'junit']))
     .addHelpText(

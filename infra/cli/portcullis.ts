@@ -22,7 +22,10 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
 const program = new Command('portcullis')
   .description('Kubernetes admission policies as serverless functions: rules, events, invocations and registration')
   .version(version)
-  .addHelpText('after', '\nExit codes: 0 success; 1 a check found what it looks for (invalid document, denial, difference); 2 usage or input error.')
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 success; 1 a check found what it looks for (invalid document, denial, difference); 2 usage or input error.',
+  )
   // Subcommands inherit these: errors come back here, so every exit code is decided in one place.
   .exitOverride()
   .configureOutput({ writeOut: print })

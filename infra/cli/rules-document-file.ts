@@ -10,7 +10,10 @@ import { policyNamed } from './policy-lookup.js';
 export const NAME_IT = ' (name it with --policy)';
 
 /** The document as stored (bytes, so invalid UTF-8 is reported, not replaced), and as text for diffs. */
-export function readDocument(file: string, policyName: string | undefined): { file: string; bytes: Buffer; text: string; policy: Policy<never> } {
+export function readDocument(
+  file: string,
+  policyName: string | undefined,
+): { file: string; bytes: Buffer; text: string; policy: Policy<never> } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -26,4 +29,3 @@ export const maxBytes = () => configFromEnv({ RULES_MAX_BYTES: process.env.RULES
 export function printInvalid(file: string, errors: string[]): void {
   process.stderr.write(`${file} is not a valid rules document:\n${errors.map((error) => `  ${error}`).join('\n')}\n`);
 }
-

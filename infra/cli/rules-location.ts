@@ -22,9 +22,16 @@ export function rulesLocationOptions(command: Command): Command {
 }
 
 export function documentReader(options: RulesLocationOptions): DocumentReader {
-  if ([options.rules !== undefined, options.bucket !== undefined, options.local].filter(Boolean).length > 1) throw new UsageError('give one of --rules, --bucket and --local');
-  if (options.prefix !== undefined && options.bucket === undefined && !options.local) throw new UsageError('--prefix needs --bucket or --local');
-  if (options.bucket) return bucketReader({ client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }), bucket: options.bucket, prefix: options.prefix ?? 'policies/' });
+  if ([options.rules !== undefined, options.bucket !== undefined, options.local].filter(Boolean).length > 1)
+    throw new UsageError('give one of --rules, --bucket and --local');
+  if (options.prefix !== undefined && options.bucket === undefined && !options.local)
+    throw new UsageError('--prefix needs --bucket or --local');
+  if (options.bucket)
+    return bucketReader({
+      client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }),
+      bucket: options.bucket,
+      prefix: options.prefix ?? 'policies/',
+    });
   if (options.local) return bucketReader(localBucketTarget({ prefix: options.prefix }));
   return folderReader(options.rules ?? 'policies');
 }

@@ -26,15 +26,25 @@ interface WebhookConfigOptions extends RulesLocationOptions {
 }
 
 function deployedUrl(options: WebhookConfigOptions): string {
-  const args = ['sls', 'info', '--verbose', ...(options.stage ? ['--stage', options.stage] : []), ...(options.region ? ['--region', options.region] : [])];
+  const args = [
+    'sls',
+    'info',
+    '--verbose',
+    ...(options.stage ? ['--stage', options.stage] : []),
+    ...(options.region ? ['--region', options.region] : []),
+  ];
   let output: string;
   try {
     output = execFileSync('npx', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
     // osls prints its reason on the line after "Error:".
-    const lines = `${(error as { stdout?: string }).stdout ?? ''}\n${(error as { stderr?: string }).stderr ?? ''}`.split('\n').map((line) => line.trim());
+    const lines = `${(error as { stdout?: string }).stdout ?? ''}\n${(error as { stderr?: string }).stderr ?? ''}`
+      .split('\n')
+      .map((line) => line.trim());
     const detail = lines[lines.indexOf('Error:') + 1] ?? '';
-    throw new UsageError(`no --url, and the deployed stack's URL could not be read with \`sls info\` (${detail.trim() || 'no AWS access?'})`);
+    throw new UsageError(
+      `no --url, and the deployed stack's URL could not be read with \`sls info\` (${detail.trim() || 'no AWS access?'})`,
+    );
   }
   const url = output.match(/HttpApiUrl:\s*(https:\/\/\S+)/)?.[1];
   if (!url) throw new UsageError('no --url, and `sls info` shows no HttpApiUrl: is the stack deployed?');
@@ -56,12 +66,15 @@ function caBundle(file: string | undefined): string | undefined {
 async function webhookConfig(options: WebhookConfigOptions): Promise<number> {
   const reader = documentReader(options);
   const url = options.url ?? deployedUrl(options);
-  if (!/^https:\/\/[^/\s]+(\/\S*)?$/.test(url)) throw new UsageError(`--url ${url}: expected an https:// URL (the apiserver calls webhooks over TLS only)`);
-  if (options.token !== undefined && !/^[A-Za-z0-9._~-]{16,}$/.test(options.token)) throw new UsageError('--token: expected at least 16 URL-safe characters (A-Z a-z 0-9 . _ ~ -)');
+  if (!/^https:\/\/[^/\s]+(\/\S*)?$/.test(url))
+    throw new UsageError(`--url ${url}: expected an https:// URL (the apiserver calls webhooks over TLS only)`);
+  if (options.token !== undefined && !/^[A-Za-z0-9._~-]{16,}$/.test(options.token))
+    throw new UsageError('--token: expected at least 16 URL-safe characters (A-Z a-z 0-9 . _ ~ -)');
   const timeoutSeconds = options.timeout === undefined ? undefined : Number(options.timeout);
-  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= 30)) throw new UsageError(`--timeout ${options.timeout}: expected whole seconds from 1 to 30`);
+  if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= 30))
+    throw new UsageError(`--timeout ${options.timeout}: expected whole seconds from 1 to 30`);
   const caBundlePem = caBundle(options.caBundle);
-  let derived;
+  let derived: Awaited<ReturnType<typeof registrationsFromDocuments>>;
   try {
     derived = await registrationsFromDocuments(reader);
   } catch (error) {
@@ -83,7 +96,11 @@ async function webhookConfig(options: WebhookConfigOptions): Promise<number> {
 }
 
 export function registerWebhookConfigCommand(program: Command): void {
-  rulesLocationOptions(program.command('webhook-config').description('print the webhook configurations the rules documents call for, ready for kubectl apply -f -'))
+  rulesLocationOptions(
+    program
+      .command('webhook-config')
+      .description('print the webhook configurations the rules documents call for, ready for kubectl apply -f -'),
+  )
     .option('--url <url>', "the API's base URL, https://<api-id>.execute-api.<region>.amazonaws.com (default: from `sls info`)")
     .option('--token <token>', 'a caller token, appended to each webhook URL')
     .option('--ca-bundle <file>', "a PEM CA bundle for the webhooks' clientConfig")

@@ -42,7 +42,12 @@ function resultOf(rule: Rule<unknown>, findings: Findings): RuleResult {
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Every matching rule's result for one request, in the document's order. */
-export async function ruleResults<P>(policy: Policy<P>, document: RulesDocument<P>, request: AdmissionRequest, now: Date): Promise<RuleResult[]> {
+export async function ruleResults<P>(
+  policy: Policy<P>,
+  document: RulesDocument<P>,
+  request: AdmissionRequest,
+  now: Date,
+): Promise<RuleResult[]> {
   const matching = document.rules.filter((rule) => matchesRule(request, rule.match, policy));
   const walksWholeObject = policy.kind === 'mutating' || policy.walksWholeObject === true;
   const tooDeep = walksWholeObject && (['object', 'oldObject'] as const).find((field) => nestedDeeperThan(request[field]));
@@ -62,7 +67,11 @@ export async function ruleResults<P>(policy: Policy<P>, document: RulesDocument<
       if (request.operation === 'DELETE' || request.operation === 'CONNECT') continue;
       const original = request.object;
       const changes = diffToPatch(original, await policy.mutate(request, rule.parameters, structuredClone(original)));
-      results.push(changes.length > 0 ? { ...base, result: 'warn', messages: changes.map(describeOperation), action: 'mutate' } : { ...base, result: 'pass', messages: [], action: 'mutate' });
+      results.push(
+        changes.length > 0
+          ? { ...base, result: 'warn', messages: changes.map(describeOperation), action: 'mutate' }
+          : { ...base, result: 'pass', messages: [], action: 'mutate' },
+      );
     } catch (error) {
       results.push({ ...base, result: 'error', messages: [errorText(error)] });
     }

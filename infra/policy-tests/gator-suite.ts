@@ -18,23 +18,31 @@ export interface GatorAssertion {
 }
 
 interface GatorSuite {
-  tests?: { name?: string; template?: string; constraint?: string; cases?: { name?: string; object?: string; assertions?: GatorAssertion[]; inventory?: string[] }[] }[];
+  tests?: {
+    name?: string;
+    template?: string;
+    constraint?: string;
+    cases?: { name?: string; object?: string; assertions?: GatorAssertion[]; inventory?: string[] }[];
+  }[];
 }
 
 type Manifest = { apiVersion?: string; kind?: string; spec?: { targets?: { code?: { engine?: string }[] }[] } };
 
-export const isGatorSuite = (document: Manifest) => document.kind === 'Suite' && String(document.apiVersion).startsWith('test.gatekeeper.sh/');
+export const isGatorSuite = (document: Manifest) =>
+  document.kind === 'Suite' && String(document.apiVersion).startsWith('test.gatekeeper.sh/');
 
 const documentsOf = (file: string) => yamlDocuments<Manifest>(file);
 
-const hasCel = (template: Manifest) => (template.spec?.targets ?? []).some((target) => (target.code ?? []).some((code) => code.engine === 'K8sNativeValidation'));
+const hasCel = (template: Manifest) =>
+  (template.spec?.targets ?? []).some((target) => (target.code ?? []).some((code) => code.engine === 'K8sNativeValidation'));
 
 /** Whether violation messages satisfy an assertion (violations defaults to yes), and if not, why. */
 export function assertionMismatch(violations: string[], assertion: GatorAssertion): string | undefined {
   const pattern = assertion.message === undefined ? undefined : new RegExp(assertion.message);
   const count = violations.filter((violation) => !pattern || pattern.test(violation)).length;
   const expected = assertion.violations ?? 'yes';
-  const holds = expected === 'yes' || expected === true ? count > 0 : expected === 'no' || expected === false ? count === 0 : count === expected;
+  const holds =
+    expected === 'yes' || expected === true ? count > 0 : expected === 'no' || expected === false ? count === 0 : count === expected;
   if (holds) return undefined;
   const counted = pattern ? ` matching /${assertion.message}/` : '';
   return `expected violations${counted}: ${expected}\ngot:     ${count}${violations.length > 0 ? `\n  ${violations.join('\n  ')}` : ''}`;
@@ -55,7 +63,11 @@ export async function runGatorSuite(file: string): Promise<CaseOutcome[]> {
         continue;
       }
       if (!rules.ok) {
-        outcomes.push(rules.needsCluster ? skipped(file, name, rules.errors.join('; ')) : failed(file, name, `the template and constraint are not valid:\n${rules.errors.join('\n')}`));
+        outcomes.push(
+          rules.needsCluster
+            ? skipped(file, name, rules.errors.join('; '))
+            : failed(file, name, `the template and constraint are not valid:\n${rules.errors.join('\n')}`),
+        );
         continue;
       }
       if (entry.inventory && entry.inventory.length > 0) {
@@ -70,7 +82,9 @@ export async function runGatorSuite(file: string): Promise<CaseOutcome[]> {
       const results = await ruleResults(cel, rules.document, request.request, new Date());
       const violations = results.filter((result) => result.result === 'fail').flatMap((result) => result.messages);
       const errors = results.filter((result) => result.result === 'error').flatMap((result) => result.messages);
-      const mismatches = (entry.assertions ?? [{}]).map((assertion) => assertionMismatch(violations, assertion)).filter((text): text is string => text !== undefined);
+      const mismatches = (entry.assertions ?? [{}])
+        .map((assertion) => assertionMismatch(violations, assertion))
+        .filter((text): text is string => text !== undefined);
       if (errors.length > 0) mismatches.push(`errors:\n  ${errors.join('\n  ')}`);
       outcomes.push(mismatches.length === 0 ? passed(file, name) : failed(file, name, mismatches.join('\n')));
     }

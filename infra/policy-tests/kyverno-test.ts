@@ -41,7 +41,12 @@ const documentsOf = (file: string) => yamlDocuments<Manifest>(file);
 /** `ns/name` names an object in that namespace (no namespace counts as `default`, as the CLI reads it); `name` any. */
 function findResource(objects: Manifest[], kind: string | undefined, reference: string): Manifest | undefined {
   const [namespace, name] = reference.includes('/') ? reference.split('/', 2) : [undefined, reference];
-  return objects.find((object) => (kind === undefined || object.kind === kind) && object.metadata?.name === name && (namespace === undefined || (object.metadata?.namespace ?? 'default') === namespace));
+  return objects.find(
+    (object) =>
+      (kind === undefined || object.kind === kind) &&
+      object.metadata?.name === name &&
+      (namespace === undefined || (object.metadata?.namespace ?? 'default') === namespace),
+  );
 }
 
 export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
@@ -49,11 +54,17 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
   const test = parse(readFileSync(file, 'utf8')) as KyvernoTest;
   const manifests = (test.policies ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const objects = (test.resources ?? []).flatMap((path) => documentsOf(join(folder, path)));
-  const user = test.userinfo ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as { userInfo?: { username?: string; groups?: string[] } }).userInfo : undefined;
+  const user = test.userinfo
+    ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as { userInfo?: { username?: string; groups?: string[] } }).userInfo
+    : undefined;
   const mocks = [test.variables, test.values, test.context].filter((value): value is string => typeof value === 'string');
 
-  const validating = manifests.filter((manifest) => manifest.kind === 'ValidatingPolicy' && String(manifest.apiVersion).startsWith('policies.kyverno.io/'));
-  const otherKinds = new Map(manifests.filter((manifest) => !validating.includes(manifest)).map((manifest) => [manifest.metadata?.name ?? '', manifest.kind ?? '']));
+  const validating = manifests.filter(
+    (manifest) => manifest.kind === 'ValidatingPolicy' && String(manifest.apiVersion).startsWith('policies.kyverno.io/'),
+  );
+  const otherKinds = new Map(
+    manifests.filter((manifest) => !validating.includes(manifest)).map((manifest) => [manifest.metadata?.name ?? '', manifest.kind ?? '']),
+  );
   const rules = validating.length > 0 ? bundleRules(validating) : undefined;
 
   const outcomes: CaseOutcome[] = [];
@@ -63,7 +74,9 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
       const name = `${expectation.policy}${expectation.rule ? `/${expectation.rule}` : ''} ${expectation.kind ?? ''}/${reference}: ${expectation.result}`;
       const skip = (reason: string) => outcomes.push(skipped(file, name, reason));
       if (otherKinds.has(expectation.policy ?? '')) {
-        skip(`${otherKinds.get(expectation.policy ?? '')} ${expectation.policy} is not a ValidatingPolicy: Portcullis runs Kyverno's CEL ValidatingPolicy only`);
+        skip(
+          `${otherKinds.get(expectation.policy ?? '')} ${expectation.policy} is not a ValidatingPolicy: Portcullis runs Kyverno's CEL ValidatingPolicy only`,
+        );
         continue;
       }
       if (expectation.patchedResources || expectation.patchedResource) {
@@ -96,7 +109,15 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
       const results = await ruleResults(cel, rules.document, request.request, new Date());
       const got = resultNamed(results, expectation.policy ?? '');
       const messages = results.filter((result) => result.policy === expectation.policy).flatMap((result) => result.messages);
-      outcomes.push(got === expectation.result ? passed(file, name) : failed(file, name, `expected: ${expectation.result}\ngot:      ${got}${messages.length > 0 ? `\n  ${messages.join('\n  ')}` : ''}`));
+      outcomes.push(
+        got === expectation.result
+          ? passed(file, name)
+          : failed(
+              file,
+              name,
+              `expected: ${expectation.result}\ngot:      ${got}${messages.length > 0 ? `\n  ${messages.join('\n  ')}` : ''}`,
+            ),
+      );
     }
   }
   return outcomes;

@@ -5,9 +5,13 @@ import { issueLines } from '../../functions/admission/schema-issues.js';
 import * as v from '../../functions/admission/schema.js';
 import { admissionReviewFor, type ReviewOptions } from '../admission-event.js';
 
-const isAdmissionReview = (value: unknown) => typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'AdmissionReview';
+const isAdmissionReview = (value: unknown) =>
+  typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'AdmissionReview';
 
-export function offlineRequest(object: unknown, options: ReviewOptions = {}): { ok: true; request: AdmissionRequest } | { ok: false; error: string } {
+export function offlineRequest(
+  object: unknown,
+  options: ReviewOptions = {},
+): { ok: true; request: AdmissionRequest } | { ok: false; error: string } {
   const review = isAdmissionReview(object) ? object : admissionReviewFor(object, options);
   const parsed = v.safeParse(AdmissionReviewSchema, review);
   if (!parsed.success) return { ok: false, error: `not a request the API server would send: ${issueLines(parsed.issues).join('; ')}` };

@@ -72,13 +72,17 @@ export const PolicyTestSchema = v.strictObject({
   kind: v.literal('PolicyTest'),
   metadata: v.optional(v.object({ name: v.optional(v.string()) })),
   policy: v.string(),
-  rules: v.union([v.string(), v.pipe(v.array(v.string()), v.minLength(1))], 'expected a file or a list of files, relative to this test file'),
+  rules: v.union(
+    [v.string(), v.pipe(v.array(v.string()), v.minLength(1))],
+    'expected a file or a list of files, relative to this test file',
+  ),
   cases: v.pipe(v.array(CaseSchema), v.minLength(1)),
 });
 
 type TestCase = v.InferOutput<typeof CaseSchema>;
 
-export const isPortcullisTest = (document: { apiVersion?: unknown; kind?: unknown }) => document.kind === 'PolicyTest' && String(document.apiVersion).startsWith('portcullis.dev/');
+export const isPortcullisTest = (document: { apiVersion?: unknown; kind?: unknown }) =>
+  document.kind === 'PolicyTest' && String(document.apiVersion).startsWith('portcullis.dev/');
 
 /** Thrown for a test file that cannot be run as written: a usage error, naming the field. */
 export class InvalidTestFileError extends Error {}
@@ -87,7 +91,9 @@ const CONTEXT = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context
 
 function patternMismatch(label: string, pattern: string, texts: string[]): string | undefined {
   const regex = new RegExp(pattern);
-  return texts.some((text) => regex.test(text)) ? undefined : `expected ${label} matching /${pattern}/\ngot:     ${texts.length > 0 ? texts.map((text) => JSON.stringify(text)).join('\n         ') : '(none)'}`;
+  return texts.some((text) => regex.test(text))
+    ? undefined
+    : `expected ${label} matching /${pattern}/\ngot:     ${texts.length > 0 ? texts.map((text) => JSON.stringify(text)).join('\n         ') : '(none)'}`;
 }
 
 function objectDiff(expected: unknown, got: unknown): string {
@@ -95,26 +101,47 @@ function objectDiff(expected: unknown, got: unknown): string {
   return `patched object differs:\n${lines.slice(4).join('\n')}`; // without the file header lines
 }
 
+/** The fields of an AdmissionReview's response that a test case states expectations about. */
+interface AdmissionAnswer {
+  allowed?: boolean;
+  warnings?: string[];
+  status?: { message?: string };
+  patch?: string;
+}
+
 /** What differs between the answer and the expectation: one entry per difference. */
-function differences(expect: TestCase['expect'], response: any, original: unknown, results: Awaited<ReturnType<typeof ruleResults>>): string[] {
+function differences(
+  expect: TestCase['expect'],
+  response: AdmissionAnswer,
+  original: unknown,
+  results: Awaited<ReturnType<typeof ruleResults>>,
+): string[] {
   const found: string[] = [];
   const warnings: string[] = response.warnings ?? [];
   const message: string = response.status?.message ?? '';
   if (expect.allowed !== undefined && response.allowed !== expect.allowed) {
     found.push(`expected ${expect.allowed ? 'allowed' : 'denied'}\ngot:     ${response.allowed ? 'allowed' : `denied: ${message}`}`);
   }
-  if (expect.message !== undefined) found.push(...[patternMismatch('a denial message', expect.message, response.allowed ? [] : [message])].filter((text) => text !== undefined));
+  if (expect.message !== undefined)
+    found.push(
+      ...[patternMismatch('a denial message', expect.message, response.allowed ? [] : [message])].filter((text) => text !== undefined),
+    );
   if (expect.warnings?.length === 0 && warnings.length > 0) found.push(`expected no warnings\ngot:     ${warnings.join('\n         ')}`);
-  for (const pattern of expect.warnings ?? []) found.push(...[patternMismatch('a warning', pattern, warnings)].filter((text) => text !== undefined));
+  for (const pattern of expect.warnings ?? [])
+    found.push(...[patternMismatch('a warning', pattern, warnings)].filter((text) => text !== undefined));
   if (expect.patched !== undefined) {
-    const patched = response.patch ? applyPatch(structuredClone(original), decodedPatch(response.patch) as never, false, false).newDocument : original;
+    const patched = response.patch
+      ? applyPatch(structuredClone(original), decodedPatch(response.patch) as never, false, false).newDocument
+      : original;
     if (!isDeepStrictEqual(patched, expect.patched)) found.push(objectDiff(expect.patched, patched));
   }
   for (const [name, expected] of Object.entries(expect.rules ?? {})) {
     const got = resultNamed(results, name);
     if (got !== expected) {
       const said = results.filter((result) => result.rule === name || result.policy === name).flatMap((result) => result.messages);
-      found.push(`rule ${name}: expected ${expected}\n${' '.repeat(name.length + 6)}got:      ${got}${said.length > 0 ? ` (${said.join('; ')})` : ''}`);
+      found.push(
+        `rule ${name}: expected ${expected}\n${' '.repeat(name.length + 6)}got:      ${got}${said.length > 0 ? ` (${said.join('; ')})` : ''}`,
+      );
     }
   }
   return found;
@@ -142,7 +169,10 @@ export async function runPortcullisTest(file: string, document: unknown): Promis
     throw new InvalidTestFileError(`${file}: rules: ${(error as Error).message}`);
   }
   const rules = parseRulesDocument(policy, text);
-  if (!rules.ok) return test.cases.map(({ name }) => failed(file, name, `the rules are not valid (${rulesFiles.join(', ')}):\n  ${rules.errors.join('\n  ')}`));
+  if (!rules.ok)
+    return test.cases.map(({ name }) =>
+      failed(file, name, `the rules are not valid (${rulesFiles.join(', ')}):\n  ${rules.errors.join('\n  ')}`),
+    );
 
   // The whole stack with these rules: exactly what the function would answer, at each case's time.
   let now = new Date();
@@ -154,9 +184,18 @@ export async function runPortcullisTest(file: string, document: unknown): Promis
   const outcomes: CaseOutcome[] = [];
   for (const [index, entry] of test.cases.entries()) {
     const where = `${file} cases[${index}]`;
-    if ((entry.object === undefined) === (entry.file === undefined)) throw new InvalidTestFileError(`${where}: give one of object and file`);
+    if ((entry.object === undefined) === (entry.file === undefined))
+      throw new InvalidTestFileError(`${where}: give one of object and file`);
     const object = entry.object ?? readYaml(join(folder, entry.file!), `${where}.file`);
-    const options = { operation: entry.operation, namespace: entry.namespace, oldObject: entry.oldObject, username: entry.user?.username, groups: entry.user?.groups, subResource: entry.subResource, dryRun: entry.dryRun };
+    const options = {
+      operation: entry.operation,
+      namespace: entry.namespace,
+      oldObject: entry.oldObject,
+      username: entry.user?.username,
+      groups: entry.user?.groups,
+      subResource: entry.subResource,
+      dryRun: entry.dryRun,
+    };
     const request = offlineRequest(object, options);
     if (!request.ok) throw new InvalidTestFileError(`${where}: ${request.error}`);
     now = entry.now ? new Date(entry.now) : new Date();
@@ -167,7 +206,12 @@ export async function runPortcullisTest(file: string, document: unknown): Promis
       outcomes.push(failed(file, entry.name, `the function answered HTTP ${answer.statusCode}: ${body.error ?? answer.body}`));
       continue;
     }
-    const found = differences(entry.expect, body.response, request.request.object, await ruleResults(policy, rules.document, request.request, now));
+    const found = differences(
+      entry.expect,
+      body.response,
+      request.request.object,
+      await ruleResults(policy, rules.document, request.request, now),
+    );
     outcomes.push(found.length === 0 ? passed(file, entry.name) : failed(file, entry.name, found.join('\n')));
   }
   return outcomes;

@@ -46,9 +46,15 @@ export function findTestFiles(paths: string[]): { file: string; document: Header
     } catch (error) {
       throw new InvalidTestFileError(`cannot read ${path}: ${(error as Error).message}`);
     }
-    if (isFolder) return yamlFilesUnder(path).flatMap((file) => [testDocument(file)].filter((document) => document !== undefined).map((document) => ({ file, document })));
+    if (isFolder)
+      return yamlFilesUnder(path).flatMap((file) =>
+        [testDocument(file)].filter((document) => document !== undefined).map((document) => ({ file, document })),
+      );
     const document = testDocument(path);
-    if (!document) throw new InvalidTestFileError(`${path}: not a test file (kind PolicyTest of portcullis.dev, Test of cli.kyverno.io, or Suite of test.gatekeeper.sh)`);
+    if (!document)
+      throw new InvalidTestFileError(
+        `${path}: not a test file (kind PolicyTest of portcullis.dev, Test of cli.kyverno.io, or Suite of test.gatekeeper.sh)`,
+      );
     return [{ file: path, document }];
   });
 }

@@ -16,7 +16,10 @@ export function policyNames(name: string): PolicyNames {
   return { name, camel, pascal: `${camel[0]!.toUpperCase()}${camel.slice(1)}` };
 }
 
-const handler = ({ name, camel }: PolicyNames) => `// Lambda entry point for ${name}: the policy wired into the shared admission stack. Creating the handler
+const handler = ({
+  name,
+  camel,
+}: PolicyNames) => `// Lambda entry point for ${name}: the policy wired into the shared admission stack. Creating the handler
 // starts the first rules load, so it runs during Lambda's init phase and the first request joins it.
 import { createAdmissionHandler } from '../admission/create-admission-handler.js';
 import { ${camel}Policy } from './policy.js';
@@ -24,7 +27,10 @@ import { ${camel}Policy } from './policy.js';
 export const handler = createAdmissionHandler(${camel}Policy);
 `;
 
-const validatingRules = ({ name, pascal }: PolicyNames) => `// ${name}'s parameters: what each rule of its rules documents says under \`parameters\`, validated
+const validatingRules = ({
+  name,
+  pascal,
+}: PolicyNames) => `// ${name}'s parameters: what each rule of its rules documents says under \`parameters\`, validated
 // whole before a document is used (an invalid one is refused; the last good one stays).
 import * as v from '../admission/schema.js';
 
@@ -38,7 +44,11 @@ export const ${pascal}ParametersSchema = v.strictObject({
 export type ${pascal}Parameters = v.InferOutput<typeof ${pascal}ParametersSchema>;
 `;
 
-const validatingPolicy = ({ name, camel, pascal }: PolicyNames) => `// ${name}: denies Pods and pod templates whose containers run an image the rules forbid. Scaffolded by
+const validatingPolicy = ({
+  name,
+  camel,
+  pascal,
+}: PolicyNames) => `// ${name}: denies Pods and pod templates whose containers run an image the rules forbid. Scaffolded by
 // \`portcullis new-policy\`: replace the example check with yours. \`evaluate\` stays pure (no I/O, no
 // logging, no clock but context.now): matching, modes, failure policy and the response are the stack's.
 import { matchesAnyGlob } from '../admission/kubernetes/glob.js';
@@ -60,7 +70,10 @@ export const ${camel}Policy: ValidatingPolicy<${pascal}Parameters> = {
 };
 `;
 
-const mutatingRules = ({ name, pascal }: PolicyNames) => `// ${name}'s parameters: what each rule of its rules documents says under \`parameters\`, validated
+const mutatingRules = ({
+  name,
+  pascal,
+}: PolicyNames) => `// ${name}'s parameters: what each rule of its rules documents says under \`parameters\`, validated
 // whole before a document is used (an invalid one is refused; the last good one stays).
 import * as v from '../admission/schema.js';
 
@@ -74,7 +87,11 @@ export const ${pascal}ParametersSchema = v.strictObject({
 export type ${pascal}Parameters = v.InferOutput<typeof ${pascal}ParametersSchema>;
 `;
 
-const mutatingPolicy = ({ name, camel, pascal }: PolicyNames) => `// ${name}: adds default labels to Pods and workloads that lack them. Scaffolded by \`portcullis new-policy\`:
+const mutatingPolicy = ({
+  name,
+  camel,
+  pascal,
+}: PolicyNames) => `// ${name}: adds default labels to Pods and workloads that lack them. Scaffolded by \`portcullis new-policy\`:
 // replace the example change with yours. \`mutate\` changes its own deep copy of the object and returns it;
 // the stack diffs it into the JSON Patch, so a policy never writes patch operations.
 import { POD_SPEC_KINDS } from '../admission/kubernetes/pod-containers.js';
@@ -98,7 +115,10 @@ export const ${camel}Policy: MutatingPolicy<${pascal}Parameters> = {
 };
 `;
 
-const sampleRules = ({ name }: PolicyNames, mutating: boolean) => `# ${name}: the rules the function enforces (\`npx portcullis policy push policies/${name}.yaml\`).
+const sampleRules = (
+  { name }: PolicyNames,
+  mutating: boolean,
+) => `# ${name}: the rules the function enforces (\`npx portcullis policy push policies/${name}.yaml\`).
 failurePolicy: Ignore
 rules:
   - name: ${mutating ? 'default-labels' : 'no-latest'}
@@ -108,7 +128,11 @@ rules:
 ${mutating ? '      labels: { team: unassigned }' : '      forbiddenImages: ["*:latest"]'}
 `;
 
-const validatingTest = ({ name, camel, pascal }: PolicyNames) => `// ${name}: the policy alone, one case per behaviour, then through the whole stack on its fixtures
+const validatingTest = ({
+  name,
+  camel,
+  pascal,
+}: PolicyNames) => `// ${name}: the policy alone, one case per behaviour, then through the whole stack on its fixtures
 // (events/${name}/) with the tests' own rules (test/fixtures/rules/${name}.yaml).
 import { describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../functions/admission/config.js';
@@ -151,7 +175,11 @@ describe('${name}', () => {
 });
 `;
 
-const mutatingTest = ({ name, camel, pascal }: PolicyNames) => `// ${name}: the policy alone, one case per behaviour, then through the whole stack on its fixtures
+const mutatingTest = ({
+  name,
+  camel,
+  pascal,
+}: PolicyNames) => `// ${name}: the policy alone, one case per behaviour, then through the whole stack on its fixtures
 // (events/${name}/) with the tests' own rules (test/fixtures/rules/${name}.yaml).
 import { describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../functions/admission/config.js';
@@ -205,7 +233,8 @@ const fixturePod = (name: string, extra: { image?: string; labels?: Record<strin
   spec: { containers: [{ name: 'web', image: extra.image ?? 'registry.example.com/web:1.0' }] },
 });
 
-const eventFile = (pod: unknown, path: string) => `${JSON.stringify(httpApiEvent(JSON.stringify(admissionReviewFor(pod)), { path }), null, 2)}\n`;
+const eventFile = (pod: unknown, path: string) =>
+  `${JSON.stringify(httpApiEvent(JSON.stringify(admissionReviewFor(pod)), { path }), null, 2)}\n`;
 
 /** Every file to write, by path from the project root. */
 export function policyFiles(names: PolicyNames, mutating: boolean): Record<string, string> {
@@ -229,7 +258,8 @@ export function policyFiles(names: PolicyNames, mutating: boolean): Record<strin
 export function registryWith(registry: string, { name, camel }: PolicyNames): string {
   const imports = [...registry.matchAll(/^import \{ \w+Policy \} from '\.\/[\w-]+\/policy\.js';$/gm)];
   const end = registry.lastIndexOf('\n];');
-  if (imports.length === 0 || end < 0) throw new Error('functions/registry.ts is not in the shape new-policy edits (policy imports, then `policyRegistry = [ … ];`)');
+  if (imports.length === 0 || end < 0)
+    throw new Error('functions/registry.ts is not in the shape new-policy edits (policy imports, then `policyRegistry = [ … ];`)');
   const lastImport = imports.at(-1)!;
   const afterImports = lastImport.index + lastImport[0].length;
   const withEntry = `${registry.slice(0, end)}\n  erased(${camel}Policy),${registry.slice(end)}`;

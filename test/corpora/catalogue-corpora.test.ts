@@ -27,13 +27,18 @@ const requiredLabels = requiredLabelsPolicy as ValidatingPolicy<never>;
 
 describe('Gatekeeper library', () => {
   it.each(gatekeeperCases('replicalimits'))('replicalimits $name', async ({ object, assertions }) => {
-    const found = await violations(replicaLimits, 'rules: [{ name: r, match: { kinds: [Deployment] }, parameters: { ranges: [{ min: 3, max: 50 }] } }]', object);
+    const found = await violations(
+      replicaLimits,
+      'rules: [{ name: r, match: { kinds: [Deployment] }, parameters: { ranges: [{ min: 3, max: 50 }] } }]',
+      object,
+    );
     for (const assertion of assertions) expect(satisfiesAssertion(found, assertion)).toBe(true);
   });
 
   // allowedRegex "^[a-zA-Z]+.agilebank.demo$" as a glob; the pizza test only needs the key.
   const REQUIRED_LABELS: Record<string, string> = {
-    'must-have-owner': 'rules: [{ name: owner, match: { kinds: [Namespace] }, parameters: { labels: [{ key: owner, allowedValues: ["*.agilebank.demo"] }] } }]',
+    'must-have-owner':
+      'rules: [{ name: owner, match: { kinds: [Namespace] }, parameters: { labels: [{ key: owner, allowedValues: ["*.agilebank.demo"] }] } }]',
     'must-have-key': 'rules: [{ name: pizza, match: { kinds: [Pod] }, parameters: { labels: [{ key: pizza }] } }]',
   };
   it.each(gatekeeperCases('requiredlabels'))('requiredlabels $test $name', async ({ test, object, assertions }) => {
@@ -48,8 +53,14 @@ describe('Gatekeeper requiredlabels, its K8sNativeValidation (CEL) code run by t
   const template = corpusYaml<any>('gatekeeper-library', 'requiredlabels', 'template.yaml');
   const code = template.spec.targets[0].code.find((entry: { engine: string }) => entry.engine === 'K8sNativeValidation');
   const constraints: Record<string, { kinds: string[]; parameters: unknown }> = {
-    'must-have-owner': { kinds: ['Namespace'], parameters: corpusYaml<any>('gatekeeper-library', 'requiredlabels', 'samples/all-must-have-owner/constraint.yaml').spec.parameters },
-    'must-have-key': { kinds: ['Pod'], parameters: corpusYaml<any>('gatekeeper-library', 'requiredlabels', 'samples/verify-label-key-only/constraint.yaml').spec.parameters },
+    'must-have-owner': {
+      kinds: ['Namespace'],
+      parameters: corpusYaml<any>('gatekeeper-library', 'requiredlabels', 'samples/all-must-have-owner/constraint.yaml').spec.parameters,
+    },
+    'must-have-key': {
+      kinds: ['Pod'],
+      parameters: corpusYaml<any>('gatekeeper-library', 'requiredlabels', 'samples/verify-label-key-only/constraint.yaml').spec.parameters,
+    },
   };
   const rulesFor = (test: string) =>
     JSON.stringify({
@@ -79,9 +90,17 @@ type KyvernoTest = { resources: string[]; results: { resources: string[]; result
 describe('Kyverno policies', () => {
   const SUITES = [
     // pattern spec.replicas ">1"
-    ['require-deployments-have-multiple-replicas', replicaLimits, 'rules: [{ name: r, match: { kinds: [Deployment] }, parameters: { ranges: [{ min: 2, max: 2147483647 }] } }]'],
+    [
+      'require-deployments-have-multiple-replicas',
+      replicaLimits,
+      'rules: [{ name: r, match: { kinds: [Deployment] }, parameters: { ranges: [{ min: 2, max: 2147483647 }] } }]',
+    ],
     // pattern metadata.labels."app.kubernetes.io/name": "?*" (present and not empty)
-    ['require-labels', requiredLabels, 'rules: [{ name: r, match: { kinds: [Pod] }, parameters: { labels: [{ key: app.kubernetes.io/name, allowedValues: ["?*"] }] } }]'],
+    [
+      'require-labels',
+      requiredLabels,
+      'rules: [{ name: r, match: { kinds: [Pod] }, parameters: { labels: [{ key: app.kubernetes.io/name, allowedValues: ["?*"] }] } }]',
+    ],
   ] as const;
 
   for (const [folder, policy, rules] of SUITES) {
@@ -106,7 +125,12 @@ describe('Kyverno policies', () => {
       ['10:59', false],
       ['11:00', true],
     ])('at %s UTC allowed=%s', async (clock, allowed) => {
-      const found = await violations(deployWindowsPolicy as ValidatingPolicy<never>, rules, deployment, new Date(`2026-03-04T${clock}:00Z`));
+      const found = await violations(
+        deployWindowsPolicy as ValidatingPolicy<never>,
+        rules,
+        deployment,
+        new Date(`2026-03-04T${clock}:00Z`),
+      );
       expect(found.length === 0).toBe(allowed);
     });
   });

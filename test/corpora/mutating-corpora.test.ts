@@ -40,11 +40,19 @@ const mirrorTo = (target: string, sources: string[]) =>
 
 const SUITES = [
   // regex_replace_all('^(localhost/|(?:[a-z0-9]+\.)+[a-z0-9]+/)?(.*)$', image, 'myregistry.corp.com/$2'): strip the registry host, prefix the mirror
-  { folder: 'replace-image-registry', policy: registryMirrorPolicy, rules: mirrorTo('myregistry.corp.com', ['docker.io/library', 'docker.io', 'ghcr.io', 'gcr.io', 'registry.corp.com']) },
+  {
+    folder: 'replace-image-registry',
+    policy: registryMirrorPolicy,
+    rules: mirrorTo('myregistry.corp.com', ['docker.io/library', 'docker.io', 'ghcr.io', 'gcr.io', 'registry.corp.com']),
+  },
   // registry.io/{{path}}:{{tag}}: Kyverno's path has no registry and no library/
   { folder: 'prepend-image-registry', policy: registryMirrorPolicy, rules: mirrorTo('registry.io', ['docker.io/library', 'docker.io']) },
   // patchStrategicMerge enableServiceLinks: false (always: override)
-  { folder: 'disable-service-discovery', policy: disableServiceLinksPolicy, rules: 'rules: [{ name: no-links, parameters: { override: true } }]' },
+  {
+    folder: 'disable-service-discovery',
+    policy: disableServiceLinksPolicy,
+    rules: 'rules: [{ name: no-links, parameters: { override: true } }]',
+  },
 ] as const;
 
 type KyvernoTest = { resources: string[]; results: { resources: string[]; patchedResources?: string; result: string }[] };
@@ -66,13 +74,20 @@ for (const { folder, policy, rules } of SUITES) {
         .flatMap((result) => result.resources.map((name) => ({ name, patchedResources: result.patchedResources! })));
       it.each(cases)('kyverno-test $name equals $patchedResources', async ({ name, patchedResources }) => {
         const input = inputs.find((object) => object.metadata?.name === name);
-        const expected = corpusDocuments('kyverno-policies', folder, '.kyverno-test', patchedResources).find((object) => object.metadata?.name === name);
+        const expected = corpusDocuments('kyverno-policies', folder, '.kyverno-test', patchedResources).find(
+          (object) => object.metadata?.name === name,
+        );
         expect(input && expected).toBeTruthy();
         expect(comparable(await mutated(policy as MutatingPolicy<never>, rules, input))).toEqual(comparable(expected));
       });
     }
 
-    const test = corpusYaml<{ spec: { steps: { try: { apply?: { file: string }; assert?: { file: string } }[] }[] } }>('kyverno-policies', folder, '.chainsaw-test', 'chainsaw-test.yaml');
+    const test = corpusYaml<{ spec: { steps: { try: { apply?: { file: string }; assert?: { file: string } }[] }[] } }>(
+      'kyverno-policies',
+      folder,
+      '.chainsaw-test',
+      'chainsaw-test.yaml',
+    );
     const steps = test.spec.steps.flatMap((step) => step.try);
     const applied = new Map<string, any>();
     for (const { apply } of steps) {
@@ -84,16 +99,22 @@ for (const { folder, policy, rules } of SUITES) {
       .flatMap(({ assert }) => (assert ? corpusDocuments('kyverno-policies', folder, '.chainsaw-test', assert.file) : []))
       .filter((object) => object.kind !== 'ClusterPolicy');
 
-    it.each(asserted.map((expected) => ({ name: key(expected), expected })))('chainsaw $name contains the asserted fields', async ({ name, expected }) => {
-      const input = applied.get(name);
-      expect(input, `${name} is applied in the test`).toBeDefined();
-      // The apiserver defaults enableServiceLinks to true before admission; dnsPolicy is Kyverno's extra.
-      const defaulted = structuredClone(input);
-      const specs = [defaulted.spec, defaulted.spec?.template?.spec, defaulted.spec?.jobTemplate?.spec?.template?.spec].filter((spec) => spec?.containers);
-      for (const spec of specs) spec.enableServiceLinks ??= true;
-      const wanted = structuredClone(expected);
-      for (const spec of [wanted.spec, wanted.spec?.template?.spec, wanted.spec?.jobTemplate?.spec?.template?.spec]) delete spec?.dnsPolicy;
-      expect(await mutated(policy as MutatingPolicy<never>, rules, defaulted)).toMatchObject(wanted);
-    });
+    it.each(asserted.map((expected) => ({ name: key(expected), expected })))(
+      'chainsaw $name contains the asserted fields',
+      async ({ name, expected }) => {
+        const input = applied.get(name);
+        expect(input, `${name} is applied in the test`).toBeDefined();
+        // The apiserver defaults enableServiceLinks to true before admission; dnsPolicy is Kyverno's extra.
+        const defaulted = structuredClone(input);
+        const specs = [defaulted.spec, defaulted.spec?.template?.spec, defaulted.spec?.jobTemplate?.spec?.template?.spec].filter(
+          (spec) => spec?.containers,
+        );
+        for (const spec of specs) spec.enableServiceLinks ??= true;
+        const wanted = structuredClone(expected);
+        for (const spec of [wanted.spec, wanted.spec?.template?.spec, wanted.spec?.jobTemplate?.spec?.template?.spec])
+          delete spec?.dnsPolicy;
+        expect(await mutated(policy as MutatingPolicy<never>, rules, defaulted)).toMatchObject(wanted);
+      },
+    );
   });
 }

@@ -29,17 +29,29 @@ async function decide(document: RulesDocument<TrustedRegistryParameters>, reques
 
 describe('Gatekeeper library', () => {
   const suites = [
-    ['allowedrepos', rules('rules: [{ name: repo-is-openpolicyagent, match: { kinds: [Pod], namespaces: [default] }, parameters: { allowedRegistries: ["docker.io/openpolicyagent/"] } }]')],
-    ['disallowedtags', rules('rules: [{ name: container-image-must-not-have-latest-tag, match: { kinds: [Pod], namespaces: [default] }, parameters: { forbiddenTags: [latest], exemptImages: ["openpolicyagent/opa-exp:latest", "openpolicyagent/opa-exp2:latest"] } }]')],
+    [
+      'allowedrepos',
+      rules(
+        'rules: [{ name: repo-is-openpolicyagent, match: { kinds: [Pod], namespaces: [default] }, parameters: { allowedRegistries: ["docker.io/openpolicyagent/"] } }]',
+      ),
+    ],
+    [
+      'disallowedtags',
+      rules(
+        'rules: [{ name: container-image-must-not-have-latest-tag, match: { kinds: [Pod], namespaces: [default] }, parameters: { forbiddenTags: [latest], exemptImages: ["openpolicyagent/opa-exp:latest", "openpolicyagent/opa-exp2:latest"] } }]',
+      ),
+    ],
   ] as const;
 
   for (const [library, document] of suites) {
     describe(library, () => {
       it.each(gatekeeperCases(library))('$name', async ({ object, assertions }) => {
         const request = requestFor(object);
-        const violations = await trustedRegistryPolicy.evaluate(request, document.rules[0]!.parameters, { now: new Date() }) as string[];
+        const violations = (await trustedRegistryPolicy.evaluate(request, document.rules[0]!.parameters, { now: new Date() })) as string[];
         for (const assertion of assertions) {
-          expect(satisfiesAssertion(violations, assertion), `${JSON.stringify(assertion)} against ${JSON.stringify(violations)}`).toBe(true);
+          expect(satisfiesAssertion(violations, assertion), `${JSON.stringify(assertion)} against ${JSON.stringify(violations)}`).toBe(
+            true,
+          );
         }
         expect(await decide(document, request)).toBe(violations.length === 0);
       });
@@ -63,12 +75,21 @@ function kyvernoExpectations(folder: string): Map<string, boolean> {
 
 /** Chainsaw steps: a plain apply expects every document admitted; an apply expecting an error, every one denied. */
 function chainsawCases(folder: string): { file: string; object: any; allowed: boolean }[] {
-  const test = corpusYaml<{ spec: { steps: { try: { apply?: { file: string; expect?: unknown[] } }[] }[] } }>('kyverno-policies', folder, '.chainsaw-test', 'chainsaw-test.yaml');
+  const test = corpusYaml<{ spec: { steps: { try: { apply?: { file: string; expect?: unknown[] } }[] }[] } }>(
+    'kyverno-policies',
+    folder,
+    '.chainsaw-test',
+    'chainsaw-test.yaml',
+  );
   return test.spec.steps
     .flatMap((step) => step.try)
     .flatMap(({ apply }) => (apply && !apply.file.startsWith('..') ? [apply] : []))
     .flatMap((apply) =>
-      corpusDocuments('kyverno-policies', folder, '.chainsaw-test', apply.file).map((object) => ({ file: apply.file, object, allowed: apply.expect === undefined })),
+      corpusDocuments('kyverno-policies', folder, '.chainsaw-test', apply.file).map((object) => ({
+        file: apply.file,
+        object,
+        allowed: apply.expect === undefined,
+      })),
     );
 }
 
@@ -83,24 +104,38 @@ describe('Kyverno policies', () => {
   for (const [folder, document] of suites) {
     describe(folder, () => {
       const resources = corpusDocuments('kyverno-policies', folder, '.kyverno-test', 'resource.yaml');
-      const expectations = [...kyvernoExpectations(folder)].map(([name, allowed]) => ({ name, allowed, object: resources.find((r) => r.metadata?.name === name) }));
+      const expectations = [...kyvernoExpectations(folder)].map(([name, allowed]) => ({
+        name,
+        allowed,
+        object: resources.find((r) => r.metadata?.name === name),
+      }));
 
       it.each(expectations)('kyverno-test $name: allowed=$allowed', async ({ object, allowed }) => {
         expect(object, 'resource listed in the test exists').toBeDefined();
         expect(await decide(document, requestFor(object))).toBe(allowed);
       });
 
-      it.each(chainsawCases(folder).map((c) => ({ ...c, name: `${c.file} ${c.object.kind}/${c.object.metadata?.name}` })))('chainsaw $name: allowed=$allowed', async ({ object, allowed }) => {
-        expect(await decide(document, requestFor(object))).toBe(allowed);
-      });
+      it.each(chainsawCases(folder).map((c) => ({ ...c, name: `${c.file} ${c.object.kind}/${c.object.metadata?.name}` })))(
+        'chainsaw $name: allowed=$allowed',
+        async ({ object, allowed }) => {
+          expect(await decide(document, requestFor(object))).toBe(allowed);
+        },
+      );
     });
   }
 
   it('restrict-image-registries step-03: `kubectl debug` adding an ephemeral busybox:1.35 is denied', async () => {
-    const [pod] = corpusDocuments('kyverno-policies', 'restrict-image-registries', '.chainsaw-test', 'good-pods.yaml').filter((d) => d.metadata?.name === 'goodpod02-registry');
+    const [pod] = corpusDocuments('kyverno-policies', 'restrict-image-registries', '.chainsaw-test', 'good-pods.yaml').filter(
+      (d) => d.metadata?.name === 'goodpod02-registry',
+    );
     expect(pod).toBeDefined();
-    const debugged = { ...pod, spec: { ...pod.spec, ephemeralContainers: [{ name: 'debugger', image: 'busybox:1.35', targetContainerName: 'k8s-nginx' }] } };
+    const debugged = {
+      ...pod,
+      spec: { ...pod.spec, ephemeralContainers: [{ name: 'debugger', image: 'busybox:1.35', targetContainerName: 'k8s-nginx' }] },
+    };
     const request = { ...requestFor(debugged, { operation: 'UPDATE', oldObject: pod }), subResource: 'ephemeralcontainers' };
-    expect(await decide(rules('rules: [{ name: validate-registries, parameters: { allowedRegistries: [eu.foo.io, bar.io] } }]'), request)).toBe(false);
+    expect(
+      await decide(rules('rules: [{ name: validate-registries, parameters: { allowedRegistries: [eu.foo.io, bar.io] } }]'), request),
+    ).toBe(false);
   });
 });

@@ -14,17 +14,28 @@ const run = promisify(execFile);
 
 describe('portcullis', () => {
   // Every command and subcommand answers --help with exit 0 and its usage on stdout.
-  it.each([[[]], [['policy']], [['policy', 'validate']], [['policy', 'push']], [['policy', 'diff']], [['policy', 'pull']], [['policy', 'test']], [['invoke']], [['event']], [['webhook-config']]])(
-    '%j --help',
-    async (command) => {
-      const result = await portcullis([...command, '--help']);
-      expect(result.code).toBe(0);
-      expect(result.stdout).toContain(`Usage: portcullis${command.length > 0 ? ` ${command.join(' ')}` : ''}`);
-    },
-  );
+  it.each([
+    [[]],
+    [['policy']],
+    [['policy', 'validate']],
+    [['policy', 'push']],
+    [['policy', 'diff']],
+    [['policy', 'pull']],
+    [['policy', 'test']],
+    [['invoke']],
+    [['event']],
+    [['webhook-config']],
+  ])('%j --help', async (command) => {
+    const result = await portcullis([...command, '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Usage: portcullis${command.length > 0 ? ` ${command.join(' ')}` : ''}`);
+  });
 
   it('--version prints the package version', async () => {
-    expect(await portcullis(['--version'])).toMatchObject({ code: 0, stdout: `${JSON.parse(readFileSync('package.json', 'utf8')).version}\n` });
+    expect(await portcullis(['--version'])).toMatchObject({
+      code: 0,
+      stdout: `${JSON.parse(readFileSync('package.json', 'utf8')).version}\n`,
+    });
   });
 
   it.each([
@@ -40,21 +51,48 @@ describe('portcullis', () => {
 
 describe('portcullis event', () => {
   it('turns a manifest into an HTTP API event with an UPDATE review carrying the old object', async () => {
-    const { stdout, code } = await portcullis(['event', 'events/trusted-registry/manifests/pod-update-new.yaml', '--operation', 'UPDATE', '--old', 'events/trusted-registry/manifests/pod-update-old.yaml', '--namespace', 'shop']);
+    const { stdout, code } = await portcullis([
+      'event',
+      'events/trusted-registry/manifests/pod-update-new.yaml',
+      '--operation',
+      'UPDATE',
+      '--old',
+      'events/trusted-registry/manifests/pod-update-old.yaml',
+      '--namespace',
+      'shop',
+    ]);
     expect(code).toBe(0);
     const event = JSON.parse(stdout);
     expect(event).toMatchObject({ version: '2.0', rawPath: '/validate/trusted-registry', requestContext: { http: { method: 'POST' } } });
     const review = JSON.parse(event.body);
     expect(review).toMatchObject({
       apiVersion: 'admission.k8s.io/v1',
-      request: { operation: 'UPDATE', namespace: 'shop', kind: { kind: 'Pod' }, resource: { resource: 'pods' }, oldObject: { spec: { containers: [{ image: '192.168.64.1:5000/nginx:1.21.1' }] } } },
+      request: {
+        operation: 'UPDATE',
+        namespace: 'shop',
+        kind: { kind: 'Pod' },
+        resource: { resource: 'pods' },
+        oldObject: { spec: { containers: [{ image: '192.168.64.1:5000/nginx:1.21.1' }] } },
+      },
     });
   });
 
   it('a List (kubectl get -o json) becomes one event per object with --out-dir, or the one --index names', async () => {
     const dir = temporaryDirectory('portcullis-cli-');
-    const pod = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'shop' }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } });
-    writeFileSync(join(dir, 'pods.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pod('a'), pod('b'), { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } }] }));
+    const pod = (name: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'shop' },
+      spec: { containers: [{ name: 'c', image: 'nginx:1' }] },
+    });
+    writeFileSync(
+      join(dir, 'pods.json'),
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [pod('a'), pod('b'), { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } }],
+      }),
+    );
     const written = await portcullis(['event', join(dir, 'pods.json'), '--out-dir', join(dir, 'events')]);
     expect(written.code).toBe(0);
     expect(written.stdout).toBe('');
@@ -69,9 +107,15 @@ describe('portcullis event', () => {
   });
 
   it.each([
-    [['events/trusted-registry/manifests/pod-allowed.yaml', '--operation', 'PATCH'], '--operation PATCH: expected CREATE, UPDATE, DELETE, CONNECT'],
+    [
+      ['events/trusted-registry/manifests/pod-allowed.yaml', '--operation', 'PATCH'],
+      '--operation PATCH: expected CREATE, UPDATE, DELETE, CONNECT',
+    ],
     [['events/trusted-registry/manifests/pod-allowed.yaml', '--policy', 'no-such'], 'unknown policy "no-such"; known: trusted-registry'],
-    [['events/trusted-registry/manifests/pod-allowed.yaml', '--index', '1'], '--index 1: events/trusted-registry/manifests/pod-allowed.yaml has 1 object; expected 0 to 0'],
+    [
+      ['events/trusted-registry/manifests/pod-allowed.yaml', '--index', '1'],
+      '--index 1: events/trusted-registry/manifests/pod-allowed.yaml has 1 object; expected 0 to 0',
+    ],
     [['package-lock.json'], 'package-lock.json: not a Kubernetes object (no kind)'],
     [['no-such-file.yaml'], 'cannot read no-such-file.yaml'],
     [[], "missing required argument 'file'"],
@@ -83,7 +127,10 @@ describe('portcullis event', () => {
 
   it('a file of several objects needs --out-dir or --index: none is dropped silently', async () => {
     const dir = temporaryDirectory('portcullis-cli-');
-    writeFileSync(join(dir, 'two.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: { name: a }\n---\napiVersion: v1\nkind: Pod\nmetadata: { name: b }\n');
+    writeFileSync(
+      join(dir, 'two.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata: { name: a }\n---\napiVersion: v1\nkind: Pod\nmetadata: { name: b }\n',
+    );
     const result = await portcullis(['event', join(dir, 'two.yaml')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('holds 2 objects: write one event each with --out-dir DIR, or pick one with --index N');
@@ -94,19 +141,30 @@ describe('portcullis invoke', () => {
   it('shows the decision for people, and exits 1 on a denial', async () => {
     const result = await portcullis(['invoke', 'trusted-registry', 'events/trusted-registry/pod-bad-repo.json']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^denied \(403 Forbidden\): trusted-registry: rule local-registry: container "nginx" image "nginx:1.21.1"/);
+    expect(result.stdout).toMatch(
+      /^denied \(403 Forbidden\): trusted-registry: rule local-registry: container "nginx" image "nginx:1.21.1"/,
+    );
   });
 
   it('-o json prints only the AdmissionReview on stdout, even with the decision log on', async () => {
-    const result = await portcullis(['invoke', 'trusted-registry', 'events/trusted-registry/pod-bad-repo.json', '-o', 'json'], { POWERTOOLS_LOG_LEVEL: 'INFO' });
-    expect(JSON.parse(result.stdout)).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { allowed: false } });
+    const result = await portcullis(['invoke', 'trusted-registry', 'events/trusted-registry/pod-bad-repo.json', '-o', 'json'], {
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+    });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { allowed: false },
+    });
     expect(result.stderr).toContain('"message":"admission decision"');
     expect(result.stderr).toContain('HTTP 200');
   });
 
   it('runs an event made by portcullis event from a user’s own manifest, and exits 0 when allowed', async () => {
     const dir = temporaryDirectory('portcullis-cli-');
-    writeFileSync(join(dir, 'job.yaml'), 'apiVersion: batch/v1\nkind: Job\nmetadata: { name: j }\nspec: { template: { spec: { containers: [{ name: c, image: "192.168.64.1:5000/tools:2" }] } } }\n');
+    writeFileSync(
+      join(dir, 'job.yaml'),
+      'apiVersion: batch/v1\nkind: Job\nmetadata: { name: j }\nspec: { template: { spec: { containers: [{ name: c, image: "192.168.64.1:5000/tools:2" }] } } }\n',
+    );
     const { stdout } = await portcullis(['event', join(dir, 'job.yaml')]);
     writeFileSync(join(dir, 'job.json'), stdout);
     const result = await portcullis(['invoke', 'trusted-registry', join(dir, 'job.json'), '-o', 'yaml']);
@@ -124,11 +182,24 @@ describe('portcullis invoke', () => {
 describe('sls invoke local', () => {
   it('runs the built bundle on a fixture', async () => {
     const workFolder = '.esbuild-invoke';
-    const { stdout } = await run('npx', ['sls', 'invoke', 'local', '-f', 'trusted-registry', '-p', 'events/trusted-registry/pod-bad-repo.json'], {
-      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: workFolder, RULES_DIR: TEST_RULES },
-    }).finally(() => rmSync(workFolder, { recursive: true, force: true }));
+    const { stdout } = await run(
+      'npx',
+      ['sls', 'invoke', 'local', '-f', 'trusted-registry', '-p', 'events/trusted-registry/pod-bad-repo.json'],
+      {
+        env: {
+          ...process.env,
+          POWERTOOLS_LOG_LEVEL: 'SILENT',
+          SLS_TELEMETRY_DISABLED: '1',
+          ESBUILD_WORK_FOLDER: workFolder,
+          RULES_DIR: TEST_RULES,
+        },
+      },
+    ).finally(() => rmSync(workFolder, { recursive: true, force: true }));
     const result = JSON.parse(stdout.slice(stdout.indexOf('{')));
     expect(result.statusCode).toBe(200);
-    expect(JSON.parse(result.body).response).toMatchObject({ allowed: false, status: { message: expect.stringContaining('image "nginx:1.21.1"') } });
+    expect(JSON.parse(result.body).response).toMatchObject({
+      allowed: false,
+      status: { message: expect.stringContaining('image "nginx:1.21.1"') },
+    });
   }, 60_000);
 });

@@ -6,9 +6,21 @@ import { describe, expect, it } from 'vitest';
 import { routeOf } from '../../functions/admission/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
 import { webhookTimeoutSeconds } from '../../infra/webhook-configuration.js';
-import { ALARM_EMAIL, ALARM_TOPIC_ARN, EXISTING_BUCKET_PACKAGE, LOCAL_STAGE_PACKAGE, PLAIN_TEXT_TOKEN, REFUSED_TOKENS_RESULT, TEST_PACKAGE } from '../helpers/package-once.js';
+import {
+  ALARM_EMAIL,
+  ALARM_TOPIC_ARN,
+  EXISTING_BUCKET_PACKAGE,
+  LOCAL_STAGE_PACKAGE,
+  PLAIN_TEXT_TOKEN,
+  REFUSED_TOKENS_RESULT,
+  TEST_PACKAGE,
+} from '../helpers/package-once.js';
 
-type Template = { Resources: Record<string, { Type: string; Condition?: string; Properties: any }>; Conditions: Record<string, unknown>; Outputs: Record<string, any> };
+type Template = {
+  Resources: Record<string, { Type: string; Condition?: string; Properties: any }>;
+  Conditions: Record<string, unknown>;
+  Outputs: Record<string, any>;
+};
 const template = JSON.parse(readFileSync(join(TEST_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
 const resources = Object.values(template.Resources);
 const ofType = (type: string) => resources.filter((resource) => resource.Type === type);
@@ -22,9 +34,15 @@ function statementsOf(): any[] {
 
 describe('the packaged CloudFormation template', () => {
   it('routes POST /validate|mutate/<policy> and its token form for every policy in the registry (cel: one route per policy it holds), and nothing else', () => {
-    const routes = ofType('AWS::ApiGatewayV2::Route').map((route) => route.Properties.RouteKey).sort();
+    const routes = ofType('AWS::ApiGatewayV2::Route')
+      .map((route) => route.Properties.RouteKey)
+      .sort();
     const expected = policyRegistry
-      .flatMap((policy) => (policy.routesEachPolicy ? ['', '/{policy}', '/{policy}/{token}'] : ['', '/{token}']).map((suffix) => `POST ${routeOf(policy)}${suffix}`))
+      .flatMap((policy) =>
+        (policy.routesEachPolicy ? ['', '/{policy}', '/{policy}/{token}'] : ['', '/{token}']).map(
+          (suffix) => `POST ${routeOf(policy)}${suffix}`,
+        ),
+      )
       .sort();
     expect(expected).toContain('POST /validate/cel/{policy}/{token}');
     expect(routes).toEqual(expected);
@@ -39,27 +57,43 @@ describe('the packaged CloudFormation template', () => {
     const s3 = statements.filter((statement) => [statement.Action].flat().some((action: string) => action.startsWith('s3:')));
     expect(s3).toHaveLength(1);
     expect(s3[0].Action.sort()).toEqual(['s3:GetObject', 's3:GetObjectVersion']);
-    expect(JSON.stringify(s3[0].Resource)).toBe(JSON.stringify([{ 'Fn::Join': ['', ['arn:aws:s3:::', { 'Fn::If': ['CreateRulesBucket', { Ref: 'RulesBucket' }, ''] }, '/policies/*']] }]));
+    expect(JSON.stringify(s3[0].Resource)).toBe(
+      JSON.stringify([
+        { 'Fn::Join': ['', ['arn:aws:s3:::', { 'Fn::If': ['CreateRulesBucket', { Ref: 'RulesBucket' }, ''] }, '/policies/*']] },
+      ]),
+    );
   });
 
   it('reads the tokens parameter only when one is configured', () => {
     const tokens = template.Resources.TokensParameterPolicy!;
     expect(tokens.Condition).toBe('HasTokensParameter');
-    expect(tokens.Properties.PolicyDocument.Statement).toEqual([expect.objectContaining({ Effect: 'Allow', Action: ['ssm:GetParameter'] })]);
+    expect(tokens.Properties.PolicyDocument.Statement).toEqual([
+      expect.objectContaining({ Effect: 'Allow', Action: ['ssm:GetParameter'] }),
+    ]);
   });
 
   it('creates the rules bucket versioned, encrypted, private and TLS-only', () => {
     const bucket = template.Resources.RulesBucket!;
     expect(bucket.Condition).toBe('CreateRulesBucket');
     expect(bucket.Properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
-    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
-    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe(
+      'AES256',
+    );
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
     const [deny] = template.Resources.RulesBucketPolicy!.Properties.PolicyDocument.Statement;
     expect(deny).toMatchObject({ Effect: 'Deny', Principal: '*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
   });
 
   it('throttles the HTTP API, and each function answers well inside the gateway limit and after its deadline', () => {
-    expect(template.Resources.HttpApiStage!.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 });
+    expect(template.Resources.HttpApiStage!.Properties.DefaultRouteSettings).toEqual({
+      ThrottlingRateLimit: 200,
+      ThrottlingBurstLimit: 400,
+    });
     for (const fn of ofType('AWS::Lambda::Function')) {
       const timeoutMs = fn.Properties.Timeout * 1000;
       expect(timeoutMs).toBeGreaterThan(Number(fn.Properties.Environment.Variables.POLICY_TIMEOUT_MS));
@@ -81,13 +115,19 @@ describe('the packaged CloudFormation template', () => {
   });
 
   it('with an existing bucket (--param rulesBucket=..., packaged by the global setup) creates none and reads that one', () => {
-    const existing = JSON.parse(readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+    const existing = JSON.parse(
+      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
+    ) as Template;
     expect(existing.Conditions.CreateRulesBucket).toEqual({ 'Fn::Equals': ['team-rules', ''] });
-    expect(JSON.stringify(existing.Resources.IamRoleLambdaExecution!.Properties.Policies)).toContain('"CreateRulesBucket",{"Ref":"RulesBucket"},"team-rules"');
+    expect(JSON.stringify(existing.Resources.IamRoleLambdaExecution!.Properties.Policies)).toContain(
+      '"CreateRulesBucket",{"Ref":"RulesBucket"},"team-rules"',
+    );
   });
 
   it('with a tokens parameter, every function is told its name and may read exactly that parameter', () => {
-    const withTokens = JSON.parse(readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+    const withTokens = JSON.parse(
+      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
+    ) as Template;
     expect(withTokens.Conditions.HasTokensParameter).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['/portcullis/webhook-tokens', ''] }] });
     const resource = withTokens.Resources.TokensParameterPolicy!.Properties.PolicyDocument.Statement[0].Resource;
     expect(JSON.stringify(resource)).toContain('":parameter","/portcullis/webhook-tokens"');
@@ -114,32 +154,84 @@ describe('plain-text tokens (packaged by the global setup)', () => {
 });
 
 describe('monitoring: alarms, their notifications, the dashboard and saved queries', () => {
-  const packaged = (folder: string) => JSON.parse(readFileSync(join(folder, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
-  const alarmsOf = (stack: Template) => Object.values(stack.Resources).filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm').map((resource) => resource.Properties);
+  const packaged = (folder: string) =>
+    JSON.parse(readFileSync(join(folder, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+  const alarmsOf = (stack: Template) =>
+    Object.values(stack.Resources)
+      .filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm')
+      .map((resource) => resource.Properties);
   const named = (stack: Template, name: string) => alarmsOf(stack).find((alarm) => alarm.AlarmName === name);
   const functionId = (policy: string) => `${policy.charAt(0).toUpperCase()}${policy.slice(1).replace(/-/g, 'Dash')}LambdaFunction`;
 
-  it.each(policyRegistry.map((policy) => [policy.name, policy] as const))('%s: fail-open, rules unavailable, last known good for 15 minutes, errors, throttles, p99 latency', (name, policy) => {
-    const own = [{ Name: 'service', Value: 'portcullis' }, { Name: 'Policy', Value: name }];
-    const fn = [{ Name: 'FunctionName', Value: { Ref: functionId(name) } }];
-    const expected = {
-      'failed-open': { Namespace: 'Portcullis', MetricName: 'FailedOpen', Dimensions: own, Statistic: 'Sum', Period: 300, EvaluationPeriods: 1, Threshold: 1 },
-      'rules-unavailable': { Namespace: 'Portcullis', MetricName: 'RulesUnavailable', Dimensions: own, Statistic: 'Sum', Period: 300, EvaluationPeriods: 1, Threshold: 1 },
-      'serving-last-known-good': { Namespace: 'Portcullis', MetricName: 'ServingLastKnownGood', Dimensions: own, Statistic: 'Maximum', Period: 300, EvaluationPeriods: 3, DatapointsToAlarm: 3, Threshold: 1 },
-      errors: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: fn, Statistic: 'Sum', Period: 300, Threshold: 1 },
-      throttles: { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: fn, Statistic: 'Sum', Period: 300, Threshold: 1 },
-      'latency-p99': { Namespace: 'AWS/Lambda', MetricName: 'Duration', Dimensions: fn, ExtendedStatistic: 'p99', Threshold: (webhookTimeoutSeconds(policy) * 1000) / 2 },
-    };
-    for (const [what, properties] of Object.entries(expected)) {
-      const alarm = named(template, `portcullis-dev-${name}-${what}`);
-      expect(alarm, what).toMatchObject({ ...properties, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
-      expect(alarm.AlarmDescription).toContain('When enforcement lapses');
-    }
-  });
+  it.each(policyRegistry.map((policy) => [policy.name, policy] as const))(
+    '%s: fail-open, rules unavailable, last known good for 15 minutes, errors, throttles, p99 latency',
+    (name, policy) => {
+      const own = [
+        { Name: 'service', Value: 'portcullis' },
+        { Name: 'Policy', Value: name },
+      ];
+      const fn = [{ Name: 'FunctionName', Value: { Ref: functionId(name) } }];
+      const expected = {
+        'failed-open': {
+          Namespace: 'Portcullis',
+          MetricName: 'FailedOpen',
+          Dimensions: own,
+          Statistic: 'Sum',
+          Period: 300,
+          EvaluationPeriods: 1,
+          Threshold: 1,
+        },
+        'rules-unavailable': {
+          Namespace: 'Portcullis',
+          MetricName: 'RulesUnavailable',
+          Dimensions: own,
+          Statistic: 'Sum',
+          Period: 300,
+          EvaluationPeriods: 1,
+          Threshold: 1,
+        },
+        'serving-last-known-good': {
+          Namespace: 'Portcullis',
+          MetricName: 'ServingLastKnownGood',
+          Dimensions: own,
+          Statistic: 'Maximum',
+          Period: 300,
+          EvaluationPeriods: 3,
+          DatapointsToAlarm: 3,
+          Threshold: 1,
+        },
+        errors: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: fn, Statistic: 'Sum', Period: 300, Threshold: 1 },
+        throttles: { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: fn, Statistic: 'Sum', Period: 300, Threshold: 1 },
+        'latency-p99': {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Duration',
+          Dimensions: fn,
+          ExtendedStatistic: 'p99',
+          Threshold: (webhookTimeoutSeconds(policy) * 1000) / 2,
+        },
+      };
+      for (const [what, properties] of Object.entries(expected)) {
+        const alarm = named(template, `portcullis-dev-${name}-${what}`);
+        expect(alarm, what).toMatchObject({
+          ...properties,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          TreatMissingData: 'notBreaching',
+        });
+        expect(alarm.AlarmDescription).toContain('When enforcement lapses');
+      }
+    },
+  );
 
   it('the HTTP API: any 5xx in 5 minutes', () => {
     expect(named(template, 'portcullis-dev-http-api-5xx')).toMatchObject({
-      Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: [{ Name: 'ApiId', Value: { Ref: 'HttpApi' } }, { Name: 'Stage', Value: '$default' }], Statistic: 'Sum', Threshold: 1,
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5xx',
+      Dimensions: [
+        { Name: 'ApiId', Value: { Ref: 'HttpApi' } },
+        { Name: 'Stage', Value: '$default' },
+      ],
+      Statistic: 'Sum',
+      Threshold: 1,
     });
     expect(template.Resources.HttpApi?.Type).toBe('AWS::ApiGatewayV2::Api');
   });
@@ -151,20 +243,29 @@ describe('monitoring: alarms, their notifications, the dashboard and saved queri
     for (const alarm of alarmsOf(withTopic)) expect([alarm.AlarmActions, alarm.OKActions]).toEqual([[ALARM_TOPIC_ARN], [ALARM_TOPIC_ARN]]);
     expect(withTopic.Resources.AlarmTopic).toBeUndefined();
     for (const alarm of alarmsOf(withEmail)) expect(alarm.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
-    expect(withEmail.Resources.AlarmTopic).toMatchObject({ Type: 'AWS::SNS::Topic', Properties: { KmsMasterKeyId: 'alias/aws/sns', Subscription: [{ Protocol: 'email', Endpoint: ALARM_EMAIL }] } });
+    expect(withEmail.Resources.AlarmTopic).toMatchObject({
+      Type: 'AWS::SNS::Topic',
+      Properties: { KmsMasterKeyId: 'alias/aws/sns', Subscription: [{ Protocol: 'email', Endpoint: ALARM_EMAIL }] },
+    });
     for (const alarm of alarmsOf(template)) expect(alarm.AlarmActions).toEqual([]);
   });
 
   it('a dashboard with decisions and denials per policy, fail-open, rules state, latency p50/p99, cold starts and throttles', () => {
     const dashboard = template.Resources.Dashboard!;
     expect(dashboard.Type).toBe('AWS::CloudWatch::Dashboard');
-    const body = JSON.parse(dashboard.Properties.DashboardBody['Fn::Sub']) as { widgets: { properties: { title: string; metrics: [{ expression: string }][] } }[] };
-    const byTitle = Object.fromEntries(body.widgets.map((widget) => [widget.properties.title, widget.properties.metrics.map(([metric]) => metric.expression).join(' ')]));
+    const body = JSON.parse(dashboard.Properties.DashboardBody['Fn::Sub']) as {
+      widgets: { properties: { title: string; metrics: [{ expression: string }][] } }[];
+    };
+    const byTitle = Object.fromEntries(
+      body.widgets.map((widget) => [widget.properties.title, widget.properties.metrics.map(([metric]) => metric.expression).join(' ')]),
+    );
     expect(byTitle).toEqual({
       'Decisions per policy and outcome': expect.stringContaining('{Portcullis,Outcome,Policy,service} MetricName="Decisions"'),
       'Denials per policy': expect.stringContaining('Outcome="denied"'),
       'Admitted without evaluation (FailedOpen)': expect.stringContaining('MetricName="FailedOpen"'),
-      'Rules state: serving last known good, unavailable, invalid versions': expect.stringMatching(/ServingLastKnownGood.*RulesUnavailable.*InvalidRulesVersion/),
+      'Rules state: serving last known good, unavailable, invalid versions': expect.stringMatching(
+        /ServingLastKnownGood.*RulesUnavailable.*InvalidRulesVersion/,
+      ),
       'Decision latency p50 and p99 (ms)': expect.stringMatching(/DecisionLatency"', 'p50'.*DecisionLatency"', 'p99'/),
       'Cold starts': expect.stringContaining('MetricName="ColdStart"'),
       Throttles: expect.stringContaining('MetricName="Throttles"'),
@@ -172,11 +273,20 @@ describe('monitoring: alarms, their notifications, the dashboard and saved queri
   });
 
   it('saved Logs Insights queries over every function’s log group', () => {
-    const queries = Object.values(template.Resources).filter((resource) => resource.Type === 'AWS::Logs::QueryDefinition').map((resource) => resource.Properties);
+    const queries = Object.values(template.Resources)
+      .filter((resource) => resource.Type === 'AWS::Logs::QueryDefinition')
+      .map((resource) => resource.Properties);
     expect(queries.map((query) => query.Name).sort()).toEqual(
-      ['decisions for one object (edit namespace and name)', 'denials by policy and namespace', 'every fail-open with its reason', 'invalid rules documents', 'rules versions in service'].map((name) => `portcullis-dev/${name}`),
+      [
+        'decisions for one object (edit namespace and name)',
+        'denials by policy and namespace',
+        'every fail-open with its reason',
+        'invalid rules documents',
+        'rules versions in service',
+      ].map((name) => `portcullis-dev/${name}`),
     );
-    for (const query of queries) expect(query.LogGroupNames).toEqual(policyRegistry.map((policy) => `/aws/lambda/portcullis-dev-${policy.name}`));
+    for (const query of queries)
+      expect(query.LogGroupNames).toEqual(policyRegistry.map((policy) => `/aws/lambda/portcullis-dev-${policy.name}`));
     expect(queries.find((query) => query.Name.endsWith('fail-open with its reason')).QueryString).toContain('outcome = "failed-open"');
   });
 });

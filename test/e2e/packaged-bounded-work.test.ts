@@ -1,8 +1,3 @@
-// No input, pattern or expression holds a packaged function past its deadline or overflows its stack:
-// globs match in linear time, CEL runs on a cost budget that also watches the deadline, wide objects are
-// decided, and objects nested beyond the explicit limit get the failure policy's answer, saying why.
-// Every request here is answered within POLICY_TIMEOUT_MS plus a small margin, measured.
-import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
 import { captureLogLines } from '../helpers/log-lines.js';
@@ -13,7 +8,8 @@ const POLICY_TIMEOUT_MS = 1000;
 const MARGIN_MS = 250;
 afterAll(removeRulesFolders);
 
-const packaged = async (policy: string, rules: string) => (await packagedWithRules(policy, rules, { POLICY_TIMEOUT_MS: String(POLICY_TIMEOUT_MS) })).handler;
+const packaged = async (policy: string, rules: string) =>
+  (await packagedWithRules(policy, rules, { POLICY_TIMEOUT_MS: String(POLICY_TIMEOUT_MS) })).handler;
 
 /** The answer, and the check that it came within the deadline and its margin. */
 async function answerInTime(handler: Handler, event: unknown) {
@@ -25,8 +21,14 @@ async function answerInTime(handler: Handler, event: unknown) {
   return answer.body.response;
 }
 
-const pod = (containers: { name: string; image: string }[], extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { app: 'x' } }, spec: { containers, ...extra } });
-const containers = (count: number, image: (index: number) => string) => Array.from({ length: count }, (_, index) => ({ name: `container-${index}`, image: image(index) }));
+const pod = (containers: { name: string; image: string }[], extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'p', labels: { app: 'x' } },
+  spec: { containers, ...extra },
+});
+const containers = (count: number, image: (index: number) => string) =>
+  Array.from({ length: count }, (_, index) => ({ name: `container-${index}`, image: image(index) }));
 /** An event whose Pod has `spec.affinity` nested `levels` deep, written as text: JSON.stringify overflows. */
 function deepPodEvent(levels: number) {
   const event = eventFor(pod([{ name: 'c', image: 'nginx:1' }], { affinity: 'DEEP' }));
@@ -36,14 +38,20 @@ function deepPodEvent(levels: number) {
 
 describe('globs', () => {
   it('exemptImages "*a*a*a*a*a*a*a*a*b" against an image of 44 a’s (5–16 s per request with a RegExp)', async () => {
-    const handler = await packaged('trusted-registry', 'rules: [{ name: r, parameters: { allowedRegistries: ["registry.example.com"], exemptImages: ["*a*a*a*a*a*a*a*a*b"] } }]');
+    const handler = await packaged(
+      'trusted-registry',
+      'rules: [{ name: r, parameters: { allowedRegistries: ["registry.example.com"], exemptImages: ["*a*a*a*a*a*a*a*a*b"] } }]',
+    );
     const response = await answerInTime(handler, eventFor(pod([{ name: 'c', image: `${'a'.repeat(44)}:1` }])));
     expect(response.allowed).toBe(false); // not exempt, not from the allowed registry: decided, not failed open
     expect(response.status.message).toContain('is not from an allowed registry');
   });
 
   it('an 11-star namespaces glob against a 63-character namespace (minutes with a RegExp)', async () => {
-    const handler = await packaged('trusted-registry', `rules: [{ name: r, match: { namespaces: ["${'*a'.repeat(11)}*b"] }, parameters: { forbiddenTags: [latest] } }]`);
+    const handler = await packaged(
+      'trusted-registry',
+      `rules: [{ name: r, match: { namespaces: ["${'*a'.repeat(11)}*b"] }, parameters: { forbiddenTags: [latest] } }]`,
+    );
     const response = await answerInTime(handler, eventFor(pod([{ name: 'c', image: 'nginx:latest' }]), { namespace: 'a'.repeat(63) }));
     expect(response).toMatchObject({ allowed: true, auditAnnotations: { decision: 'allowed' } });
     expect(response.warnings).toBeUndefined();
@@ -61,11 +69,23 @@ describe('cel', () => {
   });
 
   it.each([
-    ['all(exists_one) over 2,000 containers (3.2 s without a budget)', 'object.spec.containers.all(c, object.spec.containers.exists_one(d, d.name == c.name))'],
-    ['string building in a comprehension over 2,000 (54 s without a budget)', "object.spec.containers.map(c, object.spec.containers.map(d, d.name).join(',')).size() > 0"],
-    ['an exhausted budget is not absorbed by ||', 'object.spec.containers.all(c, object.spec.containers.exists_one(d, d.name == c.name)) || true'],
+    [
+      'all(exists_one) over 2,000 containers (3.2 s without a budget)',
+      'object.spec.containers.all(c, object.spec.containers.exists_one(d, d.name == c.name))',
+    ],
+    [
+      'string building in a comprehension over 2,000 (54 s without a budget)',
+      "object.spec.containers.map(c, object.spec.containers.map(d, d.name).join(',')).size() > 0",
+    ],
+    [
+      'an exhausted budget is not absorbed by ||',
+      'object.spec.containers.all(c, object.spec.containers.exists_one(d, d.name == c.name)) || true',
+    ],
   ])('%s: over the cost budget, an evaluation error answered by the failure policy', async (_case, expression) => {
-    const handler = await packaged('cel', `failurePolicy: Fail\nrules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: [{ expression: ${JSON.stringify(expression)} }] } }]`);
+    const handler = await packaged(
+      'cel',
+      `failurePolicy: Fail\nrules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: [{ expression: ${JSON.stringify(expression)} }] } }]`,
+    );
     const response = await answerInTime(handler, eventFor(pod(containers(2000, () => 'nginx:1'))));
     expect(response).toMatchObject({ allowed: false, status: { code: 500 } });
     expect(response.status.message).toMatch(/cost limit of 1000000 units exceeded.*denied \(failurePolicy Fail\)/);
@@ -73,17 +93,28 @@ describe('cel', () => {
 
   it('expressions each within the budget but together past the deadline stop at the deadline', async () => {
     // Each expression different: one shared by several validations is evaluated once per request.
-    const expensive = Array.from({ length: 400 }, (_, index) => ({ expression: `object.spec.containers.all(c, object.spec.containers.exists(d, d.name == c.name + "x${index}") == false)` }));
-    const handler = await packaged('cel', `rules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: ${JSON.stringify(expensive)} } }]`);
+    const expensive = Array.from({ length: 400 }, (_, index) => ({
+      expression: `object.spec.containers.all(c, object.spec.containers.exists(d, d.name == c.name + "x${index}") == false)`,
+    }));
+    const handler = await packaged(
+      'cel',
+      `rules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: ${JSON.stringify(expensive)} } }]`,
+    );
     // 200 containers: each expression costs about 0.65 million units, within the budget of 1 million.
-    const response = await answerInTime(handler, eventFor(pod(containers(200, () => "nginx:1"))));
+    const response = await answerInTime(handler, eventFor(pod(containers(200, () => 'nginx:1'))));
     expect(response.allowed).toBe(true);
     expect(response.auditAnnotations['failed-open'], response.auditAnnotations['failed-open']).toMatch(/deadline of \d+ ms exceeded/);
   });
 
   it('matches runs on RE2: a backtracking pattern on a long name is decided at once', async () => {
-    const handler = await packaged('cel', `rules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "!object.metadata.name.matches('^(a+)+$')", message: "name is all a's" }] } }]`);
-    const response = await answerInTime(handler, eventFor({ ...pod([{ name: 'c', image: 'nginx:1' }]), metadata: { name: `${'a'.repeat(60)}!` } }));
+    const handler = await packaged(
+      'cel',
+      `rules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "!object.metadata.name.matches('^(a+)+$')", message: "name is all a's" }] } }]`,
+    );
+    const response = await answerInTime(
+      handler,
+      eventFor({ ...pod([{ name: 'c', image: 'nginx:1' }]), metadata: { name: `${'a'.repeat(60)}!` } }),
+    );
     expect(response).toMatchObject({ allowed: true, auditAnnotations: { decision: 'allowed' } });
     const all = await answerInTime(handler, eventFor({ ...pod([{ name: 'c', image: 'nginx:1' }]), metadata: { name: 'a'.repeat(60) } }));
     expect(all).toMatchObject({ allowed: false, status: { message: "cel: rule r: name is all a's" } });
@@ -92,9 +123,21 @@ describe('cel', () => {
 
 describe('objects nested beyond the limit (200 levels): policies that walk the whole object get the failure policy’s answer, saying why', () => {
   it.each([
-    ['cel', 3000, 'failurePolicy: Fail\nrules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "has(object.spec)" }] } }]'],
-    ['cel, a rule with its own failurePolicy Ignore', 3000, 'failurePolicy: Fail\nrules: [{ name: r, failurePolicy: Ignore, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "has(object.spec)" }] } }]'],
-    ['registry-mirror', 5000, 'failurePolicy: Fail\nrules: [{ name: r, parameters: { mirrors: [{ from: docker.io/library, to: mirror.example.com/library }] } }]'],
+    [
+      'cel',
+      3000,
+      'failurePolicy: Fail\nrules: [{ name: r, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "has(object.spec)" }] } }]',
+    ],
+    [
+      'cel, a rule with its own failurePolicy Ignore',
+      3000,
+      'failurePolicy: Fail\nrules: [{ name: r, failurePolicy: Ignore, match: { kinds: [Pod] }, parameters: { validations: [{ expression: "has(object.spec)" }] } }]',
+    ],
+    [
+      'registry-mirror',
+      5000,
+      'failurePolicy: Fail\nrules: [{ name: r, parameters: { mirrors: [{ from: docker.io/library, to: mirror.example.com/library }] } }]',
+    ],
     ['disable-service-links', 5000, 'failurePolicy: Fail\nrules: [{ name: r, parameters: { override: true } }]'],
   ])('%s, %s levels', async (policy, levels, rules) => {
     const handler = await packaged(policy.split(',')[0]!, rules);
@@ -104,7 +147,10 @@ describe('objects nested beyond the limit (200 levels): policies that walk the w
   });
 
   it('a policy that reads a few fields (trusted-registry) decides a deep object at any depth', async () => {
-    const handler = await packaged('trusted-registry', 'failurePolicy: Fail\nrules: [{ name: r, parameters: { forbiddenTags: [latest] } }]');
+    const handler = await packaged(
+      'trusted-registry',
+      'failurePolicy: Fail\nrules: [{ name: r, parameters: { forbiddenTags: [latest] } }]',
+    );
     const response = await answerInTime(handler, deepPodEvent(5000));
     expect(response).toMatchObject({ allowed: true, auditAnnotations: { decision: 'allowed' } });
   });
@@ -112,7 +158,9 @@ describe('objects nested beyond the limit (200 levels): policies that walk the w
   it('audit-log records a deep object with includeObject, leaving out what is nested beyond 200 levels', async () => {
     const logs = captureLogLines();
     try {
-      const { handler } = await packagedWithRules('audit-log', 'rules: [{ name: all, parameters: { includeObject: true } }]', { POWERTOOLS_LOG_LEVEL: 'INFO' });
+      const { handler } = await packagedWithRules('audit-log', 'rules: [{ name: all, parameters: { includeObject: true } }]', {
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+      });
       const response = await answerInTime(handler, deepPodEvent(5000));
       expect(response.allowed).toBe(true);
       expect(response.auditAnnotations['failed-open']).toBeUndefined();
@@ -124,7 +172,10 @@ describe('objects nested beyond the limit (200 levels): policies that walk the w
   });
 
   it('within the limit, a deep object is decided as any other', async () => {
-    const handler = await packaged('registry-mirror', 'failurePolicy: Fail\nrules: [{ name: r, parameters: { mirrors: [{ from: docker.io/library, to: mirror.example.com/library }] } }]');
+    const handler = await packaged(
+      'registry-mirror',
+      'failurePolicy: Fail\nrules: [{ name: r, parameters: { mirrors: [{ from: docker.io/library, to: mirror.example.com/library }] } }]',
+    );
     const response = await answerInTime(handler, deepPodEvent(150));
     expect(response).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
   });

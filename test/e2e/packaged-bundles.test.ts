@@ -12,10 +12,12 @@ import { coldPathFiles } from '../../bench/loaded-code.js';
 import { unpackFunction } from '../../infra/packaged-function.js';
 import { TEST_PACKAGE } from '../helpers/package-once.js';
 
-const functionNames = readdirSync(TEST_PACKAGE).filter((file) => file.endsWith('.zip')).map((file) => file.slice(0, -'.zip'.length));
+const functionNames = readdirSync(TEST_PACKAGE)
+  .filter((file) => file.endsWith('.zip'))
+  .map((file) => file.slice(0, -'.zip'.length));
 
 /** Imports each file in a new process (clean environment, no rules source) and prints how many loaded. */
-const LOAD_ALL = "let loaded = 0; for (const file of process.argv.slice(1)) { await import(file); loaded++; } console.log(loaded);";
+const LOAD_ALL = 'let loaded = 0; for (const file of process.argv.slice(1)) { await import(file); loaded++; } console.log(loaded);';
 
 /** Answers one event with a handler in a new process and prints the built-ins the process loaded. */
 const BUILTINS_AFTER_ONE_REQUEST =
@@ -27,9 +29,17 @@ describe('the packaged bundles', () => {
 
   it.each(functionNames)('%s: every bundled file loads, the lazily imported ones included', async (name) => {
     const folder = join(await unpackFunction(name, TEST_PACKAGE), 'functions', name);
-    const files = readdirSync(folder).filter((file) => file.endsWith('.js')).map((file) => pathToFileURL(join(folder, file)).href);
-    expect(files.some((file) => /handler\.rules-yaml-/.test(file)), 'the YAML parser is a lazy chunk of its own').toBe(true);
-    const output = execFileSync(process.execPath, ['--input-type=module', '-e', LOAD_ALL, ...files], { encoding: 'utf8', env: { PATH: process.env.PATH, RULES_DIR: folder } });
+    const files = readdirSync(folder)
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => pathToFileURL(join(folder, file)).href);
+    expect(
+      files.some((file) => /handler\.rules-yaml-/.test(file)),
+      'the YAML parser is a lazy chunk of its own',
+    ).toBe(true);
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', LOAD_ALL, ...files], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, RULES_DIR: folder },
+    });
     expect(Number(output.trim())).toBe(files.length);
   });
 
@@ -38,7 +48,9 @@ describe('the packaged bundles', () => {
   it.each(functionNames)('%s: a cold start loads the entry and one chunk of our code, shared with the lazy ones', async (name) => {
     const folder = join(await unpackFunction(name, TEST_PACKAGE), 'functions', name);
     const hasSources = (file: string) => (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources.length > 0;
-    const loaded = coldPathFiles(join(folder, 'handler.js')).filter(hasSources).map((file) => file.slice(folder.length + 1));
+    const loaded = coldPathFiles(join(folder, 'handler.js'))
+      .filter(hasSources)
+      .map((file) => file.slice(folder.length + 1));
     expect(loaded).toEqual(['handler.js', expect.stringMatching(/^handler\.chunk-\w+\.js$/)]);
   });
 
@@ -46,7 +58,9 @@ describe('the packaged bundles', () => {
   // FNV-1a hashes; token digests load it on first use) and middy's streams (infra/esbuild-plugins.cjs).
   it.each(functionNames)('%s: the cold path imports neither node:crypto nor the stream modules middy only streams with', async (name) => {
     const folder = join(await unpackFunction(name, TEST_PACKAGE), 'functions', name);
-    const imported = coldPathFiles(join(folder, 'handler.js')).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*["'](node:[\w/]+)["']/g)].map(([, module]) => module!));
+    const imported = coldPathFiles(join(folder, 'handler.js')).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*["'](node:[\w/]+)["']/g)].map(([, module]) => module!),
+    );
     expect(imported).toEqual(expect.arrayContaining(['node:fs']));
     expect(imported.filter((module) => ['node:crypto', 'node:stream/web', 'node:stream/promises'].includes(module))).toEqual([]);
   });
@@ -54,15 +68,22 @@ describe('the packaged bundles', () => {
   // The S3 and SSM code is in the entry, so that its first call runs during Lambda's init; the built-ins it
   // sends with (node:http, node:https and its TLS stack, node:crypto through aws4) load only on that call.
   // node:zlib (~1 ms) is not needed either: a file's rules version is hashed in JavaScript.
-  it.each(functionNames)('%s: a request answered from rules in a folder loads none of node:crypto, node:http(s), node:zlib', async (name) => {
-    const root = await unpackFunction(name, TEST_PACKAGE);
-    const event = join(eventsRoot, name, readdirSync(join(eventsRoot, name)).find((file) => file.endsWith('.json'))!);
-    const output = execFileSync(process.execPath, ['--input-type=module', '-e', BUILTINS_AFTER_ONE_REQUEST, pathToFileURL(join(root, 'functions', name, 'handler.js')).href, event], {
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH, RULES_DIR: join(root, 'policies') },
-    });
-    const builtins = JSON.parse(output.trim().split('\n').pop()!) as string[];
-    expect(builtins).toEqual(expect.arrayContaining(['fs']));
-    expect(builtins.filter((module) => ['crypto', 'http', 'https', 'tls', 'zlib'].includes(module))).toEqual([]);
-  });
+  it.each(functionNames)(
+    '%s: a request answered from rules in a folder loads none of node:crypto, node:http(s), node:zlib',
+    async (name) => {
+      const root = await unpackFunction(name, TEST_PACKAGE);
+      const event = join(eventsRoot, name, readdirSync(join(eventsRoot, name)).find((file) => file.endsWith('.json'))!);
+      const output = execFileSync(
+        process.execPath,
+        ['--input-type=module', '-e', BUILTINS_AFTER_ONE_REQUEST, pathToFileURL(join(root, 'functions', name, 'handler.js')).href, event],
+        {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, RULES_DIR: join(root, 'policies') },
+        },
+      );
+      const builtins = JSON.parse(output.trim().split('\n').pop()!) as string[];
+      expect(builtins).toEqual(expect.arrayContaining(['fs']));
+      expect(builtins.filter((module) => ['crypto', 'http', 'https', 'tls', 'zlib'].includes(module))).toEqual([]);
+    },
+  );
 });

@@ -41,7 +41,11 @@ for (const [policy, cases] of Object.entries(EXPECTED)) {
     const { handler } = await importPackagedHandler(policy, { RULES_DIR: TEST_RULES });
 
     it('every fixture has an expectation', () => {
-      expect(readdirSync(`events/${policy}`).filter((file) => file.endsWith('.json')).sort()).toEqual(Object.keys(cases).sort());
+      expect(
+        readdirSync(`events/${policy}`)
+          .filter((file) => file.endsWith('.json'))
+          .sort(),
+      ).toEqual(Object.keys(cases).sort());
     });
 
     it.each(Object.entries(cases))('%s', async (name, expected) => {
@@ -52,7 +56,8 @@ for (const [policy, cases] of Object.entries(EXPECTED)) {
       expect(body.response).not.toHaveProperty('patch');
       if (expected.allowed !== undefined) expect(body.response.allowed).toBe(expected.allowed);
       if (expected.message) expect(body.response.status.message).toMatch(expected.message);
-      if (body.response.allowed === false && policy === 'deploy-windows') expect(body.response.status.message).toMatch(/the freeze ends \d{4}-\d{2}-\d{2} \d{2}:\d{2} Europe\/Berlin/);
+      if (body.response.allowed === false && policy === 'deploy-windows')
+        expect(body.response.status.message).toMatch(/the freeze ends \d{4}-\d{2}-\d{2} \d{2}:\d{2} Europe\/Berlin/);
     });
   });
 }

@@ -7,18 +7,34 @@ import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-
 
 afterAll(removeRulesFolders);
 
-const deployment = (replicas: number) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas, template: { spec: { containers: [{ name: 'c', image: 'nginx:1' }] } } } });
-const rules = (parameters: unknown) => `rules: [{ name: r, match: { kinds: [Deployment], operations: [CREATE, UPDATE] }, parameters: ${JSON.stringify(parameters)} }]`;
-const decide = async (parameters: unknown, replicas = 3) => (await invoke((await packagedWithRules('cel', rules(parameters))).handler, eventFor(deployment(replicas)))).body.response;
+const deployment = (replicas: number) => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web' },
+  spec: { replicas, template: { spec: { containers: [{ name: 'c', image: 'nginx:1' }] } } },
+});
+const rules = (parameters: unknown) =>
+  `rules: [{ name: r, match: { kinds: [Deployment], operations: [CREATE, UPDATE] }, parameters: ${JSON.stringify(parameters)} }]`;
+const decide = async (parameters: unknown, replicas = 3) =>
+  (await invoke((await packagedWithRules('cel', rules(parameters))).handler, eventFor(deployment(replicas)))).body.response;
 
 describe('the packaged cel function decides where it used to fail open', () => {
   it('a messageExpression that fails falls back to message: denied', async () => {
-    const response = await decide({ validations: [{ expression: 'object.spec.replicas <= 2', message: 'at most 2 replicas', messageExpression: "'replicas: ' + object.spec.missing" }] });
+    const response = await decide({
+      validations: [
+        { expression: 'object.spec.replicas <= 2', message: 'at most 2 replicas', messageExpression: "'replicas: ' + object.spec.missing" },
+      ],
+    });
     expect(response).toMatchObject({ allowed: false, status: { code: 403, message: 'cel: rule r: at most 2 replicas' } });
   });
 
   it('an error in one validation does not hide another one’s violation: denied', async () => {
-    const response = await decide({ validations: [{ expression: 'object.spec.paused == false' }, { expression: 'object.spec.replicas <= 2', message: 'at most 2 replicas' }] });
+    const response = await decide({
+      validations: [
+        { expression: 'object.spec.paused == false' },
+        { expression: 'object.spec.replicas <= 2', message: 'at most 2 replicas' },
+      ],
+    });
     expect(response).toMatchObject({ allowed: false, status: { code: 403, message: 'cel: rule r: at most 2 replicas' } });
   });
 
@@ -37,13 +53,24 @@ describe('autogen: rules written for Pods judge the pod templates of controllers
   const podSpec = { containers: [{ name: 'c', image: 'nginx:latest' }] };
   const controllers = {
     Deployment: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { template: { spec: podSpec } } },
-    CronJob: { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly' }, spec: { schedule: '@daily', jobTemplate: { spec: { template: { spec: podSpec } } } } },
+    CronJob: {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'nightly' },
+      spec: { schedule: '@daily', jobTemplate: { spec: { template: { spec: podSpec } } } },
+    },
   };
   const noLatest = { validations: [{ expression: "object.spec.containers.all(c, !c.image.endsWith(':latest'))", message: 'no :latest' }] };
 
   it.each(Object.entries(controllers))('native rules with kinds [Pod]: a %s with a :latest image is denied', async (_kind, object) => {
-    const { handler } = await packagedWithRules('cel', `rules: [{ name: r, match: { kinds: [Pod] }, parameters: ${JSON.stringify(noLatest)} }]`);
-    expect((await invoke(handler, eventFor(object))).body.response).toMatchObject({ allowed: false, status: { message: 'cel: rule r: no :latest' } });
+    const { handler } = await packagedWithRules(
+      'cel',
+      `rules: [{ name: r, match: { kinds: [Pod] }, parameters: ${JSON.stringify(noLatest)} }]`,
+    );
+    expect((await invoke(handler, eventFor(object))).body.response).toMatchObject({
+      allowed: false,
+      status: { message: 'cel: rule r: no :latest' },
+    });
   });
 
   it("a ValidatingPolicy's spec.autogen.podControllers.controllers narrows the controllers judged", async () => {
@@ -54,12 +81,17 @@ describe('autogen: rules written for Pods judge the pod templates of controllers
       spec: {
         validationActions: ['Deny'],
         autogen: { podControllers: { controllers: ['Deployment'] } },
-        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['pods'] }] },
+        matchConstraints: {
+          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['pods'] }],
+        },
         ...noLatest,
       },
     };
     const { handler } = await packagedWithRules('cel', JSON.stringify(policy));
-    expect((await invoke(handler, eventFor(controllers.Deployment))).body.response).toMatchObject({ allowed: false, status: { message: "ValidatingPolicy 'no-latest' denied request: no :latest" } });
+    expect((await invoke(handler, eventFor(controllers.Deployment))).body.response).toMatchObject({
+      allowed: false,
+      status: { message: "ValidatingPolicy 'no-latest' denied request: no :latest" },
+    });
     expect((await invoke(handler, eventFor(controllers.CronJob))).body.response.allowed).toBe(true);
   });
 
@@ -67,15 +99,24 @@ describe('autogen: rules written for Pods judge the pod templates of controllers
     const validations = [
       // restrict-default-sa's guard: a controller is not a Pod, so Kyverno passes it
       { expression: "object.kind != 'Pod' || object.spec.?serviceAccountName.orValue('default') != 'default'", message: 'no default SA' },
-      { expression: "object.metadata.?labels[?'team'].orValue('') != ''", messageExpression: "'Pod template of ' + object.metadata.name + ' in ' + object.metadata.namespace + ' needs a team label'" },
+      {
+        expression: "object.metadata.?labels[?'team'].orValue('') != ''",
+        messageExpression: "'Pod template of ' + object.metadata.name + ' in ' + object.metadata.namespace + ' needs a team label'",
+      },
     ];
     const rules = `rules: [{ name: r, match: { kinds: [Pod] }, parameters: ${JSON.stringify({ validations })} }]`;
     const { handler } = await packagedWithRules('cel', rules);
     const web = { ...controllers.Deployment, metadata: { name: 'web', namespace: 'shop', labels: { team: 'from-the-controller' } } };
-    expect((await invoke(handler, eventFor(web))).body.response).toMatchObject({ allowed: false, status: { message: 'cel: rule r: Pod template of web in shop needs a team label' } });
+    expect((await invoke(handler, eventFor(web))).body.response).toMatchObject({
+      allowed: false,
+      status: { message: 'cel: rule r: Pod template of web in shop needs a team label' },
+    });
     const labelled = { ...web, spec: { template: { metadata: { labels: { team: 'a' } }, spec: podSpec } } };
     expect((await invoke(handler, eventFor(labelled))).body.response.allowed).toBe(true);
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'shop', labels: { team: 'a' } }, spec: podSpec };
-    expect((await invoke(handler, eventFor(pod))).body.response).toMatchObject({ allowed: false, status: { message: 'cel: rule r: no default SA' } });
+    expect((await invoke(handler, eventFor(pod))).body.response).toMatchObject({
+      allowed: false,
+      status: { message: 'cel: rule r: no default SA' },
+    });
   });
 });

@@ -15,11 +15,38 @@ const template = {
   metadata: { name: 'k8sowner' },
   spec: {
     crd: { spec: { names: { kind: 'K8sOwner' } } },
-    targets: [{ target: 'admission.k8s.gatekeeper.sh', code: [{ engine: 'K8sNativeValidation', source: { validations: [{ expression: "has(variables.anyObject.metadata.labels) && 'owner' in variables.anyObject.metadata.labels", message: 'an owner label is required' }] } }] }],
+    targets: [
+      {
+        target: 'admission.k8s.gatekeeper.sh',
+        code: [
+          {
+            engine: 'K8sNativeValidation',
+            source: {
+              validations: [
+                {
+                  expression: "has(variables.anyObject.metadata.labels) && 'owner' in variables.anyObject.metadata.labels",
+                  message: 'an owner label is required',
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
   },
 };
-const constraint = (match: Record<string, unknown>) => ({ apiVersion: 'constraints.gatekeeper.sh/v1beta1', kind: 'K8sOwner', metadata: { name: 'owner' }, spec: { match } });
-const pod = (name: string, namespace: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } });
+const constraint = (match: Record<string, unknown>) => ({
+  apiVersion: 'constraints.gatekeeper.sh/v1beta1',
+  kind: 'K8sOwner',
+  metadata: { name: 'owner' },
+  spec: { match },
+});
+const pod = (name: string, namespace: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace },
+  spec: { containers: [{ name: 'c', image: 'nginx:1' }] },
+});
 const clusterRole = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'reader' }, rules: [] };
 const bundle = (match: Record<string, unknown>) => [template, constraint(match)].map((manifest) => stringify(manifest)).join('---\n');
 

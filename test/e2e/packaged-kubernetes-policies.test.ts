@@ -33,7 +33,9 @@ function outcomeFor(policy: string, response: any): 'fail' | 'pass' {
   const named = (text: string) => text.includes(`'${policy}'`);
   const denied = !response.allowed && named(response.status?.message ?? '');
   const warned = (response.warnings ?? []).some(named);
-  const audited = (JSON.parse(response.auditAnnotations?.validation_failure ?? '[]') as { policy: string }[]).some((entry) => entry.policy === policy);
+  const audited = (JSON.parse(response.auditAnnotations?.validation_failure ?? '[]') as { policy: string }[]).some(
+    (entry) => entry.policy === policy,
+  );
   return denied || warned || audited ? 'fail' : 'pass';
 }
 
@@ -51,7 +53,9 @@ describe('Kyverno ValidatingPolicy suites, manifests as written', () => {
   });
 
   it('every other suite is accepted as written', () => {
-    const refused = runnable.map((suite) => ({ folder: suite.folder, result: parseRulesDocument(celPolicy, policyText(suite)) })).filter(({ result }) => !result.ok);
+    const refused = runnable
+      .map((suite) => ({ folder: suite.folder, result: parseRulesDocument(celPolicy, policyText(suite)) }))
+      .filter(({ result }) => !result.ok);
     expect(refused.map(({ folder, result }) => `${folder}: ${result.ok ? '' : result.errors.join('; ')}`)).toEqual([]);
   });
 
@@ -63,23 +67,39 @@ describe('Kyverno ValidatingPolicy suites, manifests as written', () => {
       ({ handler } = await packagedWithRules('cel', bundle));
       expect(cases.length).toBeGreaterThan(1000);
     });
-    it.each(cases.map((entry) => [`${entry.suite} ${entry.kind}/${entry.resource}: ${entry.expected}`, entry] as const))('%s', async (_name, entry) => {
-      const { body } = await invoke(handler, eventFor(entry.object, { username: entry.userInfo?.username, groups: entry.userInfo?.groups }));
-      expect(body.response.auditAnnotations?.['failed-open'], 'no policy may fail open').toBeUndefined();
-      expect(outcomeFor(entry.policy, body.response)).toBe(entry.expected === 'fail' ? 'fail' : 'pass');
-    });
+    it.each(cases.map((entry) => [`${entry.suite} ${entry.kind}/${entry.resource}: ${entry.expected}`, entry] as const))(
+      '%s',
+      async (_name, entry) => {
+        const { body } = await invoke(
+          handler,
+          eventFor(entry.object, { username: entry.userInfo?.username, groups: entry.userInfo?.groups }),
+        );
+        expect(body.response.auditAnnotations?.['failed-open'], 'no policy may fail open').toBeUndefined();
+        expect(outcomeFor(entry.policy, body.response)).toBe(entry.expected === 'fail' ? 'fail' : 'pass');
+      },
+    );
   });
 });
 
 describe("Gatekeeper's requiredlabels CEL template with its suite, template and constraint as written", () => {
-  const suite = corpusYaml<{ tests: { name: string; template: string; constraint: string }[] }>('gatekeeper-library', 'requiredlabels', 'suite.yaml');
+  const suite = corpusYaml<{ tests: { name: string; template: string; constraint: string }[] }>(
+    'gatekeeper-library',
+    'requiredlabels',
+    'suite.yaml',
+  );
   const template = corpusDocuments('gatekeeper-library', 'requiredlabels', 'template.yaml');
   const cases = gatekeeperCases('requiredlabels');
-  it.each(suite.tests.flatMap((test) => cases.filter((entry) => entry.test === test.name).map((entry) => [`${test.name}: ${entry.name}`, test, entry] as const)))('%s', async (_name, test, entry) => {
+  it.each(
+    suite.tests.flatMap((test) =>
+      cases.filter((entry) => entry.test === test.name).map((entry) => [`${test.name}: ${entry.name}`, test, entry] as const),
+    ),
+  )('%s', async (_name, test, entry) => {
     const constraint = corpusDocuments('gatekeeper-library', 'requiredlabels', test.constraint);
     const { handler } = await packagedWithRules('cel', [...template, ...constraint].map((document) => stringify(document)).join('---\n'));
     const { body } = await invoke(handler, eventFor(entry.object));
-    const expectViolation = entry.assertions.some(({ violations }) => violations === undefined || violations === 'yes' || (typeof violations === 'number' && violations > 0));
+    const expectViolation = entry.assertions.some(
+      ({ violations }) => violations === undefined || violations === 'yes' || (typeof violations === 'number' && violations > 0),
+    );
     expect(body.response.allowed).toBe(!expectViolation);
     if (expectViolation) expect(body.response.status.message).toMatch(/^K8sRequiredLabels '[^']+' denied request: /);
   });

@@ -21,7 +21,12 @@ async function packagedWithRules(document: string | undefined, env: Record<strin
 
 const metricLines = () => logs.lines().filter((line) => line._aws);
 /** The metric names of each directive of a line, with its dimension sets. */
-const directives = (line: Record<string, any>) => line._aws.CloudWatchMetrics.map((directive: any) => ({ namespace: directive.Namespace, dimensions: directive.Dimensions, metrics: directive.Metrics.map((metric: any) => metric.Name).sort() }));
+const directives = (line: Record<string, any>) =>
+  line._aws.CloudWatchMetrics.map((directive: any) => ({
+    namespace: directive.Namespace,
+    dimensions: directive.Dimensions,
+    metrics: directive.Metrics.map((metric: any) => metric.Name).sort(),
+  }));
 
 describe('metrics', () => {
   it('a fail-open request writes FailedOpen 1, Decisions with Outcome failed-open, RulesUnavailable, and failedOpen in its log line', async () => {
@@ -32,15 +37,30 @@ describe('metrics', () => {
     expect(others).toEqual([]);
     expect(directives(line!)).toEqual([
       { namespace: 'Portcullis', dimensions: [['service', 'Policy', 'Outcome']], metrics: ['Decisions'] },
-      { namespace: 'Portcullis', dimensions: [['service', 'Policy']], metrics: ['ColdStart', 'DecisionLatency', 'FailedOpen', 'RulesUnavailable', 'ServingLastKnownGood'] },
+      {
+        namespace: 'Portcullis',
+        dimensions: [['service', 'Policy']],
+        metrics: ['ColdStart', 'DecisionLatency', 'FailedOpen', 'RulesUnavailable', 'ServingLastKnownGood'],
+      },
     ]);
     expect(line!._aws.CloudWatchMetrics.flatMap((directive: any) => directive.Metrics)).toEqual([
       { Name: 'Decisions', Unit: 'Count' },
       { Name: 'DecisionLatency', Unit: 'Milliseconds' },
       ...['FailedOpen', 'ServingLastKnownGood', 'RulesUnavailable', 'ColdStart'].map((Name) => ({ Name, Unit: 'Count' })),
     ]);
-    expect(line).toMatchObject({ Policy: 'trusted-registry', Outcome: 'failed-open', Decisions: 1, FailedOpen: 1, RulesUnavailable: 1, ServingLastKnownGood: 0, ColdStart: 1, DecisionLatency: expect.any(Number) });
-    expect(logs.withMessage('admission decision')).toEqual([expect.objectContaining({ failedOpen: true, reason: expect.stringMatching(/^rules unavailable/) })]);
+    expect(line).toMatchObject({
+      Policy: 'trusted-registry',
+      Outcome: 'failed-open',
+      Decisions: 1,
+      FailedOpen: 1,
+      RulesUnavailable: 1,
+      ServingLastKnownGood: 0,
+      ColdStart: 1,
+      DecisionLatency: expect.any(Number),
+    });
+    expect(logs.withMessage('admission decision')).toEqual([
+      expect.objectContaining({ failedOpen: true, reason: expect.stringMatching(/^rules unavailable/) }),
+    ]);
   });
 
   it('a denial: Outcome denied, FailedOpen 0, no cold start the second time', async () => {
@@ -65,14 +85,21 @@ describe('metrics', () => {
     expect(lines.filter((line) => line.InvalidRulesVersion === 1)).toHaveLength(1);
     const decisions = lines.filter((line) => line.Decisions === 1);
     expect(decisions).toHaveLength(2);
-    for (const line of decisions) expect(line).toMatchObject({ Outcome: 'denied', ServingLastKnownGood: 1, FailedOpen: 0, RulesUnavailable: 0 });
-    expect(logs.withMessage('admission decision')[0]!.servingLastKnownGood).toMatch(/^version fnv1a:[0-9a-f]{8}-\d+ is invalid: rules\[0\]\.parameters\.allowedRegistries/);
+    for (const line of decisions)
+      expect(line).toMatchObject({ Outcome: 'denied', ServingLastKnownGood: 1, FailedOpen: 0, RulesUnavailable: 0 });
+    expect(logs.withMessage('admission decision')[0]!.servingLastKnownGood).toMatch(
+      /^version fnv1a:[0-9a-f]{8}-\d+ is invalid: rules\[0\]\.parameters\.allowedRegistries/,
+    );
   });
 
   it.each([
     ['POWERTOOLS_METRICS_DISABLED=1 (Powertools reads 1, yes, on… as true)', { POWERTOOLS_METRICS_DISABLED: '1' }, 0],
     ['POWERTOOLS_DEV=true and the switch unset', { POWERTOOLS_DEV: 'true' }, 0],
-    ['POWERTOOLS_DEV=true, but POWERTOOLS_METRICS_DISABLED=false says otherwise', { POWERTOOLS_DEV: 'true', POWERTOOLS_METRICS_DISABLED: 'false' }, 1],
+    [
+      'POWERTOOLS_DEV=true, but POWERTOOLS_METRICS_DISABLED=false says otherwise',
+      { POWERTOOLS_DEV: 'true', POWERTOOLS_METRICS_DISABLED: 'false' },
+      1,
+    ],
   ])('the switch, as Powertools reads it: %s', async (_case, env, lines) => {
     const saved = process.env.POWERTOOLS_METRICS_DISABLED;
     delete process.env.POWERTOOLS_METRICS_DISABLED; // the tests' own setting

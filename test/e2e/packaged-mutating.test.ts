@@ -15,14 +15,20 @@ const EXPECTED: Record<string, Record<string, Check | undefined>> = {
   'registry-mirror': {
     'pod-tekton.json': (o) => {
       expect(o.spec.containers[0].image).toBe('registry.gitlab.cn/flomesh/registry-mirror/tekton-pipeline/controller:v0.28.1');
-      expect(JSON.parse(o.metadata.annotations[MIRROR_RECORD])).toEqual({ 'tekton-pipelines-controller': 'gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v0.28.1' });
+      expect(JSON.parse(o.metadata.annotations[MIRROR_RECORD])).toEqual({
+        'tekton-pipelines-controller': 'gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v0.28.1',
+      });
     },
     'deployment-nginx.json': (o) => {
-      expect(o.spec.template.spec.containers.map((c: any) => c.image)).toEqual(['mirror.example.com/library/nginx:1.21', 'quay.io/prometheus/nginx-exporter:1.1']);
+      expect(o.spec.template.spec.containers.map((c: any) => c.image)).toEqual([
+        'mirror.example.com/library/nginx:1.21',
+        'quay.io/prometheus/nginx-exporter:1.1',
+      ]);
       expect(o.spec.template.spec.initContainers[0].image).toBe('mirror.example.com/library/busybox:1.36');
       expect(o.metadata.annotations['team.example.com/owner']).toBe('payments');
     },
-    'cronjob-alpine.json': (o) => expect(o.spec.jobTemplate.spec.template.spec.containers[0].image).toBe('mirror.example.com/library/alpine:3.20'),
+    'cronjob-alpine.json': (o) =>
+      expect(o.spec.jobTemplate.spec.template.spec.containers[0].image).toBe('mirror.example.com/library/alpine:3.20'),
     'pod-static.json': undefined,
     'pod-already-mirrored.json': undefined,
     'deployment-delete.json': undefined,
@@ -41,7 +47,11 @@ for (const [policy, cases] of Object.entries(EXPECTED)) {
     const { handler } = await importPackagedHandler(policy, { RULES_DIR: TEST_RULES });
 
     it('every fixture has an expectation', () => {
-      expect(readdirSync(`events/${policy}`).filter((file) => file.endsWith('.json')).sort()).toEqual(Object.keys(cases).sort());
+      expect(
+        readdirSync(`events/${policy}`)
+          .filter((file) => file.endsWith('.json'))
+          .sort(),
+      ).toEqual(Object.keys(cases).sort());
     });
 
     it.each(Object.entries(cases))('%s', async (name, check) => {

@@ -40,19 +40,26 @@ describe('documents that make the parser throw are invalid versions, never a per
     ['an alias bomb', ALIAS_BOMB, /YAML: .*alias/i],
     ['a block mapping nested 3,000 deep', DEEP_BLOCK, /larger than the 2097152 bytes allowed/],
     ['a flow mapping nested 3,000 deep', DEEP_FLOW, /YAML: .*(stack|nest|depth)/i],
-    ['invalid UTF-8', Buffer.concat([Buffer.from('failurePolicy: Fail\nrules:\n  - name: caf'), Buffer.from([0xe9]), Buffer.from(' \n')]), /not valid UTF-8: byte 0xe9 at offset 40 \(line 3, column 14\)/],
-  ])('%s, as the first document: its own failurePolicy Fail applies, and it is logged once, not re-parsed per request', async (_case, document, error) => {
-    const handler = await packagedWithRules(document);
-    for (let i = 0; i < 3; i++) {
-      const { response } = (await invoke(handler, badRepo())).body;
-      expect(response).toMatchObject({ allowed: false, status: { code: 500 } });
-      expect(response.status.message).toMatch(/not evaluated \(invalid rules: .*\); denied \(failurePolicy Fail\)/);
-      expect(response.status.message).toMatch(error);
-    }
-    const invalid = logs.withMessage('invalid rules document');
-    expect(invalid).toHaveLength(1);
-    expect(invalid[0]!.errors.join('\n')).toMatch(error);
-  });
+    [
+      'invalid UTF-8',
+      Buffer.concat([Buffer.from('failurePolicy: Fail\nrules:\n  - name: caf'), Buffer.from([0xe9]), Buffer.from(' \n')]),
+      /not valid UTF-8: byte 0xe9 at offset 40 \(line 3, column 14\)/,
+    ],
+  ])(
+    '%s, as the first document: its own failurePolicy Fail applies, and it is logged once, not re-parsed per request',
+    async (_case, document, error) => {
+      const handler = await packagedWithRules(document);
+      for (let i = 0; i < 3; i++) {
+        const { response } = (await invoke(handler, badRepo())).body;
+        expect(response).toMatchObject({ allowed: false, status: { code: 500 } });
+        expect(response.status.message).toMatch(/not evaluated \(invalid rules: .*\); denied \(failurePolicy Fail\)/);
+        expect(response.status.message).toMatch(error);
+      }
+      const invalid = logs.withMessage('invalid rules document');
+      expect(invalid).toHaveLength(1);
+      expect(invalid[0]!.errors.join('\n')).toMatch(error);
+    },
+  );
 
   it.each([
     ['an alias bomb', ALIAS_BOMB],
@@ -85,7 +92,9 @@ describe('RULES_MAX_BYTES', () => {
     replaceRules(`# ${'x'.repeat(5000)}\nrules: []\n`);
     const after = (await invoke(handler, badRepo())).body.response;
     expect(after).toMatchObject({ allowed: false, auditAnnotations: { 'rules-version': good.auditAnnotations['rules-version'] } });
-    expect(logs.withMessage('invalid rules document')[0]!.errors).toEqual([expect.stringMatching(/is 5\d{3} bytes, larger than the 4096 bytes allowed \(RULES_MAX_BYTES\)/)]);
+    expect(logs.withMessage('invalid rules document')[0]!.errors).toEqual([
+      expect.stringMatching(/is 5\d{3} bytes, larger than the 4096 bytes allowed \(RULES_MAX_BYTES\)/),
+    ]);
   });
 
   it('defaults to 2 MiB', async () => {
@@ -131,7 +140,13 @@ describe('from S3', () => {
     const prefix = `robust${++counter}/`;
     await s3.put(`${prefix}trusted-registry.yaml`, document);
     logs = captureLogLines();
-    const { handler } = await importPackagedHandler('trusted-registry', { RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint, RULES_PREFIX: prefix, POWERTOOLS_LOG_LEVEL: 'INFO', ...env });
+    const { handler } = await importPackagedHandler('trusted-registry', {
+      RULES_BUCKET: s3.bucket,
+      RULES_S3_ENDPOINT: s3.endpoint,
+      RULES_PREFIX: prefix,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      ...env,
+    });
     return { handler: handler as Handler, key: `${prefix}trusted-registry.yaml` };
   }
 
@@ -152,7 +167,10 @@ describe('from S3', () => {
       const { response } = (await invoke(handler, badRepo())).body;
       expect(response).toMatchObject({ allowed: false, auditAnnotations: { 'rules-version': good.auditAnnotations['rules-version'] } });
     }
-    const [large] = s3.gets(key).filter((request) => request.status === 200).slice(-1);
+    const [large] = s3
+      .gets(key)
+      .filter((request) => request.status === 200)
+      .slice(-1);
     expect(large!.bytesSent).toBeLessThan(8 * 1024 * 1024);
     expect(logs.withMessage('invalid rules document')[0]!.errors[0]).toMatch(/52428800 bytes, larger than the 2097152 bytes allowed/);
   });

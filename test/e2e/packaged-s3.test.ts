@@ -1,6 +1,3 @@
-// The deployment artifact reading its rules from S3 (s3rver): the S3 code is a chunk of its own that the
-// bundle imports only when RULES_BUCKET is set, so this checks the zip carries it and it loads.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { fixture, type Handler, invoke } from '../helpers/invoke.js';
@@ -13,7 +10,8 @@ let etag: string | undefined;
 beforeAll(async () => {
   s3 = await startTestS3();
   etag = await s3.put('policies/trusted-registry.yaml', testRules('trusted-registry'));
-  handler = (await importPackagedHandler('trusted-registry', { RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint })).handler as Handler;
+  handler = (await importPackagedHandler('trusted-registry', { RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint }))
+    .handler as Handler;
 });
 afterAll(async () => s3?.close());
 

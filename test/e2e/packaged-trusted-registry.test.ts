@@ -18,7 +18,12 @@ const EXPECTED: Record<string, { status: number; allowed?: boolean; apiVersion?:
   'pod-bad-tag.json': { status: 200, allowed: false, message: /image "192.168.64.1:5000\/nginx:latest" uses forbidden tag "latest"/ },
   'pod-bad-tag-base64.json': { status: 200, allowed: false, message: /forbidden tag "latest"/ },
   'pod-allowed.json': { status: 200, allowed: true },
-  'deployment-bad-repo.json': { status: 200, allowed: false, message: /container "web" image "docker.io\/library\/nginx:1.21.1".*container "sidecar" image "192.168.64.1:5000\/envoy" uses forbidden tag/ },
+  'deployment-bad-repo.json': {
+    status: 200,
+    allowed: false,
+    message:
+      /container "web" image "docker.io\/library\/nginx:1.21.1".*container "sidecar" image "192.168.64.1:5000\/envoy" uses forbidden tag/,
+  },
   'pod-update-bad-tag.json': { status: 200, allowed: false, message: /forbidden tag "latest"/ },
   'pod-v1beta1-bad-repo.json': { status: 200, allowed: false, apiVersion: 'admission.k8s.io/v1beta1' },
   'pod-delete.json': { status: 200, allowed: true },
@@ -28,7 +33,11 @@ const EXPECTED: Record<string, { status: number; allowed?: boolean; apiVersion?:
 
 describe('the packaged trusted-registry function', () => {
   it('every fixture has an expectation', () => {
-    expect(readdirSync('events/trusted-registry').filter((file) => file.endsWith('.json')).sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect(
+      readdirSync('events/trusted-registry')
+        .filter((file) => file.endsWith('.json'))
+        .sort(),
+    ).toEqual(Object.keys(EXPECTED).sort());
   });
 
   // Size is measured and reported by `npm run bench`, not asserted here.
@@ -39,8 +48,14 @@ describe('the packaged trusted-registry function', () => {
 
   it('every policy has a zip that holds only its own function (code splitting must not leak chunks across zips)', async () => {
     for (const { name: policy } of policyRegistry) {
-      const names = Object.keys((await JSZip.loadAsync(readFileSync(join(TEST_PACKAGE, `${policy}.zip`)))).files).filter((name) => !name.endsWith('/'));
-      expect(names.filter((name) => !name.startsWith(`functions/${policy}/`) && name !== 'functions/package.json' && !name.startsWith('policies/'))).toEqual([]);
+      const names = Object.keys((await JSZip.loadAsync(readFileSync(join(TEST_PACKAGE, `${policy}.zip`)))).files).filter(
+        (name) => !name.endsWith('/'),
+      );
+      expect(
+        names.filter(
+          (name) => !name.startsWith(`functions/${policy}/`) && name !== 'functions/package.json' && !name.startsWith('policies/'),
+        ),
+      ).toEqual([]);
       expect(names).toContain(`functions/${policy}/handler.js`);
     }
   });

@@ -1,9 +1,9 @@
 // `portcullis webhook-config` as a user runs it: kubectl-ready YAML derived from the rules documents (a folder,
 // or the live bucket on s3rver): one webhook per policy that has a document, cel's manifests one each, the
 // resources their match blocks name and never `*/*`, and clear errors for bad arguments and documents.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { routeOf } from '../../functions/admission/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
@@ -16,8 +16,14 @@ const BASE = 'https://abc123.execute-api.eu-west-1.amazonaws.com';
 
 const webhookConfig = (args: string[], env: Record<string, string> = {}) => portcullis(['webhook-config', ...args], env);
 
-const webhooksIn = (stdout: string) => parseAllDocuments(stdout).flatMap((document) => document.toJS().webhooks.map((webhook: any) => ({ ...webhook, configuration: document.toJS().kind })));
-const resourcesOf = (webhook: any): string[] => webhook.rules.flatMap((rule: any) => rule.resources.map((resource: string) => `${rule.apiGroups[0] ? `${rule.apiGroups[0]}/` : ''}${resource}`)).sort();
+const webhooksIn = (stdout: string) =>
+  parseAllDocuments(stdout).flatMap((document) =>
+    document.toJS().webhooks.map((webhook: any) => ({ ...webhook, configuration: document.toJS().kind })),
+  );
+const resourcesOf = (webhook: any): string[] =>
+  webhook.rules
+    .flatMap((rule: any) => rule.resources.map((resource: string) => `${rule.apiGroups[0] ? `${rule.apiGroups[0]}/` : ''}${resource}`))
+    .sort();
 
 /** A folder of rules documents: `name.yaml` for a document, `name/` for a folder of manifests. */
 function rulesFolder(documents: Record<string, string | unknown[]>): string {
@@ -26,7 +32,7 @@ function rulesFolder(documents: Record<string, string | unknown[]>): string {
     if (typeof content === 'string') writeFileSync(join(dir, `${name}.yaml`), content);
     else {
       mkdirSync(join(dir, name));
-      content.forEach((manifest, index) => writeFileSync(join(dir, name, `${index}.yaml`), stringify(manifest)));
+      for (const [index, manifest] of content.entries()) writeFileSync(join(dir, name, `${index}.yaml`), stringify(manifest));
     }
   }
   return dir;
@@ -51,7 +57,12 @@ const vap = {
     validations: [{ expression: "object.status.phase != 'Unknown'" }],
   },
 };
-const vapBinding = { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'pod-status-owner' }, spec: { policyName: 'pod-status-owner', validationActions: ['Deny'] } };
+const vapBinding = {
+  apiVersion: 'admissionregistration.k8s.io/v1',
+  kind: 'ValidatingAdmissionPolicyBinding',
+  metadata: { name: 'pod-status-owner' },
+  spec: { policyName: 'pod-status-owner', validationActions: ['Deny'] },
+};
 const kyverno = {
   apiVersion: 'policies.kyverno.io/v1',
   kind: 'ValidatingPolicy',
@@ -81,7 +92,9 @@ describe('portcullis webhook-config', () => {
       ['admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration'],
     ]);
     const webhooks = webhooksIn(stdout);
-    const expected = policyRegistry.flatMap((policy) => (policy.name === 'cel' ? ['small-deployments.cel.portcullis.io', 'no-latest.cel.portcullis.io'] : [`${policy.name}.portcullis.io`]));
+    const expected = policyRegistry.flatMap((policy) =>
+      policy.name === 'cel' ? ['small-deployments.cel.portcullis.io', 'no-latest.cel.portcullis.io'] : [`${policy.name}.portcullis.io`],
+    );
     expect(webhooks.map((webhook) => webhook.name).sort()).toEqual(expected.sort());
     for (const policy of policyRegistry) {
       const mutating = policy.kind === 'mutating';
@@ -114,16 +127,42 @@ describe('portcullis webhook-config', () => {
     const webhooks = webhooksIn(stdout);
     const named = (name: string) => webhooks.find((webhook) => webhook.name === name);
     expect(named('replica-limits.portcullis.io').rules).toEqual([
-      { apiGroups: ['apps'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['deployments', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale'], scope: '*' },
+      {
+        apiGroups: ['apps'],
+        apiVersions: ['*'],
+        operations: ['CREATE', 'UPDATE'],
+        resources: ['deployments', 'deployments/scale', 'replicasets', 'replicasets/scale', 'statefulsets', 'statefulsets/scale'],
+        scope: '*',
+      },
     ]);
-    expect(resourcesOf(named('required-labels.portcullis.io'))).toEqual(['apps/daemonsets', 'apps/deployments', 'apps/statefulsets', 'namespaces', 'pods', 'services']);
+    expect(resourcesOf(named('required-labels.portcullis.io'))).toEqual([
+      'apps/daemonsets',
+      'apps/deployments',
+      'apps/statefulsets',
+      'namespaces',
+      'pods',
+      'services',
+    ]);
     expect(resourcesOf(named('small-deployments.cel.portcullis.io'))).toEqual(['apps/deployments']);
     // audit-log says every kind: the built-in resources, not the control plane's chatter; exec because a rule names it.
     const audit = named('audit-log.portcullis.io');
     const resources = resourcesOf(audit);
-    expect(resources).toEqual(expect.arrayContaining(['pods', 'secrets', 'apps/deployments', 'rbac.authorization.k8s.io/clusterroles', 'pods/exec', 'pods/attach', 'pods/portforward']));
-    for (const chatter of ['coordination.k8s.io/leases', 'events', 'events.k8s.io/events', 'endpoints', 'discovery.k8s.io/endpointslices']) expect(resources).not.toContain(chatter);
-    expect(resources.filter((resource) => resource.includes('/') && !resource.split('/').at(-2)!.includes('.') && resource.startsWith('pods/'))).toEqual(['pods/attach', 'pods/exec', 'pods/portforward']);
+    expect(resources).toEqual(
+      expect.arrayContaining([
+        'pods',
+        'secrets',
+        'apps/deployments',
+        'rbac.authorization.k8s.io/clusterroles',
+        'pods/exec',
+        'pods/attach',
+        'pods/portforward',
+      ]),
+    );
+    for (const chatter of ['coordination.k8s.io/leases', 'events', 'events.k8s.io/events', 'endpoints', 'discovery.k8s.io/endpointslices'])
+      expect(resources).not.toContain(chatter);
+    expect(
+      resources.filter((resource) => resource.includes('/') && !resource.split('/').at(-2)!.includes('.') && resource.startsWith('pods/')),
+    ).toEqual(['pods/attach', 'pods/exec', 'pods/portforward']);
     expect(JSON.stringify(webhooks.map((webhook) => webhook.rules))).not.toContain('"*/*"');
     expect(audit.rules.find((rule: any) => rule.resources.includes('pods/exec')).operations).toEqual(['CONNECT']);
     expect(audit.rules.find((rule: any) => rule.resources.includes('secrets')).operations).toEqual(['CREATE', 'UPDATE', 'DELETE']);
@@ -132,7 +171,8 @@ describe('portcullis webhook-config', () => {
 
   it('--rules DIR: only policies with a document; operations and kinds as the document names them; high-volume kinds only when named', async () => {
     const dir = rulesFolder({
-      'required-labels': 'rules:\n  - name: config\n    match: { kinds: [ConfigMap, Lease], operations: [DELETE] }\n    parameters: { labels: [{ key: owner }] }\n',
+      'required-labels':
+        'rules:\n  - name: config\n    match: { kinds: [ConfigMap, Lease], operations: [DELETE] }\n    parameters: { labels: [{ key: owner }] }\n',
       'trusted-registry': testRules('trusted-registry'),
     });
     const { code, stdout, stderr } = await webhookConfig(['--url', BASE, '--rules', dir]);
@@ -159,7 +199,13 @@ describe('portcullis webhook-config', () => {
       clientConfig: { url: `${BASE}/validate/cel/pod-status-owner` },
       rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['UPDATE'], resources: ['pods/status'], scope: '*' }],
       failurePolicy: 'Fail',
-      namespaceSelector: { matchLabels: { tier: 'prod' }, matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }, { key: 'portcullis.io/ignore', operator: 'DoesNotExist' }] },
+      namespaceSelector: {
+        matchLabels: { tier: 'prod' },
+        matchExpressions: [
+          { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
+          { key: 'portcullis.io/ignore', operator: 'DoesNotExist' },
+        ],
+      },
       objectSelector: { matchExpressions: [{ key: 'managed', operator: 'Exists' }] },
       // params and Kyverno's functions are not the API server's to evaluate: those stay with the function.
       matchConditions: [{ name: 'not-nodes', expression: "!request.userInfo.username.startsWith('system:node:')" }],
@@ -167,13 +213,25 @@ describe('portcullis webhook-config', () => {
     const latest = webhooks.find((webhook) => webhook.name === 'no-latest.cel.portcullis.io');
     expect(latest).toMatchObject({ clientConfig: { url: `${BASE}/validate/cel/no-latest` }, failurePolicy: 'Ignore' });
     // Autogen: the pod controllers are sent too, and the Pod-written condition is left to the function.
-    expect(resourcesOf(latest)).toEqual(['apps/daemonsets', 'apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'batch/cronjobs', 'batch/jobs', 'pods']);
+    expect(resourcesOf(latest)).toEqual([
+      'apps/daemonsets',
+      'apps/deployments',
+      'apps/replicasets',
+      'apps/statefulsets',
+      'batch/cronjobs',
+      'batch/jobs',
+      'pods',
+    ]);
     expect(latest.rules.every((rule: any) => rule.operations.join() === 'CREATE')).toBe(true);
     expect(latest.matchConditions).toBeUndefined();
   });
 
   it('a policy whose bindings select different namespaces: one webhook per binding, each with its selector, at /validate/cel/<policy>~<binding>', async () => {
-    const teamBinding = (team: string) => ({ ...vapBinding, metadata: { name: `team-${team}` }, spec: { ...vapBinding.spec, matchResources: { namespaceSelector: { matchLabels: { team } } } } });
+    const teamBinding = (team: string) => ({
+      ...vapBinding,
+      metadata: { name: `team-${team}` },
+      spec: { ...vapBinding.spec, matchResources: { namespaceSelector: { matchLabels: { team } } } },
+    });
     const dir = rulesFolder({ cel: [vap, teamBinding('a'), teamBinding('b')] });
     const { code, stdout, stderr } = await webhookConfig(['--url', BASE, '--rules', dir]);
     expect({ code, stderr }).toMatchObject({ code: 0 });
@@ -188,7 +246,12 @@ describe('portcullis webhook-config', () => {
     const s3: TestS3 = await startTestS3();
     try {
       await s3.put('live/replica-limits.yaml', testRules('replica-limits'));
-      const { code, stdout, stderr } = await webhookConfig(['--url', BASE, '--bucket', s3.bucket, '--prefix', 'live/'], { RULES_S3_ENDPOINT: s3.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' });
+      const { code, stdout, stderr } = await webhookConfig(['--url', BASE, '--bucket', s3.bucket, '--prefix', 'live/'], {
+        RULES_S3_ENDPOINT: s3.endpoint,
+        AWS_ACCESS_KEY_ID: 'S3RVER',
+        AWS_SECRET_ACCESS_KEY: 'S3RVER',
+        AWS_REGION: 'us-east-1',
+      });
       expect(code).toBe(0);
       expect(webhooksIn(stdout).map((webhook) => webhook.name)).toEqual(['replica-limits.portcullis.io']);
       expect(stderr).toContain('note: trusted-registry: no rules document, so not registered');
@@ -198,10 +261,26 @@ describe('portcullis webhook-config', () => {
   });
 
   it.each([
-    ['a kind that is not built in', { 'required-labels': 'rules:\n  - name: certs\n    match: { kinds: [Certificate] }\n    parameters: { labels: [{ key: owner }] }\n' }, 'required-labels: rule certs: match.kinds Certificate is not a built-in kind; name a custom resource with resourceRules'],
-    ['a kind named like an Object property', { 'required-labels': 'rules:\n  - name: odd\n    match: { kinds: [constructor] }\n    parameters: { labels: [{ key: owner }] }\n' }, 'required-labels: rule odd: match.kinds constructor is not a built-in kind'],
-    ['an invalid document', { 'trusted-registry': 'failurePolicy: Sometimes\nrules: []\n' }, 'is not a valid trusted-registry rules document'],
-    ['a native cel rule whose name cannot name a webhook', { cel: 'rules:\n  - name: No_Latest\n    match: { kinds: [Pod] }\n    parameters: { validations: [{ expression: "true" }] }\n' }, "cel: No_Latest: cannot name a webhook or a route"],
+    [
+      'a kind that is not built in',
+      { 'required-labels': 'rules:\n  - name: certs\n    match: { kinds: [Certificate] }\n    parameters: { labels: [{ key: owner }] }\n' },
+      'required-labels: rule certs: match.kinds Certificate is not a built-in kind; name a custom resource with resourceRules',
+    ],
+    [
+      'a kind named like an Object property',
+      { 'required-labels': 'rules:\n  - name: odd\n    match: { kinds: [constructor] }\n    parameters: { labels: [{ key: owner }] }\n' },
+      'required-labels: rule odd: match.kinds constructor is not a built-in kind',
+    ],
+    [
+      'an invalid document',
+      { 'trusted-registry': 'failurePolicy: Sometimes\nrules: []\n' },
+      'is not a valid trusted-registry rules document',
+    ],
+    [
+      'a native cel rule whose name cannot name a webhook',
+      { cel: 'rules:\n  - name: No_Latest\n    match: { kinds: [Pod] }\n    parameters: { validations: [{ expression: "true" }] }\n' },
+      'cel: No_Latest: cannot name a webhook or a route',
+    ],
   ])('refuses %s: the errors, exit code 1 and no configuration (never a partial registration)', async (_case, documents, message) => {
     const result = await webhookConfig(['--url', BASE, '--rules', rulesFolder(documents)]);
     expect(result.code).toBe(1);
@@ -213,9 +292,22 @@ describe('portcullis webhook-config', () => {
     const dir = temporaryDirectory('portcullis-ca-');
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
     writeFileSync(join(dir, 'ca.pem'), pem);
-    const { stdout } = await webhookConfig(['--url', BASE, '--ca-bundle', join(dir, 'ca.pem'), '--timeout', '5', '--failure-policy', 'Fail']);
+    const { stdout } = await webhookConfig([
+      '--url',
+      BASE,
+      '--ca-bundle',
+      join(dir, 'ca.pem'),
+      '--timeout',
+      '5',
+      '--failure-policy',
+      'Fail',
+    ]);
     for (const webhook of parseAllDocuments(stdout).flatMap((document) => document.toJS().webhooks)) {
-      expect(webhook).toMatchObject({ clientConfig: { caBundle: Buffer.from(pem).toString('base64') }, timeoutSeconds: 5, failurePolicy: 'Fail' });
+      expect(webhook).toMatchObject({
+        clientConfig: { caBundle: Buffer.from(pem).toString('base64') },
+        timeoutSeconds: 5,
+        failurePolicy: 'Fail',
+      });
     }
   });
 
@@ -235,7 +327,12 @@ describe('portcullis webhook-config', () => {
   });
 
   it('without --url and without AWS access, says it could not read the deployed stack', async () => {
-    const result = await webhookConfig([], { AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '', AWS_PROFILE: 'portcullis-no-such-profile', ESBUILD_WORK_FOLDER: '.esbuild-info' });
+    const result = await webhookConfig([], {
+      AWS_ACCESS_KEY_ID: '',
+      AWS_SECRET_ACCESS_KEY: '',
+      AWS_PROFILE: 'portcullis-no-such-profile',
+      ESBUILD_WORK_FOLDER: '.esbuild-info',
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("the deployed stack's URL could not be read with `sls info`");
   }, 60_000);

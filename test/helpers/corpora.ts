@@ -9,7 +9,9 @@ import { assertionMismatch, type GatorAssertion } from '../../infra/policy-tests
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CORPORA = process.env.PORTCULLIS_CORPORA || join(PROJECT_ROOT, '..', 'shared', 'corpora');
 if (!existsSync(join(CORPORA, 'README.md'))) {
-  throw new Error(`the upstream test corpora are not at ${CORPORA}: put shared/corpora beside the project, or set PORTCULLIS_CORPORA to their folder`);
+  throw new Error(
+    `the upstream test corpora are not at ${CORPORA}: put shared/corpora beside the project, or set PORTCULLIS_CORPORA to their folder`,
+  );
 }
 
 export function corpusYaml<T = any>(...path: string[]): T {
@@ -35,9 +37,15 @@ export interface GatekeeperCase {
 export function gatekeeperCases(library: string): { test: string; name: string; object: any; assertions: GatekeeperAssertion[] }[] {
   const suite = corpusYaml<{ tests: { name: string; cases: GatekeeperCase[] }[] }>('gatekeeper-library', library, 'suite.yaml');
   return suite.tests.flatMap((test) =>
-    test.cases.map((entry) => ({ test: test.name, name: entry.name, object: corpusYaml('gatekeeper-library', library, entry.object), assertions: entry.assertions })),
+    test.cases.map((entry) => ({
+      test: test.name,
+      name: entry.name,
+      object: corpusYaml('gatekeeper-library', library, entry.object),
+      assertions: entry.assertions,
+    })),
   );
 }
 
 /** Does a list of violation messages satisfy a gator assertion? As `policy test` judges it (gator-suite.ts). */
-export const satisfiesAssertion = (violations: string[], assertion: GatekeeperAssertion): boolean => assertionMismatch(violations, assertion) === undefined;
+export const satisfiesAssertion = (violations: string[], assertion: GatekeeperAssertion): boolean =>
+  assertionMismatch(violations, assertion) === undefined;

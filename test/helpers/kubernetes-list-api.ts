@@ -28,27 +28,37 @@ export async function startListApi(directory: string, options: ListApiOptions): 
   const tls = await ensureLocalTls(directory);
   const requests: ListApi['requests'] = [];
   const expired = new Set<string>();
-  const server = createServer({ cert: readFileSync(join(tls.directory, 'cert.pem')), key: readFileSync(join(tls.directory, 'key.pem')) }, (req, res) => {
-    const url = new URL(req.url ?? '/', 'https://127.0.0.1');
-    requests.push({ path: url.pathname, query: url.searchParams, authorization: req.headers.authorization });
-    const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
-    const status = (code: number, reason: string, message: string) => send(code, { apiVersion: 'v1', kind: 'Status', status: 'Failure', code, reason, message });
-    if (options.forbidden?.includes(url.pathname)) return status(403, 'Forbidden', `${url.pathname} is forbidden: User "auditor" cannot list resource`);
-    const resource = url.pathname.split('/').pop()!;
-    const listed = options.objects[url.pathname] ?? { kind: `${resource[0]!.toUpperCase()}${resource.slice(1, -1)}`, items: [] };
-    const token = url.searchParams.get('continue');
-    if (token && options.expiring?.includes(url.pathname) && !expired.has(url.pathname)) {
-      expired.add(url.pathname);
-      return status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
-    }
-    const start = token ? Number(token) : 0;
-    const limit = Number(url.searchParams.get('limit') ?? listed.items.length) || listed.items.length;
-    const end = Math.min(start + limit, listed.items.length);
-    send(200, { apiVersion: 'v1', kind: `${listed.kind}List`, metadata: { resourceVersion: '1', ...(end < listed.items.length ? { continue: String(end) } : {}) }, items: listed.items.slice(start, end) });
-  });
+  const server = createServer(
+    { cert: readFileSync(join(tls.directory, 'cert.pem')), key: readFileSync(join(tls.directory, 'key.pem')) },
+    (req, res) => {
+      const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+      requests.push({ path: url.pathname, query: url.searchParams, authorization: req.headers.authorization });
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      const status = (code: number, reason: string, message: string) =>
+        send(code, { apiVersion: 'v1', kind: 'Status', status: 'Failure', code, reason, message });
+      if (options.forbidden?.includes(url.pathname))
+        return status(403, 'Forbidden', `${url.pathname} is forbidden: User "auditor" cannot list resource`);
+      const resource = url.pathname.split('/').pop()!;
+      const listed = options.objects[url.pathname] ?? { kind: `${resource[0]!.toUpperCase()}${resource.slice(1, -1)}`, items: [] };
+      const token = url.searchParams.get('continue');
+      if (token && options.expiring?.includes(url.pathname) && !expired.has(url.pathname)) {
+        expired.add(url.pathname);
+        return status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result.');
+      }
+      const start = token ? Number(token) : 0;
+      const limit = Number(url.searchParams.get('limit') ?? listed.items.length) || listed.items.length;
+      const end = Math.min(start + limit, listed.items.length);
+      send(200, {
+        apiVersion: 'v1',
+        kind: `${listed.kind}List`,
+        metadata: { resourceVersion: '1', ...(end < listed.items.length ? { continue: String(end) } : {}) },
+        items: listed.items.slice(start, end),
+      });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { server, url, caPem: tls.caPem, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };

@@ -37,29 +37,60 @@ function testFiles(folder: string): string[] {
   });
 }
 
-const documentsOf = (path: string) => parseAllDocuments(readFileSync(path, 'utf8')).map((document) => document.toJS()).filter((document) => document && typeof document === 'object');
+const documentsOf = (path: string) =>
+  parseAllDocuments(readFileSync(path, 'utf8'))
+    .map((document) => document.toJS())
+    .filter((document) => document && typeof document === 'object');
 
 export function kyvernoSuites(root = join(CORPORA, 'kyverno-vpol')): KyvernoSuite[] {
-  return testFiles(root).sort().map((file) => {
-    const folder = dirname(file);
-    const test = parse(readFileSync(file, 'utf8')) as { policies?: string[]; resources?: string[]; results?: any[]; variables?: string; userinfo?: string; context?: string };
-    const objects = (test.resources ?? []).flatMap((name) => documentsOf(join(folder, name)));
-    const mocks = [test.variables, test.context].filter((value): value is string => typeof value === 'string');
-    const userInfo = test.userinfo ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as { userInfo?: KyvernoCase['userInfo'] }).userInfo : undefined;
-    const cases: KyvernoCase[] = [];
-    const missing: string[] = [];
-    for (const result of test.results ?? []) {
-      for (const name of result.resources ?? []) {
-        const [namespace, resourceName] = String(name).includes('/') ? String(name).split('/', 2) : [undefined, String(name)];
-        const object = objects.find((candidate: any) => candidate.kind === result.kind && candidate.metadata?.name === resourceName && (namespace === undefined || (candidate.metadata?.namespace ?? 'default') === namespace));
-        if (!object) {
-          missing.push(`${result.policy} ${result.kind}/${name}`);
-          continue;
+  return testFiles(root)
+    .sort()
+    .map((file) => {
+      const folder = dirname(file);
+      const test = parse(readFileSync(file, 'utf8')) as {
+        policies?: string[];
+        resources?: string[];
+        results?: any[];
+        variables?: string;
+        userinfo?: string;
+        context?: string;
+      };
+      const objects = (test.resources ?? []).flatMap((name) => documentsOf(join(folder, name)));
+      const mocks = [test.variables, test.context].filter((value): value is string => typeof value === 'string');
+      const userInfo = test.userinfo
+        ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as { userInfo?: KyvernoCase['userInfo'] }).userInfo
+        : undefined;
+      const cases: KyvernoCase[] = [];
+      const missing: string[] = [];
+      for (const result of test.results ?? []) {
+        for (const name of result.resources ?? []) {
+          const [namespace, resourceName] = String(name).includes('/') ? String(name).split('/', 2) : [undefined, String(name)];
+          const object = objects.find(
+            (candidate: any) =>
+              candidate.kind === result.kind &&
+              candidate.metadata?.name === resourceName &&
+              (namespace === undefined || (candidate.metadata?.namespace ?? 'default') === namespace),
+          );
+          if (!object) {
+            missing.push(`${result.policy} ${result.kind}/${name}`);
+            continue;
+          }
+          cases.push({
+            suite: relative(root, dirname(folder)),
+            policy: result.policy,
+            kind: result.kind,
+            resource: String(name),
+            expected: result.result,
+            object,
+            mocks,
+            userInfo,
+          });
         }
-        cases.push({ suite: relative(root, dirname(folder)), policy: result.policy, kind: result.kind, resource: String(name), expected: result.result, object, mocks, userInfo });
       }
-    }
-    const policyTexts = (test.policies ?? []).map((path) => ({ file: relative(root, join(folder, path)), text: readFileSync(join(folder, path), 'utf8') }));
-    return { folder: relative(root, dirname(folder)), policyTexts, cases, missing };
-  });
+      const policyTexts = (test.policies ?? []).map((path) => ({
+        file: relative(root, join(folder, path)),
+        text: readFileSync(join(folder, path), 'utf8'),
+      }));
+      return { folder: relative(root, dirname(folder)), policyTexts, cases, missing };
+    });
 }

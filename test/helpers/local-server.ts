@@ -27,7 +27,15 @@ export async function startLocalServer(env: Record<string, string> = {}, timeout
   const workFolder = `.esbuild-offline-${port}`;
   // --localEnvironment hands the functions this environment: RULES_DIR is the tests' own rules, not the samples.
   const child: ChildProcess = spawn('npx', ['sls', 'offline', 'start', '--localEnvironment'], {
-    env: { ...process.env, PORT: String(port), LAMBDA_PORT: String(lambdaPort), SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: workFolder, RULES_DIR: TEST_RULES, ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LAMBDA_PORT: String(lambdaPort),
+      SLS_TELEMETRY_DISABLED: '1',
+      ESBUILD_WORK_FOLDER: workFolder,
+      RULES_DIR: TEST_RULES,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -28,6 +28,8 @@ export function captureLogLines(): CapturedLogs {
     clear: () => {
       text = '';
     },
-    restore: () => streams.forEach((stream, index) => (stream.write = originals[index]!)),
+    restore: () => {
+      for (const [index, stream] of streams.entries()) stream.write = originals[index]!;
+    },
   };
 }

@@ -21,14 +21,25 @@ export const ALARM_EMAIL = 'platform-oncall@example.com';
 
 export default function packageOnce(): void {
   const run = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync('npx', ['sls', 'package', ...args], { encoding: 'utf8', env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild-test', ...env } });
+    spawnSync('npx', ['sls', 'package', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild-test', ...env },
+    });
   const mustSucceed = (args: string[], env?: Record<string, string>) => {
     const result = run(args, env);
     if (result.status !== 0) throw new Error(`sls package ${args.join(' ')} failed:\n${result.stderr}`);
   };
   const refused = run(['--stage', 'prod', '--package', '.serverless-refused'], { WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN });
   writeFileSync(REFUSED_TOKENS_RESULT, JSON.stringify({ status: refused.status, output: refused.stdout + refused.stderr }));
-  mustSucceed(['--stage', 'local', '--package', LOCAL_STAGE_PACKAGE, `--param=alarmEmail=${ALARM_EMAIL}`], { WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN });
-  mustSucceed(['--package', EXISTING_BUCKET_PACKAGE, '--param=rulesBucket=team-rules', '--param=tokensParameter=/portcullis/webhook-tokens', `--param=alarmTopicArn=${ALARM_TOPIC_ARN}`]);
+  mustSucceed(['--stage', 'local', '--package', LOCAL_STAGE_PACKAGE, `--param=alarmEmail=${ALARM_EMAIL}`], {
+    WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN,
+  });
+  mustSucceed([
+    '--package',
+    EXISTING_BUCKET_PACKAGE,
+    '--param=rulesBucket=team-rules',
+    '--param=tokensParameter=/portcullis/webhook-tokens',
+    `--param=alarmTopicArn=${ALARM_TOPIC_ARN}`,
+  ]);
   mustSucceed(['--package', TEST_PACKAGE]);
 }

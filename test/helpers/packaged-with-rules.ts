@@ -15,7 +15,11 @@ export interface PackagedWithRules {
 }
 
 /** `document` undefined: no rules file at all. */
-export async function packagedWithRules(policy: string, document: string | Uint8Array | undefined, env: Record<string, string> = {}): Promise<PackagedWithRules> {
+export async function packagedWithRules(
+  policy: string,
+  document: string | Uint8Array | undefined,
+  env: Record<string, string> = {},
+): Promise<PackagedWithRules> {
   const folder = mkdtempSync(join(tmpdir(), `portcullis-${policy}-rules-`));
   folders.push(folder);
   const replaceRules = (text: string | Uint8Array) => writeFileSync(join(folder, `${policy}.yaml`), text);

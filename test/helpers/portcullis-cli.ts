@@ -14,7 +14,10 @@ export interface CliResult {
 
 export async function portcullis(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await execute(process.execPath, ['bin/portcullis.mjs', ...args], { env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', RULES_DIR: TEST_RULES, ...env }, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await execute(process.execPath, ['bin/portcullis.mjs', ...args], {
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', RULES_DIR: TEST_RULES, ...env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };

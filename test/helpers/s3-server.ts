@@ -60,29 +60,46 @@ export async function startTestS3(bucket = 'rules'): Promise<TestS3> {
   let mode: ProxyMode = 'forward';
   const sockets = new Set<Socket>();
   const proxy: Server = createServer(async (req, res) => {
-    const entry: SeenRequest = { method: req.method ?? '', path: req.url ?? '', ifNoneMatch: req.headers['if-none-match'] as string | undefined, contentType: req.headers['content-type'], at: Date.now(), bytesSent: 0 };
+    const entry: SeenRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      ifNoneMatch: req.headers['if-none-match'] as string | undefined,
+      contentType: req.headers['content-type'],
+      at: Date.now(),
+      bytesSent: 0,
+    };
     seen.push(entry);
     if (mode === 'hang') return; // accepted, never answered
-    entry.signatureProblem = await sigV4Problem({ method: entry.method, url: entry.path, headers: req.headers }, (key) => S3RVER_SECRETS[key]);
+    entry.signatureProblem = await sigV4Problem(
+      { method: entry.method, url: entry.path, headers: req.headers },
+      (key) => S3RVER_SECRETS[key],
+    );
     if (entry.signatureProblem) {
       entry.status = 403;
-      res.writeHead(403, { 'content-type': 'application/xml' }).end(`<Error><Code>SignatureDoesNotMatch</Code><Message>${entry.signatureProblem}</Message></Error>`);
+      res
+        .writeHead(403, { 'content-type': 'application/xml' })
+        .end(`<Error><Code>SignatureDoesNotMatch</Code><Message>${entry.signatureProblem}</Message></Error>`);
       return;
     }
     if (mode === 'error-503') {
       entry.status = 503;
-      res.writeHead(503, { 'content-type': 'application/xml' }).end('<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>');
+      res
+        .writeHead(503, { 'content-type': 'application/xml' })
+        .end('<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>');
       return;
     }
-    const upstream = httpRequest({ host: '127.0.0.1', port: backendPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      entry.status = answer.statusCode;
-      const headers = { ...answer.headers };
-      if (mode === 'strip-etag') delete headers.etag;
-      res.writeHead(answer.statusCode ?? 502, headers);
-      answer.on('data', (chunk: Buffer) => (entry.bytesSent += chunk.length));
-      answer.pipe(res);
-      res.on('close', () => answer.destroy()); // the client went away: stop reading from s3rver too
-    });
+    const upstream = httpRequest(
+      { host: '127.0.0.1', port: backendPort, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        entry.status = answer.statusCode;
+        const headers = { ...answer.headers };
+        if (mode === 'strip-etag') delete headers.etag;
+        res.writeHead(answer.statusCode ?? 502, headers);
+        answer.on('data', (chunk: Buffer) => (entry.bytesSent += chunk.length));
+        answer.pipe(res);
+        res.on('close', () => answer.destroy()); // the client went away: stop reading from s3rver too
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
@@ -113,7 +130,8 @@ export async function startTestS3(bucket = 'rules'): Promise<TestS3> {
     },
     down,
     up: listen,
-    put: async (key, body) => (await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/yaml' }))).ETag,
+    put: async (key, body) =>
+      (await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/yaml' }))).ETag,
     read: async (key) => (await (await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body?.transformToString()) ?? '',
     close: async () => {
       for (const socket of sockets) socket.destroy();

@@ -6,7 +6,12 @@ import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytes = (data: SourceData) => (typeof data === 'string' ? data : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data));
+const bytes = (data: SourceData) =>
+  typeof data === 'string'
+    ? data
+    : ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
 
 class Sha256 {
   private readonly hash;
@@ -21,7 +26,8 @@ class Sha256 {
   }
 }
 
-const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/;
+const AUTHORIZATION =
+  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/;
 
 /**
  * Why the request's signature is not valid for `secretOf(accessKeyId)`, or undefined when it is.
@@ -43,9 +49,24 @@ export async function sigV4Problem(
   const url = new URL(request.url, 'http://placeholder');
   const headers: Record<string, string> = {};
   for (const name of signedHeaders!.split(';')) headers[name] = String(request.headers[name] ?? '');
-  const signer = new SignatureV4({ service: service!, region: region!, sha256: Sha256, credentials: { accessKeyId: accessKeyId!, secretAccessKey, sessionToken: headers['x-amz-security-token'] }, uriEscapePath: service !== 's3', applyChecksum: false });
+  const signer = new SignatureV4({
+    service: service!,
+    region: region!,
+    sha256: Sha256,
+    credentials: { accessKeyId: accessKeyId!, secretAccessKey, sessionToken: headers['x-amz-security-token'] },
+    uriEscapePath: service !== 's3',
+    applyChecksum: false,
+  });
   const signed = await signer.sign(
-    { method: request.method, protocol: 'http:', hostname: headers.host ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body },
+    {
+      method: request.method,
+      protocol: 'http:',
+      hostname: headers.host ?? '',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers,
+      body,
+    },
     { signingDate },
   );
   const expected = /Signature=([0-9a-f]{64})/.exec(signed.headers.authorization ?? '')?.[1];

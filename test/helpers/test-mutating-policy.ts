@@ -5,7 +5,9 @@ import type { MutatingPolicy } from '../../functions/admission/policy.js';
 import * as v from '../../functions/admission/schema.js';
 
 const ParametersSchema = v.strictObject({
-  edits: v.array(v.strictObject({ path: v.array(v.union([v.string(), v.number()])), value: v.optional(v.unknown()), remove: v.optional(v.boolean()) })),
+  edits: v.array(
+    v.strictObject({ path: v.array(v.union([v.string(), v.number()])), value: v.optional(v.unknown()), remove: v.optional(v.boolean()) }),
+  ),
 });
 type Parameters = v.InferOutput<typeof ParametersSchema>;
 

@@ -13,13 +13,21 @@ import { TEST_RULES } from '../helpers/test-rules.js';
 const work = mkdtempSync(join(tmpdir(), 'portcullis-audit-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const pod = (name: string, namespace: string, image: string, labels: Record<string, string> = { 'app.kubernetes.io/name': name, owner: 'team-a' }) => ({
+const pod = (
+  name: string,
+  namespace: string,
+  image: string,
+  labels: Record<string, string> = { 'app.kubernetes.io/name': name, owner: 'team-a' },
+) => ({
   metadata: { name, namespace, uid: `uid-${name}`, labels },
   spec: { containers: [{ name: 'main', image }] },
 });
 const deployment = (name: string, replicas: number) => ({
   metadata: { name, namespace: 'team-a', uid: `uid-${name}`, labels: { 'app.kubernetes.io/name': name, owner: 'team-a' } },
-  spec: { replicas, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: '192.168.64.1/team/api:1.0' }] } } },
+  spec: {
+    replicas,
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: '192.168.64.1/team/api:1.0' }] } },
+  },
 });
 const PODS = [
   pod('good-1', 'team-a', '192.168.64.1/team/web:1.0'),
@@ -30,8 +38,13 @@ const PODS = [
 ];
 const DEPLOYMENTS = [deployment('api', 2), deployment('big', 100), deployment('single', 1)];
 
-const asList = (kind: string, apiVersion: string, items: any[]) => ({ apiVersion: 'v1', kind: 'List', items: items.map((item) => ({ apiVersion, kind, ...item })) });
-const audit = (...args: string[]) => portcullis(['audit', '--rules', TEST_RULES, '--policy', 'trusted-registry', 'replica-limits', 'required-labels', ...args]);
+const asList = (kind: string, apiVersion: string, items: any[]) => ({
+  apiVersion: 'v1',
+  kind: 'List',
+  items: items.map((item) => ({ apiVersion, kind, ...item })),
+});
+const audit = (...args: string[]) =>
+  portcullis(['audit', '--rules', TEST_RULES, '--policy', 'trusted-registry', 'replica-limits', 'required-labels', ...args]);
 
 describe('audit --from files', () => {
   let podsFile: string;
@@ -40,7 +53,10 @@ describe('audit --from files', () => {
     podsFile = join(work, 'pods.json');
     writeFileSync(podsFile, JSON.stringify(asList('Pod', 'v1', PODS)));
     mixedFile = join(work, 'mixed.yaml');
-    writeFileSync(mixedFile, 'apiVersion: v1\nkind: Namespace\nmetadata: { name: team-c }\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: { name: big, namespace: team-c, labels: { app.kubernetes.io/name: big, owner: team-c } }\nspec: { replicas: 100 }\n');
+    writeFileSync(
+      mixedFile,
+      'apiVersion: v1\nkind: Namespace\nmetadata: { name: team-c }\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: { name: big, namespace: team-c, labels: { app.kubernetes.io/name: big, owner: team-c } }\nspec: { replicas: 100 }\n',
+    );
   });
 
   it('a summary per policy, rule and namespace, then each failing object with the reason', async () => {
@@ -48,8 +64,12 @@ describe('audit --from files', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^POLICY +RULE +NAMESPACE +FAIL +WARN +ERROR\n/);
     expect(result.stdout).toMatch(/\nrequired-labels +ownership +team-b +1 +0 +0\n/);
-    expect(result.stdout).toMatch(/\ntrusted-registry +local-registry +team-a +1 +0 +0\ntrusted-registry +local-registry +team-b +1 +0 +0\n/);
-    expect(result.stdout).toContain('FAIL  trusted-registry/local-registry  Pod team-a/hub: container "main" image "docker.io/library/nginx:1.27" is not from an allowed registry (192.168.64.1)');
+    expect(result.stdout).toMatch(
+      /\ntrusted-registry +local-registry +team-a +1 +0 +0\ntrusted-registry +local-registry +team-b +1 +0 +0\n/,
+    );
+    expect(result.stdout).toContain(
+      'FAIL  trusted-registry/local-registry  Pod team-a/hub: container "main" image "docker.io/library/nginx:1.27" is not from an allowed registry (192.168.64.1)',
+    );
     expect(result.stdout).toMatch(/\n5 objects: 3 fail, 0 warn, 0 error, 7 pass, 0 skip\n$/);
   });
 
@@ -75,7 +95,14 @@ describe('audit --from files', () => {
     const report = JSON.parse(result.stdout);
     const big = report.objects.find((object: any) => object.resource.name === 'big');
     expect(big.resource).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'big', namespace: 'team-c' });
-    expect(big.results).toContainEqual({ function: 'replica-limits', rule: 'available-and-bounded', policy: 'available-and-bounded', result: 'fail', messages: [expect.stringContaining('100')], action: 'deny' });
+    expect(big.results).toContainEqual({
+      function: 'replica-limits',
+      rule: 'available-and-bounded',
+      policy: 'available-and-bounded',
+      result: 'fail',
+      messages: [expect.stringContaining('100')],
+      action: 'deny',
+    });
     expect(report.totals).toMatchObject({ fail: expect.any(Number), pass: expect.any(Number) });
   });
 
@@ -90,7 +117,11 @@ describe('audit --from files', () => {
       ['PolicyReport', 'team-c'],
     ]);
     const teamA = list.items[1];
-    expect(teamA).toMatchObject({ apiVersion: 'wgpolicyk8s.io/v1alpha2', metadata: { name: 'portcullis-audit', namespace: 'team-a' }, summary: { pass: 3, fail: 1, warn: 0, error: 0, skip: 0 } });
+    expect(teamA).toMatchObject({
+      apiVersion: 'wgpolicyk8s.io/v1alpha2',
+      metadata: { name: 'portcullis-audit', namespace: 'team-a' },
+      summary: { pass: 3, fail: 1, warn: 0, error: 0, skip: 0 },
+    });
     expect(teamA.results).toContainEqual({
       source: 'portcullis',
       policy: 'trusted-registry',
@@ -103,13 +134,36 @@ describe('audit --from files', () => {
       properties: { 'portcullis.io/policy': 'trusted-registry', 'portcullis.io/action': 'deny' },
     });
     // The Namespace, cluster-scoped, lacks the required labels.
-    expect(list.items[0].results).toContainEqual(expect.objectContaining({ policy: 'required-labels', result: 'fail', resources: [{ apiVersion: 'v1', kind: 'Namespace', name: 'team-c' }] }));
+    expect(list.items[0].results).toContainEqual(
+      expect.objectContaining({
+        policy: 'required-labels',
+        result: 'fail',
+        resources: [{ apiVersion: 'v1', kind: 'Namespace', name: 'team-c' }],
+      }),
+    );
   });
 
   it('time-dependent policies are judged at --now', async () => {
     const deployments = join(work, 'deployments.json');
     writeFileSync(deployments, JSON.stringify(asList('Deployment', 'apps/v1', [deployment('api', 2)])));
-    const judge = async (now: string) => JSON.parse((await portcullis(['audit', '--rules', TEST_RULES, '--policy', 'deploy-windows', '--from', deployments, '--now', now, '-o', 'json'])).stdout).totals;
+    const judge = async (now: string) =>
+      JSON.parse(
+        (
+          await portcullis([
+            'audit',
+            '--rules',
+            TEST_RULES,
+            '--policy',
+            'deploy-windows',
+            '--from',
+            deployments,
+            '--now',
+            now,
+            '-o',
+            'json',
+          ])
+        ).stdout,
+      ).totals;
     expect(await judge('2026-11-18T10:00:00Z')).toMatchObject({ fail: 0, pass: 1 }); // a Wednesday
     expect(await judge('2026-11-21T10:00:00Z')).toMatchObject({ fail: 1, pass: 0 }); // a Saturday: frozen
   });
@@ -130,7 +184,9 @@ describe('audit --from files', () => {
     const rules = mkdtempSync(join(work, 'rules-'));
     writeFileSync(join(rules, 'trusted-registry.yaml'), 'rules: [{ name: x, parameters: { allowedRegistries: 7 } }]');
     const result = await portcullis(['audit', '--rules', rules, '--from', podsFile]);
-    expect(result.stderr).toMatch(/trusted-registry.yaml is not a valid trusted-registry rules document:\n {2}rules\[0\]\.parameters\.allowedRegistries: expected array/);
+    expect(result.stderr).toMatch(
+      /trusted-registry.yaml is not a valid trusted-registry rules document:\n {2}rules\[0\]\.parameters\.allowedRegistries: expected array/,
+    );
     expect(result).toMatchObject({ code: 2, stdout: '' });
   });
 });
@@ -143,7 +199,10 @@ describe('audit of a live cluster (loopback list API)', () => {
       objects: {
         '/api/v1/pods': { kind: 'Pod', items: PODS },
         '/apis/apps/v1/deployments': { kind: 'Deployment', items: DEPLOYMENTS },
-        '/api/v1/namespaces': { kind: 'Namespace', items: [{ metadata: { name: 'team-a', labels: { 'app.kubernetes.io/name': 'team-a', owner: 'team-a' } } }] },
+        '/api/v1/namespaces': {
+          kind: 'Namespace',
+          items: [{ metadata: { name: 'team-a', labels: { 'app.kubernetes.io/name': 'team-a', owner: 'team-a' } } }],
+        },
       },
       forbidden: ['/apis/batch/v1/cronjobs'],
       expiring: ['/apis/apps/v1/deployments'],
@@ -155,16 +214,45 @@ describe('audit of a live cluster (loopback list API)', () => {
 
   it('lists what the policies match, page by page, restarts an expired list, skips a forbidden one with a note', async () => {
     // Every policy: audit-log matches every kind, Secrets included.
-    const result = await portcullis(['audit', '--rules', TEST_RULES, '--kubeconfig', kubeconfig, '--context', 'loopback', '--page-size', '2', '-o', 'json', '--fail-on-violation', '--now', '2026-11-18T10:00:00Z']);
+    const result = await portcullis([
+      'audit',
+      '--rules',
+      TEST_RULES,
+      '--kubeconfig',
+      kubeconfig,
+      '--context',
+      'loopback',
+      '--page-size',
+      '2',
+      '-o',
+      'json',
+      '--fail-on-violation',
+      '--now',
+      '2026-11-18T10:00:00Z',
+    ]);
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout);
     const names = report.objects.map((object: any) => `${object.resource.kind}/${object.resource.name}`).sort();
-    expect(names).toEqual(['Deployment/api', 'Deployment/big', 'Deployment/single', 'Namespace/team-a', 'Pod/good-1', 'Pod/good-2', 'Pod/hub', 'Pod/latest', 'Pod/unlabelled']);
+    expect(names).toEqual([
+      'Deployment/api',
+      'Deployment/big',
+      'Deployment/single',
+      'Namespace/team-a',
+      'Pod/good-1',
+      'Pod/good-2',
+      'Pod/hub',
+      'Pod/latest',
+      'Pod/unlabelled',
+    ]);
     expect(result.stderr).toContain('note: /apis/apps/v1/deployments: the list expired midway (410 Gone); listed again from the start');
     expect(result.stderr).toMatch(/note: \/apis\/batch\/v1\/cronjobs: skipped, not allowed to list it \(403: .*cannot list resource\)/);
     expect(result.stderr).toContain('note: secrets are not listed');
     const podRequests = api.requests.filter(({ path }) => path === '/api/v1/pods');
-    expect(podRequests.map(({ query }) => [query.get('limit'), query.get('continue')])).toEqual([['2', null], ['2', '2'], ['2', '4']]);
+    expect(podRequests.map(({ query }) => [query.get('limit'), query.get('continue')])).toEqual([
+      ['2', null],
+      ['2', '2'],
+      ['2', '4'],
+    ]);
     expect(api.requests.every(({ authorization }) => authorization === 'Bearer audit-token-0123456789')).toBe(true);
     expect(api.requests.some(({ path }) => path === '/api/v1/secrets')).toBe(false);
     const single = report.objects.find((object: any) => object.resource.name === 'single');

@@ -54,7 +54,11 @@ describe('POST /mutate/<policy> on the local server', () => {
     ['registry-mirror', 'pod-tekton.json', '/spec/containers/0/image'],
     ['disable-service-links', 'pod-no-field.json', '/spec/enableServiceLinks'],
   ])('%s patches %s', async (policy, name, path) => {
-    const response = await fetch(`${server.baseUrl}/mutate/${policy}?timeout=10s`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: fixture(policy, name).body! });
+    const response = await fetch(`${server.baseUrl}/mutate/${policy}?timeout=10s`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: fixture(policy, name).body!,
+    });
     expect(response.status).toBe(200);
     const { response: answer } = await response.json();
     expect(answer).toMatchObject({ allowed: true, patchType: 'JSONPatch' });

@@ -55,7 +55,14 @@ function postOverHttps(body: string, path = '/validate/trusted-registry'): Promi
   const ca = readFileSync(join(localDirectory, 'tls', 'ca.pem'));
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: Number(env.PORT), path: `${path}?timeout=10s`, method: 'POST', ca, headers: { 'content-type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port: Number(env.PORT),
+        path: `${path}?timeout=10s`,
+        method: 'POST',
+        ca,
+        headers: { 'content-type': 'application/json' },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));
@@ -70,7 +77,10 @@ function postOverHttps(body: string, path = '/validate/trusted-registry'): Promi
 const portIsClosed = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(false)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('error', () => resolve(true));
   });
 
@@ -89,20 +99,35 @@ describe('npm start', () => {
   it('prints the registration the uploaded documents call for, and serves each cel policy on its own route', async () => {
     expect(output).toContain(`url: https://127.0.0.1:${env.PORT}/validate/cel/no-latest`);
     const latestPod = fixture('cel', 'pod-latest.json').body!;
-    expect((await postOverHttps(latestPod, '/validate/cel/no-latest')).json.response).toMatchObject({ allowed: false, auditAnnotations: { rule: 'no-latest' } });
+    expect((await postOverHttps(latestPod, '/validate/cel/no-latest')).json.response).toMatchObject({
+      allowed: false,
+      auditAnnotations: { rule: 'no-latest' },
+    });
     // The route of the policy for Deployments: the Pod is not its to judge.
-    expect((await postOverHttps(latestPod, '/validate/cel/small-deployments')).json.response).toMatchObject({ allowed: true, auditAnnotations: { decision: 'allowed' } });
+    expect((await postOverHttps(latestPod, '/validate/cel/small-deployments')).json.response).toMatchObject({
+      allowed: true,
+      auditAnnotations: { decision: 'allowed' },
+    });
     // A binding's route (`<policy>~<binding>`) reaches the function as written; this one has no such binding.
-    expect((await postOverHttps(latestPod, '/validate/cel/no-latest~team-a')).json.response.warnings).toEqual(['portcullis: cel/no-latest~team-a is not in the rules; admitted (registration stale)']);
+    expect((await postOverHttps(latestPod, '/validate/cel/no-latest~team-a')).json.response.warnings).toEqual([
+      'portcullis: cel/no-latest~team-a is not in the rules; admitted (registration stale)',
+    ]);
   });
 
   it('serves the mutating policies too, with rules from the bucket', async () => {
     const answer = await postOverHttps(fixture('registry-mirror', 'pod-tekton.json').body!, '/mutate/registry-mirror');
-    expect(answer.json.response).toMatchObject({ allowed: true, patchType: 'JSONPatch', auditAnnotations: { decision: 'patched', 'rules-version': expect.stringMatching(/^etag:/) } });
+    expect(answer.json.response).toMatchObject({
+      allowed: true,
+      patchType: 'JSONPatch',
+      auditAnnotations: { decision: 'patched', 'rules-version': expect.stringMatching(/^etag:/) },
+    });
   });
 
   it('a `policy push --local` changes its decisions within the TTL', async () => {
-    const loosened = testRules('trusted-registry').replace('allowedRegistries: ["192.168.64.1"]', 'allowedRegistries: ["192.168.64.1", "docker.io"]');
+    const loosened = testRules('trusted-registry').replace(
+      'allowedRegistries: ["192.168.64.1"]',
+      'allowedRegistries: ["192.168.64.1", "docker.io"]',
+    );
     const file = join(localDirectory, 'trusted-registry.yaml');
     writeFileSync(file, loosened);
     await execute(process.execPath, ['bin/portcullis.mjs', 'policy', 'push', file, '--local'], { env });
@@ -119,7 +144,10 @@ describe('npm start', () => {
     for (let i = 0; i < 3; i++) {
       const answer = await postOverHttps(badRepo);
       expect(answer.status).toBe(200);
-      expect(answer.json.response).toMatchObject({ allowed: before.allowed, auditAnnotations: { 'rules-version': before.auditAnnotations['rules-version'] } });
+      expect(answer.json.response).toMatchObject({
+        allowed: before.allowed,
+        auditAnnotations: { 'rules-version': before.auditAnnotations['rules-version'] },
+      });
       expect(answer.json.response.warnings).toBeUndefined(); // decided, not failed open
     }
     expect(output).toContain('[portcullis] s3rver stopped');

@@ -1,5 +1,5 @@
 // `portcullis policy` against s3rver: validate, push (refusing invalid documents), dry-run diff, pull, test.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(async () => s3?.close());
 
-const policy = (...args: string[]) => portcullis(['policy', ...args], { RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint, RULES_PREFIX: 'cli/' });
+const policy = (...args: string[]) =>
+  portcullis(['policy', ...args], { RULES_BUCKET: s3.bucket, RULES_S3_ENDPOINT: s3.endpoint, RULES_PREFIX: 'cli/' });
 
 function documentFile(name: string, text: string): string {
   const file = join(dir, name);
@@ -30,7 +31,10 @@ const INVALID = 'failurePolicy: Sometimes\nrules: [{ name: a, parameters: { allo
 
 describe('portcullis policy', () => {
   it('validate accepts the sample and names every bad field of an invalid document', async () => {
-    expect(await policy('validate', TRUSTED_REGISTRY_RULES)).toMatchObject({ code: 0, stdout: expect.stringContaining('valid trusted-registry rules (1 rule') });
+    expect(await policy('validate', TRUSTED_REGISTRY_RULES)).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('valid trusted-registry rules (1 rule'),
+    });
     const invalid = await policy('validate', documentFile('trusted-registry.yaml', INVALID));
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain('failurePolicy:');
@@ -67,7 +71,9 @@ describe('portcullis policy', () => {
   it('push stores a valid document as JSON (the function then never loads the YAML parser) and prints its ETag; pull shows it as YAML', async () => {
     const result = await policy('push', TRUSTED_REGISTRY_RULES);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/pushed \S*test\/fixtures\/rules\/trusted-registry.yaml to s3:\/\/rules\/cli\/trusted-registry.yaml\n {2}ETag: "[0-9a-f]+"/);
+    expect(result.stdout).toMatch(
+      /pushed \S*test\/fixtures\/rules\/trusted-registry.yaml to s3:\/\/rules\/cli\/trusted-registry.yaml\n {2}ETag: "[0-9a-f]+"/,
+    );
     const put = s3.seen.filter((request) => request.method === 'PUT').at(-1)!;
     expect(put.path).toMatch(/^\/rules\/cli\/trusted-registry\.yaml(\?|$)/);
     expect(put.contentType).toBe('application/json');
@@ -95,10 +101,17 @@ describe('portcullis policy', () => {
     const different = await policy('diff', changed);
     expect(different.code).toBe(1);
     expect(different.stdout).toContain('-        - latest\n+        - dev\n');
-    expect(await policy('diff', TRUSTED_REGISTRY_RULES)).toMatchObject({ code: 0, stdout: '', stderr: expect.stringContaining('already holds this document') });
+    expect(await policy('diff', TRUSTED_REGISTRY_RULES)).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: expect.stringContaining('already holds this document'),
+    });
     expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
     const pulled = await policy('pull', 'trusted-registry', '-o', 'json');
-    expect(JSON.parse(pulled.stdout)).toMatchObject({ failurePolicy: expect.any(String), rules: [expect.objectContaining({ name: expect.any(String) })] });
+    expect(JSON.parse(pulled.stdout)).toMatchObject({
+      failurePolicy: expect.any(String),
+      rules: [expect.objectContaining({ name: expect.any(String) })],
+    });
   });
 
   it('test runs a document against the fixtures and prints each decision', async () => {
@@ -106,14 +119,18 @@ describe('portcullis policy', () => {
     const result = await policy('test', loose);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('pod-bad-repo.json: allowed');
-    expect(result.stdout).toContain('pod-bad-tag.json: denied: trusted-registry: rule any-registry: container "nginx" image "192.168.64.1:5000/nginx:latest" uses forbidden tag "latest"');
+    expect(result.stdout).toContain(
+      'pod-bad-tag.json: denied: trusted-registry: rule any-registry: container "nginx" image "192.168.64.1:5000/nginx:latest" uses forbidden tag "latest"',
+    );
     expect(result.stdout).toContain('malformed-body.json: HTTP 400');
   });
 
   it('test shows what a mutating document would patch', async () => {
     const result = await policy('test', join(TEST_RULES, 'registry-mirror.yaml'));
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('pod-tekton.json: patched: replace /spec/containers/0/image "registry.gitlab.cn/flomesh/registry-mirror/tekton-pipeline/controller:v0.28.1"');
+    expect(result.stdout).toContain(
+      'pod-tekton.json: patched: replace /spec/containers/0/image "registry.gitlab.cn/flomesh/registry-mirror/tekton-pipeline/controller:v0.28.1"',
+    );
     expect(result.stdout).toContain('pod-static.json: allowed');
   });
 
@@ -186,12 +203,17 @@ spec:
     expect(first.stdout).toContain('the webhook registration changes');
     expect(first.stdout).toContain('+ named.cel.portcullis.io: CREATE,UPDATE pods apps/daemonsets apps/deployments');
     expect(first.stdout).toContain('+ no-latest.cel.portcullis.io');
-    expect(first.stdout).toContain('apply with: npx portcullis webhook-config --bucket rules --prefix registration/ --url <api-url> | kubectl apply -f -');
+    expect(first.stdout).toContain(
+      'apply with: npx portcullis webhook-config --bucket rules --prefix registration/ --url <api-url> | kubectl apply -f -',
+    );
     writeFileSync(join(dir, 'named.yaml'), manifest('named', 'has(object.metadata.labels)'));
     const sameRegistration = await policy('push', dir, '--policy', 'cel', '--prefix', 'registration/');
     expect(sameRegistration.code).toBe(0);
     expect(sameRegistration.stdout).not.toContain('the webhook registration changes');
-    writeFileSync(join(dir, 'named.yaml'), manifest('named', 'true').replace('operations: [CREATE, UPDATE]', 'operations: [CREATE, UPDATE, DELETE]'));
+    writeFileSync(
+      join(dir, 'named.yaml'),
+      manifest('named', 'true').replace('operations: [CREATE, UPDATE]', 'operations: [CREATE, UPDATE, DELETE]'),
+    );
     rmSync(join(dir, 'no-latest.yaml'));
     const changed = await policy('push', dir, '--policy', 'cel', '--prefix', 'registration/', '--dry-run');
     expect(changed.stdout).toContain('~ named.cel.portcullis.io: rules changed; now CREATE,UPDATE,DELETE pods');
@@ -203,7 +225,9 @@ spec:
     writeFileSync(join(dir, 'named.yaml'), manifest('named', 'has(object.spec.containres)'));
     const warned = await policy('validate', dir, '--policy', 'cel');
     expect(warned.code).toBe(0);
-    expect(warned.stderr).toContain('warning: ValidatingPolicy named: validations[0].expression: object.spec.containres: containres is not a field of PodSpec (the schema of Pod, Deployment');
+    expect(warned.stderr).toContain(
+      'warning: ValidatingPolicy named: validations[0].expression: object.spec.containres: containres is not a field of PodSpec (the schema of Pod, Deployment',
+    );
     const strict = await policy('validate', dir, '--policy', 'cel', '--strict');
     expect(strict.code).toBe(1);
     expect(strict.stderr).toContain('fields no matched kind has are errors under --strict');
@@ -216,9 +240,17 @@ spec:
 
   it('refuses a document the cluster could not be registered for (a kind that is not built in), and uploads nothing', async () => {
     const puts = s3.seen.filter((request) => request.method === 'PUT').length;
-    const result = await policy('push', documentFile('required-labels.yaml', 'rules:\n  - name: certs\n    match: { kinds: [Certificate] }\n    parameters: { labels: [{ key: owner }] }\n'));
+    const result = await policy(
+      'push',
+      documentFile(
+        'required-labels.yaml',
+        'rules:\n  - name: certs\n    match: { kinds: [Certificate] }\n    parameters: { labels: [{ key: owner }] }\n',
+      ),
+    );
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('rule certs: match.kinds Certificate is not a built-in kind; name a custom resource with resourceRules');
+    expect(result.stderr).toContain(
+      'rule certs: match.kinds Certificate is not a built-in kind; name a custom resource with resourceRules',
+    );
     expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
   });
 

@@ -37,11 +37,36 @@ describe('policy test: PolicyTest files', () => {
   });
 
   it.each([
-    ['an outcome', 'trusted-registry.yaml', (test: any) => (test.cases[0].expect.allowed = false), /FAIL {2}an image from the local registry is allowed\n {6}expected denied\n {6}got: {5}allowed/],
-    ['a message', 'trusted-registry.yaml', (test: any) => (test.cases[1].expect.message = 'quay\\.io'), /expected a denial message matching \/quay\\.io\/\n\s+got:\s+"trusted-registry: rule local-registry: container \\"web\\" image \\"docker.io\/library\/nginx:1.27\\"/],
-    ['a rule result', 'cel.yaml', (test: any) => (test.cases[0].expect.rules['no-latest'] = 'fail'), /rule no-latest: expected fail\n\s+got: +pass/],
-    ['a patched object', 'registry-mirror.yaml', (test: any) => (test.cases[0].expect.patched.spec.containers[0].image = 'docker.io/library/nginx:1.27'), /patched object differs:[\s\S]*- +image: docker.io\/library\/nginx:1.27\n[\s\S]*\+ +image: mirror.example.com\/library\/nginx:1.27/],
-    ['no warnings', 'registry-mirror.yaml', (test: any) => (test.cases[0].expect.warnings = ['mirrored']), /expected a warning matching \/mirrored\/\n\s+got: +\(none\)/],
+    [
+      'an outcome',
+      'trusted-registry.yaml',
+      (test: any) => (test.cases[0].expect.allowed = false),
+      /FAIL {2}an image from the local registry is allowed\n {6}expected denied\n {6}got: {5}allowed/,
+    ],
+    [
+      'a message',
+      'trusted-registry.yaml',
+      (test: any) => (test.cases[1].expect.message = 'quay\\.io'),
+      /expected a denial message matching \/quay\\.io\/\n\s+got:\s+"trusted-registry: rule local-registry: container \\"web\\" image \\"docker.io\/library\/nginx:1.27\\"/,
+    ],
+    [
+      'a rule result',
+      'cel.yaml',
+      (test: any) => (test.cases[0].expect.rules['no-latest'] = 'fail'),
+      /rule no-latest: expected fail\n\s+got: +pass/,
+    ],
+    [
+      'a patched object',
+      'registry-mirror.yaml',
+      (test: any) => (test.cases[0].expect.patched.spec.containers[0].image = 'docker.io/library/nginx:1.27'),
+      /patched object differs:[\s\S]*- +image: docker.io\/library\/nginx:1.27\n[\s\S]*\+ +image: mirror.example.com\/library\/nginx:1.27/,
+    ],
+    [
+      'no warnings',
+      'registry-mirror.yaml',
+      (test: any) => (test.cases[0].expect.warnings = ['mirrored']),
+      /expected a warning matching \/mirrored\/\n\s+got: +\(none\)/,
+    ],
   ])('a mismatch in %s fails the run (exit 1) and shows what differs', async (_what, file, change, shown) => {
     const result = await portcullis(['policy', 'test', changedFixture(file, change)]);
     expect(result.stdout).toMatch(shown);
@@ -50,10 +75,20 @@ describe('policy test: PolicyTest files', () => {
   });
 
   it('-o junit: one testsuite per file, the failure with what differs', async () => {
-    const result = await portcullis(['policy', 'test', changedFixture('trusted-registry.yaml', (test) => (test.cases[0].expect.allowed = false)), '-o', 'junit']);
+    const result = await portcullis([
+      'policy',
+      'test',
+      changedFixture('trusted-registry.yaml', (test) => (test.cases[0].expect.allowed = false)),
+      '-o',
+      'junit',
+    ]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites tests="5" failures="1" skipped="0">\n {2}<testsuite name="[^"]+trusted-registry.yaml" tests="5" failures="1" skipped="0">/);
-    expect(result.stdout).toContain('name="an image from the local registry is allowed">\n      <failure message="expected denied">expected denied\ngot:     allowed</failure>');
+    expect(result.stdout).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites tests="5" failures="1" skipped="0">\n {2}<testsuite name="[^"]+trusted-registry.yaml" tests="5" failures="1" skipped="0">/,
+    );
+    expect(result.stdout).toContain(
+      'name="an image from the local registry is allowed">\n      <failure message="expected denied">expected denied\ngot:     allowed</failure>',
+    );
     expect(result.stderr).toContain('4 passed, 1 failed, 0 skipped');
   });
 
@@ -62,7 +97,10 @@ describe('policy test: PolicyTest files', () => {
     [{ rules: 7 }, /rules: expected a file or a list of files/],
     [{ policy: 'no-such' }, /unknown policy "no-such"; known: trusted-registry, /],
     [{ cases: [{ name: 'x', expect: {} }] }, /cases\[0\]: give one of object and file/],
-    [{ cases: [{ name: 'x', file: 'objects/pod-docker-hub.yaml', expect: { message: 'nginx(' } }] }, /cases\[0\]\.expect\.message: not a valid regular expression/],
+    [
+      { cases: [{ name: 'x', file: 'objects/pod-docker-hub.yaml', expect: { message: 'nginx(' } }] },
+      /cases\[0\]\.expect\.message: not a valid regular expression/,
+    ],
     [{ cases: [{ name: 'x', file: 'objects/missing.yaml', expect: {} }] }, /cases\[0\]\.file: cannot read/],
   ])('an invalid test file is a usage error naming the field (exit 2): %j', async (change, message) => {
     const result = await portcullis(['policy', 'test', changedFixture('trusted-registry.yaml', (test) => Object.assign(test, change))]);
@@ -71,8 +109,14 @@ describe('policy test: PolicyTest files', () => {
   });
 
   it('a file that is not a test, or a folder without one, is a usage error', async () => {
-    expect(await portcullis(['policy', 'test', 'package.json', FIXTURES])).toMatchObject({ code: 2, stderr: expect.stringContaining('package.json: not a test file') });
-    expect(await portcullis(['policy', 'test', 'functions'])).toMatchObject({ code: 2, stderr: expect.stringContaining('no test files under functions') });
+    expect(await portcullis(['policy', 'test', 'package.json', FIXTURES])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('package.json: not a test file'),
+    });
+    expect(await portcullis(['policy', 'test', 'functions'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('no test files under functions'),
+    });
   });
 });
 
@@ -95,7 +139,12 @@ describe("policy test: the ecosystem's suites as written", () => {
     }
     // Kyverno's older ClusterPolicy kind is not run: skipped, saying so.
     expect(suite('require-labels').filter(({ suite }) => suite.includes('kyverno-policies'))).toEqual(
-      expect.arrayContaining([expect.objectContaining({ status: 'skipped', detail: expect.stringMatching(/ClusterPolicy require-labels is not a ValidatingPolicy/) })]),
+      expect.arrayContaining([
+        expect.objectContaining({
+          status: 'skipped',
+          detail: expect.stringMatching(/ClusterPolicy require-labels is not a ValidatingPolicy/),
+        }),
+      ]),
     );
   });
 
@@ -115,7 +164,13 @@ describe("policy test: the ecosystem's suites as written", () => {
   it("gator's suite.yaml: the CEL template's cases pass; Rego-only templates are skipped, saying why", async () => {
     const result = await portcullis(['policy', 'test', join(CORPORA, 'gatekeeper-library'), '-o', 'json']);
     const outcomes = outcomesOf(result.stdout);
-    expect(outcomes.filter(({ suite }) => suite.includes('requiredlabels')).map(({ status }) => status)).toEqual(['passed', 'passed', 'passed', 'passed', 'passed']);
+    expect(outcomes.filter(({ suite }) => suite.includes('requiredlabels')).map(({ status }) => status)).toEqual([
+      'passed',
+      'passed',
+      'passed',
+      'passed',
+      'passed',
+    ]);
     const rego = outcomes.filter(({ suite }) => !suite.includes('requiredlabels'));
     expect(rego.length).toBeGreaterThan(20);
     for (const outcome of rego) expect(outcome).toMatchObject({ status: 'skipped', detail: expect.stringContaining('has only Rego') });
@@ -130,7 +185,9 @@ describe("policy test: the ecosystem's suites as written", () => {
     suite.tests[0].cases[1].assertions = [{ violations: 3 }];
     writeFileSync(file, stringify(suite));
     const result = await portcullis(['policy', 'test', file]);
-    expect(result.stdout).toMatch(/FAIL {2}must-have-owner: example-disallowed\n\s+expected violations: 3\n\s+got: +2\n\s+missing required label, requires all of: owner\n\s+regex mismatch\n/);
+    expect(result.stdout).toMatch(
+      /FAIL {2}must-have-owner: example-disallowed\n\s+expected violations: 3\n\s+got: +2\n\s+missing required label, requires all of: owner\n\s+regex mismatch\n/,
+    );
     expect(result.code).toBe(1);
   });
 });

@@ -122,7 +122,11 @@ describe('last known good', () => {
     try {
       for (let i = 0; i < 5; i++) expect((await decide(handler)).allowed).toBe(false);
       // Decided by the cached rules, and said so: the decision line names why they are not the newest.
-      expect(logs.withMessage('admission decision').at(-1)).toMatchObject({ outcome: 'denied', failedOpen: false, servingLastKnownGood: expect.stringMatching(/trusted-registry\.yaml: /) });
+      expect(logs.withMessage('admission decision').at(-1)).toMatchObject({
+        outcome: 'denied',
+        failedOpen: false,
+        servingLastKnownGood: expect.stringMatching(/trusted-registry\.yaml: /),
+      });
     } finally {
       logs.restore();
       logger.setLogLevel(savedLevel);
@@ -166,11 +170,19 @@ describe('nothing cached: the failure policy decides', () => {
       const { handler } = await setUp(undefined);
       const answer = await decide(handler);
       expect(answer.allowed).toBe(true);
-      expect(answer.auditAnnotations['failed-open']).toMatch(/^rules unavailable: s3:\/\/rules\/t\d+\/trusted-registry.yaml: .*ECONNREFUSED/);
+      expect(answer.auditAnnotations['failed-open']).toMatch(
+        /^rules unavailable: s3:\/\/rules\/t\d+\/trusted-registry.yaml: .*ECONNREFUSED/,
+      );
       const [failure] = logs.withMessage('rules fetch failed; no rules loaded yet, the failure policy applies');
-      expect(failure).toMatchObject({ level: 'ERROR', source: expect.stringMatching(/^s3:\/\/rules\/t\d+\/trusted-registry.yaml$/), error: expect.stringMatching(/ECONNREFUSED/) });
+      expect(failure).toMatchObject({
+        level: 'ERROR',
+        source: expect.stringMatching(/^s3:\/\/rules\/t\d+\/trusted-registry.yaml$/),
+        error: expect.stringMatching(/ECONNREFUSED/),
+      });
       // (Handlers of earlier tests may log their own fetches meanwhile, with their own sources.)
-      expect(logs.withMessage('rules fetch failed; keeping the last good rules').filter((line) => line.source === failure!.source)).toEqual([]);
+      expect(logs.withMessage('rules fetch failed; keeping the last good rules').filter((line) => line.source === failure!.source)).toEqual(
+        [],
+      );
     } finally {
       logs.restore();
       logger.setLogLevel(savedLevel);
@@ -190,7 +202,10 @@ describe('nothing cached: the failure policy decides', () => {
   it('a first document that is invalid follows its own failurePolicy', async () => {
     const { handler } = await setUp(`failurePolicy: Fail\n${INVALID}`);
     const answer = await decide(handler);
-    expect(answer).toMatchObject({ allowed: false, status: { code: 500, message: expect.stringContaining('invalid rules: rules[0].parameters.allowedRegistries') } });
+    expect(answer).toMatchObject({
+      allowed: false,
+      status: { code: 500, message: expect.stringContaining('invalid rules: rules[0].parameters.allowedRegistries') },
+    });
   });
 
   it('rules: [] switches the policy off on purpose', async () => {

@@ -13,7 +13,6 @@ import { eventFor, fixture, type Handler, invoke, lambdaContext, podManifest } f
 import { portcullis } from '../helpers/portcullis-cli.js';
 import { testPolicy } from '../helpers/test-policy.js';
 
-
 let rulesDir: string;
 beforeEach(() => {
   rulesDir = mkdtempSync(join(tmpdir(), 'portcullis-rules-'));
@@ -26,7 +25,9 @@ function writeRules(policy: string, text: string) {
 
 /** TTL 0 unless `env` says otherwise: the rules file is checked on every request, so an edit is seen on the next. */
 function handlerFor(policy = testPolicy as never, env: Record<string, string> = {}): Handler {
-  return createAdmissionHandler(policy, { config: configFromEnv({ RULES_DIR: rulesDir, RULES_TTL_SECONDS: '0', ...env }) }) as unknown as Handler;
+  return createAdmissionHandler(policy, {
+    config: configFromEnv({ RULES_DIR: rulesDir, RULES_TTL_SECONDS: '0', ...env }),
+  }) as unknown as Handler;
 }
 
 const pod = podManifest({ app: 'nginx:1.21.1' });
@@ -38,17 +39,42 @@ describe('HTTP errors: JSON that names the problem, never a 5xx or a stack', () 
   const withBody = (body: string) => httpApiEvent(body, {});
 
   it.each([
-    ['GET → 405', () => ({ ...valid(), requestContext: { ...valid().requestContext, http: { ...valid().requestContext.http, method: 'GET' } } }), 405, 'method GET is not allowed'],
-    ['text/plain → 415', () => ({ ...valid(), headers: { 'content-type': 'text/plain' } }), 415, 'content type text/plain is not supported'],
+    [
+      'GET → 405',
+      () => ({ ...valid(), requestContext: { ...valid().requestContext, http: { ...valid().requestContext.http, method: 'GET' } } }),
+      405,
+      'method GET is not allowed',
+    ],
+    [
+      'text/plain → 415',
+      () => ({ ...valid(), headers: { 'content-type': 'text/plain' } }),
+      415,
+      'content type text/plain is not supported',
+    ],
     ['no content type → 415', () => ({ ...valid(), headers: {} }), 415, 'content type (none)'],
     ['over 8 MiB → 413', () => withBody(`{"pad":"${'x'.repeat(8 * 1024 * 1024)}"}`), 413, 'larger than the 8388608 bytes allowed'],
     ['empty body → 400', () => withBody(''), 400, 'body is empty'],
     ['invalid JSON → 400', () => fixture('trusted-registry', 'malformed-body.json'), 400, 'body is not valid JSON'],
     ['not an object → 400', () => withBody('[1,2]'), 400, 'not a valid AdmissionReview: expected object, received array'],
-    ['wrong apiVersion → 400', () => withBody(JSON.stringify({ ...admissionReviewFor(pod), apiVersion: 'admission.k8s.io/v2' })), 400, 'apiVersion:'],
+    [
+      'wrong apiVersion → 400',
+      () => withBody(JSON.stringify({ ...admissionReviewFor(pod), apiVersion: 'admission.k8s.io/v2' })),
+      400,
+      'apiVersion:',
+    ],
     ['wrong kind → 400', () => withBody(JSON.stringify({ ...admissionReviewFor(pod), kind: 'Pod' })), 400, 'kind:'],
-    ['no uid → 400', () => withBody(JSON.stringify({ ...admissionReviewFor(pod), request: { ...admissionReviewFor(pod).request, uid: undefined } })), 400, 'request.uid: required field is missing'],
-    ['bad operation → 400', () => withBody(JSON.stringify({ ...admissionReviewFor(pod), request: { ...admissionReviewFor(pod).request, operation: 'PATCH' } })), 400, 'request.operation:'],
+    [
+      'no uid → 400',
+      () => withBody(JSON.stringify({ ...admissionReviewFor(pod), request: { ...admissionReviewFor(pod).request, uid: undefined } })),
+      400,
+      'request.uid: required field is missing',
+    ],
+    [
+      'bad operation → 400',
+      () => withBody(JSON.stringify({ ...admissionReviewFor(pod), request: { ...admissionReviewFor(pod).request, operation: 'PATCH' } })),
+      400,
+      'request.operation:',
+    ],
     ['not an API Gateway event → 400', () => ({ hello: 'world' }), 400, 'not an API Gateway'],
   ])('%s', async (_case, makeEvent, status, message) => {
     writeRules('trusted-registry', SEED_RULES);
@@ -73,7 +99,11 @@ describe('AdmissionReview versions and API Gateway payloads', () => {
     const uid = JSON.parse(event.body!).request.uid;
     const answer = await invoke(handlerFor(trustedRegistryPolicy as never), event);
     expect(answer.statusCode).toBe(200);
-    expect(answer.body).toMatchObject({ apiVersion: `admission.k8s.io/${version}`, kind: 'AdmissionReview', response: { uid, allowed: false } });
+    expect(answer.body).toMatchObject({
+      apiVersion: `admission.k8s.io/${version}`,
+      kind: 'AdmissionReview',
+      response: { uid, allowed: false },
+    });
     expect(answer.body.response.status).toMatchObject({ code: 403, reason: 'Forbidden' });
     expect(answer.body.response.status.message).toContain('container "app" image "nginx:1.21.1"');
     expect(answer.body.response).not.toHaveProperty('patch');
@@ -84,10 +114,18 @@ describe('AdmissionReview versions and API Gateway payloads', () => {
     writeRules('trusted-registry', SEED_RULES);
     const body = JSON.stringify(admissionReviewFor(podManifest({ app: '192.168.64.1:5000/nginx:1' })));
     const event = {
-      resource: '/validate/trusted-registry', path: '/validate/trusted-registry', httpMethod: 'POST',
-      headers: { 'Content-Type': 'application/json; charset=utf-8' }, multiValueHeaders: {}, queryStringParameters: null,
-      multiValueQueryStringParameters: null, pathParameters: null, stageVariables: null,
-      requestContext: { httpMethod: 'POST', requestTimeEpoch: Date.now() }, body: Buffer.from(body).toString('base64'), isBase64Encoded: true,
+      resource: '/validate/trusted-registry',
+      path: '/validate/trusted-registry',
+      httpMethod: 'POST',
+      headers: { 'Content-Type': 'application/json; charset=utf-8' },
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+      requestContext: { httpMethod: 'POST', requestTimeEpoch: Date.now() },
+      body: Buffer.from(body).toString('base64'),
+      isBase64Encoded: true,
     };
     const answer = await invoke(handlerFor(trustedRegistryPolicy as never), event);
     expect(answer.body.response.allowed).toBe(true);
@@ -109,7 +147,9 @@ describe('deadline and failure policy', () => {
     const answer = await invoke(handlerFor(undefined, { POLICY_TIMEOUT_MS: '150' }), eventFor(pod));
     expect(Date.now() - started).toBeLessThan(1500);
     expect(answer.body.response.allowed).toBe(true);
-    expect(answer.body.response.warnings).toEqual(['portcullis: test-policy was not evaluated (deadline of 150 ms exceeded); admitted (fail-open)']);
+    expect(answer.body.response.warnings).toEqual([
+      'portcullis: test-policy was not evaluated (deadline of 150 ms exceeded); admitted (fail-open)',
+    ]);
     expect(answer.body.response.auditAnnotations).toMatchObject({ 'failed-open': 'deadline of 150 ms exceeded', decision: 'allowed' });
   });
 
@@ -117,7 +157,10 @@ describe('deadline and failure policy', () => {
     writeRules('test-policy', rules('never-settle', 'failurePolicy: Fail\n'));
     const answer = await invoke(handlerFor(undefined, { POLICY_TIMEOUT_MS: '100' }), eventFor(pod));
     expect(answer.statusCode).toBe(200);
-    expect(answer.body.response).toMatchObject({ allowed: false, status: { code: 500, message: expect.stringContaining('deadline of 100 ms exceeded') } });
+    expect(answer.body.response).toMatchObject({
+      allowed: false,
+      status: { code: 500, message: expect.stringContaining('deadline of 100 ms exceeded') },
+    });
   });
 
   it('the apiserver’s ?timeout= counts from when the gateway received the request', async () => {
@@ -182,15 +225,23 @@ describe('deadline and failure policy', () => {
 
 describe('rules: match, modes, reload', () => {
   it('enforce denies listing every violation; audit admits with a warning and an annotation per violation', async () => {
-    writeRules('test-policy', `rules:
+    writeRules(
+      'test-policy',
+      `rules:
   - { name: hard, parameters: { behaviour: deny, violations: [one, two] } }
-  - { name: soft, mode: audit, parameters: { behaviour: deny, violations: [three] } }`);
+  - { name: soft, mode: audit, parameters: { behaviour: deny, violations: [three] } }`,
+    );
     const answer = await invoke(handlerFor(), eventFor(pod));
     expect(answer.body.response).toMatchObject({
       allowed: false,
       status: { message: 'test-policy: rule hard: one; two' },
       warnings: ['test-policy (audit, rule soft): three'],
-      auditAnnotations: { 'audit-soft-1': 'three', decision: 'denied', rule: 'hard', 'rules-version': expect.stringMatching(/^fnv1a:[0-9a-f]{8}-\d+$/) },
+      auditAnnotations: {
+        'audit-soft-1': 'three',
+        decision: 'denied',
+        rule: 'hard',
+        'rules-version': expect.stringMatching(/^fnv1a:[0-9a-f]{8}-\d+$/),
+      },
     });
   });
 
@@ -198,7 +249,12 @@ describe('rules: match, modes, reload', () => {
     ['excludedNamespaces', { excludedNamespaces: ['kube-*'] }, { namespace: 'kube-system' }, true],
     ['namespaces', { namespaces: ['prod-*'] }, { namespace: 'dev' }, true],
     ['namespaces match', { namespaces: ['prod-*'] }, { namespace: 'prod-eu' }, false],
-    ['excludedUsers', { excludedUsers: ['system:serviceaccount:kube-system:*'] }, { username: 'system:serviceaccount:kube-system:rs-controller' }, true],
+    [
+      'excludedUsers',
+      { excludedUsers: ['system:serviceaccount:kube-system:*'] },
+      { username: 'system:serviceaccount:kube-system:rs-controller' },
+      true,
+    ],
     ['excludedGroups', { excludedGroups: ['system:masters'] }, { groups: ['system:masters'] }, true],
     ['kinds', { kinds: ['Deployment'] }, {}, true],
     ['operations default skips DELETE', {}, { operation: 'DELETE' as const }, true],
@@ -259,7 +315,10 @@ describe('rules: match, modes, reload', () => {
 
 describe('the apiserver’s limits on warnings and audit annotations', () => {
   it('warnings are one printable line under 120 characters', async () => {
-    writeRules('test-policy', `rules: [{ name: r, mode: audit, parameters: { behaviour: deny, violations: ["line one\\nline\\ttwo ${'x'.repeat(200)}"] } }]`);
+    writeRules(
+      'test-policy',
+      `rules: [{ name: r, mode: audit, parameters: { behaviour: deny, violations: ["line one\\nline\\ttwo ${'x'.repeat(200)}"] } }]`,
+    );
     const { warnings } = (await invoke(handlerFor(), eventFor(pod))).body.response;
     expect(warnings).toHaveLength(1);
     expect(warnings[0].length).toBeLessThan(120);
@@ -279,19 +338,48 @@ describe('the decision log', () => {
   // In a process of its own, as in Lambda: the logger's level and event logging are fixed at init.
   it('writes one JSON line per decision with the rules version, and never the object, even with event logging on', async () => {
     writeRules('trusted-registry', SEED_RULES);
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'app', image: 'nginx:1', env: [{ name: 'TOKEN', value: 's3cr3t-t0ken' }] }] } };
-    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { password: 'c3VwZXItc2VjcmV0' }, stringData: { token: 'plain-s3cret' } };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: { containers: [{ name: 'app', image: 'nginx:1', env: [{ name: 'TOKEN', value: 's3cr3t-t0ken' }] }] },
+    };
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's' },
+      data: { password: 'c3VwZXItc2VjcmV0' },
+      stringData: { token: 'plain-s3cret' },
+    };
     const lines: string[] = [];
-    for (const [name, object] of [['pod', pod], ['secret', secret]] as const) {
+    for (const [name, object] of [
+      ['pod', pod],
+      ['secret', secret],
+    ] as const) {
       const eventFile = join(rulesDir, `${name}.json`);
       writeFileSync(eventFile, JSON.stringify(eventFor(object, { namespace: 'shop' })));
       // The CLI prints the answer on stdout and everything the stack writes (logs, metrics) on stderr.
-      const { stderr } = await portcullis(['invoke', 'trusted-registry', eventFile], { RULES_DIR: rulesDir, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'true' });
+      const { stderr } = await portcullis(['invoke', 'trusted-registry', eventFile], {
+        RULES_DIR: rulesDir,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_LOGGER_LOG_EVENT: 'true',
+      });
       lines.push(...stderr.split('\n').filter((line) => line.startsWith('{"level"')));
     }
     const entries = lines.map((line) => JSON.parse(line));
     expect(entries.map((entry) => entry.message)).toEqual(['admission decision', 'admission decision']);
-    expect(entries[0]).toMatchObject({ policy: 'trusted-registry', kind: 'Pod', namespace: 'shop', name: 'p', operation: 'CREATE', outcome: 'denied', failedOpen: false, rule: 'seed', rulesVersion: expect.stringMatching(/^fnv1a:[0-9a-f]{8}-\d+$/), durationMs: expect.any(Number) });
+    expect(entries[0]).toMatchObject({
+      policy: 'trusted-registry',
+      kind: 'Pod',
+      namespace: 'shop',
+      name: 'p',
+      operation: 'CREATE',
+      outcome: 'denied',
+      failedOpen: false,
+      rule: 'seed',
+      rulesVersion: expect.stringMatching(/^fnv1a:[0-9a-f]{8}-\d+$/),
+      durationMs: expect.any(Number),
+    });
     expect(entries[1]).toMatchObject({ kind: 'Secret', outcome: 'allowed' });
     for (const value of ['s3cr3t-t0ken', 'c3VwZXItc2VjcmV0', 'plain-s3cret']) expect(lines.join('\n')).not.toContain(value);
   }, 30_000);
@@ -302,7 +390,11 @@ describe('the audit-log decision line', () => {
     writeRules('audit-log', 'rules: [{ name: all, parameters: { includeObject: true } }]');
     const lines: string[] = [];
     for (const name of ['secret-create.json', 'pod-with-env.json', 'pod-delete.json']) {
-      const { stderr } = await portcullis(['invoke', 'audit-log', `events/audit-log/${name}`], { RULES_DIR: rulesDir, POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_LOG_EVENT: 'true' });
+      const { stderr } = await portcullis(['invoke', 'audit-log', `events/audit-log/${name}`], {
+        RULES_DIR: rulesDir,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_LOGGER_LOG_EVENT: 'true',
+      });
       lines.push(...stderr.split('\n').filter((line) => line.startsWith('{"level"')));
     }
     const entries = lines.map((line) => JSON.parse(line));

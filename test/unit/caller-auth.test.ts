@@ -18,7 +18,8 @@ process.env.AWS_ACCESS_KEY_ID ??= 'test';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'test';
 process.env.AWS_REGION ??= 'us-east-1';
 
-const handlerWith = (env: Record<string, string>) => createAdmissionHandler(trustedRegistryPolicy, { config: configFromEnv({ RULES_DIR: TEST_RULES, ...env }) }) as unknown as Handler;
+const handlerWith = (env: Record<string, string>) =>
+  createAdmissionHandler(trustedRegistryPolicy, { config: configFromEnv({ RULES_DIR: TEST_RULES, ...env }) }) as unknown as Handler;
 const pod = () => eventFor(podManifest({ app: '192.168.64.1:5000/app:1' }));
 const withPathToken = (token: string) => {
   const event = pod();
@@ -50,7 +51,14 @@ describe('caller authentication', () => {
     ['a wrong path token', withPathToken('guess')],
     ['a wrong Bearer token', withBearer('guess')],
     ['a token prefix', withPathToken('current-token')],
-    ['another scheme', (() => { const e = pod(); e.headers = { ...e.headers, authorization: 'Basic current-token-0123456789' }; return e; })()],
+    [
+      'another scheme',
+      (() => {
+        const e = pod();
+        e.headers = { ...e.headers, authorization: 'Basic current-token-0123456789' };
+        return e;
+      })(),
+    ],
   ])('answers %s with a 401 that reveals nothing', async (_case, event) => {
     const answer = await invoke(handler, event);
     expect(answer.statusCode).toBe(401);
@@ -75,9 +83,15 @@ describe('caller authentication', () => {
     try {
       const event = { ...pod(), rawPath: '/validate/cel/current-token-0123456789', pathParameters: { policy: 'current-token-0123456789' } };
       expect((await invoke(handler, event)).statusCode).toBe(401);
-      const routed = { ...pod(), rawPath: '/validate/cel/require-labels/leaked-guess-1234567890', pathParameters: { policy: 'require-labels', token: 'leaked-guess-1234567890' } };
+      const routed = {
+        ...pod(),
+        rawPath: '/validate/cel/require-labels/leaked-guess-1234567890',
+        pathParameters: { policy: 'require-labels', token: 'leaked-guess-1234567890' },
+      };
       expect((await invoke(handler, routed)).statusCode).toBe(401);
-      const paths = warnings.mock.calls.filter(([message]) => message === 'caller rejected').map(([, fields]) => (fields as { path: string }).path);
+      const paths = warnings.mock.calls
+        .filter(([message]) => message === 'caller rejected')
+        .map(([, fields]) => (fields as { path: string }).path);
       expect(paths).toEqual(['/validate/cel/<redacted>', '/validate/cel/<redacted>/<redacted>']);
       expect(JSON.stringify(warnings.mock.calls)).not.toMatch(/current-token|leaked-guess/);
     } finally {
@@ -120,15 +134,21 @@ describe('tokens from an SSM SecureString', () => {
         const secretOf = (key: string) => (key === process.env.AWS_ACCESS_KEY_ID ? process.env.AWS_SECRET_ACCESS_KEY : undefined);
         const signatureProblem = await sigV4Problem({ method: req.method ?? '', url: req.url ?? '', headers: req.headers }, secretOf, text);
         if (signatureProblem) {
-          res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ __type: 'InvalidSignatureException', message: signatureProblem }));
+          res
+            .writeHead(400, { 'content-type': 'application/x-amz-json-1.1' })
+            .end(JSON.stringify({ __type: 'InvalidSignatureException', message: signatureProblem }));
           return;
         }
         if (failuresLeft > 0) {
           failuresLeft -= 1;
-          res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ __type: 'ParameterNotFound', message: 'no such parameter' }));
+          res
+            .writeHead(400, { 'content-type': 'application/x-amz-json-1.1' })
+            .end(JSON.stringify({ __type: 'ParameterNotFound', message: 'no such parameter' }));
           return;
         }
-        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify({ Parameter: { Name: body.Name, Type: 'SecureString', Value: storedTokens, Version: 3 } }));
+        res
+          .writeHead(200, { 'content-type': 'application/x-amz-json-1.1' })
+          .end(JSON.stringify({ Parameter: { Name: body.Name, Type: 'SecureString', Value: storedTokens, Version: 3 } }));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -150,7 +170,10 @@ describe('tokens from an SSM SecureString', () => {
     failuresLeft = 2; // the read at init and the one the first request retries
     const handler = handlerWith({ WEBHOOK_TOKENS_PARAMETER: '/portcullis/other', SSM_ENDPOINT: endpoint });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await invoke(handler, withBearer('ssm-token-abcdef'))).toMatchObject({ statusCode: 503, body: { error: 'authentication unavailable' } });
+    expect(await invoke(handler, withBearer('ssm-token-abcdef'))).toMatchObject({
+      statusCode: 503,
+      body: { error: 'authentication unavailable' },
+    });
     expect((await invoke(handler, withBearer('ssm-token-abcdef'))).statusCode).toBe(200); // retried, now read
     expect(calls.filter((call) => call.body.Name === '/portcullis/other')).toHaveLength(3);
   });
@@ -158,7 +181,15 @@ describe('tokens from an SSM SecureString', () => {
   describe('re-read with a bounded age, on the packaged function', () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const packagedWith = async (parameter: string) =>
-      (await importPackagedHandler('trusted-registry', { RULES_DIR: TEST_RULES, WEBHOOK_TOKENS_PARAMETER: parameter, SSM_ENDPOINT: endpoint, WEBHOOK_TOKENS_MAX_AGE_SECONDS: '0.3', POWERTOOLS_LOG_LEVEL: 'INFO' })).handler as Handler;
+      (
+        await importPackagedHandler('trusted-registry', {
+          RULES_DIR: TEST_RULES,
+          WEBHOOK_TOKENS_PARAMETER: parameter,
+          SSM_ENDPOINT: endpoint,
+          WEBHOOK_TOKENS_MAX_AGE_SECONDS: '0.3',
+          POWERTOOLS_LOG_LEVEL: 'INFO',
+        })
+      ).handler as Handler;
     const reads = (parameter: string) => calls.filter((call) => call.body.Name === parameter).length;
 
     it('a revoked token stops working once the set is older than WEBHOOK_TOKENS_MAX_AGE_SECONDS (plus one request)', async () => {
@@ -186,7 +217,9 @@ describe('tokens from an SSM SecureString', () => {
         expect((await invoke(handler, withBearer('kept-token-0123456789'))).statusCode).toBe(200); // starts the re-read
         await sleep(50);
         expect((await invoke(handler, withBearer('kept-token-0123456789'))).statusCode).toBe(200); // it failed: kept
-        expect(logs.withMessage('webhook tokens refresh failed; keeping the previous tokens')).toEqual([expect.objectContaining({ parameter: '/portcullis/flaky', error: 'ParameterNotFound' })]);
+        expect(logs.withMessage('webhook tokens refresh failed; keeping the previous tokens')).toEqual([
+          expect.objectContaining({ parameter: '/portcullis/flaky', error: 'ParameterNotFound' }),
+        ]);
         expect(JSON.stringify(logs.lines())).not.toContain('kept-token-0123456789');
         await sleep(350);
         await invoke(handler, withBearer('kept-token-0123456789'));

@@ -14,10 +14,20 @@ import * as v from '../../functions/admission/schema.js';
 
 const request = (manifest: unknown, options: ReviewOptions = {}) => admissionReviewFor(manifest, options).request as AdmissionRequest;
 const at = (iso: string) => ({ now: new Date(iso) });
-const deployment = (replicas?: number) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { ...(replicas === undefined ? {} : { replicas }), template: { spec: { containers: [] } } } });
+const deployment = (replicas?: number) => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web' },
+  spec: { ...(replicas === undefined ? {} : { replicas }), template: { spec: { containers: [] } } },
+});
 
 describe('replica-limits', () => {
-  const parameters = v.parse(ReplicaLimitsParametersSchema, { ranges: [{ min: 3, max: 50 }, { min: 100, max: 100 }] });
+  const parameters = v.parse(ReplicaLimitsParametersSchema, {
+    ranges: [
+      { min: 3, max: 50 },
+      { min: 100, max: 100 },
+    ],
+  });
   const evaluate = (req: AdmissionRequest) => replicaLimitsPolicy.evaluate(req, parameters, at('2026-01-01T00:00:00Z')) as string[];
 
   it.each([
@@ -36,12 +46,17 @@ describe('replica-limits', () => {
   });
 
   it('checks `kubectl scale`: an UPDATE of the scale subresource with an autoscaling/v1 Scale', () => {
-    const scale = request({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web' }, spec: { replicas: 200 } }, { operation: 'UPDATE' });
+    const scale = request(
+      { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'web' }, spec: { replicas: 200 } },
+      { operation: 'UPDATE' },
+    );
     expect(evaluate({ ...scale, resource: { group: 'apps', version: 'v1', resource: 'deployments' }, subResource: 'scale' })).toEqual([
       'scaling deployments "web": replicas 200 is outside the allowed ranges 3-50, 100-100',
     ]);
     // the scale of something that is not a scaled workload kind of ours is not judged
-    expect(evaluate({ ...scale, resource: { group: '', version: 'v1', resource: 'replicationcontrollers' }, subResource: 'scale' })).toEqual([]);
+    expect(
+      evaluate({ ...scale, resource: { group: '', version: 'v1', resource: 'replicationcontrollers' }, subResource: 'scale' }),
+    ).toEqual([]);
   });
 
   it('refuses a range whose min exceeds its max, and no ranges', () => {
@@ -54,7 +69,11 @@ describe('replica-limits', () => {
 describe('required-labels', () => {
   const parameters = v.parse(RequiredLabelsParametersSchema, { labels: [{ key: 'owner', allowedValues: ['team-*'] }, { key: 'app' }] });
   const evaluate = (labels?: Record<string, string>) =>
-    requiredLabelsPolicy.evaluate(request({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns', labels } }), parameters, at('2026-01-01T00:00:00Z')) as string[];
+    requiredLabelsPolicy.evaluate(
+      request({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns', labels } }),
+      parameters,
+      at('2026-01-01T00:00:00Z'),
+    ) as string[];
 
   it.each([
     [{ owner: 'team-a', app: 'x' }, []],
@@ -69,12 +88,17 @@ describe('required-labels', () => {
 describe('deploy-windows', () => {
   const parameters = v.parse(DeployWindowsParametersSchema, {
     timezone: 'Europe/Berlin',
-    freezes: [{ days: ['Fri'], from: '16:00', to: '00:00' }, { days: ['Sat', 'Sun'], from: '00:00', to: '00:00' }, { from: '22:00', to: '06:00' }],
+    freezes: [
+      { days: ['Fri'], from: '16:00', to: '00:00' },
+      { days: ['Sat', 'Sun'], from: '00:00', to: '00:00' },
+      { from: '22:00', to: '06:00' },
+    ],
     dates: [{ from: '2026-12-24', to: '2026-12-27' }],
     exemptGroups: ['portcullis:break-glass'],
     exemptUsers: ['system:serviceaccount:ci:*'],
   });
-  const evaluate = (iso: string, options: ReviewOptions = {}) => deployWindowsPolicy.evaluate(request(deployment(2), options), parameters, at(iso)) as string[];
+  const evaluate = (iso: string, options: ReviewOptions = {}) =>
+    deployWindowsPolicy.evaluate(request(deployment(2), options), parameters, at(iso)) as string[];
 
   it.each([
     ['Wednesday 10:00 Berlin', '2026-11-18T09:00:00Z', undefined],
@@ -115,11 +139,29 @@ describe('deploy-windows', () => {
 
 describe('audit-log', () => {
   const secret = {
-    apiVersion: 'v1', kind: 'Secret',
+    apiVersion: 'v1',
+    kind: 'Secret',
     metadata: { name: 's', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"data":{"password":"aHVudGVyMg=="}}' } },
-    data: { password: 'aHVudGVyMg==' }, stringData: { token: 'plain-token' },
+    data: { password: 'aHVudGVyMg==' },
+    stringData: { token: 'plain-token' },
   };
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx', env: [{ name: 'API_TOKEN', value: 's3cr3t' }, { name: 'DB', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }] }] } };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p' },
+    spec: {
+      containers: [
+        {
+          name: 'c',
+          image: 'nginx',
+          env: [
+            { name: 'API_TOKEN', value: 's3cr3t' },
+            { name: 'DB', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
+          ],
+        },
+      ],
+    },
+  };
 
   it('admits everything, on every kind and operation by default', () => {
     expect(auditLogPolicy.evaluate(request(secret), { includeObject: true }, at('2026-01-01T00:00:00Z'))).toEqual([]);
@@ -141,7 +183,12 @@ describe('audit-log', () => {
   it('keeps what an audit needs: keys, names, images, the secret reference', () => {
     expect(redactObject(secret)).toMatchObject({ data: { password: '<redacted>' }, stringData: { token: '<redacted>' } });
     const redactedPod = redactObject(pod) as typeof pod;
-    expect(redactedPod.spec.containers[0]!.env).toEqual([{ name: 'API_TOKEN', value: '<redacted>' }, { name: 'DB', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }]);
-    expect(auditLogPolicy.logDetails!(request(pod), { includeObject: false })).toMatchObject({ summary: { containers: [{ kind: 'container', name: 'c', image: 'nginx' }] } });
+    expect(redactedPod.spec.containers[0]!.env).toEqual([
+      { name: 'API_TOKEN', value: '<redacted>' },
+      { name: 'DB', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
+    ]);
+    expect(auditLogPolicy.logDetails!(request(pod), { includeObject: false })).toMatchObject({
+      summary: { containers: [{ kind: 'container', name: 'c', image: 'nginx' }] },
+    });
   });
 });

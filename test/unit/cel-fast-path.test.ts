@@ -51,7 +51,12 @@ const pod = {
   metadata: { name: 'web', labels: { app: 'web' } },
   spec: {
     containers: [
-      { name: 'a', image: 'nginx:1', ports: [{ containerPort: 80 }], securityContext: { privileged: false, capabilities: { drop: ['ALL'] } } },
+      {
+        name: 'a',
+        image: 'nginx:1',
+        ports: [{ containerPort: 80 }],
+        securityContext: { privileged: false, capabilities: { drop: ['ALL'] } },
+      },
       { name: 'b', image: 'redis:7', securityContext: null },
     ],
     replicas: 3,
@@ -61,7 +66,13 @@ const pod = {
     nothing: null,
   },
 };
-const bindings = { object: toCel(pod), oldObject: null, request: toCel({ operation: 'CREATE', namespace: 'shop' }), params: toCel({ max: 2 }), variables: new Map([['names', ['a', 'b']]]) };
+const bindings = {
+  object: toCel(pod),
+  oldObject: null,
+  request: toCel({ operation: 'CREATE', namespace: 'shop' }),
+  params: toCel({ max: 2 }),
+  variables: new Map([['names', ['a', 'b']]]),
+};
 
 describe('the closures answer as the engine does', () => {
   const ERROR = Symbol('an evaluation error');
@@ -191,7 +202,7 @@ describe('the closures answer as the engine does', () => {
     expect(bothWays(programOf(source), bindings).fast).toEqual({ gaveUp: true });
   });
 
-  it('an expression the closures give up on still gets the engine\'s answer, within one budget', () => {
+  it("an expression the closures give up on still gets the engine's answer, within one budget", () => {
     const program = programOf('object.spec.missing == 1 || true');
     const budget = new CostBudget();
     expect(program.run(bindings, budget)).toBe(true);
@@ -206,18 +217,20 @@ describe('on the Kyverno ValidatingPolicy corpus, every expression against every
     let evaluations = 0;
     const disagreements: string[] = [];
     // Each program is wrapped so that, as the policy evaluates it, both ways are compared on its bindings.
-    const compared = (program: CelProgram | undefined): CelProgram | undefined => program && {
-      ...program,
-      run(programBindings, budget) {
-        const { fast, engine } = bothWays(program, programBindings);
-        evaluations++;
-        if (!('gaveUp' in fast)) {
-          answered++;
-          if (!agree(fast, engine)) disagreements.push(`${program.source}: ${JSON.stringify(fast, celJson)} ≠ ${JSON.stringify(engine, celJson)}`);
-        }
-        return program.run(programBindings, budget);
-      },
-    };
+    const compared = (program: CelProgram | undefined): CelProgram | undefined =>
+      program && {
+        ...program,
+        run(programBindings, budget) {
+          const { fast, engine } = bothWays(program, programBindings);
+          evaluations++;
+          if (!('gaveUp' in fast)) {
+            answered++;
+            if (!agree(fast, engine))
+              disagreements.push(`${program.source}: ${JSON.stringify(fast, celJson)} ≠ ${JSON.stringify(engine, celJson)}`);
+          }
+          return program.run(programBindings, budget);
+        },
+      };
     for (const suite of kyvernoSuites()) {
       const parsed = parseRulesDocument(celPolicy, suite.policyTexts.map(({ text }) => text).join('\n---\n'));
       if (!parsed.ok) continue;
@@ -225,9 +238,18 @@ describe('on the Kyverno ValidatingPolicy corpus, every expression against every
         const parameters = rule.parameters as CelParameters;
         const wrapped: CelParameters = {
           ...parameters,
-          validations: parameters.validations.map((validation) => ({ ...validation, program: compared(validation.program)!, messageProgram: compared(validation.messageProgram) })),
+          validations: parameters.validations.map((validation) => ({
+            ...validation,
+            program: compared(validation.program)!,
+            messageProgram: compared(validation.messageProgram),
+          })),
           variables: parameters.variables.map((variable) => ({ ...variable, program: compared(variable.program)! })),
-          declaredVariables: new Map([...parameters.declaredVariables].map(([name, source]) => [name, 'program' in source ? { program: compared(source.program)! } : source])),
+          declaredVariables: new Map(
+            [...parameters.declaredVariables].map(([name, source]) => [
+              name,
+              'program' in source ? { program: compared(source.program)! } : source,
+            ]),
+          ),
           matchConditions: parameters.matchConditions.map((condition) => ({ ...condition, program: compared(condition.program)! })),
           auditAnnotations: parameters.auditAnnotations.map((annotation) => ({ ...annotation, program: compared(annotation.program)! })),
         };

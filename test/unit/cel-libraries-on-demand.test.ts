@@ -31,7 +31,11 @@ it('lists every name the registration adds', () => {
 
 it('registers the libraries at the first expression that names one of their functions, and only then', () => {
   const engineOnly = definedFunctions();
-  expect(evaluate("object.spec.containers.all(c, !c.image.endsWith(':latest')) && 'abc'.startsWith('a')", { spec: { containers: [{ image: 'a:1' }] } })).toBe(true);
+  expect(
+    evaluate("object.spec.containers.all(c, !c.image.endsWith(':latest')) && 'abc'.startsWith('a')", {
+      spec: { containers: [{ image: 'a:1' }] },
+    }),
+  ).toBe(true);
   expect(compileCel('lenght(object) > 1')).toBe('does not compile: unknown function lenght');
   expect(definedFunctions()).toEqual(engineOnly);
 

@@ -5,8 +5,17 @@ import { admissionReviewFor } from '../../infra/admission-event.js';
 import * as v from '../../functions/admission/schema.js';
 
 const mutate = (manifest: any, override: boolean) =>
-  disableServiceLinksPolicy.mutate(admissionReviewFor(manifest).request, v.parse(DisableServiceLinksParametersSchema, { override }), structuredClone(manifest)) as any;
-const pod = (enableServiceLinks?: boolean) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }], ...(enableServiceLinks === undefined ? {} : { enableServiceLinks }) } });
+  disableServiceLinksPolicy.mutate(
+    admissionReviewFor(manifest).request,
+    v.parse(DisableServiceLinksParametersSchema, { override }),
+    structuredClone(manifest),
+  ) as any;
+const pod = (enableServiceLinks?: boolean) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'p' },
+  spec: { containers: [{ name: 'c', image: 'nginx' }], ...(enableServiceLinks === undefined ? {} : { enableServiceLinks }) },
+});
 
 describe('disable-service-links', () => {
   it.each([
@@ -21,7 +30,11 @@ describe('disable-service-links', () => {
 
   it.each([
     ['Deployment', (spec: object) => ({ spec: { template: { spec } } }), (o: any) => o.spec.template.spec],
-    ['CronJob', (spec: object) => ({ spec: { jobTemplate: { spec: { template: { spec } } } } }), (o: any) => o.spec.jobTemplate.spec.template.spec],
+    [
+      'CronJob',
+      (spec: object) => ({ spec: { jobTemplate: { spec: { template: { spec } } } } }),
+      (o: any) => o.spec.jobTemplate.spec.template.spec,
+    ],
   ])('%s: sets the pod template', (kind, wrap, specOf) => {
     const result = mutate({ apiVersion: 'apps/v1', kind, metadata: { name: 'x' }, ...wrap({ containers: [] }) }, false);
     expect(specOf(result).enableServiceLinks).toBe(false);

@@ -26,7 +26,7 @@ describe('matchesGlob', () => {
     ['abcabd', '*abd', true], // the last * retries past the first, wrong, candidate
     ['ab*', 'ab\\*', false], // no escapes: backslash is literal
     ['a'.repeat(44), '*a*a*a*a*a*a*a*a*b', false],
-    ['a'.repeat(44) + 'b', '*a*a*a*a*a*a*a*a*b', true],
+    [`${'a'.repeat(44)}b`, '*a*a*a*a*a*a*a*a*b', true],
   ])('%s ~ %s: %s', (value, glob, expected) => {
     expect(matchesGlob(value, glob)).toBe(expected);
   });
@@ -36,9 +36,9 @@ describe('matchesGlob on patterns that make a backtracking RegExp explode', () =
   // A RegExp from '*a*a…*b' needed 5–16 s on 44 characters and minutes at 11 stars (so these cases hit the
   // test timeout on such code); this matcher makes at most |value| × |glob| comparisons.
   it.each([
-    ['8 stars, 44 a', 'a'.repeat(44), '*a'.repeat(8) + '*b'],
-    ['11 stars, 63 a (namespace length)', 'a'.repeat(63), '*a'.repeat(11) + '*b'],
-    ['30 stars, 4,096 a', 'a'.repeat(4096), '*a'.repeat(30) + '*b'],
+    ['8 stars, 44 a', 'a'.repeat(44), `${'*a'.repeat(8)}*b`],
+    ['11 stars, 63 a (namespace length)', 'a'.repeat(63), `${'*a'.repeat(11)}*b`],
+    ['30 stars, 4,096 a', 'a'.repeat(4096), `${'*a'.repeat(30)}*b`],
   ])('%s', (_case, value, glob) => {
     expect(matchesGlob(value, glob)).toBe(false);
     expect(matchesGlob(`${value}b`, glob)).toBe(true);

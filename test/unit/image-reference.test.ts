@@ -13,7 +13,10 @@ describe('parseImageReference normalises the way the runtime resolves images', (
     ['localhost/app', 'localhost/app'],
     ['localhost:5000/x', 'localhost:5000/x'],
     ['192.168.64.1:5000/nginx:latest', '192.168.64.1:5000/nginx:latest'],
-    ['gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v0.28.1', 'gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v0.28.1'],
+    [
+      'gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v0.28.1',
+      'gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v0.28.1',
+    ],
     ['Registry.Example.com/team/app', 'registry.example.com/team/app'],
     // a port is not a tag
     ['openpolicyagent:443/opa', 'openpolicyagent:443/opa'],

@@ -15,7 +15,7 @@ function evaluate(source: string, object: unknown = null): unknown {
 
 describe('Kubernetes CEL libraries', () => {
   it.each([
-    ['optional types: a missing field', "object.spec.?initContainers.orValue([]).size()", 0n],
+    ['optional types: a missing field', 'object.spec.?initContainers.orValue([]).size()', 0n],
     ['optional types: chained', "object.?metadata.?labels[?'app'].orValue('none')", 'none'],
     ['orValue on a value that is not optional returns it (cel-go before 2026)', 'object.spec.containers.orValue([]).size()', 1n],
     ['strings: charAt', "'abc'.charAt(1)", 'b'],
@@ -61,20 +61,52 @@ describe('Kubernetes CEL libraries', () => {
     ['kyverno: parseServiceAccount', "parseServiceAccount('system:serviceaccount:team:builder').Name", 'builder'],
     ['kyverno image: registry', "parseImageReference('registry.k8s.io/kube-apiserver-arm64').registry()", 'registry.k8s.io'],
     ['kyverno image: repository', "parseImageReference('registry.k8s.io/kube-apiserver-arm64').repository()", 'kube-apiserver-arm64'],
-    ['kyverno image: Docker Hub as go-containerregistry names it', "parseImageReference('nginx:1.27').registry() + '/' + parseImageReference('nginx:1.27').repository()", 'index.docker.io/library/nginx'],
-    ['kyverno image: no tag is latest', "parseImageReference('registry.k8s.io/kube-apiserver-arm64').tag() + ' ' + parseImageReference('registry.k8s.io/kube-apiserver-arm64').identifier()", 'latest latest'],
-    ['kyverno image: a digest reference has no tag', "parseImageReference('registry.k8s.io/kube-apiserver-arm64:latest@sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2').tag()", ''],
-    ['kyverno image: a digest is the identifier', "parseImageReference('registry.k8s.io/kube-apiserver-arm64:latest@sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2').identifier()", 'sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2'],
-    ['kyverno image: containsDigest', "[parseImageReference('registry.k8s.io/x:1').containsDigest(), parseImageReference('registry.k8s.io/x@sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2').containsDigest()]", [false, true]],
-    ['kyverno image: isImage', "[isImage('registry.k8s.io/kube-apiserver-arm64:latest'), isImage('registry.k8s.io/kube-apiserver-arm64:@')]", [true, false]],
+    [
+      'kyverno image: Docker Hub as go-containerregistry names it',
+      "parseImageReference('nginx:1.27').registry() + '/' + parseImageReference('nginx:1.27').repository()",
+      'index.docker.io/library/nginx',
+    ],
+    [
+      'kyverno image: no tag is latest',
+      "parseImageReference('registry.k8s.io/kube-apiserver-arm64').tag() + ' ' + parseImageReference('registry.k8s.io/kube-apiserver-arm64').identifier()",
+      'latest latest',
+    ],
+    [
+      'kyverno image: a digest reference has no tag',
+      "parseImageReference('registry.k8s.io/kube-apiserver-arm64:latest@sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2').tag()",
+      '',
+    ],
+    [
+      'kyverno image: a digest is the identifier',
+      "parseImageReference('registry.k8s.io/kube-apiserver-arm64:latest@sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2').identifier()",
+      'sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2',
+    ],
+    [
+      'kyverno image: containsDigest',
+      "[parseImageReference('registry.k8s.io/x:1').containsDigest(), parseImageReference('registry.k8s.io/x@sha256:6aefddb645ee6963afd681b1845c661d0ea4c3b20ab9db86d9e753b203d385f2').containsDigest()]",
+      [false, true],
+    ],
+    [
+      'kyverno image: isImage',
+      "[isImage('registry.k8s.io/kube-apiserver-arm64:latest'), isImage('registry.k8s.io/kube-apiserver-arm64:@')]",
+      [true, false],
+    ],
     // Digests of the empty string and of 'abc', as `sha1sum`, `sha256sum` and `md5sum` give them.
     ['kyverno hash: sha1', "sha1('')", 'da39a3ee5e6b4b0d3255bfef95601890afd80709'],
     ['kyverno hash: sha256', "sha256('abc')", 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],
     ['kyverno hash: md5', "md5('abc')", '900150983cd24fb0d6963f7d28e17f72'],
     // Kyverno's own tests: 10.13, 10 and 12300; and halves away from zero, as Go's math.Round.
-    ['kyverno math.round', '[math.round(10.125, 2), math.round(10.125, 0), math.round(12345.6789, -2), math.round(2.5, 0), math.round(-2.5, 0)]', [10.13, 10, 12300, 3, -3]],
-    ['kyverno json.unmarshal: objects are maps, numbers doubles', "type(json.unmarshal('{\"replicas\": 3}').replicas) == double && json.unmarshal('{\"tags\": [\"a\"]}').tags[0] == 'a'", true],
-    ['kyverno json.unmarshal: a key Object.prototype has is an ordinary key', "json.unmarshal('{\"constructor\": \"x\"}').constructor", 'x'],
+    [
+      'kyverno math.round',
+      '[math.round(10.125, 2), math.round(10.125, 0), math.round(12345.6789, -2), math.round(2.5, 0), math.round(-2.5, 0)]',
+      [10.13, 10, 12300, 3, -3],
+    ],
+    [
+      'kyverno json.unmarshal: objects are maps, numbers doubles',
+      'type(json.unmarshal(\'{"replicas": 3}\').replicas) == double && json.unmarshal(\'{"tags": ["a"]}\').tags[0] == \'a\'',
+      true,
+    ],
+    ['kyverno json.unmarshal: a key Object.prototype has is an ordinary key', 'json.unmarshal(\'{"constructor": "x"}\').constructor', 'x'],
   ])('%s', (_case, source, expected) => {
     expect(evaluate(source, { spec: { containers: [{ name: 'c' }] } })).toEqual(expected);
   });
@@ -82,9 +114,13 @@ describe('Kubernetes CEL libraries', () => {
   it.each([
     ['an invalid quantity', "quantity('lots')", /quantities must match/],
     ['an invalid semver', "semver('1.2')", /invalid semver/],
-    ['JSON that does not parse', "json.unmarshal('{\"a\":').size() > 0", /JSON/],
+    ['JSON that does not parse', 'json.unmarshal(\'{"a":\').size() > 0', /JSON/],
     ['an invalid IP', "ip('300.1.1.1')", /IP address parse error/],
-    ['an invalid image reference', "parseImageReference('registry.k8s.io/kube-apiserver-arm64:@')", /could not parse reference: registry\.k8s\.io\/kube-apiserver-arm64:@/],
+    [
+      'an invalid image reference',
+      "parseImageReference('registry.k8s.io/kube-apiserver-arm64:@')",
+      /could not parse reference: registry\.k8s\.io\/kube-apiserver-arm64:@/,
+    ],
   ])('%s is an evaluation error', (_case, source, error) => {
     expect(() => evaluate(source)).toThrow(error);
   });
@@ -93,31 +129,50 @@ describe('Kubernetes CEL libraries', () => {
     const program = compileCel("object.names.all(n, n.find('[a-z]+') != '')");
     if (typeof program === 'string') throw new Error(program);
     const budget = new CostBudget(500);
-    expect(() => program.run({ object: toCel({ names: Array(1000).fill('abc') }), oldObject: null, request: new Map(), params: null, variables: new Map() }, budget)).toThrow(/cost limit of 500 units exceeded/);
+    expect(() =>
+      program.run(
+        { object: toCel({ names: Array(1000).fill('abc') }), oldObject: null, request: new Map(), params: null, variables: new Map() },
+        budget,
+      ),
+    ).toThrow(/cost limit of 500 units exceeded/);
   });
 });
 
 describe('the request as CEL reads it (toCel)', () => {
   // Keys that Object.prototype also has come from the request, and must read as any other key.
   const labelled = {
-    metadata: { labels: { constructor: 'x', toString: 'y', ['__proto__']: 'z' }, same: { toString: 'y', ['__proto__']: 'z', constructor: 'x' }, other: { constructor: 'x', toString: 'y', valueOf: 'z' } },
+    metadata: {
+      labels: { constructor: 'x', toString: 'y', ['__proto__']: 'z' },
+      same: { toString: 'y', ['__proto__']: 'z', constructor: 'x' },
+      other: { constructor: 'x', toString: 'y', valueOf: 'z' },
+    },
     spec: { replicas: 3, ratio: 0.5 },
   };
   it.each([
     ['whole numbers are int, others double', 'object.spec.replicas + 1 == 4 && object.spec.ratio == 0.5', true],
     ['a key named constructor is an ordinary key', "object.metadata.labels.constructor == 'x'", true],
     ['a key named __proto__ is an ordinary key', "object.metadata.labels['__proto__'] == 'z'", true],
-    ['such keys count, and compare as keys', 'size(object.metadata.labels) == 3 && object.metadata.labels == object.metadata.same && object.metadata.labels != object.metadata.other', true],
+    [
+      'such keys count, and compare as keys',
+      'size(object.metadata.labels) == 3 && object.metadata.labels == object.metadata.same && object.metadata.labels != object.metadata.other',
+      true,
+    ],
     ['a map without them does not inherit them', "'toString' in object.spec || has(object.spec.constructor)", false],
     ['a key the map lacks is an error, not a prototype property', 'object.spec.toString', /No such key: toString/],
-    ['library functions compare maps in either form', "[object.spec, {'a': 1}].indexOf({'a': 1}) == 1 && [{'replicas': 3, 'ratio': 0.5}].indexOf(object.spec) == 0", true],
+    [
+      'library functions compare maps in either form',
+      "[object.spec, {'a': 1}].indexOf({'a': 1}) == 1 && [{'replicas': 3, 'ratio': 0.5}].indexOf(object.spec) == 0",
+      true,
+    ],
   ])('%s', (_case, source, expected) => {
     if (expected instanceof RegExp) expect(() => evaluate(source, labelled)).toThrow(expected);
     else expect(evaluate(source, labelled)).toBe(expected);
   });
 
   it('copies only the paths to whole numbers, and never changes the request', () => {
-    const request = { spec: { containers: [{ name: 'a', env: [{ name: 'X', value: '1' }], ports: [{ containerPort: 80 }] }], nodeSelector: { zone: 'a' } } };
+    const request = {
+      spec: { containers: [{ name: 'a', env: [{ name: 'X', value: '1' }], ports: [{ containerPort: 80 }] }], nodeSelector: { zone: 'a' } },
+    };
     const before = structuredClone(request);
     const converted = toCel(request) as typeof request;
     expect(request).toEqual(before);
@@ -132,6 +187,8 @@ describe('the request as CEL reads it (toCel)', () => {
     const program = compileCel('object.data.all(key, object.data == object.data)');
     if (typeof program === 'string') throw new Error(program);
     const data = Object.fromEntries(Array.from({ length: 2000 }, (_, index) => [`key-${index}`, 'value']));
-    expect(() => program.run({ object: toCel({ data }), oldObject: null, request: new Map(), params: null, variables: new Map() })).toThrow(/cost limit of 1000000 units exceeded/);
+    expect(() => program.run({ object: toCel({ data }), oldObject: null, request: new Map(), params: null, variables: new Map() })).toThrow(
+      /cost limit of 1000000 units exceeded/,
+    );
   });
 });

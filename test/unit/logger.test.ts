@@ -9,7 +9,13 @@ import { logger, SERVICE_NAME, StructuredLogger } from '../../functions/admissio
 import { captureLogLines, type CapturedLogs } from '../helpers/log-lines.js';
 import { lambdaContext } from '../helpers/invoke.js';
 
-const context = { ...lambdaContext(), awsRequestId: 'c0ffee-1', functionName: 'portcullis-dev-cel', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:portcullis-dev-cel', memoryLimitInMB: '512' } as Context;
+const context = {
+  ...lambdaContext(),
+  awsRequestId: 'c0ffee-1',
+  functionName: 'portcullis-dev-cel',
+  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:portcullis-dev-cel',
+  memoryLimitInMB: '512',
+} as Context;
 const TRACE = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
 const LEVEL_VARIABLES = ['POWERTOOLS_LOG_LEVEL', 'LOG_LEVEL', 'AWS_LAMBDA_LOG_LEVEL', '_X_AMZN_TRACE_ID'] as const;
 const savedEnv = Object.fromEntries(LEVEL_VARIABLES.map((key) => [key, process.env[key]]));
@@ -17,7 +23,9 @@ const savedEnv = Object.fromEntries(LEVEL_VARIABLES.map((key) => [key, process.e
 let logs: CapturedLogs | undefined;
 afterEach(() => {
   logs?.restore();
-  for (const key of LEVEL_VARIABLES) if (savedEnv[key] === undefined) delete process.env[key]; else process.env[key] = savedEnv[key];
+  for (const key of LEVEL_VARIABLES)
+    if (savedEnv[key] === undefined) delete process.env[key];
+    else process.env[key] = savedEnv[key];
 });
 
 /** Both loggers built under the same environment. */
@@ -42,7 +50,10 @@ describe("the stack's log lines, against the Powertools Logger's", () => {
       each.info(DECISION_MESSAGE, fields);
     }
     // cold_start aside: Powertools reads it once per process, and this process has used Powertools before.
-    const [{ cold_start: _reference, ...reference }, { cold_start: coldStart, ...line }] = logs.lines().map(withoutTimestamp) as [Record<string, unknown>, Record<string, unknown>];
+    const [{ cold_start: _reference, ...reference }, { cold_start: coldStart, ...line }] = logs.lines().map(withoutTimestamp) as [
+      Record<string, unknown>,
+      Record<string, unknown>,
+    ];
     expect(Object.keys(line)).toEqual(Object.keys(reference));
     expect(line).toEqual(reference);
     expect(coldStart).toBe(true);
@@ -65,13 +76,27 @@ describe("the stack's log lines, against the Powertools Logger's", () => {
     } finally {
       process.stderr.write = write;
     }
-    const lines = written.join('').trim().split('\n').map((text) => {
-      const { cold_start: _, ...line } = withoutTimestamp(JSON.parse(text));
-      return line;
-    });
+    const lines = written
+      .join('')
+      .trim()
+      .split('\n')
+      .map((text) => {
+        const { cold_start: _, ...line } = withoutTimestamp(JSON.parse(text));
+        return line;
+      });
     expect(lines).toHaveLength(4);
     expect(lines.slice(2)).toEqual(lines.slice(0, 2));
-    expect(lines[3]).toMatchObject({ level: 'ERROR', bytes: '10', error: { name: 'Error', message: 'rules fetch failed', code: 'ECONNRESET', location: expect.stringMatching(/:\d+$/), cause: { name: 'TypeError', message: 'socket hang up' } } });
+    expect(lines[3]).toMatchObject({
+      level: 'ERROR',
+      bytes: '10',
+      error: {
+        name: 'Error',
+        message: 'rules fetch failed',
+        code: 'ECONNRESET',
+        location: expect.stringMatching(/:\d+$/),
+        cause: { name: 'TypeError', message: 'socket hang up' },
+      },
+    });
   });
 
   it('cold_start is true for the first invocation of the environment only', () => {
@@ -81,7 +106,11 @@ describe("the stack's log lines, against the Powertools Logger's", () => {
       ours.addContext({ ...context, awsRequestId: requestId });
       ours.info('line');
     }
-    expect(logs.lines().map((line) => [line.function_request_id, line.cold_start])).toEqual([['first', true], ['second', false], ['third', false]]);
+    expect(logs.lines().map((line) => [line.function_request_id, line.cold_start])).toEqual([
+      ['first', true],
+      ['second', false],
+      ['third', false],
+    ]);
   });
 
   it.each([
@@ -89,8 +118,16 @@ describe("the stack's log lines, against the Powertools Logger's", () => {
     ['POWERTOOLS_LOG_LEVEL=SILENT', { POWERTOOLS_LOG_LEVEL: 'SILENT' }, []],
     ['LOG_LEVEL=WARN, when POWERTOOLS_LOG_LEVEL is unset', { LOG_LEVEL: 'WARN' }, ['WARN', 'ERROR']],
     ['a lower-case name is no level: INFO', { POWERTOOLS_LOG_LEVEL: 'error' }, ['INFO', 'WARN', 'ERROR']],
-    ["Lambda's own level, over a laxer POWERTOOLS_LOG_LEVEL", { POWERTOOLS_LOG_LEVEL: 'INFO', AWS_LAMBDA_LOG_LEVEL: 'WARN' }, ['WARN', 'ERROR']],
-    ["Lambda's own level, over a stricter POWERTOOLS_LOG_LEVEL", { POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_LAMBDA_LOG_LEVEL: 'DEBUG' }, ['INFO', 'WARN', 'ERROR']],
+    [
+      "Lambda's own level, over a laxer POWERTOOLS_LOG_LEVEL",
+      { POWERTOOLS_LOG_LEVEL: 'INFO', AWS_LAMBDA_LOG_LEVEL: 'WARN' },
+      ['WARN', 'ERROR'],
+    ],
+    [
+      "Lambda's own level, over a stricter POWERTOOLS_LOG_LEVEL",
+      { POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_LAMBDA_LOG_LEVEL: 'DEBUG' },
+      ['INFO', 'WARN', 'ERROR'],
+    ],
     ["Lambda's FATAL is CRITICAL", { AWS_LAMBDA_LOG_LEVEL: 'FATAL' }, []],
     ['nothing set: INFO', {}, ['INFO', 'WARN', 'ERROR']],
   ] as const)('obeys the level as Powertools does: %s', (_name, env, expected) => {
@@ -114,7 +151,9 @@ describe('the decision line', () => {
       writeDecision({ policy: 'cel', outcome: 'denied' });
       logger.setLogLevel('WARN');
       writeDecision({ policy: 'cel', outcome: 'allowed' });
-      expect(logs.lines()).toEqual([expect.objectContaining({ level: 'INFO', message: DECISION_MESSAGE, service: SERVICE_NAME, policy: 'cel', outcome: 'denied' })]);
+      expect(logs.lines()).toEqual([
+        expect.objectContaining({ level: 'INFO', message: DECISION_MESSAGE, service: SERVICE_NAME, policy: 'cel', outcome: 'denied' }),
+      ]);
     } finally {
       logger.setLogLevel(saved);
     }

@@ -14,7 +14,12 @@ describe('node:stream/web and node:stream/promises, loaded on first use', () => 
 
   it('pipeline pipes a stream into another and settles when done', async () => {
     const chunks: string[] = [];
-    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (chunks.push(chunk.toString()), done()) });
+    const sink = new Writable({
+      write: (chunk: Buffer, _encoding, done) => {
+        chunks.push(chunk.toString());
+        done();
+      },
+    });
     await pipeline(Readable.from(['a', 'b']), new PassThrough(), sink);
     expect(chunks.join('')).toBe('ab');
   });

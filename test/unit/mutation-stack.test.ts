@@ -28,7 +28,13 @@ const pod = () => ({
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name: 'p', labels: { app: 'web' }, annotations: { 'example.com/a~b': 'x' } },
-  spec: { containers: [{ name: 'a', image: 'nginx:1' }, { name: 'b', image: 'envoy:1' }, { name: 'c', image: 'redis:7' }] },
+  spec: {
+    containers: [
+      { name: 'a', image: 'nginx:1' },
+      { name: 'b', image: 'envoy:1' },
+      { name: 'c', image: 'redis:7' },
+    ],
+  },
 });
 
 const mutator = testMutatingPolicy as Policy<never>;
@@ -40,9 +46,21 @@ describe('patches the apiserver accepts', () => {
     ['a change under an escaped key', [{ path: ['metadata', 'annotations', 'example.com/a~b'], value: 'changed' }]],
     ['adding into a missing map adds the whole map', [{ path: ['spec', 'nodeSelector', 'kubernetes.io/os'], value: 'linux' }]],
     ['removing from the middle of an array', [{ path: ['spec', 'containers', 1], remove: true }]],
-    ['removing two array elements', [{ path: ['spec', 'containers', 0], remove: true }, { path: ['spec', 'containers', 0], remove: true }]],
+    [
+      'removing two array elements',
+      [
+        { path: ['spec', 'containers', 0], remove: true },
+        { path: ['spec', 'containers', 0], remove: true },
+      ],
+    ],
     ['appending to an array', [{ path: ['spec', 'containers', 3], value: { name: 'd', image: 'busybox' } }]],
-    ['replacing and removing in one go', [{ path: ['spec', 'containers', 0, 'image'], value: 'nginx:2' }, { path: ['metadata', 'labels'], remove: true }]],
+    [
+      'replacing and removing in one go',
+      [
+        { path: ['spec', 'containers', 0, 'image'], value: 'nginx:2' },
+        { path: ['metadata', 'labels'], remove: true },
+      ],
+    ],
     ['an array element that becomes an object key', [{ path: ['metadata', 'finalizers'], value: ['example.com/cleanup'] }]],
   ])('%s', async (_case, edits) => {
     const original = pod();
@@ -72,7 +90,10 @@ describe('patches the apiserver accepts', () => {
   });
 
   it.each([['DELETE'], ['CONNECT']] as const)('%s is never patched, even when a rule asks for it', async (operation) => {
-    const rules = editsRules([{ path: ['metadata', 'labels', 'x'], value: 'y' }], 'match: { operations: [CREATE, UPDATE, DELETE, CONNECT] },');
+    const rules = editsRules(
+      [{ path: ['metadata', 'labels', 'x'], value: 'y' }],
+      'match: { operations: [CREATE, UPDATE, DELETE, CONNECT] },',
+    );
     const event = eventFor(pod(), { operation });
     const { response } = (await invoke(handlerFor(mutator, rules), event)).body;
     expect(response.allowed).toBe(true);
@@ -83,8 +104,13 @@ describe('patches the apiserver accepts', () => {
     const rules = editsRules([{ path: ['spec', 'containers', 0, 'image'], value: 'mirror.example.com/nginx:1' }], 'mode: audit,');
     const { response } = (await invoke(handlerFor(mutator, rules), eventFor(pod()))).body;
     expect(response).not.toHaveProperty('patch');
-    expect(response.warnings).toEqual(['test-mutator (audit, rule r): would replace /spec/containers/0/image "mirror.example.com/nginx:1"']);
-    expect(response.auditAnnotations).toMatchObject({ 'audit-r-1': 'would replace /spec/containers/0/image "mirror.example.com/nginx:1"', decision: 'allowed' });
+    expect(response.warnings).toEqual([
+      'test-mutator (audit, rule r): would replace /spec/containers/0/image "mirror.example.com/nginx:1"',
+    ]);
+    expect(response.auditAnnotations).toMatchObject({
+      'audit-r-1': 'would replace /spec/containers/0/image "mirror.example.com/nginx:1"',
+      decision: 'allowed',
+    });
   });
 
   it('failing open never patches', async () => {
@@ -103,7 +129,11 @@ describe('registry-mirror through the stack', () => {
     const original = pod();
     const first = (await invoke(handler, eventFor(original))).body.response;
     const patched = applyPatchStrictly(original, first.patch) as any;
-    expect(patched.spec.containers.map((c: any) => c.image)).toEqual(['mirror.example.com/library/nginx:1', 'mirror.example.com/library/envoy:1', 'mirror.example.com/library/redis:7']);
+    expect(patched.spec.containers.map((c: any) => c.image)).toEqual([
+      'mirror.example.com/library/nginx:1',
+      'mirror.example.com/library/envoy:1',
+      'mirror.example.com/library/redis:7',
+    ]);
     expect(patched.metadata.annotations['example.com/a~b']).toBe('x');
     expect(JSON.parse(patched.metadata.annotations['portcullis.io/registry-mirror'])).toEqual({ a: 'nginx:1', b: 'envoy:1', c: 'redis:7' });
     // reinvocationPolicy: IfNeeded sends the patched object back: it must come back unchanged

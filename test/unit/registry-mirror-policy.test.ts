@@ -17,7 +17,10 @@ const parameters = v.parse(RegistryMirrorParametersSchema, {
 describe('mirroredImage', () => {
   it.each([
     // the Pipy examples
-    ['gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v0.28.1', 'registry.gitlab.cn/flomesh/registry-mirror/tekton-pipeline/controller:v0.28.1'],
+    [
+      'gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v0.28.1',
+      'registry.gitlab.cn/flomesh/registry-mirror/tekton-pipeline/controller:v0.28.1',
+    ],
     ['nginx:1.21', 'mirror.example.com/library/nginx:1.21'],
     // the longest from wins: docker.io/library over docker.io
     ['bitnami/redis:7', 'mirror.example.com/hub/bitnami/redis:7'],
@@ -37,9 +40,30 @@ describe('mirroredImage', () => {
 
 describe('registry-mirror rules validation', () => {
   it.each([
-    ['a to that another entry rewrites (loop)', [{ from: 'docker.io', to: 'mirror.example.com' }, { from: 'mirror.example.com', to: 'other.example.com' }], 'mirrors[0].to', 'would itself be rewritten by mirrors[1]'],
-    ['a to under its own from (rewritten on every reinvocation)', [{ from: 'docker.io/library', to: 'docker.io/library/mirror' }], 'mirrors[0].to', 'would itself be rewritten by mirrors[0]'],
-    ['duplicate from', [{ from: 'docker.io', to: 'a.example.com' }, { from: 'docker.io', to: 'b.example.com' }], 'mirrors[1].from', 'duplicate from "docker.io"'],
+    [
+      'a to that another entry rewrites (loop)',
+      [
+        { from: 'docker.io', to: 'mirror.example.com' },
+        { from: 'mirror.example.com', to: 'other.example.com' },
+      ],
+      'mirrors[0].to',
+      'would itself be rewritten by mirrors[1]',
+    ],
+    [
+      'a to under its own from (rewritten on every reinvocation)',
+      [{ from: 'docker.io/library', to: 'docker.io/library/mirror' }],
+      'mirrors[0].to',
+      'would itself be rewritten by mirrors[0]',
+    ],
+    [
+      'duplicate from',
+      [
+        { from: 'docker.io', to: 'a.example.com' },
+        { from: 'docker.io', to: 'b.example.com' },
+      ],
+      'mirrors[1].from',
+      'duplicate from "docker.io"',
+    ],
     ['verify: true (not yet)', [{ from: 'docker.io', to: 'a.example.com', verify: true }], 'mirrors[0].verify', 'not supported yet'],
     ['from without a registry host', [{ from: 'library', to: 'a.example.com' }], 'mirrors[0].from', 'starting with a registry host'],
     ['trailing slash', [{ from: 'docker.io/', to: 'a.example.com' }], 'mirrors[0].from', 'no trailing /'],
@@ -48,17 +72,32 @@ describe('registry-mirror rules validation', () => {
     const result = v.safeParse(RegistryMirrorParametersSchema, { mirrors });
     expect(result.success).toBe(false);
     const lines = issueLines(result.issues!);
-    expect(lines.some((line) => line.startsWith(`${path}: `) && line.includes(message)), lines.join('\n')).toBe(true);
+    expect(
+      lines.some((line) => line.startsWith(`${path}: `) && line.includes(message)),
+      lines.join('\n'),
+    ).toBe(true);
   });
 
   it('accepts a document where two sources share one mirror', () => {
-    expect(v.safeParse(RegistryMirrorParametersSchema, { mirrors: [{ from: 'docker.io', to: 'm.example.com' }, { from: 'gcr.io', to: 'm.example.com' }] }).success).toBe(true);
+    expect(
+      v.safeParse(RegistryMirrorParametersSchema, {
+        mirrors: [
+          { from: 'docker.io', to: 'm.example.com' },
+          { from: 'gcr.io', to: 'm.example.com' },
+        ],
+      }).success,
+    ).toBe(true);
   });
 });
 
 describe('registry-mirror on objects', () => {
-  const mutate = (manifest: any) => registryMirrorPolicy.mutate(admissionReviewFor(manifest).request, parameters, structuredClone(manifest)) as any;
-  const spec = { containers: [{ name: 'web', image: 'nginx:1.21' }], initContainers: [{ name: 'init', image: 'busybox' }], ephemeralContainers: [{ name: 'dbg', image: 'ghcr.io/x/dbg:1' }] };
+  const mutate = (manifest: any) =>
+    registryMirrorPolicy.mutate(admissionReviewFor(manifest).request, parameters, structuredClone(manifest)) as any;
+  const spec = {
+    containers: [{ name: 'web', image: 'nginx:1.21' }],
+    initContainers: [{ name: 'init', image: 'busybox' }],
+    ephemeralContainers: [{ name: 'dbg', image: 'ghcr.io/x/dbg:1' }],
+  };
 
   it.each([
     ['Pod', { spec }, (o: any) => o.spec],
@@ -85,9 +124,15 @@ describe('registry-mirror on objects', () => {
 
   it('keeps earlier records when a new container is mirrored on UPDATE', () => {
     const pod = {
-      apiVersion: 'v1', kind: 'Pod',
+      apiVersion: 'v1',
+      kind: 'Pod',
       metadata: { name: 'p', annotations: { [ORIGINAL_IMAGES_ANNOTATION]: '{"web":"nginx:1.21"}' } },
-      spec: { containers: [{ name: 'web', image: 'mirror.example.com/library/nginx:1.21' }, { name: 'side', image: 'envoy:1' }] },
+      spec: {
+        containers: [
+          { name: 'web', image: 'mirror.example.com/library/nginx:1.21' },
+          { name: 'side', image: 'envoy:1' },
+        ],
+      },
     };
     expect(JSON.parse(mutate(pod).metadata.annotations[ORIGINAL_IMAGES_ANNOTATION])).toEqual({ web: 'nginx:1.21', side: 'envoy:1' });
   });

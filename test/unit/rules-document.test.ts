@@ -27,16 +27,44 @@ describe('rules documents', () => {
   });
 
   it.each([
-    ['wrong type', 'rules: [{ name: a, parameters: { allowedRegistries: docker.io } }]', 'rules[0].parameters.allowedRegistries: expected array, received string'],
-    ['misspelt field', 'rules: [{ name: a, match: { excludeNamespaces: [x] }, parameters: { forbiddenTags: [x] } }]', 'rules[0].match: unknown field "excludeNamespaces"'],
-    ['every misspelt field at once', 'rules: [{ name: a, match: { excludeNamespaces: [x], kind: [Pod] }, parameters: { forbiddenTags: [x] } }]', 'rules[0].match: unknown field "excludeNamespaces"\nrules[0].match: unknown field "kind"'],
-    ['a list where a mapping belongs (never an empty match)', 'rules: [{ name: a, match: [], parameters: { forbiddenTags: [x] } }]', 'rules[0].match: expected object, received array'],
+    [
+      'wrong type',
+      'rules: [{ name: a, parameters: { allowedRegistries: docker.io } }]',
+      'rules[0].parameters.allowedRegistries: expected array, received string',
+    ],
+    [
+      'misspelt field',
+      'rules: [{ name: a, match: { excludeNamespaces: [x] }, parameters: { forbiddenTags: [x] } }]',
+      'rules[0].match: unknown field "excludeNamespaces"',
+    ],
+    [
+      'every misspelt field at once',
+      'rules: [{ name: a, match: { excludeNamespaces: [x], kind: [Pod] }, parameters: { forbiddenTags: [x] } }]',
+      'rules[0].match: unknown field "excludeNamespaces"\nrules[0].match: unknown field "kind"',
+    ],
+    [
+      'a list where a mapping belongs (never an empty match)',
+      'rules: [{ name: a, match: [], parameters: { forbiddenTags: [x] } }]',
+      'rules[0].match: expected object, received array',
+    ],
     ['a list as parameters', 'rules: [{ name: a, parameters: [] }]', 'rules[0].parameters: expected object, received array'],
-    ['an empty registry', 'rules: [{ name: a, parameters: { allowedRegistries: [""] } }]', 'rules[0].parameters.allowedRegistries[0]: expected at least 1 character'],
-    ['bad operation', 'rules: [{ name: a, match: { operations: [PATCH] }, parameters: { forbiddenTags: [x] } }]', 'rules[0].match.operations[0]:'],
+    [
+      'an empty registry',
+      'rules: [{ name: a, parameters: { allowedRegistries: [""] } }]',
+      'rules[0].parameters.allowedRegistries[0]: expected at least 1 character',
+    ],
+    [
+      'bad operation',
+      'rules: [{ name: a, match: { operations: [PATCH] }, parameters: { forbiddenTags: [x] } }]',
+      'rules[0].match.operations[0]:',
+    ],
     ['bad failure policy', 'failurePolicy: Maybe\nrules: []', 'failurePolicy:'],
     ['bad mode', 'rules: [{ name: a, mode: warn, parameters: { forbiddenTags: [x] } }]', 'rules[0].mode:'],
-    ['duplicate rule names', 'rules: [{ name: a, parameters: { forbiddenTags: [x] } }, { name: a, parameters: { forbiddenTags: [y] } }]', 'rules[1].name: duplicate rule name "a"'],
+    [
+      'duplicate rule names',
+      'rules: [{ name: a, parameters: { forbiddenTags: [x] } }, { name: a, parameters: { forbiddenTags: [y] } }]',
+      'rules[1].name: duplicate rule name "a"',
+    ],
     ['missing rules', 'failurePolicy: Fail', 'rules: required field is missing'],
     ['not a mapping', '- a\n- b', 'takes one rules document (failurePolicy and rules)'],
     ['YAML syntax', 'rules: [a, b', 'YAML:'],
@@ -84,11 +112,19 @@ describe('parseRulesVersion: how the function parses a new version', () => {
   it('a large invalid document: every error, from the worker', async () => {
     const text = `failurePolicy: Fail\nrules: [{ name: a, parameters: { allowedRegistries: docker.io } }]\n# ${'x'.repeat(70_000)}\n`;
     const result = await parseRulesVersion(trustedRegistryPolicy, { version: 'v1', bytes: Buffer.from(text) }, DEFAULT_RULES_MAX_BYTES);
-    expect(result).toEqual({ ok: false, errors: ['rules[0].parameters.allowedRegistries: expected array, received string'], failurePolicy: 'Fail' });
+    expect(result).toEqual({
+      ok: false,
+      errors: ['rules[0].parameters.allowedRegistries: expected array, received string'],
+      failurePolicy: 'Fail',
+    });
   });
 
   it('a refused version keeps the failure policy its first bytes state', async () => {
-    const result = await parseRulesVersion(trustedRegistryPolicy, { version: 'v1', refused: 'too large', head: Buffer.from('failurePolicy: Fail\nrules:') }, 10);
+    const result = await parseRulesVersion(
+      trustedRegistryPolicy,
+      { version: 'v1', refused: 'too large', head: Buffer.from('failurePolicy: Fail\nrules:') },
+      10,
+    );
     expect(result).toEqual({ ok: false, errors: ['too large'], failurePolicy: 'Fail' });
   });
 });
@@ -98,7 +134,11 @@ describe('JSON documents (what policy push stores)', () => {
     apiVersion: 'policies.kyverno.io/v1',
     kind: 'ValidatingPolicy',
     metadata: { name },
-    spec: { validationActions: ['Deny'], matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] }, validations: [{ expression: 'has(object.spec)' }] },
+    spec: {
+      validationActions: ['Deny'],
+      matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+      validations: [{ expression: 'has(object.spec)' }],
+    },
   });
 
   it('parses to the same rules as the YAML it was made from, on the function and in the CLI', async () => {
@@ -116,14 +156,21 @@ describe('JSON documents (what policy push stores)', () => {
 
   it('a native document stored as JSON means what it means as YAML: a duplicate key is refused, on the function too', async () => {
     const text = '{"rules": [], "rules": [{"name": "a", "parameters": {"forbiddenTags": ["latest"]}}]}';
-    for (const result of [parseRulesDocument(trustedRegistryPolicy, text), await parseRulesVersion(trustedRegistryPolicy, { version: 'v', bytes: Buffer.from(text) }, DEFAULT_RULES_MAX_BYTES)]) {
+    for (const result of [
+      parseRulesDocument(trustedRegistryPolicy, text),
+      await parseRulesVersion(trustedRegistryPolicy, { version: 'v', bytes: Buffer.from(text) }, DEFAULT_RULES_MAX_BYTES),
+    ]) {
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.errors.join('\n')).toMatch(/YAML: .*(duplicate|unique)/i);
     }
   });
 
   it('a YAML flow mapping that only looks like JSON is read as YAML', async () => {
-    const result = await parseRulesVersion(trustedRegistryPolicy, { version: 'v', bytes: Buffer.from('{rules: [{name: a, parameters: {forbiddenTags: [latest]}}]}') }, DEFAULT_RULES_MAX_BYTES);
+    const result = await parseRulesVersion(
+      trustedRegistryPolicy,
+      { version: 'v', bytes: Buffer.from('{rules: [{name: a, parameters: {forbiddenTags: [latest]}}]}') },
+      DEFAULT_RULES_MAX_BYTES,
+    );
     expect(result).toMatchObject({ ok: true, document: { rules: [{ name: 'a' }] } });
   });
 });

@@ -11,7 +11,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sourceMappedStack } from '../../functions/admission/observe/source-mapped-stack.js';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
-const BUG = ['// a module with a bug', 'export function admit(object: { spec?: { replicas: number } }): number {', '  if (!object.spec) throw new Error("no spec");', '  return object.spec.replicas;', '}', ''].join('\n');
+const BUG = [
+  '// a module with a bug',
+  'export function admit(object: { spec?: { replicas: number } }): number {',
+  '  if (!object.spec) throw new Error("no spec");',
+  '  return object.spec.replicas;',
+  '}',
+  '',
+].join('\n');
 const THROWING_LINE = 3;
 const LOGGER = resolve('functions/admission/observe/logger.ts');
 const MAIN = `import { logger } from ${JSON.stringify(LOGGER)};
@@ -25,7 +32,17 @@ beforeAll(async () => {
   mkdirSync(join(root, 'src'));
   writeFileSync(join(root, 'src', 'bug.ts'), BUG);
   writeFileSync(join(root, 'src', 'main.ts'), MAIN);
-  await build({ entryPoints: [join(root, 'src', 'main.ts')], outfile: join(root, 'dist', 'main.js'), bundle: true, minify: true, sourcemap: true, sourcesContent: false, format: 'esm', platform: 'node', logLevel: 'silent' });
+  await build({
+    entryPoints: [join(root, 'src', 'main.ts')],
+    outfile: join(root, 'dist', 'main.js'),
+    bundle: true,
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'silent',
+  });
 });
 
 /** Runs `file` in a plain Node process (only PATH, as Lambda would: no NODE_OPTIONS); the error of its ERROR line. */

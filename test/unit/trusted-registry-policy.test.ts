@@ -53,7 +53,11 @@ describe('trusted-registry reads every container of every pod-bearing kind', () 
   });
 
   it('reports a container without an image and an invalid reference instead of crashing', () => {
-    const violations = evaluate({ apiVersion: 'v1', kind: 'Pod', spec: { containers: [{ name: 'a' }, { name: 'b', image: 'Bad Image' }] } });
+    const violations = evaluate({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      spec: { containers: [{ name: 'a' }, { name: 'b', image: 'Bad Image' }] },
+    });
     expect(violations).toEqual(['container "a" has no image', 'container "b" image "Bad Image" is not a valid image reference']);
   });
 
@@ -64,7 +68,11 @@ describe('trusted-registry reads every container of every pod-bearing kind', () 
 
 describe('trusted-registry parameters', () => {
   it('exemptImages globs skip every check', () => {
-    const parameters = v.parse(TrustedRegistryParametersSchema, { allowedRegistries: ['192.168.64.1'], forbiddenTags: ['latest'], exemptImages: ['registry.k8s.io/pause:*'] });
+    const parameters = v.parse(TrustedRegistryParametersSchema, {
+      allowedRegistries: ['192.168.64.1'],
+      forbiddenTags: ['latest'],
+      exemptImages: ['registry.k8s.io/pause:*'],
+    });
     expect(evaluate(podManifest({ pause: 'registry.k8s.io/pause:3.9', app: 'registry.k8s.io/app:1' }), parameters)).toHaveLength(1);
   });
 

@@ -28,7 +28,9 @@ function encodeKey(key: string): string {
 export function s3ObjectUrl(bucket: string, key: string, region: string, endpoint?: string): URL {
   if (endpoint) return new URL(`${endpoint.replace(/\/+$/, '')}/${bucket}/${encodeKey(key)}`);
   const host = `s3.${region}.${endpointSuffix(region)}`;
-  return bucket.includes('.') ? new URL(`https://${host}/${bucket}/${encodeKey(key)}`) : new URL(`https://${bucket}.${host}/${encodeKey(key)}`);
+  return bucket.includes('.')
+    ? new URL(`https://${host}/${bucket}/${encodeKey(key)}`)
+    : new URL(`https://${bucket}.${host}/${encodeKey(key)}`);
 }
 
 /** S3's XML error body: `<Error><Code>SlowDown</Code><Message>…</Message></Error>`. */
@@ -44,7 +46,14 @@ async function s3Error(response: IncomingMessage): Promise<AwsError> {
 /** Calls in `region` (default: Lambda's own), at `endpoint` when given (a local or compatible service). */
 export function s3ObjectReader({ region = regionFromEnv(), endpoint }: { region?: string; endpoint?: string } = {}) {
   async function attempt({ bucket, key, ifNoneMatch, signal }: GetObjectInput): Promise<GetObjectResult> {
-    const response = await sendSigned({ service: 's3', region, method: 'GET', url: s3ObjectUrl(bucket, key, region, endpoint), headers: ifNoneMatch ? { 'If-None-Match': ifNoneMatch } : {}, signal });
+    const response = await sendSigned({
+      service: 's3',
+      region,
+      method: 'GET',
+      url: s3ObjectUrl(bucket, key, region, endpoint),
+      headers: ifNoneMatch ? { 'If-None-Match': ifNoneMatch } : {},
+      signal,
+    });
     const status = response.statusCode ?? 0;
     if (status === 304) {
       response.resume();

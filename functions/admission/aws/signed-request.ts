@@ -55,11 +55,30 @@ function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env) {
 
 /** Signs and sends `request`; resolves with the response once its headers arrive, whatever its status. */
 export function sendSigned({ service, region, method, url, headers = {}, body, signal }: SignedRequest): Promise<IncomingMessage> {
-  const signed = aws4.sign({ service, region, method, host: url.host, path: `${url.pathname}${url.search}`, headers: { ...headers }, ...(body !== undefined ? { body } : {}) }, credentialsFromEnv());
+  const signed = aws4.sign(
+    {
+      service,
+      region,
+      method,
+      host: url.host,
+      path: `${url.pathname}${url.search}`,
+      headers: { ...headers },
+      ...(body !== undefined ? { body } : {}),
+    },
+    credentialsFromEnv(),
+  );
   const transport = transportFor(url.protocol === 'https:' ? 'https:' : 'http:');
   return new Promise((resolve, reject) => {
     const outgoing = transport.request(
-      { hostname: url.hostname, port: url.port, method, path: signed.path, headers: signed.headers as Record<string, string>, agent: transport.agent, signal },
+      {
+        hostname: url.hostname,
+        port: url.port,
+        method,
+        path: signed.path,
+        headers: signed.headers as Record<string, string>,
+        agent: transport.agent,
+        signal,
+      },
       resolve,
     );
     outgoing.on('error', reject);

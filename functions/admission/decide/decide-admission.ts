@@ -1,7 +1,6 @@
 // The handler at the centre of the stack: loads the rules and evaluates the policy under the deadline, and
 // resolves timeouts, thrown errors and unavailable rules by the failure policy. Logs one line per decision.
 import type { Context } from 'aws-lambda';
-import type { AdmissionReview } from '../review/admission-review-schema.js';
 import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict, WARNING_MAX_LENGTH } from '../review/admission-response.js';
 import type { Config } from '../config.js';
 import { budgetMs, DeadlineExceededError, withDeadline, WorkDeadline } from './deadline.js';
@@ -65,9 +64,15 @@ function outcomeOf({ verdict, failed }: Decision): Outcome {
 }
 
 /** Admitted while some rules were skipped on an error under their own failurePolicy Ignore: failed open, loudly. */
-function rulesFailedOpen(policyName: string, verdict: Verdict, skipped: { rule: string; reason: string }[]): Pick<Decision, 'failed' | 'reason'> {
+function rulesFailedOpen(
+  policyName: string,
+  verdict: Verdict,
+  skipped: { rule: string; reason: string }[],
+): Pick<Decision, 'failed' | 'reason'> {
   const reason = skipped.map(({ rule, reason }) => `rule ${rule} not evaluated: ${reason}`).join('; ');
-  verdict.warnings.push(`portcullis: ${policyName}: ${skipped.length} rule(s) not evaluated (failurePolicy Ignore): ${skipped.map(({ rule }) => rule).join(', ')}`);
+  verdict.warnings.push(
+    `portcullis: ${policyName}: ${skipped.length} rule(s) not evaluated (failurePolicy Ignore): ${skipped.map(({ rule }) => rule).join(', ')}`,
+  );
   verdict.auditAnnotations['failed-open'] = reason;
   return { failed: 'open', reason };
 }
@@ -79,7 +84,11 @@ function rulesFailedOpen(policyName: string, verdict: Verdict, skipped: { rule: 
 function routedToMissingPolicy(policyName: string, routed: string, rulesVersion: string): Decision {
   const name = routed.length <= 100 ? routed : `${routed.slice(0, 99)}…`;
   const reason = `no policy ${name} in the rules (version ${rulesVersion}): the webhook registration is stale; apply portcullis webhook-config`;
-  const verdict = { allowed: true, warnings: [`portcullis: ${policyName}/${name} is not in the rules; admitted (registration stale)`], auditAnnotations: { 'failed-open': reason } };
+  const verdict = {
+    allowed: true,
+    warnings: [`portcullis: ${policyName}/${name} is not in the rules; admitted (registration stale)`],
+    auditAnnotations: { 'failed-open': reason },
+  };
   return { verdict, failed: 'open', rules: [], reason, rulesVersion };
 }
 
@@ -88,7 +97,12 @@ export interface DecideOptions {
   metrics?: PolicyMetrics;
 }
 
-export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Promise<LoadedRules<P>>, config: Config, { clock = () => new Date(), metrics }: DecideOptions = {}) {
+export function createDecideAdmission<P>(
+  policy: Policy<P>,
+  loadRules: () => Promise<LoadedRules<P>>,
+  config: Config,
+  { clock = () => new Date(), metrics }: DecideOptions = {},
+) {
   const walksWholeObject = policy.kind === 'mutating' || policy.walksWholeObject === true;
   // Mutation (immer drafts and the JSON Patch diff) is a chunk of its own: a validating function never loads
   // it, a mutating one starts loading it now, during init, alongside the rules.
@@ -120,20 +134,37 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
         const document = routed === undefined ? rules.document : rulesRoutedTo(rules.document, routed);
         if (!document) return routedToMissingPolicy(policy.name, routed!, rules.version);
         failurePolicyAtHand = document.failurePolicy;
-        if (walksWholeObject) for (const field of ['object', 'oldObject'] as const) if (nestedDeeperThan(request[field])) throw new ObjectTooDeepError(`request.${field}`);
+        if (walksWholeObject)
+          for (const field of ['object', 'oldObject'] as const)
+            if (nestedDeeperThan(request[field])) throw new ObjectTooDeepError(`request.${field}`);
         const outcome =
           policy.kind === 'validating'
             ? await evaluateRules(policy, document, request, { now: clock(), deadline })
             : await (await mutation!).mutateRules(policy, document, request);
-        const reason = !outcome.verdict.allowed ? 'violations' : outcome.verdict.patch ? 'patched' : policy.kind === 'mutating' ? 'no changes' : 'no violations';
+        const reason = !outcome.verdict.allowed
+          ? 'violations'
+          : outcome.verdict.patch
+            ? 'patched'
+            : policy.kind === 'mutating'
+              ? 'no changes'
+              : 'no violations';
         const skipped = 'failedOpen' in outcome ? outcome.failedOpen : undefined;
-        if (skipped && outcome.verdict.allowed) return { ...outcome, ...rulesFailedOpen(policy.name, outcome.verdict, skipped), rulesVersion: rules.version };
+        if (skipped && outcome.verdict.allowed)
+          return { ...outcome, ...rulesFailedOpen(policy.name, outcome.verdict, skipped), rulesVersion: rules.version };
         return { ...outcome, reason, rulesVersion: rules.version };
       });
     } catch (error) {
       const reason = reasonOf(error);
-      const failurePolicy = failurePolicyAtHand ?? (rulesAtHand?.ok ? rulesAtHand.document.failurePolicy : (rulesAtHand?.failurePolicy ?? config.FAILURE_POLICY));
-      decision = { verdict: failureVerdict(policy.name, failurePolicy, reason), failed: failurePolicy === 'Fail' ? 'closed' : 'open', rules: [], reason, rulesVersion: rulesAtHand?.version };
+      const failurePolicy =
+        failurePolicyAtHand ??
+        (rulesAtHand?.ok ? rulesAtHand.document.failurePolicy : (rulesAtHand?.failurePolicy ?? config.FAILURE_POLICY));
+      decision = {
+        verdict: failureVerdict(policy.name, failurePolicy, reason),
+        failed: failurePolicy === 'Fail' ? 'closed' : 'open',
+        rules: [],
+        reason,
+        rulesVersion: rulesAtHand?.version,
+      };
     }
     const lastKnownGood = rulesAtHand?.ok ? rulesAtHand.lastKnownGood : undefined;
 
@@ -165,9 +196,13 @@ export function createDecideAdmission<P>(policy: Policy<P>, loadRules: () => Pro
       durationMs,
       details: decision.logDetails,
     });
-    metrics?.decision({ outcome, latencyMs: durationMs, servingLastKnownGood: lastKnownGood !== undefined, rulesUnavailable: decision.failed !== undefined && !rulesAtHand?.ok });
+    metrics?.decision({
+      outcome,
+      latencyMs: durationMs,
+      servingLastKnownGood: lastKnownGood !== undefined,
+      rulesUnavailable: decision.failed !== undefined && !rulesAtHand?.ok,
+    });
 
     return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: toAdmissionResponse(request.uid, verdict) };
   };
 }
-

@@ -73,7 +73,8 @@ export async function evaluateRules<P>(
       denials.push({ rule: rule.name, text: `${describe(rule)} could not be evaluated: ${reason} (failurePolicy Fail)` });
       continue;
     }
-    if (!Array.isArray(findings)) for (const key in findings.auditAnnotations) annotations[`${policyNameOf(rule)}.${key}`] = findings.auditAnnotations[key]!;
+    if (!Array.isArray(findings))
+      for (const key in findings.auditAnnotations) annotations[`${policyNameOf(rule)}.${key}`] = findings.auditAnnotations[key]!;
     const violations = violationsOf(findings);
     if (violations.length === 0) continue;
     if (!rule.validationActions) {
@@ -88,10 +89,17 @@ export async function evaluateRules<P>(
       continue;
     }
     for (const [index, violation] of violations.entries()) {
-      if (rule.validationActions.includes('Deny')) denials.push({ rule: rule.name, text: `${describe(rule)} denied request: ${violation.message}`, reason: violation.reason });
+      if (rule.validationActions.includes('Deny'))
+        denials.push({ rule: rule.name, text: `${describe(rule)} denied request: ${violation.message}`, reason: violation.reason });
       if (rule.validationActions.includes('Warn')) verdictWarnings.push(`Validation failed for ${describe(rule)}: ${violation.message}`);
       if (rule.validationActions.includes('Audit')) {
-        validationFailures.push({ message: violation.message, policy: policyNameOf(rule), binding: rule.origin?.binding ?? '', expressionIndex: index, validationActions: rule.validationActions });
+        validationFailures.push({
+          message: violation.message,
+          policy: policyNameOf(rule),
+          binding: rule.origin?.binding ?? '',
+          expressionIndex: index,
+          validationActions: rule.validationActions,
+        });
       }
     }
   }

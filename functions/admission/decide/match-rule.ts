@@ -48,8 +48,14 @@ function namespaceSelectorHolds(request: AdmissionRequest, selector: LabelSelect
 // As Kubernetes: a binding's resourceRules, unset or empty, do not constrain which resources match.
 function holdsAsWell(request: AdmissionRequest, narrowing: Narrowing): boolean {
   const constrains = Boolean(narrowing.resourceRules?.length);
-  if (constrains && !matchesResourceRules(request, narrowing.resourceRules!, narrowing.excludeResourceRules, narrowing.matchPolicy)) return false;
-  if (!constrains && narrowing.excludeResourceRules && matchesResourceRules(request, narrowing.excludeResourceRules, [], narrowing.matchPolicy)) return false;
+  if (constrains && !matchesResourceRules(request, narrowing.resourceRules!, narrowing.excludeResourceRules, narrowing.matchPolicy))
+    return false;
+  if (
+    !constrains &&
+    narrowing.excludeResourceRules &&
+    matchesResourceRules(request, narrowing.excludeResourceRules, [], narrowing.matchPolicy)
+  )
+    return false;
   if (narrowing.labelSelector && !matchesLabelSelector(objectLabels(request), narrowing.labelSelector)) return false;
   return !narrowing.namespaceSelector || namespaceSelectorHolds(request, narrowing.namespaceSelector);
 }

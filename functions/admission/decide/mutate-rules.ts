@@ -40,7 +40,11 @@ function mutatedCopy<P>(policy: MutatingPolicy<P>, request: AdmissionRequest, pa
   });
 }
 
-export async function mutateRules<P>(policy: MutatingPolicy<P>, document: RulesDocument<P>, request: AdmissionRequest): Promise<RulesOutcome> {
+export async function mutateRules<P>(
+  policy: MutatingPolicy<P>,
+  document: RulesDocument<P>,
+  request: AdmissionRequest,
+): Promise<RulesOutcome> {
   const verdict = allowed();
   const original = request.object;
   if (NEVER_PATCHED.includes(request.operation) || !isObject(original)) return { verdict, rules: [] };

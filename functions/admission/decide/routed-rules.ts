@@ -25,7 +25,9 @@ export function rulesRoutedTo<P>(document: RulesDocument<P>, name: string): Rule
   if (known) return known as RulesDocument<P>;
   const at = name.indexOf(BINDING_SEPARATOR);
   const [policy, binding] = at === -1 ? [name, undefined] : [name.slice(0, at), name.slice(at + 1)];
-  const rules = document.rules.filter((rule) => policyNameOf(rule) === policy && (binding === undefined || rule.origin?.binding === binding));
+  const rules = document.rules.filter(
+    (rule) => policyNameOf(rule) === policy && (binding === undefined || rule.origin?.binding === binding),
+  );
   if (rules.length === 0) return undefined;
   const selected = { failurePolicy: strictest(document, rules), rules };
   byName.set(name, selected as RulesDocument<unknown>);

@@ -59,7 +59,10 @@ export function authenticateCaller(tokens: () => Promise<TokenSet>): MiddlewareO
     if (known.length === 0) return;
     const presented = presentedTokens(request.event as ApiGatewayEvent);
     if (!presented.some((token) => isKnownToken(token, known))) {
-      logger.warn('caller rejected', { path: redactedPath(request.event as ApiGatewayEvent), sourceIp: sourceIpOf(request.event as ApiGatewayEvent) });
+      logger.warn('caller rejected', {
+        path: redactedPath(request.event as ApiGatewayEvent),
+        sourceIp: sourceIpOf(request.event as ApiGatewayEvent),
+      });
       throw new HttpError(401, 'unauthorized', { 'WWW-Authenticate': 'Bearer' });
     }
   }

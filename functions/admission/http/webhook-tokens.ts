@@ -47,7 +47,12 @@ export function webhookTokensFrom(config: Config, now: () => number = Date.now):
         },
         (error: unknown) => {
           const name = (error as Error)?.name ?? 'Error';
-          if (current) logger.error('webhook tokens refresh failed; keeping the previous tokens', { parameter, error: name, tokensAgeSeconds: Math.round((now() - current.readAt) / 1000) });
+          if (current)
+            logger.error('webhook tokens refresh failed; keeping the previous tokens', {
+              parameter,
+              error: name,
+              tokensAgeSeconds: Math.round((now() - current.readAt) / 1000),
+            });
           else logger.error('webhook tokens unavailable', { parameter, error: name });
           throw error;
         },

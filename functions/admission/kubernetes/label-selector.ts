@@ -42,8 +42,8 @@ export function matchesLabelSelector(labels: Readonly<Record<string, string>>, s
         return !has || !values.includes(labels[key]!);
       case 'Exists':
         return has;
-      case 'DoesNotExist':
-        return !has;
+      default:
+        return !has; // DoesNotExist, the last operator the schema allows
     }
   });
 }

@@ -51,6 +51,14 @@ export function matchesResourceRule(request: AdmissionRequest, rule: ResourceRul
 }
 
 /** Selected by at least one of `rules` and by none of `excluded`. */
-export function matchesResourceRules(request: AdmissionRequest, rules: readonly ResourceRule[], excluded: readonly ResourceRule[] = [], matchPolicy?: MatchPolicy): boolean {
-  return rules.some((rule) => matchesResourceRule(request, rule, matchPolicy)) && !excluded.some((rule) => matchesResourceRule(request, rule, matchPolicy));
+export function matchesResourceRules(
+  request: AdmissionRequest,
+  rules: readonly ResourceRule[],
+  excluded: readonly ResourceRule[] = [],
+  matchPolicy?: MatchPolicy,
+): boolean {
+  return (
+    rules.some((rule) => matchesResourceRule(request, rule, matchPolicy)) &&
+    !excluded.some((rule) => matchesResourceRule(request, rule, matchPolicy))
+  );
 }

@@ -27,12 +27,12 @@ const thresholdOf = (name: string): number | undefined => (Object.hasOwn(THRESHO
  */
 function levelFromEnv(): number {
   const lambdaLevel = getStringFromEnv({ key: 'AWS_LAMBDA_LOG_LEVEL', defaultValue: '' });
-  const chosen = getStringFromEnv({ key: 'POWERTOOLS_LOG_LEVEL', defaultValue: '' }) || getStringFromEnv({ key: 'LOG_LEVEL', defaultValue: '' });
+  const chosen =
+    getStringFromEnv({ key: 'POWERTOOLS_LOG_LEVEL', defaultValue: '' }) || getStringFromEnv({ key: 'LOG_LEVEL', defaultValue: '' });
   return thresholdOf(lambdaLevel === 'FATAL' ? 'CRITICAL' : lambdaLevel) ?? thresholdOf(chosen) ?? THRESHOLDS.INFO;
 }
 
 const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
-
 
 /** The first `(file:line:column)` of a stack, as `file:line`. */
 function locationOf(stack: string | undefined): string {
@@ -106,7 +106,14 @@ export class StructuredLogger {
 
   #write(level: 'INFO' | 'WARN' | 'ERROR', message: string, fields: LogFields | undefined): void {
     if (this.#level > THRESHOLDS[level]) return;
-    const line: LogFields = { level, message, timestamp: new Date().toISOString(), service: SERVICE_NAME, ...this.#context, sampling_rate: this.#samplingRate };
+    const line: LogFields = {
+      level,
+      message,
+      timestamp: new Date().toISOString(),
+      service: SERVICE_NAME,
+      ...this.#context,
+      sampling_rate: this.#samplingRate,
+    };
     const traceId = getXRayTraceIdFromEnv();
     if (traceId) line.xray_trace_id = traceId;
     for (const key in fields) if (!isEmpty(fields[key])) line[key] = fields[key];

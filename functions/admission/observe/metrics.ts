@@ -57,7 +57,15 @@ export function createPolicyMetrics(policyName: string): PolicyMetrics {
   const enabled = metricsEnabled();
   const decisionLine = emfLine(policyName, [
     { dimensions: ['Outcome'], metrics: { Decisions: 'Count' } },
-    { metrics: { DecisionLatency: 'Milliseconds', FailedOpen: 'Count', ServingLastKnownGood: 'Count', RulesUnavailable: 'Count', ColdStart: 'Count' } },
+    {
+      metrics: {
+        DecisionLatency: 'Milliseconds',
+        FailedOpen: 'Count',
+        ServingLastKnownGood: 'Count',
+        RulesUnavailable: 'Count',
+        ColdStart: 'Count',
+      },
+    },
   ]);
   const invalidVersionLine = emfLine(policyName, [{ metrics: { InvalidRulesVersion: 'Count' } }]);
   let coldStart = 1;

@@ -35,14 +35,17 @@ function originalPosition(file: string, line: number, column: number): string | 
  * source. Only frames (`    at …` lines) of JavaScript files: an error's message is left as it is.
  */
 export function sourceMappedStack(stack: string): string {
-  return stack.replace(/^(\s+at (?:[^()\n]*\()?)(file:\/\/\/[^\s()]+?\.[cm]?js|\/[^\s():]+?\.[cm]?js):(\d+):(\d+)/gm, (frame, at: string, location: string, line: string, column: string) => {
-    try {
-      const { fileURLToPath } = process.getBuiltinModule('node:url') as typeof import('node:url');
-      const file = location.startsWith('file:') ? fileURLToPath(location) : location;
-      const original = originalPosition(file, Number(line), Number(column));
-      return original ? `${at}${original}` : frame;
-    } catch {
-      return frame;
-    }
-  });
+  return stack.replace(
+    /^(\s+at (?:[^()\n]*\()?)(file:\/\/\/[^\s()]+?\.[cm]?js|\/[^\s():]+?\.[cm]?js):(\d+):(\d+)/gm,
+    (frame, at: string, location: string, line: string, column: string) => {
+      try {
+        const { fileURLToPath } = process.getBuiltinModule('node:url') as typeof import('node:url');
+        const file = location.startsWith('file:') ? fileURLToPath(location) : location;
+        const original = originalPosition(file, Number(line), Number(column));
+        return original ? `${at}${original}` : frame;
+      } catch {
+        return frame;
+      }
+    },
+  );
 }

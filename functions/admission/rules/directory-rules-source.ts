@@ -53,13 +53,18 @@ export function directoryRulesSource({ directory, maxBytes, ttlMs, now = Date.no
       } else {
         const bytes = readFileSync(path);
         // The file may have grown since the stat.
-        rules = bytes.length > maxBytes ? { version: contentVersion(bytes), refused: tooLarge(bytes.length, maxBytes), head: bytes.subarray(0, HEAD_BYTES) } : { version: contentVersion(bytes), bytes };
+        rules =
+          bytes.length > maxBytes
+            ? { version: contentVersion(bytes), refused: tooLarge(bytes.length, maxBytes), head: bytes.subarray(0, HEAD_BYTES) }
+            : { version: contentVersion(bytes), bytes };
       }
       cache.set(policyName, { stamp, rules, checkedAt });
       return rules;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new RulesUnavailableError(code === 'ENOENT' ? `rules file ${path} not found` : `rules file ${path} unreadable (${code ?? 'error'})`);
+      throw new RulesUnavailableError(
+        code === 'ENOENT' ? `rules file ${path} not found` : `rules file ${path} unreadable (${code ?? 'error'})`,
+      );
     }
   }
 

@@ -34,12 +34,18 @@ export function rulesDataOffThread(bytes: Uint8Array, maxBytes: number): Promise
   const [entry, options] = workerEntry();
   return new Promise((resolve) => {
     const failed = (why: string) => resolve({ ok: false, errors: [`YAML: the document could not be parsed: ${why}`] });
-    const worker = new Worker(entry, { ...options, workerData: { role: ROLE, bytes, maxBytes } satisfies Job, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    const worker = new Worker(entry, {
+      ...options,
+      workerData: { role: ROLE, bytes, maxBytes } satisfies Job,
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
     worker.once('message', (result: RulesData) => {
       resolve(result);
       void worker.terminate();
     });
-    worker.once('error', (error) => failed((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY' ? `it needs more than ${WORKER_HEAP_MB} MB` : error.message));
+    worker.once('error', (error) =>
+      failed((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY' ? `it needs more than ${WORKER_HEAP_MB} MB` : error.message),
+    );
     worker.once('exit', (code) => failed(`the parser stopped (exit ${code})`)); // after a result, resolving again does nothing
   });
 }

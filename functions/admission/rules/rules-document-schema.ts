@@ -88,7 +88,10 @@ export function crossRuleIssues(rules: readonly Rule<unknown>[], { requireKinds 
   const seen = new Set<string>();
   rules.forEach((rule, index) => {
     if (requireKinds && !rule.match?.kinds?.length && !rule.match?.resourceRules?.length) {
-      issues.push({ path: ['rules', index, 'match', 'kinds'], message: 'required: name the kinds (or resourceRules) this rule applies to' });
+      issues.push({
+        path: ['rules', index, 'match', 'kinds'],
+        message: 'required: name the kinds (or resourceRules) this rule applies to',
+      });
     }
     if (seen.has(rule.name)) issues.push({ path: ['rules', index, 'name'], message: `duplicate rule name "${rule.name}"` });
     seen.add(rule.name);

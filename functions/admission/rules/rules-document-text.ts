@@ -69,7 +69,8 @@ export function rulesDataUnlessYaml(input: string | Uint8Array, maxBytes: number
   const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.length;
   if (size > maxBytes) return { ok: false, errors: [tooLarge(size, maxBytes)] };
   const decoded = typeof input === 'string' ? { ok: true as const, text: input } : decodeRulesText(input);
-  if (!decoded.ok) return { ok: false, errors: [decoded.error], failurePolicy: statedFailurePolicy(lenientUtf8.decode(input as Uint8Array)) };
+  if (!decoded.ok)
+    return { ok: false, errors: [decoded.error], failurePolicy: statedFailurePolicy(lenientUtf8.decode(input as Uint8Array)) };
   // An array of manifests or a native document as `policy push` stores them. A YAML flow mapping
   // (`{rules: []}`) starts the same way; it fails JSON.parse and goes to the YAML parser.
   const json = /^\s*[[{]/.test(decoded.text) ? parseJson(decoded.text) : undefined;

@@ -7,7 +7,7 @@
 //   document's own when it states one.
 import { waitAtMost } from '../decide/deadline.js';
 import { logger } from '../observe/logger.js';
-import { type ParsedRules } from './validate-rules-data.js';
+import type { ParsedRules } from './validate-rules-data.js';
 import { parseRulesVersion } from './parse-rules-version.js';
 import type { Policy } from '../policy.js';
 import type { FailurePolicy, RulesDocument } from './rules-document-schema.js';
@@ -75,12 +75,20 @@ export function createRulesLoader<P>(policy: Policy<P>, source: RulesSource, opt
     if (current.parsing) await (lastGood ? waitAtMost(current.parsing, options.patienceMs) : current.parsing);
 
     const { result, version } = current;
-    if (result?.ok) return raw.stale ? { ok: true, document: result.document, version, lastKnownGood: raw.stale } : { ok: true, document: result.document, version };
+    if (result?.ok)
+      return raw.stale
+        ? { ok: true, document: result.document, version, lastKnownGood: raw.stale }
+        : { ok: true, document: result.document, version };
     if (lastGood) {
       const why = result ? `version ${version} is invalid: ${summary(result.errors)}` : `version ${version} is still being validated`;
       return { ok: true, ...lastGood, lastKnownGood: raw.stale ?? why };
     }
     const errors = result && !result.ok ? result.errors : ['not validated yet'];
-    return { ok: false, reason: `invalid rules: ${summary(errors)}`, version, failurePolicy: result && !result.ok ? result.failurePolicy : undefined };
+    return {
+      ok: false,
+      reason: `invalid rules: ${summary(errors)}`,
+      version,
+      failurePolicy: result && !result.ok ? result.failurePolicy : undefined,
+    };
   };
 }

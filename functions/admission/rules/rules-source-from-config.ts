@@ -24,6 +24,7 @@ function createS3Source(config: Config & { RULES_BUCKET: string }): RulesSource 
 
 export function rulesSourceFromConfig(config: Config): RulesSource {
   const bucket = config.RULES_BUCKET;
-  if (!bucket) return directoryRulesSource({ directory: config.RULES_DIR, maxBytes: config.RULES_MAX_BYTES, ttlMs: config.RULES_TTL_SECONDS * 1000 });
+  if (!bucket)
+    return directoryRulesSource({ directory: config.RULES_DIR, maxBytes: config.RULES_MAX_BYTES, ttlMs: config.RULES_TTL_SECONDS * 1000 });
   return createS3Source({ ...config, RULES_BUCKET: bucket });
 }

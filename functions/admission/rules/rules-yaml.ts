@@ -13,7 +13,9 @@ export function parseRulesYaml(text: string): RulesData {
   try {
     const documents = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
     const list = Array.isArray(documents) ? documents : [documents];
-    const errors = list.flatMap((document, index) => document.errors.map((error) => `YAML${list.length > 1 ? ` (document ${index + 1})` : ''}: ${error.message.split('\n')[0]}`));
+    const errors = list.flatMap((document, index) =>
+      document.errors.map((error) => `YAML${list.length > 1 ? ` (document ${index + 1})` : ''}: ${error.message.split('\n')[0]}`),
+    );
     if (errors.length > 0) return { ok: false, errors, failurePolicy: statedFailurePolicy(text) };
     const data = list.map((document) => document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
     return { ok: true, data: data.length <= 1 ? (data[0] ?? null) : data };

@@ -83,7 +83,12 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
     const read = await readAtMost(body, declared !== undefined && declared > maxBytes ? 0 : maxBytes);
     if ('head' in read) {
       const size = declared ?? maxBytes + 1;
-      return { etag, version: objectVersion(response, undefined) ?? `size:${size}:${response.lastModified}`, refused: tooLarge(size, maxBytes), head: read.head };
+      return {
+        etag,
+        version: objectVersion(response, undefined) ?? `size:${size}:${response.lastModified}`,
+        refused: tooLarge(size, maxBytes),
+        head: read.head,
+      };
     }
     return { etag, version: objectVersion(response, read.bytes)!, bytes: read.bytes };
   }
@@ -94,10 +99,20 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
       entry.lastError = undefined;
     } catch (error) {
       const status = httpStatusOf(error);
-      entry.lastError = status === 404 || (error as Error).name === 'NoSuchKey' ? `${describe(policyName)} not found` : `${describe(policyName)}: ${describeAwsError(error)}`;
+      entry.lastError =
+        status === 404 || (error as Error).name === 'NoSuchKey'
+          ? `${describe(policyName)} not found`
+          : `${describe(policyName)}: ${describeAwsError(error)}`;
       // With nothing cached there is nothing to keep: the stack answers by the failure policy.
-      const message = entry.cached ? 'rules fetch failed; keeping the last good rules' : 'rules fetch failed; no rules loaded yet, the failure policy applies';
-      logger.error(message, { policy: policyName, source: describe(policyName), error: entry.lastError, cachedVersion: entry.cached?.version });
+      const message = entry.cached
+        ? 'rules fetch failed; keeping the last good rules'
+        : 'rules fetch failed; no rules loaded yet, the failure policy applies';
+      logger.error(message, {
+        policy: policyName,
+        source: describe(policyName),
+        error: entry.lastError,
+        cachedVersion: entry.cached?.version,
+      });
     } finally {
       entry.checkedAt = now();
     }

@@ -4,13 +4,21 @@
 // Validation runs rule by rule (validationSteps yields after each), so the function can validate a large
 // new version in slices while requests are answered from the last good one (parse-rules-version.ts).
 import type { Policy } from '../policy.js';
-import { crossRuleIssues, type FailurePolicy, FailurePolicySchema, type Rule, ruleSchema, type RulesDocument, RulesEnvelopeSchema } from './rules-document-schema.js';
+import {
+  crossRuleIssues,
+  type FailurePolicy,
+  FailurePolicySchema,
+  type Rule,
+  ruleSchema,
+  type RulesDocument,
+  RulesEnvelopeSchema,
+} from './rules-document-schema.js';
 import { formatPath, type Issue, issueLines } from '../schema-issues.js';
 import * as v from '../schema.js';
 
 export type ParsedRules<P> =
   | { ok: true; document: RulesDocument<P> }
-  | { ok: false; errors: string[]; /** The document's own failurePolicy, when it states a valid one. */ failurePolicy?: FailurePolicy };
+  | { ok: false; errors: string[] /** The document's own failurePolicy, when it states a valid one. */; failurePolicy?: FailurePolicy };
 
 const ruleSchemas = new WeakMap<object, v.GenericSchema>();
 
@@ -21,7 +29,9 @@ function ruleSchemaOf<P>(policy: Policy<P>): v.GenericSchema<unknown, Rule<P>> {
 }
 
 function describeFailure(error: unknown): string {
-  return error instanceof RangeError ? `too deeply nested to validate (${error.message})` : `cannot be validated: ${(error as Error)?.message ?? String(error)}`;
+  return error instanceof RangeError
+    ? `too deeply nested to validate (${error.message})`
+    : `cannot be validated: ${(error as Error)?.message ?? String(error)}`;
 }
 
 /**
@@ -35,7 +45,10 @@ export function* validationSteps<P>(policy: Policy<P>, given: unknown): Generato
   let describeRule: ((index: number) => { label: string; parametersAt: string; matchAt: string } | undefined) | undefined;
   try {
     if (Array.isArray(data) || policy.manifests?.detect(data)) {
-      if (!policy.manifests) return invalid([`${policy.name} takes one rules document (failurePolicy and rules); Kubernetes manifests and multi-document YAML are for cel`]);
+      if (!policy.manifests)
+        return invalid([
+          `${policy.name} takes one rules document (failurePolicy and rules); Kubernetes manifests and multi-document YAML are for cel`,
+        ]);
       const translated = policy.manifests.translate(Array.isArray(data) ? data : [data]);
       if (!translated.ok) return invalid(translated.errors);
       ({ data, describeRule } = translated);
@@ -51,7 +64,8 @@ export function* validationSteps<P>(policy: Policy<P>, given: unknown): Generato
     for (const [index, candidate] of candidates.entries()) {
       const rule = v.safeParse(schema, candidate);
       if (rule.success) rules.push(policy.expandRule ? policy.expandRule(rule.output) : rule.output);
-      else errors.push(...(describeRule ? manifestIssueLines(rule.issues, describeRule(index)) : issueLines(rule.issues, ['rules', index])));
+      else
+        errors.push(...(describeRule ? manifestIssueLines(rule.issues, describeRule(index)) : issueLines(rule.issues, ['rules', index])));
       yield;
     }
     if (errors.length > 0) return invalid(errors);
@@ -64,9 +78,14 @@ export function* validationSteps<P>(policy: Policy<P>, given: unknown): Generato
 }
 
 /** A translated rule's errors, named where the manifest wrote the field (`ValidatingPolicy x: spec.validations[0]…`). */
-function manifestIssueLines(issues: readonly Issue[], origin: { label: string; parametersAt: string; matchAt: string } | undefined): string[] {
+function manifestIssueLines(
+  issues: readonly Issue[],
+  origin: { label: string; parametersAt: string; matchAt: string } | undefined,
+): string[] {
   return issueLines(issues).map((line) => {
-    const where = line.replace(/^parameters(?=[.[:])/, origin?.parametersAt ?? 'spec').replace(/^match(?=[.[:])/, origin?.matchAt ?? 'spec');
+    const where = line
+      .replace(/^parameters(?=[.[:])/, origin?.parametersAt ?? 'spec')
+      .replace(/^match(?=[.[:])/, origin?.matchAt ?? 'spec');
     return `${origin?.label ?? 'manifest'}: ${where}`;
   });
 }

@@ -4,7 +4,12 @@
 // Pod policy to the pod controllers.
 import { DEFAULT_POD_CONTROLLERS, isPodController, POD_CONTROLLERS, type PodController } from '../pod-controllers.js';
 
-export type Manifest = { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown; labels?: unknown }; spec?: Record<string, unknown> } & Record<string, unknown>;
+export type Manifest = {
+  apiVersion?: unknown;
+  kind?: unknown;
+  metadata?: { name?: unknown; namespace?: unknown; labels?: unknown };
+  spec?: Record<string, unknown>;
+} & Record<string, unknown>;
 
 /** A native rule (before validation) and how to name its fields in errors. */
 export interface TranslatedRule {
@@ -34,8 +39,10 @@ export function matchFromConstraints(constraints: unknown): Record<string, unkno
   if (given.resourceRules !== undefined) match.resourceRules = given.resourceRules;
   if (given.excludeResourceRules !== undefined) match.excludeResourceRules = given.excludeResourceRules;
   if (given.matchPolicy !== undefined) match.matchPolicy = given.matchPolicy;
-  if (given.namespaceSelector !== undefined && Object.keys(given.namespaceSelector as object).length > 0) match.namespaceSelector = given.namespaceSelector;
-  if (given.objectSelector !== undefined && Object.keys(given.objectSelector as object).length > 0) match.labelSelector = given.objectSelector;
+  if (given.namespaceSelector !== undefined && Object.keys(given.namespaceSelector as object).length > 0)
+    match.namespaceSelector = given.namespaceSelector;
+  if (given.objectSelector !== undefined && Object.keys(given.objectSelector as object).length > 0)
+    match.labelSelector = given.objectSelector;
   return match;
 }
 
@@ -48,14 +55,24 @@ const namesPods = (rule: ResourceRule) => (rule.apiGroups ?? []).includes('') &&
  * kinds are judged by their pod template. `controllers` narrows the set (Kyverno's
  * spec.autogen.podControllers.controllers; empty turns autogen off).
  */
-export function withPodControllers(match: Record<string, unknown>, parameters: Record<string, unknown>, controllers: readonly string[] = DEFAULT_POD_CONTROLLERS): void {
+export function withPodControllers(
+  match: Record<string, unknown>,
+  parameters: Record<string, unknown>,
+  controllers: readonly string[] = DEFAULT_POD_CONTROLLERS,
+): void {
   const rules = match.resourceRules as ResourceRule[] | undefined;
   if (!Array.isArray(rules)) return;
   const podRules = rules.filter((rule) => rule && typeof rule === 'object' && namesPods(rule));
   const kinds = controllers.filter(isPodController) as PodController[];
   if (podRules.length === 0 || kinds.length === 0) return;
   const added = podRules.flatMap((rule) =>
-    kinds.map((kind) => ({ apiGroups: [POD_CONTROLLERS[kind].group], apiVersions: ['*'], resources: [POD_CONTROLLERS[kind].resource], operations: rule.operations, ...(rule.scope ? { scope: rule.scope } : {}) })),
+    kinds.map((kind) => ({
+      apiGroups: [POD_CONTROLLERS[kind].group],
+      apiVersions: ['*'],
+      resources: [POD_CONTROLLERS[kind].resource],
+      operations: rule.operations,
+      ...(rule.scope ? { scope: rule.scope } : {}),
+    })),
   );
   match.resourceRules = [...rules, ...added];
   parameters.podControllers = kinds;

@@ -12,10 +12,11 @@ type Code = { engine?: string; source?: Record<string, unknown> };
 
 /** The template's K8sNativeValidation source and where it sits, or an error. */
 export function nativeValidationOf(template: Manifest): { source: Record<string, unknown>; at: string } | { error: string } {
-  const targets = ((template.spec?.targets ?? []) as { code?: Code[] }[]);
+  const targets = (template.spec?.targets ?? []) as { code?: Code[] }[];
   for (const [targetIndex, target] of targets.entries()) {
     for (const [codeIndex, code] of (target.code ?? []).entries()) {
-      if (code?.engine === 'K8sNativeValidation') return { source: code.source ?? {}, at: `spec.targets[${targetIndex}].code[${codeIndex}].source` };
+      if (code?.engine === 'K8sNativeValidation')
+        return { source: code.source ?? {}, at: `spec.targets[${targetIndex}].code[${codeIndex}].source` };
     }
   }
   return { error: `ConstraintTemplate ${nameOf(template)}: no K8sNativeValidation code; Rego templates cannot run here (only CEL)` };
@@ -26,13 +27,23 @@ export function constraintKindOf(template: Manifest): string | undefined {
   return typeof kind === 'string' ? kind : undefined;
 }
 
-const MATCH_FIELDS = new Set(['kinds', 'namespaces', 'excludedNamespaces', 'labelSelector', 'namespaceSelector', 'name', 'scope', 'source']);
+const MATCH_FIELDS = new Set([
+  'kinds',
+  'namespaces',
+  'excludedNamespaces',
+  'labelSelector',
+  'namespaceSelector',
+  'name',
+  'scope',
+  'source',
+]);
 
 /** Gatekeeper's match as the native one: its name glob and scope, and `namespaces` not disqualifying objects without one. */
 function matchOfConstraint(given: Record<string, unknown>): Record<string, unknown> {
   const kinds = ((given.kinds ?? []) as { kinds?: string[] }[]).flatMap((entry) => entry?.kinds ?? []);
   const match: Record<string, unknown> = { kinds: kinds.length > 0 ? kinds : ['*'] };
-  for (const field of ['namespaces', 'excludedNamespaces', 'labelSelector', 'namespaceSelector', 'scope'] as const) if (given[field] !== undefined) match[field] = given[field];
+  for (const field of ['namespaces', 'excludedNamespaces', 'labelSelector', 'namespaceSelector', 'scope'] as const)
+    if (given[field] !== undefined) match[field] = given[field];
   if (given.namespaces !== undefined) match.clusterScopedInNamespaces = true;
   if (given.name !== undefined && given.name !== '') match.names = [String(given.name)];
   return match;
@@ -54,7 +65,9 @@ export function rulesFromConstraintTemplate(template: Manifest, constraints: Man
       continue;
     }
     if (given.source !== undefined && given.source !== 'All' && given.source !== 'Original') {
-      errors.push(`${constraint.kind} ${name}: spec.match.source ${String(given.source)}: only requests for the objects themselves reach the webhook (All or Original)`);
+      errors.push(
+        `${constraint.kind} ${name}: spec.match.source ${String(given.source)}: only requests for the objects themselves reach the webhook (All or Original)`,
+      );
       continue;
     }
     const match = matchOfConstraint(given);
@@ -64,16 +77,30 @@ export function rulesFromConstraintTemplate(template: Manifest, constraints: Man
       continue;
     }
     const parameters = celParameters(native.source);
-    parameters.variables = [{ name: 'anyObject', expression: "request.operation == 'DELETE' ? oldObject : object" }, ...((parameters.variables as unknown[]) ?? [])];
+    parameters.variables = [
+      { name: 'anyObject', expression: "request.operation == 'DELETE' ? oldObject : object" },
+      ...((parameters.variables as unknown[]) ?? []),
+    ];
     parameters.variableValues = { params: spec.parameters ?? {} };
     parameters.params = constraint;
     rules.push({
-      rule: { name: `${templateName}/${name}`, mode: 'enforce', failurePolicy: 'Ignore', validationActions: ACTIONS[action], origin: { kind: String(constraint.kind), name }, match, parameters },
+      rule: {
+        name: `${templateName}/${name}`,
+        mode: 'enforce',
+        failurePolicy: 'Ignore',
+        validationActions: ACTIONS[action],
+        origin: { kind: String(constraint.kind), name },
+        match,
+        parameters,
+      },
       label: `ConstraintTemplate ${templateName} (constraint ${name})`,
       parametersAt: native.at,
       matchAt: 'spec.match',
     });
   }
-  if (constraints.length === 0) errors.push(`ConstraintTemplate ${templateName}: no ${constraintKindOf(template) ?? 'constraint'} in the bundle uses it, so it would never be enforced`);
+  if (constraints.length === 0)
+    errors.push(
+      `ConstraintTemplate ${templateName}: no ${constraintKindOf(template) ?? 'constraint'} in the bundle uses it, so it would never be enforced`,
+    );
   return { rules, errors };
 }

@@ -10,7 +10,8 @@ export function rulesFromKyvernoPolicy(policy: Manifest): { rules: TranslatedRul
   const spec = policy.spec ?? {};
   const label = `ValidatingPolicy ${name}`;
   const evaluation = (spec.evaluation ?? {}) as { mode?: string; admission?: { enabled?: boolean } };
-  if (evaluation.mode === 'JSON') return { rules: [], errors: [`${label}: spec.evaluation.mode JSON judges payloads, not admission requests; not supported`] };
+  if (evaluation.mode === 'JSON')
+    return { rules: [], errors: [`${label}: spec.evaluation.mode JSON judges payloads, not admission requests; not supported`] };
   if (evaluation.admission?.enabled === false) return { rules: [], errors: [] };
   const match = matchFromConstraints(spec.matchConstraints);
   const parameters = celParameters(spec);

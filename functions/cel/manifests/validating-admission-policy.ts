@@ -7,7 +7,12 @@
 import { matchesLabelSelector } from '../../admission/kubernetes/label-selector.js';
 import { celParameters, type Manifest, matchFromConstraints, nameOf, type TranslatedRule } from './cel-spec.js';
 
-type ParamRef = { name?: string; namespace?: string; selector?: { matchLabels?: Record<string, string>; matchExpressions?: never[] }; parameterNotFoundAction?: string };
+type ParamRef = {
+  name?: string;
+  namespace?: string;
+  selector?: { matchLabels?: Record<string, string>; matchExpressions?: never[] };
+  parameterNotFoundAction?: string;
+};
 
 function selectedParams(paramKind: { apiVersion?: string; kind?: string }, ref: ParamRef, params: Manifest[]): Manifest[] {
   return params.filter((param) => {
@@ -21,13 +26,18 @@ function selectedParams(paramKind: { apiVersion?: string; kind?: string }, ref: 
 
 const quoted = (text: string) => JSON.stringify(text);
 
-export function rulesFromValidatingAdmissionPolicy(policy: Manifest, bindings: Manifest[], params: Manifest[]): { rules: TranslatedRule[]; errors: string[] } {
+export function rulesFromValidatingAdmissionPolicy(
+  policy: Manifest,
+  bindings: Manifest[],
+  params: Manifest[],
+): { rules: TranslatedRule[]; errors: string[] } {
   const name = nameOf(policy);
   const spec = policy.spec ?? {};
   const label = `ValidatingAdmissionPolicy ${name}`;
   const errors: string[] = [];
   const rules: TranslatedRule[] = [];
-  if (bindings.length === 0) errors.push(`${label}: no ValidatingAdmissionPolicyBinding in the bundle names it (spec.policyName), so it would never be enforced`);
+  if (bindings.length === 0)
+    errors.push(`${label}: no ValidatingAdmissionPolicyBinding in the bundle names it (spec.policyName), so it would never be enforced`);
   for (const binding of bindings) {
     const bindingSpec = binding.spec ?? {};
     const bindingName = nameOf(binding);
@@ -61,9 +71,19 @@ export function rulesFromValidatingAdmissionPolicy(policy: Manifest, bindings: M
       const namespace = typeof param.metadata?.namespace === 'string' ? param.metadata.namespace : undefined;
       const scoped = perNamespace && namespace !== undefined;
       if (scoped) covered.add(namespace);
-      const matchConditions = [...((spec.matchConditions as unknown[]) ?? []), ...(scoped ? [{ name: 'portcullis-param-namespace', expression: `request.namespace == ${quoted(namespace)}` }] : [])];
+      const matchConditions = [
+        ...((spec.matchConditions as unknown[]) ?? []),
+        ...(scoped ? [{ name: 'portcullis-param-namespace', expression: `request.namespace == ${quoted(namespace)}` }] : []),
+      ];
       const paramName = `${namespace ? `${namespace}/` : ''}${nameOf(param)}`;
-      rules.push({ rule: { ...base, name: `${name}/${bindingName}/${paramName}`, parameters: { ...celParameters(spec), matchConditions, params: param } }, ...at });
+      rules.push({
+        rule: {
+          ...base,
+          name: `${name}/${bindingName}/${paramName}`,
+          parameters: { ...celParameters(spec), matchConditions, params: param },
+        },
+        ...at,
+      });
     }
     const clusterWide = found.some((param) => !perNamespace || typeof param.metadata?.namespace !== 'string');
     if (clusterWide || ref.parameterNotFoundAction !== 'Deny') continue;
@@ -73,7 +93,11 @@ export function rulesFromValidatingAdmissionPolicy(policy: Manifest, bindings: M
       rule: {
         ...base,
         name: `${name}/${bindingName}/no-params`,
-        parameters: { matchConditions: [{ name: 'portcullis-no-params', expression: uncovered }], validations: [{ expression: 'false', message: `no params found for binding ${bindingName} (parameterNotFoundAction Deny)` }], params: null },
+        parameters: {
+          matchConditions: [{ name: 'portcullis-no-params', expression: uncovered }],
+          validations: [{ expression: 'false', message: `no params found for binding ${bindingName} (parameterNotFoundAction Deny)` }],
+          params: null,
+        },
       },
       ...at,
     });

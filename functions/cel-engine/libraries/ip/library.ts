@@ -69,7 +69,8 @@ const mask = (ip: Ip, prefix: number) => ((1n << BigInt(bits(ip))) - 1n) ^ ((1n 
 
 export function parseCidr(text: string): Cidr {
   const [address, prefix, ...rest] = text.split('/');
-  if (rest.length > 0 || prefix === undefined || !/^\d{1,3}$/.test(prefix)) throw new Error(`network address parse error: ${JSON.stringify(text)}`);
+  if (rest.length > 0 || prefix === undefined || !/^\d{1,3}$/.test(prefix))
+    throw new Error(`network address parse error: ${JSON.stringify(text)}`);
   const ip = parseIp(address!);
   const length = Number(prefix);
   if (length > bits(ip)) throw new Error(`network address parse error: prefix length ${length} too long: ${JSON.stringify(text)}`);
@@ -99,7 +100,14 @@ export const ipLibrary: CelLibrary = {
     'net.IP.isLinkLocalMulticast(): bool': (ip: Ip) => (ip.family === 4 ? ip.value >> 8n === 0xe00000n : ip.value >> 112n === 0xff02n),
     'net.IP.isLinkLocalUnicast(): bool': (ip: Ip) => (ip.family === 4 ? ip.value >> 16n === 0xa9fen : ip.value >> 118n === 0x3fan),
     'net.IP.isGlobalUnicast(): bool': (ip: Ip) => {
-      if (ip.family === 4) return ip.value !== 0xffffffffn && ip.value >> 24n !== 0n && ip.value >> 24n !== 127n && ip.value >> 28n !== 0xen && ip.value >> 16n !== 0xa9fen;
+      if (ip.family === 4)
+        return (
+          ip.value !== 0xffffffffn &&
+          ip.value >> 24n !== 0n &&
+          ip.value >> 24n !== 127n &&
+          ip.value >> 28n !== 0xen &&
+          ip.value >> 16n !== 0xa9fen
+        );
       return ip.value !== 0n && ip.value !== 1n && ip.value >> 120n !== 0xffn && ip.value >> 118n !== 0x3fan;
     },
     'cidr(string): net.CIDR': parseCidr,
@@ -107,10 +115,12 @@ export const ipLibrary: CelLibrary = {
     'string(net.CIDR): string': (cidr: Cidr) => `${formatIp(cidr.ip)}/${cidr.prefixLength}`,
     'net.CIDR.ip(): net.IP': (cidr: Cidr) => cidr.ip,
     'net.CIDR.prefixLength(): int': (cidr: Cidr) => BigInt(cidr.prefixLength),
-    'net.CIDR.masked(): net.CIDR': (cidr: Cidr) => new Cidr(new Ip(cidr.ip.family, cidr.ip.value & mask(cidr.ip, cidr.prefixLength)), cidr.prefixLength),
+    'net.CIDR.masked(): net.CIDR': (cidr: Cidr) =>
+      new Cidr(new Ip(cidr.ip.family, cidr.ip.value & mask(cidr.ip, cidr.prefixLength)), cidr.prefixLength),
     'net.CIDR.containsIP(net.IP): bool': contains,
     'net.CIDR.containsIP(string): bool': (cidr: Cidr, text: string) => contains(cidr, parseIp(text)),
-    'net.CIDR.containsCIDR(net.CIDR): bool': (cidr: Cidr, other: Cidr) => other.prefixLength >= cidr.prefixLength && contains(cidr, other.ip),
+    'net.CIDR.containsCIDR(net.CIDR): bool': (cidr: Cidr, other: Cidr) =>
+      other.prefixLength >= cidr.prefixLength && contains(cidr, other.ip),
     'net.CIDR.containsCIDR(string): bool': (cidr: Cidr, text: string) => {
       const other = parseCidr(text);
       return other.prefixLength >= cidr.prefixLength && contains(cidr, other.ip);

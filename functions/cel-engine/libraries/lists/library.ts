@@ -20,7 +20,9 @@ export const listsLibrary: CelLibrary = {
     'list.sum(): dyn': (list: unknown[]) => {
       const numbers = numbersOf(list, 'sum');
       if (numbers.length === 0) return 0n;
-      return typeof numbers[0] === 'bigint' ? (numbers as bigint[]).reduce((a, b) => a + b, 0n) : (numbers as number[]).reduce((a, b) => a + b, 0);
+      return typeof numbers[0] === 'bigint'
+        ? (numbers as bigint[]).reduce((a, b) => a + b, 0n)
+        : (numbers as number[]).reduce((a, b) => a + b, 0);
     },
     'list.min(): dyn': (list: unknown[]) => extreme(list, 'min', -1),
     'list.max(): dyn': (list: unknown[]) => extreme(list, 'max', 1),

@@ -21,7 +21,8 @@ function ceilDiv(numerator: bigint, denominator: bigint): bigint {
 
 export function parseQuantity(text: string): Quantity {
   const parsed = QUANTITY.exec(text);
-  if (!parsed) throw new Error(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': ${JSON.stringify(text)}`);
+  if (!parsed)
+    throw new Error(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': ${JSON.stringify(text)}`);
   const [, number, suffix = ''] = parsed as unknown as [string, string, string?];
   const [whole, fraction = ''] = number.replace(/^[+-]/, '').split('.') as [string, string?];
   const sign = number.startsWith('-') ? -1n : 1n;
@@ -42,13 +43,14 @@ const compare = (a: Quantity, b: Quantity) => (a.nanos < b.nanos ? -1n : a.nanos
 export const quantityLibrary: CelLibrary = {
   name: 'kubernetes.quantity',
   types: {
-    'Quantity': Quantity,
+    Quantity: Quantity,
   },
   functions: {
     'quantity(string): Quantity': parseQuantity,
     'isQuantity(string): bool': accepts(parseQuantity),
     'Quantity.sign(): int': (q: Quantity) => (q.nanos > 0n ? 1n : q.nanos < 0n ? -1n : 0n),
-    'Quantity.isInteger(): bool': (q: Quantity) => q.nanos % NANO === 0n && q.nanos / NANO <= MAX_INT64 && q.nanos / NANO >= -MAX_INT64 - 1n,
+    'Quantity.isInteger(): bool': (q: Quantity) =>
+      q.nanos % NANO === 0n && q.nanos / NANO <= MAX_INT64 && q.nanos / NANO >= -MAX_INT64 - 1n,
     'Quantity.asInteger(): int': (q: Quantity) => {
       if (q.nanos % NANO !== 0n) throw new Error('cannot convert value to integer: it has a fractional part');
       const value = q.nanos / NANO;

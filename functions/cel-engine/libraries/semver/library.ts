@@ -3,7 +3,8 @@
 import type { CelLibrary } from '../cel-library.js';
 import { accepts } from '../accepts.js';
 
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
+const SEMVER =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
 
 export class Semver {
   constructor(
@@ -52,7 +53,7 @@ const valid = (text: string, normalize = false) => accepts((candidate: string) =
 export const semverLibrary: CelLibrary = {
   name: 'kubernetes.semver',
   types: {
-    'Semver': Semver,
+    Semver: Semver,
   },
   functions: {
     'semver(string): Semver': (text: string) => parseSemver(text),

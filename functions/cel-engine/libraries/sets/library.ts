@@ -11,6 +11,7 @@ export const setsLibrary: CelLibrary = {
   functions: {
     'sets.contains(list, list): bool': (_namespace: unknown, a: unknown[], b: unknown[]) => contains(a, b),
     'sets.equivalent(list, list): bool': (_namespace: unknown, a: unknown[], b: unknown[]) => contains(a, b) && contains(b, a),
-    'sets.intersects(list, list): bool': (_namespace: unknown, a: unknown[], b: unknown[]) => a.some((item) => b.some((other) => equalCel(item, other))),
+    'sets.intersects(list, list): bool': (_namespace: unknown, a: unknown[], b: unknown[]) =>
+      a.some((item) => b.some((other) => equalCel(item, other))),
   },
 };

@@ -9,7 +9,11 @@ function codePoints(text: string): string[] {
 }
 
 function quote(text: string): string {
-  const escaped = text.replace(/[\\"\u0007\b\f\n\r\t\v]/g, (c) => ({ '\\': '\\\\', '"': '\\"', '\u0007': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' })[c]!);
+  const escaped = text.replace(
+    /[\\"\u0007\b\f\n\r\t\v]/g,
+    (c) =>
+      ({ '\\': '\\\\', '"': '\\"', '\u0007': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' })[c]!,
+  );
   return `"${escaped}"`;
 }
 
@@ -30,7 +34,9 @@ function format(template: string, args: unknown[]): string {
       case 'f':
         return Number(arg).toFixed(digits);
       case 'e':
-        return Number(arg).toExponential(digits).replace(/e([+-])(\d)$/, 'e$10$2');
+        return Number(arg)
+          .toExponential(digits)
+          .replace(/e([+-])(\d)$/, 'e$10$2');
       case 'x':
       case 'X': {
         const text = typeof arg === 'string' ? Buffer.from(arg).toString('hex') : BigInt(arg as bigint).toString(16);

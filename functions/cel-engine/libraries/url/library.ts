@@ -19,7 +19,8 @@ export function parseUrl(text: string): Url {
   const uri = ABSOLUTE_URI.exec(text);
   if (uri) {
     const host = uri[2]!.replace(/^[^@]*@/, '');
-    if (/\s/.test(text) || (host.startsWith('[') && !/^\[[0-9A-Fa-f:.]+\](:\d*)?$/.test(host))) throw new Error(`URL parse error: ${JSON.stringify(text)}`);
+    if (/\s/.test(text) || (host.startsWith('[') && !/^\[[0-9A-Fa-f:.]+\](:\d*)?$/.test(host)))
+      throw new Error(`URL parse error: ${JSON.stringify(text)}`);
     return new Url(uri[1]!.toLowerCase(), host, uri[3]!, uri[4] ?? '');
   }
   const path = ABSOLUTE_PATH.exec(text);
@@ -54,7 +55,7 @@ function query(url: Url): Map<string, string[]> {
 export const urlLibrary: CelLibrary = {
   name: 'kubernetes.urls',
   types: {
-    'URL': Url,
+    URL: Url,
   },
   functions: {
     'url(string): URL': parseUrl,
