@@ -11,7 +11,8 @@ import { writeDecision } from '../observe/decision-log.js';
 import type { AdmissionEvent } from '../http/middlewares.js';
 import type { Outcome, PolicyMetrics } from '../observe/metrics.js';
 import type { Policy } from '../policy.js';
-import type { FailurePolicy } from '../rules/rules-document-schema.js';
+import type { AdmissionRequest } from '../review/admission-review-schema.js';
+import type { FailurePolicy, RulesDocument } from '../rules/rules-document-schema.js';
 import type { LoadedRules } from '../rules/rules-loader.js';
 import { RulesUnavailableError } from '../rules/rules-source.js';
 
@@ -97,6 +98,18 @@ export interface DecideOptions {
   metrics?: PolicyMetrics;
 }
 
+/** What a request's handling has learned so far, for the failure policy to read if a later step throws. */
+interface Progress<P> {
+  rules?: LoadedRules<P>;
+  /** The failure policy of what is evaluated: the document's, or the routed policy's own. */
+  failurePolicy?: FailurePolicy;
+}
+
+/**
+ * The handler, as a sequence of named steps (controller-runtime's `Handle`): work out the budget; within it,
+ * load the rules, pick the routed policy, check the object's depth and evaluate or mutate; resolve anything
+ * thrown by the failure policy; annotate, log and count the decision; answer.
+ */
 export function createDecideAdmission<P>(
   policy: Policy<P>,
   loadRules: () => Promise<LoadedRules<P>>,
@@ -107,76 +120,83 @@ export function createDecideAdmission<P>(
   // Mutation (immer drafts and the JSON Patch diff) is a chunk of its own: a validating function never loads
   // it, a mutating one starts loading it now, during init, alongside the rules.
   const mutation = policy.kind === 'mutating' ? import('./mutate-rules.js') : undefined;
-  return async function decideAdmission(event: AdmissionEvent, context?: Context): Promise<AdmissionReviewResponse> {
-    const startedAt = Date.now();
-    const { review } = event;
-    const request = review.request;
-    let rulesAtHand: LoadedRules<P> | undefined;
-    // The failure policy of what is evaluated: the document's, or the routed policy's own.
-    let failurePolicyAtHand: FailurePolicy | undefined;
 
-    const budget = budgetMs({
+  function budgetOf(event: AdmissionEvent, context: Context | undefined, startedAt: number): number {
+    return budgetMs({
       policyTimeoutMs: config.POLICY_TIMEOUT_MS,
       now: startedAt,
       lambdaRemainingMs: context?.getRemainingTimeInMillis?.(),
       apiserverTimeoutMs: event.apiserverTimeoutMs,
       receivedAtMs: event.receivedAtMs,
     });
+  }
 
-    const deadline = new WorkDeadline(budget);
-    let decision: Decision;
-    try {
-      decision = await withDeadline(budget, async () => {
-        const rules = await loadRules();
-        rulesAtHand = rules;
-        if (!rules.ok) throw new UnusableRulesError(rules);
-        const routed = event.routedPolicy !== undefined && policy.routesEachPolicy ? event.routedPolicy : undefined;
-        const document = routed === undefined ? rules.document : rulesRoutedTo(rules.document, routed);
-        if (!document) return routedToMissingPolicy(policy.name, routed!, rules.version);
-        failurePolicyAtHand = document.failurePolicy;
-        if (walksWholeObject)
-          for (const field of ['object', 'oldObject'] as const)
-            if (nestedDeeperThan(request[field])) throw new ObjectTooDeepError(`request.${field}`);
-        const outcome =
-          policy.kind === 'validating'
-            ? await evaluateRules(policy, document, request, { now: clock(), deadline })
-            : await (await mutation!).mutateRules(policy, document, request);
-        const reason = !outcome.verdict.allowed
-          ? 'violations'
-          : outcome.verdict.patch
-            ? 'patched'
-            : policy.kind === 'mutating'
-              ? 'no changes'
-              : 'no violations';
-        const skipped = 'failedOpen' in outcome ? outcome.failedOpen : undefined;
-        if (skipped && outcome.verdict.allowed)
-          return { ...outcome, ...rulesFailedOpen(policy.name, outcome.verdict, skipped), rulesVersion: rules.version };
-        return { ...outcome, reason, rulesVersion: rules.version };
-      });
-    } catch (error) {
-      const reason = reasonOf(error);
-      const failurePolicy =
-        failurePolicyAtHand ??
-        (rulesAtHand?.ok ? rulesAtHand.document.failurePolicy : (rulesAtHand?.failurePolicy ?? config.FAILURE_POLICY));
-      decision = {
-        verdict: failureVerdict(policy.name, failurePolicy, reason),
-        failed: failurePolicy === 'Fail' ? 'closed' : 'open',
-        rules: [],
-        reason,
-        rulesVersion: rulesAtHand?.version,
-      };
-    }
-    const lastKnownGood = rulesAtHand?.ok ? rulesAtHand.lastKnownGood : undefined;
+  async function usableRules(progress: Progress<P>): Promise<Extract<LoadedRules<P>, { ok: true }>> {
+    const rules = await loadRules();
+    progress.rules = rules;
+    if (!rules.ok) throw new UnusableRulesError(rules);
+    return rules;
+  }
 
-    const { verdict } = decision;
-    verdict.auditAnnotations.decision = !verdict.allowed ? 'denied' : verdict.patch ? 'patched' : 'allowed';
-    // The same list goes to the annotation and the log line: joined once (a bundle of manifests has dozens).
-    const rules = decision.rules.join(',');
-    if (decision.rules.length > 0) verdict.auditAnnotations.rule = rules;
-    if (decision.rulesVersion) verdict.auditAnnotations['rules-version'] = decision.rulesVersion;
+  /** The policy the request's route names, for a function that serves each of its policies apart. */
+  const routedPolicyOf = (event: AdmissionEvent): string | undefined =>
+    event.routedPolicy !== undefined && policy.routesEachPolicy ? event.routedPolicy : undefined;
 
-    const durationMs = Date.now() - startedAt;
-    const outcome = outcomeOf(decision);
+  function refuseObjectsTooDeep(request: AdmissionRequest): void {
+    if (!walksWholeObject) return;
+    for (const field of ['object', 'oldObject'] as const)
+      if (nestedDeeperThan(request[field])) throw new ObjectTooDeepError(`request.${field}`);
+  }
+
+  async function evaluateOrMutate(document: RulesDocument<P>, request: AdmissionRequest, deadline: WorkDeadline) {
+    return policy.kind === 'validating'
+      ? await evaluateRules(policy, document, request, { now: clock(), deadline })
+      : await (await mutation!).mutateRules(policy, document, request);
+  }
+
+  function decisionOf(outcome: Awaited<ReturnType<typeof evaluateOrMutate>>, rulesVersion: string): Decision {
+    const skipped = 'failedOpen' in outcome ? outcome.failedOpen : undefined;
+    if (skipped && outcome.verdict.allowed) return { ...outcome, ...rulesFailedOpen(policy.name, outcome.verdict, skipped), rulesVersion };
+    return { ...outcome, reason: reasonForEvaluated(outcome.verdict), rulesVersion };
+  }
+
+  function reasonForEvaluated(verdict: Verdict): string {
+    if (!verdict.allowed) return 'violations';
+    if (verdict.patch) return 'patched';
+    return policy.kind === 'mutating' ? 'no changes' : 'no violations';
+  }
+
+  async function decide(event: AdmissionEvent, progress: Progress<P>, deadline: WorkDeadline): Promise<Decision> {
+    const rules = await usableRules(progress);
+    const routed = routedPolicyOf(event);
+    const document = routed === undefined ? rules.document : rulesRoutedTo(rules.document, routed);
+    if (!document) return routedToMissingPolicy(policy.name, routed!, rules.version);
+    progress.failurePolicy = document.failurePolicy;
+    refuseObjectsTooDeep(event.review.request);
+    const outcome = await evaluateOrMutate(document, event.review.request, deadline);
+    return decisionOf(outcome, rules.version);
+  }
+
+  function resolveByFailurePolicy(error: unknown, { rules, failurePolicy: inForce }: Progress<P>): Decision {
+    const reason = reasonOf(error);
+    const failurePolicy = inForce ?? (rules?.ok ? rules.document.failurePolicy : (rules?.failurePolicy ?? config.FAILURE_POLICY));
+    return {
+      verdict: failureVerdict(policy.name, failurePolicy, reason),
+      failed: failurePolicy === 'Fail' ? 'closed' : 'open',
+      rules: [],
+      reason,
+      rulesVersion: rules?.version,
+    };
+  }
+
+  function logDecision(
+    request: AdmissionRequest,
+    decision: Decision,
+    outcome: Outcome,
+    rules: string,
+    durationMs: number,
+    lastKnownGood: string | undefined,
+  ) {
     writeDecision({
       policy: policy.name,
       uid: request.uid,
@@ -185,8 +205,8 @@ export function createDecideAdmission<P>(
       name: request.name,
       operation: request.operation,
       dryRun: request.dryRun ?? false,
-      // allowed, denied, patched, warned, failed-open or failed-closed: one key where two were (the line is
-      // written for every request, and its cost grows with every key).
+      // allowed, denied, patched, warned, failed-open or failed-closed: one key, as the line is written for
+      // every request and its cost grows with every key.
       outcome,
       rule: rules,
       reason: decision.reason,
@@ -196,13 +216,40 @@ export function createDecideAdmission<P>(
       durationMs,
       details: decision.logDetails,
     });
+  }
+
+  return async function decideAdmission(event: AdmissionEvent, context?: Context): Promise<AdmissionReviewResponse> {
+    const startedAt = Date.now();
+    const { review } = event;
+    const budget = budgetOf(event, context, startedAt);
+    const progress: Progress<P> = {};
+    let decision: Decision;
+    try {
+      decision = await withDeadline(budget, () => decide(event, progress, new WorkDeadline(budget)));
+    } catch (error) {
+      decision = resolveByFailurePolicy(error, progress);
+    }
+    const rules = annotate(decision);
+    const outcome = outcomeOf(decision);
+    const durationMs = Date.now() - startedAt;
+    const lastKnownGood = progress.rules?.ok ? progress.rules.lastKnownGood : undefined;
+    logDecision(review.request, decision, outcome, rules, durationMs, lastKnownGood);
     metrics?.decision({
       outcome,
       latencyMs: durationMs,
       servingLastKnownGood: lastKnownGood !== undefined,
-      rulesUnavailable: decision.failed !== undefined && !rulesAtHand?.ok,
+      rulesUnavailable: decision.failed !== undefined && !progress.rules?.ok,
     });
-
-    return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: toAdmissionResponse(request.uid, verdict) };
+    return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: toAdmissionResponse(review.request.uid, decision.verdict) };
   };
+}
+
+/** Adds the decision's audit annotations; returns its rules as one list, which the log line reuses. */
+function annotate({ verdict, rules, rulesVersion }: Decision): string {
+  verdict.auditAnnotations.decision = !verdict.allowed ? 'denied' : verdict.patch ? 'patched' : 'allowed';
+  // Joined once for the annotation and the log line: a bundle of manifests has dozens.
+  const list = rules.join(',');
+  if (rules.length > 0) verdict.auditAnnotations.rule = list;
+  if (rulesVersion) verdict.auditAnnotations['rules-version'] = rulesVersion;
+  return list;
 }
