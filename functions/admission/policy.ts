@@ -36,6 +36,11 @@ interface PolicyBase<P> {
    */
   routesEachPolicy?: boolean;
   /**
+   * Its rules read the object's fields in CEL expressions: `policy validate` checks those fields against the
+   * matched kinds' OpenAPI schemas, as the API server type-checks a ValidatingAdmissionPolicy.
+   */
+  readsFieldsInExpressions?: boolean;
+  /**
    * The rule's matchConditions that the API server can evaluate itself (registration passes them on as the
    * webhook's, so it filters before calling); none when they need more than the request (params, autogen).
    */
@@ -84,6 +89,14 @@ export type Policy<P> = ValidatingPolicy<P> | MutatingPolicy<P>;
  */
 export function policyNameOf(rule: { name: string; origin?: { name: string } }): string {
   return rule.origin?.name ?? rule.name;
+}
+
+/**
+ * The policy a report names for a rule's result: a function that serves each of its policies apart reports
+ * each by its own name (a manifest's, as Kubernetes and Kyverno name it); any other reports itself.
+ */
+export function reportedPolicyName(policy: Pick<Policy<unknown>, 'name' | 'routesEachPolicy'>, rule: { policy: string }): string {
+  return policy.routesEachPolicy ? rule.policy : policy.name;
 }
 
 /** The route a policy is served on: `/validate/<name>` or `/mutate/<name>`. */

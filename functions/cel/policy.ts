@@ -137,6 +137,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   parametersSchema: CelParametersSchema,
   manifests: { detect: isManifestData, translate: rulesFromManifests },
   routesEachPolicy: true,
+  readsFieldsInExpressions: true,
   webhookMatchConditions({ matchConditions, podControllers }) {
     // Written for Pods, autogen's conditions judge pod templates: the API server would judge the controller.
     if (podControllers.length > 0) return [];

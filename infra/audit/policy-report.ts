@@ -3,16 +3,24 @@
 // for cluster-scoped objects. `policy` is the policy as Kubernetes would name it (a cel manifest's name,
 // else the Portcullis policy), `rule` the rule; the Portcullis policy and the rule's action go in
 // `properties`. Every result says `source: portcullis`.
+import { reportedPolicyName } from '../../functions/admission/policy.js';
+import { policyRegistry } from '../../functions/registry.js';
 import type { AuditedObject, AuditResult } from './audit-objects.js';
 
 const REPORT_NAME = 'portcullis-audit';
 const SUMMARY_KEYS = ['pass', 'fail', 'warn', 'error', 'skip'] as const;
 
+/** As the policy model says for the function's rules; results about the request itself name the function. */
+function reportedPolicyOf(result: AuditResult): string {
+  const policy = policyRegistry.find(({ name }) => name === result.function);
+  return policy ? reportedPolicyName(policy, result) : result.function;
+}
+
 function reportResult(result: AuditResult, object: AuditedObject, timestamp: { seconds: number; nanos: number }) {
   const { resource } = object;
   return {
     source: 'portcullis',
-    policy: result.function === 'cel' ? result.policy : result.function,
+    policy: reportedPolicyOf(result),
     rule: result.rule,
     result: result.result,
     ...(result.messages.length > 0 ? { message: result.messages.join('; ') } : {}),

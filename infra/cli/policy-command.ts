@@ -114,9 +114,9 @@ function bucketTarget(options: BucketOptions): BucketTarget {
   };
 }
 
-/** cel expressions read against the matched kinds' OpenAPI schemas: the fields none has (schemas load for cel only). */
+/** Expressions read against the matched kinds' OpenAPI schemas: the fields none has (schemas load only for such policies). */
 async function schemaWarnings(policy: Policy<never>, document: RulesDocument<unknown>): Promise<string[]> {
-  if (policy.name !== 'cel') return [];
+  if (!policy.readsFieldsInExpressions) return [];
   const { celSchemaWarnings } = await import('../cel-schema-check.js');
   return celSchemaWarnings(document.rules as never);
 }
