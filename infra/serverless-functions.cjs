@@ -15,7 +15,7 @@ function refusePlainTextTokens(stage) {
   if (stage === 'local' || command === 'offline' || (command === 'invoke' && subcommand === 'local')) return;
   const error = new Error(
     `WEBHOOK_TOKENS is set, and would be written in plain text into the packaged template and the functions' environment (stage "${stage}"). ` +
-      'Put the tokens in an SSM SecureString and deploy with --param="tokensParameter=/portcullis/webhook-tokens" (README: Caller authentication), then unset WEBHOOK_TOKENS. ' +
+      'Put the tokens in an SSM SecureString and deploy with --param="tokensParameter=/portcullis/webhook-tokens" (docs/operations.md: Caller authentication), then unset WEBHOOK_TOKENS. ' +
       'Plain-text tokens are for --stage local and sls offline only.',
   );
   error.stack = ''; // osls prints a stack when there is one; this is a usage error, not a bug

@@ -7,7 +7,7 @@
 // - a dashboard: decisions and denials per policy, fail-open, rules state, latency p50/p99, cold starts,
 //   throttles;
 // - saved CloudWatch Logs Insights queries over every function's log group.
-// The README's "When enforcement lapses" says what each alarm means and what to do.
+// docs/architecture.md, "When enforcement lapses", says what each alarm means and what to do.
 const { normalisedName, registeredPolicies } = require('./registered-policies.cjs');
 
 const NAMESPACE = 'Portcullis';
@@ -42,7 +42,7 @@ function policyAlarms(policy, prefix, actions) {
   const own = { service: SERVICE, Policy: policy.name };
   const fn = { FunctionName: { Ref: `${id}LambdaFunction` } };
   const name = (what) => `${prefix}-${policy.name}-${what}`;
-  const seeReadme = 'See the README, When enforcement lapses.';
+  const seeReadme = 'See docs/architecture.md, When enforcement lapses.';
   return {
     [`${id}FailedOpenAlarm`]: alarm({
       name: name('failed-open'),
@@ -203,7 +203,7 @@ module.exports = async ({ resolveVariable }) => {
     dimensions: { ApiId: { Ref: 'HttpApi' }, Stage: '$default' },
     actions,
     description:
-      'The HTTP API answered 5xx: a function failed, timed out or was throttled, and the apiserver applied its failurePolicy. See the README, When enforcement lapses.',
+      'The HTTP API answered 5xx: a function failed, timed out or was throttled, and the apiserver applied its failurePolicy. See docs/architecture.md, When enforcement lapses.',
   });
   resources.Dashboard = dashboard(prefix);
   const logGroups = policies.map((policy) => `/aws/lambda/${prefix}-${policy.name}`);

@@ -12,7 +12,7 @@ const CHECK_EVERY = 1024;
 
 export class CostLimitExceededError extends Error {
   constructor(limit: number) {
-    super(`cost limit of ${limit} units exceeded (every iteration and call is charged; see the README's cel section)`);
+    super(`cost limit of ${limit} units exceeded (every iteration and call is charged; see docs/rules-documents.md, cel parameters)`);
     this.name = 'CostLimitExceededError';
   }
 }

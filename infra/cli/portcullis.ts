@@ -2,41 +2,15 @@
 // library, no dependencies, help and subcommands built in; 14.x because 15 needs Node 22). Every command
 // and subcommand has --help; exit codes are in cli-errors.ts. Documents go to stdout, everything else to
 // stderr. The npm scripts (`npm run policy -- ...`) are aliases of these commands.
-import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { EXIT, UsageError } from './cli-errors.js';
-import { print } from './cli-output.js';
-import { registerAuditCommand } from './audit-command.js';
-import { registerEventCommand } from './event-command.js';
-import { registerInvokeCommand } from './invoke-command.js';
-import { registerNewPolicyCommand } from './new-policy-command.js';
-import { registerPolicyCommand } from './policy-command.js';
-import { registerWebhookConfigCommand } from './webhook-config-command.js';
+import { createProgram } from './program.js';
 
 // The AWS SDK warns about Node 20 on every S3 call; the functions run on Node 22, this CLI is not the place.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-
-const program = new Command('portcullis')
-  .description('Kubernetes admission policies as serverless functions: rules, events, invocations and registration')
-  .version(version)
-  .addHelpText(
-    'after',
-    '\nExit codes: 0 success; 1 a check found what it looks for (invalid document, denial, difference); 2 usage or input error.',
-  )
-  // Subcommands inherit these: errors come back here, so every exit code is decided in one place.
-  .exitOverride()
-  .configureOutput({ writeOut: print })
-  .showHelpAfterError('(see --help)');
-
-registerPolicyCommand(program);
-registerInvokeCommand(program);
-registerEventCommand(program);
-registerWebhookConfigCommand(program);
-registerAuditCommand(program);
-registerNewPolicyCommand(program);
+const program = createProgram();
 
 try {
   await program.parseAsync(process.argv);

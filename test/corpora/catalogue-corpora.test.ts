@@ -1,6 +1,6 @@
 // replica-limits, required-labels and deploy-windows against the Gatekeeper and Kyverno authors' cases for
 // their equivalents, each with a rules document that says the same in our format. Differences on purpose
-// are listed in the README.
+// are listed in docs/bringing-policies.md.
 import { describe, expect, it } from 'vitest';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';

@@ -1,7 +1,7 @@
 // registry-mirror and disable-service-links against Kyverno's own tests for replace-image-registry,
 // prepend-image-registry and disable-service-discovery, with rules that say the same in our format. Each
 // expected resource must equal (kyverno-test) or contain (chainsaw) our input with our patch applied by an
-// independent RFC 6902 implementation. Intended differences (README): our record annotation, which
+// independent RFC 6902 implementation. Intended differences (docs/bringing-policies.md): our record annotation, which
 // kyverno-test's expected objects lack, and dnsPolicy, which disable-service-links does not touch.
 import { describe, expect, it } from 'vitest';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';

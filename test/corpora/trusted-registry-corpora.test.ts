@@ -1,7 +1,7 @@
 // trusted-registry against the cases Gatekeeper's and Kyverno's authors wrote for their equivalent
 // policies (allowedrepos, disallowedtags, restrict-image-registries, disallow-latest-tag), each with the
 // rules document that says the same thing in our format. Semantics that differ on purpose are listed in
-// the README ("Where we differ from Gatekeeper and Kyverno").
+// docs/bringing-policies.md ("Where we differ from Gatekeeper and Kyverno").
 import { describe, expect, it } from 'vitest';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';

@@ -1,7 +1,7 @@
 // `portcullis new-policy`: in a copy of the project, a scaffolded validating and mutating policy type-check,
 // their own tests pass, their samples are valid and registrable, and the registry serves them; a name that
 // is taken or malformed is refused with nothing written. (A whole `npm test` after scaffolding is run by
-// hand: see the README's Writing a policy.)
+// hand: see docs/writing-a-policy.md.)
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

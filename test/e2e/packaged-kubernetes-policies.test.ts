@@ -3,7 +3,7 @@
 // requiredlabels CEL template with its gator suite. Expected: `fail` is a violation under the policy's
 // validationActions (denied under Deny, a warning under Warn, a validation_failure annotation under
 // Audit); `pass` and `skip` are none. Policies that need the cluster are refused at validation, each
-// listed here and in the README with its reason.
+// listed here and in docs/bringing-policies.md with its reason.
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../../functions/cel/policy.js';
