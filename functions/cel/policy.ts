@@ -10,8 +10,8 @@
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { ValidatingPolicy, Violation } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
-import { isManifestData, rulesFromManifests } from './manifests/manifest-bundle.js';
-import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from './pod-controllers.js';
+import { isManifestData, rulesFromManifests } from '../formats/manifest-bundle.js';
+import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from '../admission/kubernetes/pod-controllers.js';
 import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/deadline.js';
 import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from '../cel-engine/program.js';

@@ -2,7 +2,7 @@
 // share, turned into the native rule's shape: the CEL lists become the cel policy's parameters (their
 // schema compiles and checks them), matchConstraints becomes the rule's match, and autogen extends a
 // Pod policy to the pod controllers.
-import { DEFAULT_POD_CONTROLLERS, isPodController, POD_CONTROLLERS, type PodController } from '../pod-controllers.js';
+import { DEFAULT_POD_CONTROLLERS, isPodController, POD_CONTROLLERS, type PodController } from '../admission/kubernetes/pod-controllers.js';
 
 export type Manifest = {
   apiVersion?: unknown;

@@ -4,7 +4,7 @@
 // constraint's match (kinds, namespaces, excludedNamespaces, labelSelector, namespaceSelector, name, scope)
 // is the rule's; enforcementAction deny/warn/dryrun becomes Deny/Warn/Audit. Gatekeeper's webhook fails open
 // (Ignore) unless the constraint says otherwise. Templates with Rego only are refused: no Rego engine here.
-import { celParameters, type Manifest, nameOf, type TranslatedRule } from './cel-spec.js';
+import { celParameters, type Manifest, nameOf, type TranslatedRule } from './cel-rule-parts.js';
 
 const ACTIONS: Record<string, string[]> = { deny: ['Deny'], warn: ['Warn'], dryrun: ['Audit'] };
 

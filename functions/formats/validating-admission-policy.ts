@@ -4,8 +4,8 @@
 // A paramRef without a namespace selects, for namespaced params, the ones in the request's namespace, as
 // Kubernetes does; requests for which none is found follow parameterNotFoundAction (Deny by a rule that
 // denies them, Allow by no rule).
-import { matchesLabelSelector } from '../../admission/kubernetes/label-selector.js';
-import { celParameters, type Manifest, matchFromConstraints, nameOf, type TranslatedRule } from './cel-spec.js';
+import { matchesLabelSelector } from '../admission/kubernetes/label-selector.js';
+import { celParameters, type Manifest, matchFromConstraints, nameOf, type TranslatedRule } from './cel-rule-parts.js';
 
 type ParamRef = {
   name?: string;

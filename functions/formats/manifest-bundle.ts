@@ -2,8 +2,8 @@
 // policies, bindings, templates, constraints and param objects, and turned into the native rules
 // document the cel policy validates (one engine, one evaluation path). Every manifest must take part:
 // an unknown kind, a binding without its policy, or a policy nothing enforces is an error, never skipped.
-import type { ManifestTranslation } from '../../admission/policy.js';
-import { type Manifest, nameOf, type TranslatedRule } from './cel-spec.js';
+import type { ManifestTranslation } from '../admission/policy.js';
+import { type Manifest, nameOf, type TranslatedRule } from './cel-rule-parts.js';
 import { constraintKindOf, rulesFromConstraintTemplate } from './gatekeeper-constraint-template.js';
 import { rulesFromKyvernoPolicy } from './kyverno-validating-policy.js';
 import { rulesFromValidatingAdmissionPolicy } from './validating-admission-policy.js';

@@ -3,7 +3,7 @@
 // Autogen is on for Pod policies, narrowed by spec.autogen.podControllers.controllers. A policy switched
 // off for admission (spec.evaluation.admission.enabled: false) makes no rule; JSON-mode policies judge
 // payloads that are not Kubernetes requests, so they are refused.
-import { celParameters, type Manifest, matchFromConstraints, nameOf, type TranslatedRule, withPodControllers } from './cel-spec.js';
+import { celParameters, type Manifest, matchFromConstraints, nameOf, type TranslatedRule, withPodControllers } from './cel-rule-parts.js';
 
 export function rulesFromKyvernoPolicy(policy: Manifest): { rules: TranslatedRule[]; errors: string[] } {
   const name = nameOf(policy);
