@@ -4,25 +4,6 @@
 // Pod policy to the pod controllers.
 import { DEFAULT_POD_CONTROLLERS, isPodController, POD_CONTROLLERS, type PodController } from '../admission/kubernetes/pod-controllers.js';
 
-export type Manifest = {
-  apiVersion?: unknown;
-  kind?: unknown;
-  metadata?: { name?: unknown; namespace?: unknown; labels?: unknown };
-  spec?: Record<string, unknown>;
-} & Record<string, unknown>;
-
-/** A native rule (before validation) and how to name its fields in errors. */
-export interface TranslatedRule {
-  rule: Record<string, unknown>;
-  /** `ValidatingPolicy require-labels`, for error messages. */
-  label: string;
-  /** Where the rule's parameters and match were written in the manifest (`spec`, `spec.matchConstraints`). */
-  parametersAt: string;
-  matchAt: string;
-}
-
-export const nameOf = (manifest: Manifest): string => (typeof manifest.metadata?.name === 'string' ? manifest.metadata.name : '');
-
 /** The CEL lists of a spec, as the cel policy's parameters (only those given, so defaults apply). */
 export function celParameters(source: Record<string, unknown>): Record<string, unknown> {
   const parameters: Record<string, unknown> = {};

@@ -4,7 +4,8 @@
 // constraint's match (kinds, namespaces, excludedNamespaces, labelSelector, namespaceSelector, name, scope)
 // is the rule's; enforcementAction deny/warn/dryrun becomes Deny/Warn/Audit. Gatekeeper's webhook fails open
 // (Ignore) unless the constraint says otherwise. Templates with Rego only are refused: no Rego engine here.
-import { celParameters, type Manifest, nameOf, type TranslatedRule } from './cel-rule-parts.js';
+import { celParameters } from './cel-rule-parts.js';
+import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
 const ACTIONS: Record<string, string[]> = { deny: ['Deny'], warn: ['Warn'], dryrun: ['Audit'] };
 
@@ -49,7 +50,7 @@ function matchOfConstraint(given: Record<string, unknown>): Record<string, unkno
   return match;
 }
 
-export function rulesFromConstraintTemplate(template: Manifest, constraints: Manifest[]): { rules: TranslatedRule[]; errors: string[] } {
+export function rulesFromConstraintTemplate(template: Manifest, constraints: Manifest[]): FormatResult {
   const native = nativeValidationOf(template);
   if ('error' in native) return { rules: [], errors: [native.error] };
   const templateName = nameOf(template);
@@ -104,3 +105,29 @@ export function rulesFromConstraintTemplate(template: Manifest, constraints: Man
     );
   return { rules, errors };
 }
+
+const isTemplate = (manifest: Manifest) => groupOf(manifest) === 'templates.gatekeeper.sh' && manifest.kind === 'ConstraintTemplate';
+const isConstraint = (manifest: Manifest) => groupOf(manifest) === 'constraints.gatekeeper.sh';
+
+export const gatekeeperFormat: PolicyFormat = {
+  name: 'Gatekeeper ConstraintTemplate',
+  claims: (manifest) => isTemplate(manifest) || isConstraint(manifest),
+  rulesOf(claimed) {
+    const templates = claimed.filter(isTemplate);
+    const constraints = claimed.filter(isConstraint);
+    const result: FormatResult = { rules: [], errors: [] };
+    for (const template of templates) {
+      const { rules, errors } = rulesFromConstraintTemplate(
+        template,
+        constraints.filter((constraint) => constraint.kind === constraintKindOf(template)),
+      );
+      result.rules.push(...rules);
+      result.errors.push(...errors);
+    }
+    for (const constraint of constraints) {
+      if (!templates.some((template) => constraintKindOf(template) === constraint.kind))
+        result.errors.push(`${constraint.kind} ${nameOf(constraint)}: no ConstraintTemplate in the bundle defines kind ${constraint.kind}`);
+    }
+    return result;
+  },
+};

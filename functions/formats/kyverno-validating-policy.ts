@@ -3,9 +3,10 @@
 // Autogen is on for Pod policies, narrowed by spec.autogen.podControllers.controllers. A policy switched
 // off for admission (spec.evaluation.admission.enabled: false) makes no rule; JSON-mode policies judge
 // payloads that are not Kubernetes requests, so they are refused.
-import { celParameters, type Manifest, matchFromConstraints, nameOf, type TranslatedRule, withPodControllers } from './cel-rule-parts.js';
+import { celParameters, matchFromConstraints, withPodControllers } from './cel-rule-parts.js';
+import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat } from './policy-format.js';
 
-export function rulesFromKyvernoPolicy(policy: Manifest): { rules: TranslatedRule[]; errors: string[] } {
+export function rulesFromKyvernoPolicy(policy: Manifest): FormatResult {
   const name = nameOf(policy);
   const spec = policy.spec ?? {};
   const label = `ValidatingPolicy ${name}`;
@@ -28,3 +29,12 @@ export function rulesFromKyvernoPolicy(policy: Manifest): { rules: TranslatedRul
   };
   return { rules: [{ rule, label, parametersAt: 'spec', matchAt: 'spec.matchConstraints' }], errors: [] };
 }
+
+export const kyvernoValidatingPolicyFormat: PolicyFormat = {
+  name: 'Kyverno ValidatingPolicy',
+  claims: (manifest) => groupOf(manifest) === 'policies.kyverno.io' && manifest.kind === 'ValidatingPolicy',
+  rulesOf(claimed) {
+    const results = claimed.map(rulesFromKyvernoPolicy);
+    return { rules: results.flatMap(({ rules }) => rules), errors: results.flatMap(({ errors }) => errors) };
+  },
+};

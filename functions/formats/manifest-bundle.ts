@@ -1,16 +1,14 @@
-// A rules object of Kubernetes manifests (a multi-document YAML bundle, or one manifest): sorted into
-// policies, bindings, templates, constraints and param objects, and turned into the native rules
-// document the cel policy validates (one engine, one evaluation path). Every manifest must take part:
-// an unknown kind, a binding without its policy, or a policy nothing enforces is an error, never skipped.
+// A rules object of Kubernetes manifests (a multi-document YAML bundle, or one manifest): each manifest
+// handed to the format that claims it (all-formats.ts), and their rules made into one rules document of the
+// policy model (one engine, one evaluation path). Every manifest must take part: an unknown kind, a binding
+// without its policy, or a policy nothing enforces is an error, never skipped.
 import type { ManifestTranslation } from '../admission/policy.js';
-import { type Manifest, nameOf, type TranslatedRule } from './cel-rule-parts.js';
-import { constraintKindOf, rulesFromConstraintTemplate } from './gatekeeper-constraint-template.js';
-import { rulesFromKyvernoPolicy } from './kyverno-validating-policy.js';
-import { rulesFromValidatingAdmissionPolicy } from './validating-admission-policy.js';
+import { POLICY_FORMATS } from './all-formats.js';
+import { type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
-const groupOf = (manifest: Manifest) =>
-  typeof manifest.apiVersion === 'string' && manifest.apiVersion.includes('/') ? manifest.apiVersion.split('/')[0]! : '';
+const NOT_A_POLICY = "not a policy, binding, template or constraint, and no policy's paramKind names it";
 
+/** Kinds no format here reads, and why. */
 const UNSUPPORTED: Record<string, string> = {
   MutatingAdmissionPolicy: 'mutating policies are not run by cel (a validating function)',
   MutatingAdmissionPolicyBinding: 'mutating policies are not run by cel (a validating function)',
@@ -50,57 +48,19 @@ export function rulesFromManifests(documents: unknown[]): ManifestTranslation {
     else manifests.push(manifest);
   });
 
-  const policies = manifests.filter((m) => groupOf(m) === 'admissionregistration.k8s.io' && m.kind === 'ValidatingAdmissionPolicy');
-  const bindings = manifests.filter((m) => groupOf(m) === 'admissionregistration.k8s.io' && m.kind === 'ValidatingAdmissionPolicyBinding');
-  const kyverno = manifests.filter((m) => groupOf(m) === 'policies.kyverno.io' && m.kind === 'ValidatingPolicy');
-  const templates = manifests.filter((m) => groupOf(m) === 'templates.gatekeeper.sh' && m.kind === 'ConstraintTemplate');
-  const constraints = manifests.filter((m) => groupOf(m) === 'constraints.gatekeeper.sh');
-  const paramKinds = new Set(
-    policies.map((policy) =>
-      JSON.stringify([
-        (policy.spec?.paramKind as Manifest | undefined)?.apiVersion,
-        (policy.spec?.paramKind as Manifest | undefined)?.kind,
-      ]),
-    ),
-  );
-  const params = manifests.filter((m) => paramKinds.has(JSON.stringify([m.apiVersion, m.kind])));
-  const used = new Set([...policies, ...bindings, ...kyverno, ...templates, ...constraints, ...params]);
+  // Each manifest belongs to the first format that claims it; one no format claims is an error, never skipped.
+  const claimed = new Map<PolicyFormat, Manifest[]>(POLICY_FORMATS.map((format) => [format, []]));
   for (const manifest of manifests) {
-    if (used.has(manifest)) continue;
-    const why = UNSUPPORTED[String(manifest.kind)] ?? "not a policy, binding, template or constraint, and no policy's paramKind names it";
-    errors.push(`${manifest.kind} ${nameOf(manifest)}: ${why}`);
+    const format = POLICY_FORMATS.find((candidate) => candidate.claims(manifest, manifests));
+    if (format) claimed.get(format)!.push(manifest);
+    else errors.push(`${manifest.kind} ${nameOf(manifest)}: ${UNSUPPORTED[String(manifest.kind)] ?? NOT_A_POLICY}`);
   }
 
   const translated: TranslatedRule[] = [];
-  const take = (result: { rules: TranslatedRule[]; errors: string[] }) => {
-    translated.push(...result.rules);
-    errors.push(...result.errors);
-  };
-  for (const policy of policies)
-    take(
-      rulesFromValidatingAdmissionPolicy(
-        policy,
-        bindings.filter((b) => b.spec?.policyName === nameOf(policy)),
-        params,
-      ),
-    );
-  for (const binding of bindings) {
-    if (!policies.some((policy) => nameOf(policy) === binding.spec?.policyName))
-      errors.push(
-        `ValidatingAdmissionPolicyBinding ${nameOf(binding)}: its policy ${String(binding.spec?.policyName)} is not in the bundle`,
-      );
-  }
-  for (const policy of kyverno) take(rulesFromKyvernoPolicy(policy));
-  for (const template of templates)
-    take(
-      rulesFromConstraintTemplate(
-        template,
-        constraints.filter((c) => c.kind === constraintKindOf(template)),
-      ),
-    );
-  for (const constraint of constraints) {
-    if (!templates.some((template) => constraintKindOf(template) === constraint.kind))
-      errors.push(`${constraint.kind} ${nameOf(constraint)}: no ConstraintTemplate in the bundle defines kind ${constraint.kind}`);
+  for (const [format, mine] of claimed) {
+    const { rules, errors: refused } = format.rulesOf(mine);
+    translated.push(...rules);
+    errors.push(...refused);
   }
   if (errors.length > 0) return { ok: false, errors };
 

@@ -5,7 +5,8 @@
 // Kubernetes does; requests for which none is found follow parameterNotFoundAction (Deny by a rule that
 // denies them, Allow by no rule).
 import { matchesLabelSelector } from '../admission/kubernetes/label-selector.js';
-import { celParameters, type Manifest, matchFromConstraints, nameOf, type TranslatedRule } from './cel-rule-parts.js';
+import { celParameters, matchFromConstraints } from './cel-rule-parts.js';
+import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
 type ParamRef = {
   name?: string;
@@ -26,11 +27,7 @@ function selectedParams(paramKind: { apiVersion?: string; kind?: string }, ref: 
 
 const quoted = (text: string) => JSON.stringify(text);
 
-export function rulesFromValidatingAdmissionPolicy(
-  policy: Manifest,
-  bindings: Manifest[],
-  params: Manifest[],
-): { rules: TranslatedRule[]; errors: string[] } {
+export function rulesFromValidatingAdmissionPolicy(policy: Manifest, bindings: Manifest[], params: Manifest[]): FormatResult {
   const name = nameOf(policy);
   const spec = policy.spec ?? {};
   const label = `ValidatingAdmissionPolicy ${name}`;
@@ -111,3 +108,56 @@ function narrowing(matchResources: unknown): Record<string, unknown> {
   const narrowed = matchFromConstraints(matchResources);
   return Object.keys(narrowed).length > 0 ? { narrowedBy: narrowed } : {};
 }
+
+const isPolicy = (manifest: Manifest) =>
+  groupOf(manifest) === 'admissionregistration.k8s.io' && manifest.kind === 'ValidatingAdmissionPolicy';
+const isBinding = (manifest: Manifest) =>
+  groupOf(manifest) === 'admissionregistration.k8s.io' && manifest.kind === 'ValidatingAdmissionPolicyBinding';
+
+const kindKey = (apiVersion: unknown, kind: unknown) => `${String(apiVersion)} ${String(kind)}`;
+
+// Computed once per bundle: a bundle of many manifests would otherwise scan every policy for each.
+const paramKindsByBundle = new WeakMap<readonly Manifest[], Set<string>>();
+
+/** The apiVersion and kind of every policy's paramKind in the bundle. */
+function paramKindsOf(bundle: readonly Manifest[]): Set<string> {
+  let kinds = paramKindsByBundle.get(bundle);
+  if (!kinds) {
+    const paramKinds = bundle.filter(isPolicy).map((policy) => policy.spec?.paramKind as Manifest | undefined);
+    kinds = new Set(
+      paramKinds.filter((paramKind) => paramKind !== undefined).map((paramKind) => kindKey(paramKind.apiVersion, paramKind.kind)),
+    );
+    paramKindsByBundle.set(bundle, kinds);
+  }
+  return kinds;
+}
+
+const isParamIn = (manifest: Manifest, bundle: readonly Manifest[]) =>
+  paramKindsOf(bundle).has(kindKey(manifest.apiVersion, manifest.kind));
+
+export const validatingAdmissionPolicyFormat: PolicyFormat = {
+  name: 'ValidatingAdmissionPolicy',
+  claims: (manifest, bundle) => isPolicy(manifest) || isBinding(manifest) || isParamIn(manifest, bundle),
+  rulesOf(claimed) {
+    const policies = claimed.filter(isPolicy);
+    const bindings = claimed.filter(isBinding);
+    const params = claimed.filter((manifest) => isParamIn(manifest, claimed));
+    const result: FormatResult = { rules: [], errors: [] };
+    for (const policy of policies) {
+      const { rules, errors } = rulesFromValidatingAdmissionPolicy(
+        policy,
+        bindings.filter((binding) => binding.spec?.policyName === nameOf(policy)),
+        params,
+      );
+      result.rules.push(...rules);
+      result.errors.push(...errors);
+    }
+    for (const binding of bindings) {
+      if (!policies.some((policy) => nameOf(policy) === binding.spec?.policyName))
+        result.errors.push(
+          `ValidatingAdmissionPolicyBinding ${nameOf(binding)}: its policy ${String(binding.spec?.policyName)} is not in the bundle`,
+        );
+    }
+    return result;
+  },
+};
