@@ -1,5 +1,5 @@
 // serverless-esbuild settings, read by serverless.yml. Output is an ESM bundle with a `.js` name: ESM
-// cold-starts about 20% faster than CommonJS, and osls `invoke local` loads `.js`/`.cjs` but not `.mjs`.
+// cold-starts faster than CommonJS (npm run bench prints both), and osls `invoke local` loads `.js`/`.cjs` but not `.mjs`.
 // The Lambda runtime treats that `.js` as ESM only with a `package.json` of `"type": "module"` beside it
 // in the zip, which functions/package.json (packaged with each function) provides.
 const { removeZipStagingAtExit } = require('./zip-staging-cleanup.cjs');
@@ -25,7 +25,7 @@ const config = async () => ({
   exclude: [],
   // Bundled CommonJS dependencies (yaml, aws4) require() only Node built-ins. An ESM bundle has no
   // `require`; this one hands out built-ins without importing node:module, which cost every cold start
-  // ~1–3 ms even in functions that never reach that code. test/e2e/packaged-bundles.test.ts loads every
+  // even in functions that never reach that code. test/e2e/packaged-bundles.test.ts loads every
   // file of every zip, so a dependency that needs more fails there.
   banner: {
     js: 'const require = (id) => { const builtin = process.getBuiltinModule(id); if (builtin === undefined) throw new Error(`bundled code requires ${id}, which is not a Node built-in`); return builtin; };',

@@ -3,7 +3,7 @@
 const { join } = require('node:path');
 
 // @middy/core imports node:stream/web and node:stream/promises for streamed responses (streamifyResponse),
-// which Portcullis never asks for; loading them cost every cold start ~1.1 ms. Its imports of those two
+// which Portcullis never asks for, yet loading them cost every cold start. Its imports of those two
 // resolve to functions/admission/middy-streams-on-demand.ts, which loads them when first used.
 const middyStreamsOnDemand = {
   name: 'middy-streams-on-demand',

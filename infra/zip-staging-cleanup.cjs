@@ -1,7 +1,7 @@
 // serverless-esbuild stages every zip in `<tmpdir>/<function>-<pid>-<ms>-<hex>` and never removes it: its
 // release is a non-recursive remove of a full directory, whose error it swallows (floydspace/serverless-
-// esbuild#589, not merged). That is ~27 MB per `sls package` of this service, which filled /tmp by
-// gigabytes. Loaded with the esbuild settings, in the `sls` process itself: when it exits, its own staging
+// esbuild#589, not merged): every `sls package` of this service left its zips' staging behind, which
+// filled /tmp by gigabytes. Loaded with the esbuild settings, in the `sls` process itself: when it exits, its own staging
 // directories (named with its pid) are removed. Nothing else in the temporary folder is touched.
 const { readdirSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');

@@ -1,7 +1,6 @@
 // What @middy/core imports from node:stream/web and node:stream/promises, loaded when first used. middy
 // uses them only for streamed responses (streamifyResponse), which Portcullis never asks for, yet importing
-// them cost every cold start ~1.1 ms (trusted-registry from a folder, 61 interleaved cold starts: 43.9 →
-// 42.8 ms). infra/esbuild-plugins.cjs resolves middy's imports of the two modules to this file.
+// them cost every cold start. infra/esbuild-plugins.cjs resolves middy's imports of the two modules to this file.
 export const ReadableStream = {
   [Symbol.hasInstance]: (value: unknown) => value instanceof process.getBuiltinModule('node:stream/web').ReadableStream,
 };

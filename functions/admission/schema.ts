@@ -1,9 +1,6 @@
 // Validation for the whole project: valibot, imported from here (`import * as v from './schema.js'`).
-// Chosen over zod/mini by measurement, because schemas are built and first run on every cold start: the
-// stack's schemas for trusted-registry (config, review, rules document) built and run once cost 8.1 ms
-// over bare Node with zod/mini and 0.9 ms with valibot (36 KB against 11 KB bundled; 21 interleaved
-// processes, clean environment). valibot schemas are plain objects; zod's are class instances with
-// initialisers.
+// Chosen over zod/mini by measurement (the README's Dependencies), because schemas are built and first run
+// on every cold start: valibot schemas are plain objects, zod's class instances with initialisers.
 // One difference is corrected here: valibot's object and record schemas accept arrays (an array is an
 // object with keys "0", "1"…), so `match: []` would read as an empty match. `object`, `strictObject` and
 // `record` below refuse arrays first, as zod and Kubernetes' own decoding do; use them, never valibot's.

@@ -2,8 +2,8 @@
 // bundle's layout only. esbuild puts the code that the entry shares with lazy modules into one chunk per
 // set of importers: that was four chunks, four more files for a cold start to resolve, read and link. With
 // every lazy module importing the modules below, they all have the same importers and share one chunk: the
-// cold path is the entry and that chunk (trusted-registry from a folder, 61 interleaved cold starts: 48.1 →
-// 46.5 ms). The entry imports this file too, or the file would make an empty chunk of its own. Costless at
+// cold path is the entry and that chunk. The entry imports this file too, or the file would make an empty
+// chunk of its own. Costless at
 // run time: the entry has evaluated these modules before any lazy one loads.
 // test/e2e/packaged-bundles.test.ts fails when a module missing here splits the chunk again.
 import './decide/deadline.js';

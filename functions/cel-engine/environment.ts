@@ -72,7 +72,7 @@ export function registerLibrariesFor(calls: ReadonlySet<string>, identifiers: Re
 
 // Selecting a field, an index or a variable takes the same time whatever the value's size: such nodes are
 // charged 1 unit, unless their value goes to something that does walk it (a call, `+`, `==`, `in`, a
-// comparison). Counting a map's keys at every `c.securityContext` doubled the cost of running a policy.
+// comparison). Counting a map's keys at every `c.securityContext` would make navigation cost as much as walking.
 const NAVIGATION = new Set(['id', '.', '.?', '[]', '[?]']);
 const WALKS_ITS_OPERANDS = new Set(['call', 'rcall', '+', '==', '!=', 'in', '<', '<=', '>', '>=']);
 

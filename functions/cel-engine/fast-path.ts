@@ -9,8 +9,8 @@
 // errors by `||`, `&&` and the macros, its overloads). The one exception is an error that is certain too
 // (FAILS): a caller that needs no words for it is spared the engine. The tests compare the two on every
 // expression of the corpus (test/unit/cel-fast-path.test.ts).
-// Cost, as the engine's metering charges it (environment.ts), but counted ahead instead of node by node
-// (which doubled the time): every node of the expression outside comprehensions is charged once, up front;
+// Cost, as the engine's metering charges it (environment.ts, metering.ts), but counted ahead instead of node by node
+// (far slower): every node of the expression outside comprehensions is charged once, up front;
 // every iteration charges the nodes of the comprehension's body; values that an operator or a function
 // walks are charged by their size. That is never less than the nodes actually evaluated.
 import { Optional } from '@marcbachmann/cel-js';

@@ -246,8 +246,7 @@ export function runCel(
  * object, far cheaper than a Map to build and to collect, unless it has a key Object.prototype has
  * (PROTOTYPE_KEYS says why): then it becomes a Map. Copy on change: a map or list with no whole number and
  * no such key below it is a CEL value already, kept as it is (CEL values are never changed in place), so
- * only the paths to numbers are copied: of a 10 KB Pod, a few ports and probes, where a full copy
- * allocated ~180 objects and lists per request. The conversion is the depth check too: an object nested
+ * only the paths to numbers are copied: of a Pod, a few ports and probes, not every object and list. The conversion is the depth check too: an object nested
  * more than MAX_OBJECT_DEPTH levels throws ObjectTooDeepError naming `field`, so the recursion is bounded
  * by construction and the object is walked once, not twice.
  */
@@ -284,7 +283,7 @@ function convert(value: unknown, depthLeft: number, field: string): unknown {
 }
 
 // Apart from convert: a closure there would capture its arguments, and V8 would then allocate a context on
-// every call of convert, one per value of the request (a third of the conversion's time).
+// every call of convert, one per value of the request.
 function convertToMap(value: object, depthLeft: number, field: string): Map<string, unknown> {
   return new Map(Object.entries(value).map(([name, item]) => [name, convert(item, depthLeft - 1, field)]));
 }

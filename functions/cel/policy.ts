@@ -56,7 +56,7 @@ interface RequestBindings extends JudgedObject {
 // The request as CEL values, converted once per request however many rules judge it (a bundle of
 // manifests is dozens of rules). Kept on the request itself, not in a module-level WeakMap: V8's young-
 // generation collections keep a WeakMap's young entries alive, so every request's converted object was
-// promoted to the old generation, and the collections that copied them held a request for up to 10 ms.
+// promoted to the old generation, and the collections that copied them held requests up.
 const BINDINGS = Symbol('cel bindings');
 type WithBindings = AdmissionRequest & { [BINDINGS]?: RequestBindings };
 

@@ -1,8 +1,8 @@
 // `portcullis policy <validate|push|diff|pull|test>`: check, upload and try out rules documents.
 // The policy is named by the file (`policies/trusted-registry.yaml`) unless --policy says otherwise.
 // Kubernetes manifests (cel: several files, a folder, or multi-document YAML) are joined into one bundle,
-// validated whole. Everything is stored as JSON (the function reads it without loading the YAML parser,
-// ~14 ms of a cold start); diff and pull show YAML, for people.
+// validated whole. Everything is stored as JSON (the function reads it without loading the YAML parser at
+// cold start); diff and pull show YAML, for people.
 // A push writes only if the object is still the one it read (or the ETag --if-match names).
 // Bucket, prefix and endpoint come from the flags, else RULES_BUCKET, RULES_PREFIX, RULES_S3_ENDPOINT;
 // --local targets the bucket of the stack `npm start` runs.

@@ -1,6 +1,6 @@
 // What aws4 takes from node:crypto, loaded when first used: aws4 requires node:crypto as it loads, and it is
 // part of every bundle's entry (signed-request.ts), so a function that never signs (rules from a folder, no
-// SSM tokens) paid ~1.5 ms of cold start for it. infra/esbuild-plugins.cjs resolves aws4's require of
+// SSM tokens) paid for it at every cold start. infra/esbuild-plugins.cjs resolves aws4's require of
 // `crypto` to this file; aws4 calls nothing else of it.
 import type { BinaryLike, KeyObject } from 'node:crypto';
 

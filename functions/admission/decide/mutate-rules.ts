@@ -6,7 +6,7 @@
 //
 // Drafts are immer's copy-on-write proxies: a policy changes its draft in place, and only the parts it
 // changed are copied. The diff then skips every unchanged subtree (same reference), so a request costs
-// what the policy touched, not two walks and a deep copy of a 10 KB object (measured: see the commit).
+// what the policy touched, not two walks and a deep copy of the object (see the commit).
 import '../shared-chunk.js'; // the bundle's layout: see that file
 import { Immer } from 'immer';
 import type { AdmissionRequest, Operation } from '../review/admission-review-schema.js';

@@ -4,7 +4,7 @@
 // INFO to stdout, WARN and ERROR to stderr, as that logger writes them. Always one line: Powertools indents
 // under POWERTOOLS_DEV, which splits an event into many lines in CloudWatch. Written here rather than
 // through @aws-lambda-powertools/logger: the stack writes three kinds of line, and that logger's load and
-// construction were ~3 ms of every cold start (21 KB of code, node:console, node:crypto).
+// construction (node:console, node:crypto) were a measurable part of every cold start.
 // test/unit/logger.test.ts holds each line to the real one's.
 import type { Context } from 'aws-lambda';
 import { getNumberFromEnv, getStringFromEnv, getXRayTraceIdFromEnv } from '@aws-lambda-powertools/commons/utils/env';

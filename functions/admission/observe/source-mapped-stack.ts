@@ -1,7 +1,6 @@
 // Stack traces in ERROR lines name the TypeScript sources, as `--enable-source-maps` would, but a map is
 // read only when an error from its file is logged. The flag reads and parses the map of every chunk as it
-// loads: ~5 ms of every cold start (packaged trusted-registry and cel, 21 interleaved runs each), for lines
-// that come from bugs. The maps ship beside the chunks in each zip (infra/esbuild-config.cjs).
+// loads, a cost on every cold start (see the commit), for lines that come from bugs. The maps ship beside the chunks in each zip (infra/esbuild-config.cjs).
 import type { SourceMap as SourceMapType } from 'node:module';
 
 const MAP_MAX_BYTES = 4 * 1024 * 1024; // ours are < 300 KB; a stack line never waits on more

@@ -1,8 +1,8 @@
 // Rules read from `<RULES_DIR>/<policy>.yaml`, with the S3 source's freshness: within the TTL the cached
 // rules are used without touching the file; after it, one stat, and the file is re-read only when its mtime
-// or size changed. (A stat on every request was ~10% of a warm request, for files that in Lambda are part
-// of the read-only package.) TTL 0 checks on every request. The stat is synchronous on purpose: an async
-// one waits for libuv's thread pool and doubled the warm time. A file larger than RULES_MAX_BYTES is never
+// or size changed. (A stat on every request was a visible share of a warm request, for files that in Lambda
+// are part of the read-only package.) TTL 0 checks on every request. The stat is synchronous on purpose: an async
+// one waits for libuv's thread pool, which a warm request felt. A file larger than RULES_MAX_BYTES is never
 // read: it is an invalid version, and the last good rules stay.
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -7,7 +7,7 @@ import { type ParsedRules, validationSteps } from './validate-rules-data.js';
 import { rulesDataUnlessYaml, statedFailurePolicy } from './rules-document-text.js';
 import type { RawRules } from './rules-source.js';
 
-/** Larger documents are parsed off the event loop (a 64 KiB YAML document parses in about 15 ms here). */
+/** Larger documents are parsed off the event loop: YAML that size takes longer than a request may wait. */
 const OFF_THREAD_FROM_BYTES = 64 * 1024;
 /** The longest validation runs between two chances for timers and I/O. */
 const SLICE_MS = 5;
@@ -31,7 +31,7 @@ export async function parseRulesVersion<P>(policy: Policy<P>, raw: RawRules, max
     return { ok: false, errors: [raw.refused ?? 'the source returned no document'], failurePolicy };
   }
   try {
-    // JSON parses in linear time on this thread (2 MiB in ~10 ms); large YAML goes to a worker; the YAML
+    // JSON parses in linear time on this thread; large YAML goes to a worker; the YAML
     // parser is loaded only for a document that needs it.
     const early = rulesDataUnlessYaml(raw.bytes, maxBytes);
     const data =
