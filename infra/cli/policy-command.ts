@@ -59,48 +59,44 @@ function asJson(data: unknown): Buffer | undefined {
   return isDeepStrictEqual(JSON.parse(text), data) ? Buffer.from(text) : undefined;
 }
 
+type UploadRead = { ok: true; upload: Upload } | { ok: false; name: string; errors: string[] };
+
+const isFolder = (path: string) => existsSync(path) && statSync(path).isDirectory();
+
 /**
- * What to upload: one rules document, or, given several files, a folder or manifests, the bundle of every
- * document; as JSON. A document that does not parse is kept as written, so its errors name its lines.
+ * One rules document as it is stored: as JSON, unless JSON cannot say it or it does not parse (then as
+ * written, so its errors name its lines); undefined when the document is a bundle of manifests.
  */
-function readUpload(
-  paths: string[],
-  policyName: string | undefined,
-): { ok: true; upload: Upload } | { ok: false; name: string; errors: string[] } {
-  const single =
-    paths.length === 1 && !(existsSync(paths[0]!) && statSync(paths[0]!).isDirectory()) ? readDocument(paths[0]!, policyName) : undefined;
-  if (single) {
-    const data = rulesData(single.bytes, maxBytes());
-    const isBundle = data.ok && (Array.isArray(data.data) || Boolean(single.policy.manifests?.detect(data.data)));
-    if (!isBundle) {
-      const json = data.ok ? asJson(data.data) : undefined;
-      return {
-        ok: true,
-        upload: {
-          name: single.file,
-          policy: single.policy,
-          bytes: json ?? single.bytes,
-          contentType: json ? 'application/json' : 'application/yaml',
-        },
-      };
-    }
-  }
-  if (!policyName && !single) throw new UsageError('name the policy the manifests are for (--policy cel)');
-  const policy = single?.policy ?? policyNamed(policyName!, NAME_IT);
+function documentUpload(single: NonNullable<ReturnType<typeof readDocument>>): Upload | undefined {
+  const data = rulesData(single.bytes, maxBytes());
+  const isBundle = data.ok && (Array.isArray(data.data) || Boolean(single.policy.manifests?.detect(data.data)));
+  if (isBundle) return undefined;
+  const json = data.ok ? asJson(data.data) : undefined;
+  if (json) return { name: single.file, policy: single.policy, bytes: json, contentType: 'application/json' };
+  return { name: single.file, policy: single.policy, bytes: single.bytes, contentType: 'application/yaml' };
+}
+
+/** Every manifest of the files, folders and multi-document YAML given, as one bundle, stored as JSON. */
+function bundleUpload(paths: string[], policy: Policy<never>): UploadRead {
   const read = readManifestFiles(paths);
   const name = paths.length === 1 ? paths[0]! : `${paths.length} paths (${paths.join(', ')})`;
   if (!read.ok) return { ok: false, name, errors: read.errors };
   const manifests = read.documents.map(({ document }) => document);
+  const files = `${read.files.length} file${read.files.length === 1 ? '' : 's'}`;
+  const bytes = Buffer.from(JSON.stringify(manifests));
   return {
     ok: true,
-    upload: {
-      name: `${name} (${read.files.length} file${read.files.length === 1 ? '' : 's'}, ${manifests.length} manifests)`,
-      policy,
-      bytes: Buffer.from(JSON.stringify(manifests)),
-      contentType: 'application/json',
-      manifests,
-    },
+    upload: { name: `${name} (${files}, ${manifests.length} manifests)`, policy, bytes, contentType: 'application/json', manifests },
   };
+}
+
+/** What to upload: one rules document, or, given several files, a folder or manifests, the bundle of every document. */
+function readUpload(paths: string[], policyName: string | undefined): UploadRead {
+  const single = paths.length === 1 && !isFolder(paths[0]!) ? readDocument(paths[0]!, policyName) : undefined;
+  const document = single && documentUpload(single);
+  if (document) return { ok: true, upload: document };
+  if (!policyName && !single) throw new UsageError('name the policy the manifests are for (--policy cel)');
+  return bundleUpload(paths, single?.policy ?? policyNamed(policyName!, NAME_IT));
 }
 
 function bucketTarget(options: BucketOptions): BucketTarget {
@@ -171,7 +167,8 @@ function storedData(text: string): unknown {
 /** The stored document's manifests (a bundle, or one manifest), for the per-manifest diff. */
 function storedManifests(text: string): unknown[] {
   const data = storedData(text);
-  return Array.isArray(data) ? data : data === null || data === undefined ? [] : [data];
+  if (Array.isArray(data)) return data;
+  return data === null || data === undefined ? [] : [data];
 }
 
 /** People read YAML: a stored JSON document is shown as YAML, a bundle as multi-document YAML. */
@@ -200,33 +197,45 @@ function describeRegistrationChange(target: BucketTarget, options: BucketOptions
   return `the webhook registration changes (the cluster sends requests by it, so apply it):\n${lines.map((line) => `  ${line}`).join('\n')}\napply with: npx portcullis webhook-config ${source} | kubectl apply -f -\n`;
 }
 
+/** What a push would do: where it writes, what is there now, and what changes in the bucket and the registration. */
+interface PushPlan {
+  upload: Upload;
+  target: BucketTarget;
+  where: string;
+  current: Awaited<ReturnType<typeof readRules>>;
+  unchanged: boolean;
+  /** The document's diff against the bucket's, per manifest for a bundle; empty when unchanged. */
+  diff: string;
+  /** The registration change and how to apply it; empty when the cluster sends the same. */
+  change: string;
+}
+
+/** The upload against what the bucket holds: per manifest for a bundle, else a unified diff of the YAML. */
+function pendingDiff(upload: Upload, current: PushPlan['current'], where: string): string {
+  if (upload.manifests) return manifestDiff(storedManifests(current?.text ?? '[]'), upload.manifests);
+  const before = current === undefined ? { file: '/dev/null', label: '(no object)' } : { file: where, label: 'in the bucket' };
+  return createTwoFilesPatch(
+    before.file,
+    upload.name,
+    forPeople(current?.text ?? ''),
+    forPeople(upload.bytes.toString('utf8')),
+    before.label,
+    'to push',
+  );
+}
+
 /** What pushing would change in the bucket and in the registration; undefined when the upload is refused. */
-async function plannedPush(paths: string[], options: UploadOptions, refusal: string[]) {
+async function plannedPush(paths: string[], options: UploadOptions, refusal: string[]): Promise<PushPlan | undefined> {
   const checked = await checkedUpload(paths, options, refusal);
   if (!checked) return undefined;
   const { upload, registrations } = checked;
   const target = bucketTarget(options);
   const where = `s3://${target.bucket}/${keyOf(target, upload.policy.name)}`;
   const current = await readRules(target, upload.policy.name);
-  const text = upload.bytes.toString('utf8');
-  const unchanged = current?.text === text;
-  const diff = unchanged
-    ? ''
-    : upload.manifests
-      ? manifestDiff(storedManifests(current?.text ?? '[]'), upload.manifests)
-      : createTwoFilesPatch(
-          current === undefined ? '/dev/null' : where,
-          upload.name,
-          forPeople(current?.text ?? ''),
-          forPeople(text),
-          current === undefined ? '(no object)' : 'in the bucket',
-          'to push',
-        );
-  const change = describeRegistrationChange(
-    target,
-    options,
-    registrationChange(registeredBefore(upload.policy, current?.text), registrations),
-  );
+  const unchanged = current?.text === upload.bytes.toString('utf8');
+  const diff = unchanged ? '' : pendingDiff(upload, current, where);
+  const registrationLines = registrationChange(registeredBefore(upload.policy, current?.text), registrations);
+  const change = describeRegistrationChange(target, options, registrationLines);
   return { upload, target, where, current, unchanged, diff, change };
 }
 
