@@ -99,6 +99,12 @@ export function crossRuleIssues(rules: readonly Rule<unknown>[], { requireKinds 
   return issues;
 }
 
+/**
+ * The policy model every function runs, whatever the rules were written in (docs/architecture.md, "The policy
+ * model"): a rule is its name, its match, its evaluator's parameters (run by the policy's evaluate or mutate),
+ * its actions (mode, or validationActions), its failure policy, and its origin, the name reports give it.
+ * Input formats (functions/formats/) parse manifests into these rules; the stack and the tools read only them.
+ */
 export type RulesDocument<P> = {
   failurePolicy: FailurePolicy;
   rules: {
