@@ -5,7 +5,7 @@
 // is the rule's; enforcementAction deny/warn/dryrun becomes Deny/Warn/Audit. Gatekeeper's webhook fails open
 // (Ignore) unless the constraint says otherwise. Templates with Rego only are refused: no Rego engine here.
 import { celParameters } from './cel-rule-parts.js';
-import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
+import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule, joinResults } from './policy-format.js';
 
 const ACTIONS: Record<string, string[]> = { deny: ['Deny'], warn: ['Warn'], dryrun: ['Audit'] };
 
@@ -115,19 +115,16 @@ export const gatekeeperFormat: PolicyFormat = {
   rulesOf(claimed) {
     const templates = claimed.filter(isTemplate);
     const constraints = claimed.filter(isConstraint);
-    const result: FormatResult = { rules: [], errors: [] };
-    for (const template of templates) {
-      const { rules, errors } = rulesFromConstraintTemplate(
+    const results = templates.map((template) =>
+      rulesFromConstraintTemplate(
         template,
         constraints.filter((constraint) => constraint.kind === constraintKindOf(template)),
-      );
-      result.rules.push(...rules);
-      result.errors.push(...errors);
-    }
-    for (const constraint of constraints) {
-      if (!templates.some((template) => constraintKindOf(template) === constraint.kind))
-        result.errors.push(`${constraint.kind} ${nameOf(constraint)}: no ConstraintTemplate in the bundle defines kind ${constraint.kind}`);
-    }
-    return result;
+      ),
+    );
+    const orphans = constraints.filter((constraint) => !templates.some((template) => constraintKindOf(template) === constraint.kind));
+    const errors = orphans.map(
+      (constraint) => `${constraint.kind} ${nameOf(constraint)}: no ConstraintTemplate in the bundle defines kind ${constraint.kind}`,
+    );
+    return joinResults([...results, { rules: [], errors }]);
   },
 };

@@ -4,7 +4,7 @@
 // off for admission (spec.evaluation.admission.enabled: false) makes no rule; JSON-mode policies judge
 // payloads that are not Kubernetes requests, so they are refused.
 import { celParameters, matchFromConstraints, withPodControllers } from './cel-rule-parts.js';
-import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat } from './policy-format.js';
+import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, joinResults } from './policy-format.js';
 
 export function rulesFromKyvernoPolicy(policy: Manifest): FormatResult {
   const name = nameOf(policy);
@@ -33,8 +33,5 @@ export function rulesFromKyvernoPolicy(policy: Manifest): FormatResult {
 export const kyvernoValidatingPolicyFormat: PolicyFormat = {
   name: 'Kyverno ValidatingPolicy',
   claims: (manifest) => groupOf(manifest) === 'policies.kyverno.io' && manifest.kind === 'ValidatingPolicy',
-  rulesOf(claimed) {
-    const results = claimed.map(rulesFromKyvernoPolicy);
-    return { rules: results.flatMap(({ rules }) => rules), errors: results.flatMap(({ errors }) => errors) };
-  },
+  rulesOf: (claimed) => joinResults(claimed.map(rulesFromKyvernoPolicy)),
 };

@@ -4,7 +4,7 @@
 // without its policy, or a policy nothing enforces is an error, never skipped.
 import type { ManifestTranslation } from '../admission/policy.js';
 import { POLICY_FORMATS } from './all-formats.js';
-import { type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
+import { type Manifest, nameOf, type PolicyFormat, joinResults } from './policy-format.js';
 
 const NOT_A_POLICY = "not a policy, binding, template or constraint, and no policy's paramKind names it";
 
@@ -56,12 +56,8 @@ export function rulesFromManifests(documents: unknown[]): ManifestTranslation {
     else errors.push(`${manifest.kind} ${nameOf(manifest)}: ${UNSUPPORTED[String(manifest.kind)] ?? NOT_A_POLICY}`);
   }
 
-  const translated: TranslatedRule[] = [];
-  for (const [format, mine] of claimed) {
-    const { rules, errors: refused } = format.rulesOf(mine);
-    translated.push(...rules);
-    errors.push(...refused);
-  }
+  const { rules: translated, errors: refused } = joinResults([...claimed].map(([format, mine]) => format.rulesOf(mine)));
+  errors.push(...refused);
   if (errors.length > 0) return { ok: false, errors };
 
   // The document's failure policy answers when nothing can be evaluated (rules unusable, deadline): the

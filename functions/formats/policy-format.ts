@@ -30,6 +30,11 @@ export interface FormatResult {
   errors: string[];
 }
 
+/** Several results as one: the rules in order, then every error. */
+export function joinResults(results: readonly FormatResult[]): FormatResult {
+  return { rules: results.flatMap(({ rules }) => rules), errors: results.flatMap(({ errors }) => errors) };
+}
+
 export interface PolicyFormat {
   /** As its users know it: `ValidatingAdmissionPolicy`. */
   name: string;

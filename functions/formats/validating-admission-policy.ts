@@ -6,7 +6,7 @@
 // denies them, Allow by no rule).
 import { matchesLabelSelector } from '../admission/kubernetes/label-selector.js';
 import { celParameters, matchFromConstraints } from './cel-rule-parts.js';
-import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
+import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule, joinResults } from './policy-format.js';
 
 type ParamRef = {
   name?: string;
@@ -142,22 +142,18 @@ export const validatingAdmissionPolicyFormat: PolicyFormat = {
     const policies = claimed.filter(isPolicy);
     const bindings = claimed.filter(isBinding);
     const params = claimed.filter((manifest) => isParamIn(manifest, claimed));
-    const result: FormatResult = { rules: [], errors: [] };
-    for (const policy of policies) {
-      const { rules, errors } = rulesFromValidatingAdmissionPolicy(
+    const results = policies.map((policy) =>
+      rulesFromValidatingAdmissionPolicy(
         policy,
         bindings.filter((binding) => binding.spec?.policyName === nameOf(policy)),
         params,
-      );
-      result.rules.push(...rules);
-      result.errors.push(...errors);
-    }
-    for (const binding of bindings) {
-      if (!policies.some((policy) => nameOf(policy) === binding.spec?.policyName))
-        result.errors.push(
-          `ValidatingAdmissionPolicyBinding ${nameOf(binding)}: its policy ${String(binding.spec?.policyName)} is not in the bundle`,
-        );
-    }
-    return result;
+      ),
+    );
+    const orphans = bindings.filter((binding) => !policies.some((policy) => nameOf(policy) === binding.spec?.policyName));
+    const errors = orphans.map(
+      (binding) =>
+        `ValidatingAdmissionPolicyBinding ${nameOf(binding)}: its policy ${String(binding.spec?.policyName)} is not in the bundle`,
+    );
+    return joinResults([...results, { rules: [], errors }]);
   },
 };
