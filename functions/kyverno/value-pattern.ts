@@ -5,6 +5,7 @@
 // and null compare by type as Kyverno's do. Values are JSON as Kubernetes decodes it: a whole number is an
 // int64, any other number a float64.
 import { matchesGlob } from '../admission/kubernetes/glob.js';
+import { isJsonObject } from '../admission/kubernetes/json-object.js';
 import { parseQuantity } from '../admission/kubernetes/quantity.js';
 import { parseGoDuration } from './go-duration.js';
 
@@ -23,8 +24,6 @@ export function operatorOf(condition: string): PatternOperator {
   return '';
 }
 
-const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** Whether `value` satisfies the pattern leaf `pattern` (a map pattern only asks for a map: its fields are judged apart). */
 export function matchesValuePattern(value: unknown, pattern: unknown): boolean {
   if (typeof pattern === 'boolean') return value === pattern;
@@ -32,7 +31,7 @@ export function matchesValuePattern(value: unknown, pattern: unknown): boolean {
   if (pattern === null || pattern === undefined) return matchesNull(value);
   if (typeof pattern === 'string') return matchesStringPattern(value, pattern);
   if (Array.isArray(pattern)) return false;
-  return isMap(value);
+  return isJsonObject(value);
 }
 
 function matchesInt(value: unknown, pattern: number): boolean {

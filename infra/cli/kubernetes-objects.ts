@@ -1,6 +1,7 @@
 // The objects the given manifests hold, as `kubectl get -o json|yaml` and people write them: one object,
 // several YAML documents, or a List (`kind: List`, or any `…List` kind with `items`), each item one object.
 // Files are read as `policy push` reads manifests (manifest-files.ts).
+import { isJsonObject } from '../../functions/admission/kubernetes/json-object.js';
 import { readManifestFiles } from '../manifest-files.js';
 import { UsageError } from './cli-errors.js';
 
@@ -11,10 +12,8 @@ export interface KubernetesObject {
   [field: string]: unknown;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function objectsOf(value: unknown, where: string): KubernetesObject[] {
-  if (!isObject(value) || typeof value.kind !== 'string') throw new UsageError(`${where}: not a Kubernetes object (no kind)`);
+  if (!isJsonObject(value) || typeof value.kind !== 'string') throw new UsageError(`${where}: not a Kubernetes object (no kind)`);
   if (value.kind.endsWith('List') && Array.isArray(value.items))
     return value.items.flatMap((item, index) => objectsOf(item, `${where} items[${index}]`));
   return [value as KubernetesObject];

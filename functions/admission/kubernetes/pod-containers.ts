@@ -1,6 +1,8 @@
 // Every container of a Pod or of a workload's pod template, so image rules see a Deployment's images at
 // `kubectl apply` rather than when its pods fail later. Parsed leniently: a field of the wrong shape is
 // skipped, never a crash, since the apiserver validates the object's schema itself.
+import { isJsonObject } from './json-object.js';
+
 export type ContainerKind = 'container' | 'initContainer' | 'ephemeralContainer';
 
 export interface ContainerRef {
@@ -31,16 +33,12 @@ const CONTAINER_FIELDS: readonly [string, ContainerKind][] = [
   ['ephemeralContainers', 'ephemeralContainer'],
 ];
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function podSpecOf(kind: string, object: unknown): Record<string, unknown> | undefined {
   const path = Object.hasOwn(POD_SPEC_PATHS, kind) ? POD_SPEC_PATHS[kind] : undefined; // kind comes from the request
   if (!path) return undefined;
   let node: unknown = object;
-  for (const key of path) node = isRecord(node) ? node[key] : undefined;
-  return isRecord(node) ? node : undefined;
+  for (const key of path) node = isJsonObject(node) ? node[key] : undefined;
+  return isJsonObject(node) ? node : undefined;
 }
 
 export function podContainers(kind: string, object: unknown): ContainerRef[] {
@@ -49,7 +47,7 @@ export function podContainers(kind: string, object: unknown): ContainerRef[] {
   return CONTAINER_FIELDS.flatMap(([field, containerKind]) => {
     const list = spec[field];
     if (!Array.isArray(list)) return [];
-    return list.filter(isRecord).map((container) => ({
+    return list.filter(isJsonObject).map((container) => ({
       kind: containerKind,
       name: typeof container.name === 'string' ? container.name : '(unnamed)',
       image: container.image,
