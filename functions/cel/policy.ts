@@ -8,7 +8,7 @@
 // message. Each expression runs on its own cost budget (Kubernetes' per-call limit), which also stops it at
 // the request's deadline.
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
-import type { ValidatingPolicy, Violation } from '../admission/policy.js';
+import type { Findings, ValidatingPolicy, Violation } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
 import { isManifestData, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from '../admission/kubernetes/pod-controllers.js';
@@ -16,6 +16,8 @@ import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/de
 import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from '../cel-engine/program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
+import { checkPatterns, hasPatterns, ruledOutBy } from '../kyverno/evaluate-rule.js';
+import type { RuleOutcome } from '../kyverno/validate-patterns.js';
 import { LazyVariables } from './lazy-variables.js';
 import { type CelParameters, CelParametersSchema, type VariableSource } from './rules.js';
 
@@ -35,6 +37,12 @@ function withPodControllerKinds(rule: Rule<CelParameters>): Rule<CelParameters> 
   if (!kinds?.includes('Pod') || rule.parameters.podControllers.length > 0) return rule;
   const added = DEFAULT_POD_CONTROLLERS.filter((kind) => !kinds.includes(kind));
   return { ...rule, match: { ...rule.match, kinds: [...kinds, ...added] }, parameters: { ...rule.parameters, podControllers: added } };
+}
+
+/** A Kyverno rule's outcome as findings: a failure is a violation, a skip says why the rule did not apply. */
+function findingsOf(outcome: RuleOutcome): Findings {
+  if (outcome.status === 'skip') return { violations: [], skipped: outcome.message };
+  return { violations: outcome.status === 'fail' ? [outcome.message] : [] };
 }
 
 const NO_VARIABLES: ReadonlyMap<string, unknown> = new Map();
@@ -138,9 +146,10 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   manifests: { detect: isManifestData, translate: rulesFromManifests },
   routesEachPolicy: true,
   readsFieldsInExpressions: true,
-  webhookMatchConditions({ matchConditions, podControllers }) {
+  webhookMatchConditions({ matchConditions, podControllers, kyverno }) {
     // Written for Pods, autogen's conditions judge pod templates: the API server would judge the controller.
-    if (podControllers.length > 0) return [];
+    // A ClusterPolicy's celPreconditions are its rule's alone, while its webhook serves every rule.
+    if (podControllers.length > 0 || kyverno) return [];
     // The API server's own environment has object, oldObject and request (and authorizer, which cel
     // refuses), and none of Kyverno's functions.
     const apiServerCan = (program: CelProgram) => !program.usesKyvernoLibrary && program.readsOnlyTheRequest;
@@ -153,6 +162,12 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
     const judgesPodTemplate = parameters.podControllers.includes(request.kind.kind);
+    const kyverno = parameters.kyverno;
+    const ruledOut = kyverno && ruledOutBy(request, kyverno);
+    if (ruledOut) return { violations: [], skipped: ruledOut };
+    // A pattern rule with nothing in CEL never converts the request to CEL values.
+    if (kyverno && hasPatterns(kyverno) && parameters.matchConditions.length === 0)
+      return findingsOf(checkPatterns(request, kyverno, judgesPodTemplate, context.deadline));
     const converted = bindingsOf(request, judgesPodTemplate);
     const expressions = new RuleExpressions(
       parameters,
@@ -165,6 +180,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
       if (!booleanOf(expressions.run(program, `matchConditions ${name}`), `matchConditions ${name}`))
         return { violations: [], skipped: `matchConditions ${name} is false` };
     }
+    if (kyverno && hasPatterns(kyverno)) return findingsOf(checkPatterns(request, kyverno, judgesPodTemplate, context.deadline));
     const violations: Violation[] = [];
     let firstError: unknown;
     for (const { program, message, messageProgram, reason } of parameters.validations) {

@@ -3,6 +3,7 @@
 // so a document that does not compile is invalid, and the compiled programs live as long as the rules version.
 import * as v from '../admission/schema.js';
 import { type CelProgram, compileCel, toCel } from '../cel-engine/program.js';
+import { KyvernoRuleSchema } from '../kyverno/kyverno-rule-schema.js';
 
 const Expression = v.pipe(
   v.string(),
@@ -21,7 +22,7 @@ const Name = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a 
  */
 export const CelParametersSchema = v.pipe(
   v.strictObject({
-    validations: v.pipe(
+    validations: v.optional(
       v.array(
         v.strictObject({
           expression: Expression,
@@ -30,7 +31,7 @@ export const CelParametersSchema = v.pipe(
           reason: v.optional(v.picklist(['Unauthorized', 'Forbidden', 'Invalid', 'RequestEntityTooLarge'])),
         }),
       ),
-      v.minLength(1),
+      () => [],
     ),
     variables: v.optional(v.array(v.strictObject({ name: Name, expression: Expression })), () => []),
     matchConditions: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), expression: Expression })), () => []),
@@ -51,6 +52,12 @@ export const CelParametersSchema = v.pipe(
     podControllers: v.optional(v.array(v.string()), () => []),
     // Variables with a fixed value (Gatekeeper binds a constraint's parameters as variables.params).
     variableValues: v.optional(v.record(v.string(), v.unknown()), () => ({})),
+    // A Kyverno ClusterPolicy rule: its match, exclude and patterns, judged with the validations.
+    kyverno: v.optional(KyvernoRuleSchema),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (dataset.typed && dataset.value.validations.length === 0 && !dataset.value.kyverno)
+      addIssue({ path: v.issuePath('validations'), message: 'required: at least one validation' });
   }),
   v.transform((parameters) => {
     const validations = parameters.validations.map(({ expression, message, messageExpression, reason }) => ({
@@ -75,6 +82,7 @@ export const CelParametersSchema = v.pipe(
       validations,
       auditAnnotations: parameters.auditAnnotations.map(({ key, valueExpression }) => ({ key, program: valueExpression })),
       podControllers: parameters.podControllers,
+      kyverno: parameters.kyverno,
       // Every variable by name, fixed values first (a variable's expression takes precedence): made once per
       // rules version, so a request makes one map of values per rule, not the declarations too.
       declaredVariables: new Map<string, VariableSource>([

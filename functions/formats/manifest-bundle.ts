@@ -16,8 +16,6 @@ const UNSUPPORTED: Record<string, string> = {
   ImageValidatingPolicy: 'image verification needs registry access',
   GeneratingPolicy: 'generation writes to the cluster',
   DeletingPolicy: 'deletion acts on the cluster',
-  ClusterPolicy: 'Kyverno ClusterPolicy (JMESPath patterns) is not CEL; use ValidatingPolicy',
-  Policy: 'Kyverno Policy (JMESPath patterns) is not CEL; use ValidatingPolicy',
 };
 
 /** Whether parsed rules data is manifests: several documents, or one with apiVersion and kind. */

@@ -306,9 +306,16 @@ describe('ValidatingAdmissionPolicy bundles on the packaged cel function', () =>
       /cannot run without the cluster: authorizer/,
     ],
     [
-      'a kind cel cannot run',
-      [{ apiVersion: 'kyverno.io/v1', kind: 'ClusterPolicy', metadata: { name: 'old' }, spec: {} }],
-      /ClusterPolicy old: Kyverno ClusterPolicy \(JMESPath patterns\) is not CEL/,
+      'a rule cel cannot run',
+      [
+        {
+          apiVersion: 'kyverno.io/v1',
+          kind: 'ClusterPolicy',
+          metadata: { name: 'quota' },
+          spec: { rules: [{ name: 'add-quota', match: { any: [{ resources: { kinds: ['Namespace'] } }] }, generate: { kind: 'ResourceQuota' } }] },
+        },
+      ],
+      /ClusterPolicy quota rule add-quota: generate rules write to the cluster/,
     ],
     [
       'validationActions missing from a binding',

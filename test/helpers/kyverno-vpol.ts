@@ -10,6 +10,8 @@ import { CORPORA } from './corpora.js';
 export interface KyvernoCase {
   suite: string;
   policy: string;
+  /** The rule a ClusterPolicy suite names (autogen rules as autogen-<rule>); ValidatingPolicy suites name none. */
+  rule?: string;
   kind: string;
   resource: string;
   expected: 'pass' | 'fail' | 'skip';
@@ -78,6 +80,7 @@ export function kyvernoSuites(root = join(CORPORA, 'kyverno-vpol')): KyvernoSuit
           cases.push({
             suite: relative(root, dirname(folder)),
             policy: result.policy,
+            rule: result.rule,
             kind: result.kind,
             resource: String(name),
             expected: result.result,

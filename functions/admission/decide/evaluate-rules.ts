@@ -33,6 +33,7 @@ function violationsOf(findings: Findings): Violation[] {
 function describe(rule: Rule<unknown>): string {
   const origin = rule.origin;
   if (!origin) return `rule ${rule.name}`;
+  if (origin.rule) return `${origin.kind} '${origin.name}' rule '${origin.rule}'`;
   return `${origin.kind} '${origin.name}'${origin.binding ? ` with binding '${origin.binding}'` : ''}`;
 }
 

@@ -72,7 +72,10 @@ export function ruleSchema<P extends v.GenericSchema>(parametersSchema: P) {
     // ValidatingAdmissionPolicy's actions on a violation; when given, they replace `mode`.
     validationActions: v.optional(v.pipe(v.array(ValidationActionSchema), v.minLength(1))),
     // The manifest a rule came from, named in its messages as Kubernetes names it.
-    origin: v.optional(v.strictObject({ kind: v.string(), name: v.string(), binding: v.optional(v.string()) })),
+    // A Kyverno ClusterPolicy's rule also names the rule of the policy it came from.
+    origin: v.optional(
+      v.strictObject({ kind: v.string(), name: v.string(), binding: v.optional(v.string()), rule: v.optional(v.string()) }),
+    ),
     parameters: parametersSchema,
   });
 }
@@ -113,7 +116,7 @@ export type RulesDocument<P> = {
     match?: Match;
     failurePolicy?: FailurePolicy;
     validationActions?: ValidationAction[];
-    origin?: { kind: string; name: string; binding?: string };
+    origin?: { kind: string; name: string; binding?: string; rule?: string };
     parameters: P;
   }[];
 };

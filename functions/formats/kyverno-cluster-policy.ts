@@ -1,0 +1,198 @@
+// Kyverno's ClusterPolicy and Policy (kyverno.io v1, v2beta1): each validate rule as a native rule of the cel
+// function, with autogen rules for the pod controllers as Kyverno makes them (autogen-<rule>, and
+// autogen-cronjob-<rule> for CronJobs). The rule's match and exclude are Kyverno's own (resource-filter.ts);
+// the native match only narrows to the kinds and operations they name, for registration. A namespaced
+// Policy applies in its own namespace only. What needs the cluster, or is not a validation, is refused with
+// its reason, never skipped: a rule that cannot run as written must not be enforced as something else.
+import { DEFAULT_POD_CONTROLLERS, isPodController, type PodController } from '../admission/kubernetes/pod-controllers.js';
+import { parseKindSelector, type MatchBlock, type ResourceFilter } from '../kyverno/resource-filter.js';
+import { type FormatResult, groupOf, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
+
+type KyvernoRuleManifest = {
+  name?: string;
+  match?: MatchBlock & { resources?: { namespaceSelector?: unknown } };
+  exclude?: MatchBlock;
+  context?: Record<string, unknown>[];
+  preconditions?: unknown;
+  celPreconditions?: { name: string; expression: string }[];
+  validate?: Record<string, unknown>;
+  mutate?: unknown;
+  generate?: unknown;
+  verifyImages?: unknown;
+};
+
+/** Kyverno's default autogen controllers (pkg/autogen/v1): every pod controller. */
+const AUTOGEN_CONTROLLERS: PodController[] = [...DEFAULT_POD_CONTROLLERS, 'ReplicationController'];
+const ALL_OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
+const AUTOGEN_ANNOTATION = 'pod-policies.kyverno.io/autogen-controllers';
+
+const filtersOf = (block: MatchBlock | undefined): ResourceFilter[] => (block ? [...(block.any ?? []), ...(block.all ?? []), block] : []);
+
+/** Why a rule cannot run here, or undefined. */
+function refusalOf(rule: KyvernoRuleManifest): string | undefined {
+  if (rule.generate) return 'generate rules write to the cluster';
+  if (rule.verifyImages) return 'verifyImages needs registry access';
+  if (rule.mutate) return 'mutate rules are not run yet (mutation as data is the next issue); validate rules only';
+  const validate = rule.validate;
+  if (!validate) return 'the rule has no validate, mutate, generate or verifyImages';
+  for (const entry of rule.context ?? []) {
+    for (const source of ['apiCall', 'configMap', 'imageRegistry', 'globalReference'])
+      if (entry[source] !== undefined) return `context ${String(entry.name)}: ${source} reads the cluster or a registry`;
+    return `context ${String(entry.name)}: context variables are not supported yet`;
+  }
+  if (validate.manifests) return 'validate.manifests verifies signatures against keys outside the bundle';
+  if (validate.podSecurity) return 'validate.podSecurity is not supported yet';
+  if (validate.deny) return 'validate.deny (JMESPath conditions) is not supported yet';
+  if (validate.foreach) return 'validate.foreach is not supported yet';
+  if (rule.preconditions) return 'preconditions (JMESPath conditions) are not supported yet';
+  if (validate.cel && (validate.cel as { paramKind?: unknown }).paramKind) return 'validate.cel.paramKind is not supported yet';
+  if (!validate.pattern && !validate.anyPattern && !validate.cel)
+    return 'validate needs pattern, anyPattern, deny, foreach, podSecurity or cel';
+  if (JSON.stringify([validate.pattern, validate.anyPattern, validate.message]).includes('{{'))
+    return 'variables ({{ }}) are not supported yet';
+  for (const filter of [...filtersOf(rule.match), ...filtersOf(rule.exclude)]) {
+    const resources = filter.resources as Record<string, unknown> | undefined;
+    if (resources?.namespaceSelector) return "match.resources.namespaceSelector reads the namespace's labels from the cluster";
+    const roles = filter as { roles?: unknown; clusterRoles?: unknown };
+    if (roles.roles || roles.clusterRoles) return 'roles and clusterRoles are bound to users in the cluster';
+  }
+  return undefined;
+}
+
+/** Kyverno's CanAutoGen: every filter names kinds without a name, selector or annotations, and some rule names Pods. */
+function canAutogen(rules: KyvernoRuleManifest[]): boolean {
+  let needed = false;
+  for (const rule of rules) {
+    for (const filter of [...filtersOf(rule.match), ...filtersOf(rule.exclude)]) {
+      const resources = filter.resources;
+      if (!resources) continue;
+      const kinds = resources.kinds ?? [];
+      if (resources.name || resources.names?.length || resources.selector || resources.annotations) return false;
+      if (kinds.length > 1 && kinds.includes('Pod')) return false;
+      if (kinds.some((kind) => kind === 'Pod' || isPodController(kind))) needed = true;
+    }
+  }
+  return needed;
+}
+
+/** The controllers autogen makes rules for: the annotation's list, `none`, or every pod controller. */
+function autogenControllers(policy: Manifest, rules: KyvernoRuleManifest[]): PodController[] {
+  if (!canAutogen(rules)) return [];
+  const annotations = ((policy.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {}) as Record<
+    string,
+    string
+  >;
+  const requested = annotations[AUTOGEN_ANNOTATION];
+  if (requested === undefined || requested === '') return AUTOGEN_CONTROLLERS;
+  if (requested === 'none') return [];
+  return requested
+    .split(',')
+    .map((kind) => kind.trim())
+    .filter(isPodController);
+}
+
+/** The block with Pod replaced by `kinds` wherever it is named (autogen). */
+function withKinds(block: MatchBlock | undefined, kinds: string[]): MatchBlock | undefined {
+  if (!block) return block;
+  const swap = (filter: ResourceFilter): ResourceFilter =>
+    filter.resources?.kinds
+      ? {
+          ...filter,
+          resources: { ...filter.resources, kinds: filter.resources.kinds.flatMap((kind) => (kind === 'Pod' ? kinds : [kind])) },
+        }
+      : filter;
+  return {
+    ...swap(block),
+    ...(block.any ? { any: block.any.map(swap) } : {}),
+    ...(block.all ? { all: block.all.map(swap) } : {}),
+  };
+}
+
+/** The native match: the kinds and operations Kyverno's match names, a superset its own match narrows. */
+function coarseMatch(block: MatchBlock, namespace: string | undefined): Record<string, unknown> {
+  const filters = filtersOf(block).filter((filter) => filter.resources);
+  const selectors = filters.flatMap((filter) => filter.resources?.kinds ?? []).map(parseKindSelector);
+  const wildcard = selectors.length === 0 || selectors.some(({ kind, subresource }) => /[*?]/.test(kind) || subresource !== '');
+  const kinds = wildcard ? ['*'] : [...new Set(selectors.map(({ kind }) => kind))];
+  const everyNamesOperations = filters.length > 0 && filters.every((filter) => filter.resources?.operations?.length);
+  const operations = everyNamesOperations ? [...new Set(filters.flatMap((filter) => filter.resources!.operations!))] : ALL_OPERATIONS;
+  return { kinds, operations, ...(namespace ? { namespaces: [namespace] } : {}) };
+}
+
+/** Enforce or Audit, whichever way it is written; Kyverno's default is Audit. */
+function actionsOf(spec: Record<string, unknown>, validate: Record<string, unknown>): string[] {
+  const action = String(validate.failureAction ?? spec.validationFailureAction ?? 'Audit');
+  return action.toLowerCase() === 'enforce' ? ['Deny'] : ['Audit'];
+}
+
+function rulesOfPolicy(policy: Manifest): FormatResult {
+  const name = nameOf(policy);
+  const kind = String(policy.kind);
+  const label = `${kind} ${name}`;
+  const spec = policy.spec ?? {};
+  const namespace = kind === 'Policy' ? String(policy.metadata?.namespace ?? 'default') : undefined;
+  if (!Array.isArray(spec.rules) || spec.rules.length === 0)
+    return { rules: [], errors: [`${label}: spec.rules: required, one or more rules`] };
+  const manifestRules = spec.rules as KyvernoRuleManifest[];
+  const errors: string[] = [];
+  const rules: TranslatedRule[] = [];
+  const controllers = autogenControllers(policy, manifestRules);
+  manifestRules.forEach((rule, index) => {
+    const ruleName = rule.name ?? '';
+    const refusal = ruleName ? refusalOf(rule) : `spec.rules[${index}].name: required`;
+    const problem = refusal ?? (rule.match ? undefined : 'match: required');
+    if (problem) {
+      errors.push(`${label}${ruleName ? ` rule ${ruleName}` : ''}: ${problem}`);
+      return;
+    }
+    const validate = rule.validate!;
+    const make = (autogenName: string, kinds: string[] | undefined, podControllers: string[]): TranslatedRule => {
+      const match = kinds ? withKinds(rule.match, kinds)! : rule.match!;
+      const exclude = kinds ? withKinds(rule.exclude, kinds) : rule.exclude;
+      const cel = (validate.cel ?? {}) as Record<string, unknown>;
+      const parameters = {
+        ...(cel.expressions ? { validations: cel.expressions } : {}),
+        ...(cel.variables ? { variables: cel.variables } : {}),
+        ...(cel.auditAnnotations ? { auditAnnotations: cel.auditAnnotations } : {}),
+        ...(rule.celPreconditions ? { matchConditions: rule.celPreconditions } : {}),
+        podControllers,
+        kyverno: {
+          policy: name,
+          rule: autogenName,
+          match,
+          ...(exclude ? { exclude } : {}),
+          ...(validate.message !== undefined ? { message: validate.message } : {}),
+          ...(validate.pattern !== undefined ? { pattern: validate.pattern } : {}),
+          ...(validate.anyPattern !== undefined ? { anyPattern: validate.anyPattern } : {}),
+        },
+      };
+      return {
+        rule: {
+          name: `${name}/${autogenName}`,
+          mode: 'enforce',
+          failurePolicy: spec.failurePolicy ?? 'Fail',
+          validationActions: actionsOf(spec, validate),
+          origin: { kind, name, rule: autogenName },
+          match: coarseMatch(match, namespace),
+          parameters,
+        },
+        label: `${label} rule ${autogenName}`,
+        parametersAt: `spec.rules[${index}].validate`,
+        matchAt: `spec.rules[${index}].match`,
+      };
+    };
+    rules.push(make(ruleName, undefined, []));
+    const namesPods = filtersOf(rule.match).some((filter) => filter.resources?.kinds?.includes('Pod'));
+    if (!namesPods || controllers.length === 0) return;
+    const others = controllers.filter((controller) => controller !== 'CronJob');
+    if (others.length > 0) rules.push(make(`autogen-${ruleName}`, others, others));
+    if (controllers.includes('CronJob')) rules.push(make(`autogen-cronjob-${ruleName}`, ['CronJob'], ['CronJob']));
+  });
+  return { rules: errors.length > 0 ? [] : rules, errors };
+}
+
+export const kyvernoClusterPolicyFormat: PolicyFormat = {
+  name: 'Kyverno ClusterPolicy',
+  claims: (manifest) => groupOf(manifest) === 'kyverno.io' && (manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy'),
+  rulesOf: (claimed) => joinResults(claimed.map(rulesOfPolicy)),
+};

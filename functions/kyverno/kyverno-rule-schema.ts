@@ -1,0 +1,50 @@
+// A Kyverno ClusterPolicy rule as the cel function runs it (parameters.kyverno): its policy and rule names,
+// match and exclude as Kyverno reads them (resource-filter.ts), and what it validates: pattern, anyPattern,
+// or CEL expressions (the validations beside it). The ClusterPolicy format writes these from the manifest.
+import * as v from '../admission/schema.js';
+
+const Strings = v.array(v.string());
+const SelectorSchema = v.strictObject({
+  matchLabels: v.optional(v.record(v.string(), v.string())),
+  matchExpressions: v.optional(
+    v.array(
+      v.strictObject({
+        key: v.string(),
+        operator: v.picklist(['In', 'NotIn', 'Exists', 'DoesNotExist']),
+        values: v.optional(Strings),
+      }),
+    ),
+  ),
+});
+const ResourceDescriptionSchema = v.strictObject({
+  kinds: v.optional(Strings),
+  name: v.optional(v.string()),
+  names: v.optional(Strings),
+  namespaces: v.optional(Strings),
+  annotations: v.optional(v.record(v.string(), v.string())),
+  selector: v.optional(SelectorSchema),
+  operations: v.optional(v.array(v.picklist(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']))),
+});
+const filterEntries = {
+  resources: v.optional(ResourceDescriptionSchema),
+  subjects: v.optional(
+    v.array(v.strictObject({ kind: v.picklist(['User', 'Group', 'ServiceAccount']), name: v.string(), namespace: v.optional(v.string()) })),
+  ),
+};
+const ResourceFilterSchema = v.strictObject(filterEntries);
+const MatchBlockSchema = v.strictObject({
+  ...filterEntries,
+  any: v.optional(v.array(ResourceFilterSchema)),
+  all: v.optional(v.array(ResourceFilterSchema)),
+});
+
+export const KyvernoRuleSchema = v.strictObject({
+  policy: v.string(),
+  rule: v.string(),
+  match: MatchBlockSchema,
+  exclude: v.optional(MatchBlockSchema),
+  message: v.optional(v.string()),
+  pattern: v.optional(v.unknown()),
+  anyPattern: v.optional(v.array(v.unknown())),
+});
+export type KyvernoRule = v.InferOutput<typeof KyvernoRuleSchema>;

@@ -1,0 +1,51 @@
+// A Kyverno rule's validate.pattern or validate.anyPattern on one resource, with the outcome worded as
+// Kyverno words it (pkg/engine/handlers/validation: buildErrorMessage, buildAnyPatternErrorMessage), so
+// the messages people alert on read the same: `validation error: <message> rule <rule> failed at path <path>`.
+import { type Budget, matchPattern } from './pattern.js';
+
+export type RuleOutcome = { status: 'pass' } | { status: 'skip'; message: string } | { status: 'fail'; message: string };
+
+interface PatternRule {
+  rule: string;
+  message?: string;
+  pattern?: unknown;
+  anyPattern?: unknown[];
+}
+
+/** The rule's message, ending in a full stop, as Kyverno puts it before the path. */
+const sentence = (message: string) => (message.endsWith('.') ? message : `${message}.`);
+
+function patternFailure(rule: PatternRule, path: string, error: string): string {
+  const where = path === '' ? `execution error: ${error}` : `failed at path ${path}`;
+  return rule.message
+    ? `validation error: ${sentence(rule.message)} rule ${rule.rule} ${where}`
+    : `validation error: rule ${rule.rule} ${where}`;
+}
+
+/**
+ * `pathPrefix` places the paths in the object the request holds when the rule judged a part of it (a pod
+ * template: `/spec/template`).
+ */
+export function validatePatterns(resource: unknown, rule: PatternRule, budget: Budget, pathPrefix = ''): RuleOutcome {
+  if (rule.pattern !== undefined) {
+    const result = matchPattern(resource, rule.pattern, budget);
+    if (result.status === 'pass') return result;
+    if (result.status === 'skip') return result;
+    return { status: 'fail', message: patternFailure(rule, result.path && pathPrefix + result.path, result.message) };
+  }
+  const skipped: string[] = [];
+  const failed: string[] = [];
+  for (const [index, pattern] of (rule.anyPattern ?? []).entries()) {
+    const result = matchPattern(resource, pattern, budget);
+    if (result.status === 'pass') return result;
+    if (result.status === 'skip') skipped.push(`rule ${rule.rule}[${index}] skipped: ${result.message}`);
+    else if (result.path === '') failed.push(`rule ${rule.rule}[${index}] failed: ${result.message}`);
+    else failed.push(`rule ${rule.rule}[${index}] failed at path ${pathPrefix}${result.path}`);
+  }
+  if (failed.length === 0) return { status: 'skip', message: skipped.join(' ') };
+  const errors = failed.join(' ');
+  return {
+    status: 'fail',
+    message: rule.message ? `validation error: ${sentence(rule.message)} ${errors}` : `validation error: ${errors}`,
+  };
+}
