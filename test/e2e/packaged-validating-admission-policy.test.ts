@@ -312,7 +312,9 @@ describe('ValidatingAdmissionPolicy bundles on the packaged cel function', () =>
           apiVersion: 'kyverno.io/v1',
           kind: 'ClusterPolicy',
           metadata: { name: 'quota' },
-          spec: { rules: [{ name: 'add-quota', match: { any: [{ resources: { kinds: ['Namespace'] } }] }, generate: { kind: 'ResourceQuota' } }] },
+          spec: {
+            rules: [{ name: 'add-quota', match: { any: [{ resources: { kinds: ['Namespace'] } }] }, generate: { kind: 'ResourceQuota' } }],
+          },
         },
       ],
       /ClusterPolicy quota rule add-quota: generate rules write to the cluster/,
