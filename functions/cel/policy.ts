@@ -16,7 +16,7 @@ import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/de
 import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from '../cel-engine/program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
-import { checkPatterns, hasPatterns, ruledOutBy } from '../kyverno/evaluate-rule.js';
+import { kyvernoOutcome, ruledOutBy, validatesWithoutCel } from '../kyverno/evaluate-rule.js';
 import type { RuleOutcome } from '../kyverno/validate-patterns.js';
 import { LazyVariables } from './lazy-variables.js';
 import { type CelParameters, CelParametersSchema, type VariableSource } from './rules.js';
@@ -165,9 +165,9 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     const kyverno = parameters.kyverno;
     const ruledOut = kyverno && ruledOutBy(request, kyverno);
     if (ruledOut) return { violations: [], skipped: ruledOut };
-    // A pattern rule with nothing in CEL never converts the request to CEL values.
-    if (kyverno && hasPatterns(kyverno) && parameters.matchConditions.length === 0)
-      return findingsOf(checkPatterns(request, kyverno, judgesPodTemplate, context.deadline));
+    // A Kyverno rule with nothing in CEL never converts the request to CEL values.
+    if (kyverno && validatesWithoutCel(kyverno) && parameters.matchConditions.length === 0)
+      return findingsOf(kyvernoOutcome(request, kyverno, judgesPodTemplate, context));
     const converted = bindingsOf(request, judgesPodTemplate);
     const expressions = new RuleExpressions(
       parameters,
@@ -180,7 +180,11 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
       if (!booleanOf(expressions.run(program, `matchConditions ${name}`), `matchConditions ${name}`))
         return { violations: [], skipped: `matchConditions ${name} is false` };
     }
-    if (kyverno && hasPatterns(kyverno)) return findingsOf(checkPatterns(request, kyverno, judgesPodTemplate, context.deadline));
+    if (kyverno) {
+      // Kyverno's preconditions (and its own validation, if any) after the CEL ones.
+      const outcome = kyvernoOutcome(request, kyverno, judgesPodTemplate, context);
+      if (validatesWithoutCel(kyverno) || outcome.status === 'skip') return findingsOf(outcome);
+    }
     const violations: Violation[] = [];
     let firstError: unknown;
     for (const { program, message, messageProgram, reason } of parameters.validations) {

@@ -89,7 +89,8 @@ export const CelParametersSchema = v.pipe(
         ...Object.entries(parameters.variableValues).map(([name, value]) => [name, { value: toCel(value) }] as const),
         ...variables.map(({ name, program }) => [name, { program }] as const),
       ]),
-      usesRegex: programs.some((program) => program.usesRegex),
+      // Kyverno's regex_ functions run on the same engine.
+      usesRegex: programs.some((program) => program.usesRegex) || JSON.stringify(parameters.kyverno ?? null).includes('regex_'),
       readsRequest: programs.some((program) => program.reads.includes('request')),
     };
   }),

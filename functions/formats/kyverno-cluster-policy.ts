@@ -6,6 +6,7 @@
 // its reason, never skipped: a rule that cannot run as written must not be enforced as something else.
 import { DEFAULT_POD_CONTROLLERS, isPodController, type PodController } from '../admission/kubernetes/pod-controllers.js';
 import { parseKindSelector, type MatchBlock, type ResourceFilter } from '../kyverno/resource-filter.js';
+import { expressionProblems } from '../kyverno/rule-expressions.js';
 import { type FormatResult, groupOf, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
 type KyvernoRuleManifest = {
@@ -35,28 +36,33 @@ function refusalOf(rule: KyvernoRuleManifest): string | undefined {
   if (rule.mutate) return 'mutate rules are not run yet (mutation as data is the next issue); validate rules only';
   const validate = rule.validate;
   if (!validate) return 'the rule has no validate, mutate, generate or verifyImages';
-  for (const entry of rule.context ?? []) {
+  for (const entry of [...(rule.context ?? []), ...foreachContexts(validate.foreach)]) {
     for (const source of ['apiCall', 'configMap', 'imageRegistry', 'globalReference'])
       if (entry[source] !== undefined) return `context ${String(entry.name)}: ${source} reads the cluster or a registry`;
-    return `context ${String(entry.name)}: context variables are not supported yet`;
+    if (entry.variable === undefined) return `context ${String(entry.name)}: only variable entries can run without the cluster`;
   }
   if (validate.manifests) return 'validate.manifests verifies signatures against keys outside the bundle';
   if (validate.podSecurity) return 'validate.podSecurity is not supported yet';
-  if (validate.deny) return 'validate.deny (JMESPath conditions) is not supported yet';
-  if (validate.foreach) return 'validate.foreach is not supported yet';
-  if (rule.preconditions) return 'preconditions (JMESPath conditions) are not supported yet';
   if (validate.cel && (validate.cel as { paramKind?: unknown }).paramKind) return 'validate.cel.paramKind is not supported yet';
-  if (!validate.pattern && !validate.anyPattern && !validate.cel)
+  if (!validate.pattern && !validate.anyPattern && !validate.cel && !validate.deny && !validate.foreach)
     return 'validate needs pattern, anyPattern, deny, foreach, podSecurity or cel';
-  if (JSON.stringify([validate.pattern, validate.anyPattern, validate.message]).includes('{{'))
-    return 'variables ({{ }}) are not supported yet';
   for (const filter of [...filtersOf(rule.match), ...filtersOf(rule.exclude)]) {
     const resources = filter.resources as Record<string, unknown> | undefined;
     if (resources?.namespaceSelector) return "match.resources.namespaceSelector reads the namespace's labels from the cluster";
     const roles = filter as { roles?: unknown; clusterRoles?: unknown };
     if (roles.roles || roles.clusterRoles) return 'roles and clusterRoles are bound to users in the cluster';
   }
-  return undefined;
+  const [problem] = expressionProblems(rule as Record<string, unknown>);
+  return problem;
+}
+
+/** The context entries of every foreach, however deep. */
+function foreachContexts(loops: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(loops)) return [];
+  return loops.flatMap((loop: { context?: Record<string, unknown>[]; foreach?: unknown }) => [
+    ...(loop?.context ?? []),
+    ...foreachContexts(loop?.foreach),
+  ]);
 }
 
 /** Kyverno's CanAutoGen: every filter names kinds without a name, selector or annotations, and some rule names Pods. */
@@ -164,6 +170,10 @@ function rulesOfPolicy(policy: Manifest): FormatResult {
           ...(validate.message !== undefined ? { message: validate.message } : {}),
           ...(validate.pattern !== undefined ? { pattern: validate.pattern } : {}),
           ...(validate.anyPattern !== undefined ? { anyPattern: validate.anyPattern } : {}),
+          ...(validate.deny !== undefined ? { deny: validate.deny } : {}),
+          ...(validate.foreach !== undefined ? { foreach: validate.foreach } : {}),
+          ...(rule.context ? { context: rule.context } : {}),
+          ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
         },
       };
       return {

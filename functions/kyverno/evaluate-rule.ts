@@ -1,13 +1,15 @@
 // The Kyverno part of a ClusterPolicy rule on one request: whether its match and exclude select the request,
-// and its pattern or anyPattern on the object (for an autogen rule, the controller's pod template). CEL
-// rules (validate.cel) run their validations in the cel policy after this has selected the request.
+// then its preconditions and validation (validate-rule.ts) on the object, or for an autogen rule on the
+// controller's pod template judged as a Pod. CEL rules (validate.cel) run their validations in the cel
+// policy once this has selected the request and its preconditions hold.
 import { isPodController, POD_CONTROLLERS, podFromTemplate } from '../admission/kubernetes/pod-controllers.js';
+import type { PolicyContext } from '../admission/policy.js';
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
-import type { WorkDeadline } from '../admission/decide/deadline.js';
-import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
 import type { KyvernoRule } from './kyverno-rule-schema.js';
 import { blockSelects } from './resource-filter.js';
-import { type RuleOutcome, validatePatterns } from './validate-patterns.js';
+import { ruleData } from './rule-data.js';
+import type { RuleOutcome } from './validate-patterns.js';
+import { validateRule } from './validate-rule.js';
 
 /** Why the rule does not apply to the request (Kyverno's match and exclude), or undefined when it does. */
 export function ruledOutBy(request: AdmissionRequest, rule: KyvernoRule): string | undefined {
@@ -16,20 +18,27 @@ export function ruledOutBy(request: AdmissionRequest, rule: KyvernoRule): string
   return undefined;
 }
 
-export const hasPatterns = (rule: KyvernoRule) => rule.pattern !== undefined || rule.anyPattern !== undefined;
+/** Whether the rule validates with Kyverno's own means (else with CEL). */
+export const validatesWithoutCel = (rule: KyvernoRule) =>
+  rule.pattern !== undefined || rule.anyPattern !== undefined || rule.deny !== undefined || rule.foreach !== undefined;
 
-/** The pattern or anyPattern's outcome; `judgesPodTemplate` when the rule was made for the controller's Pods. */
-export function checkPatterns(
+/** The rule's outcome; `judgesPodTemplate` when the rule was made for the controller's Pods (autogen). */
+export function kyvernoOutcome(
   request: AdmissionRequest,
   rule: KyvernoRule,
   judgesPodTemplate: boolean,
-  deadline?: WorkDeadline,
+  context: PolicyContext,
 ): RuleOutcome {
-  // As Kyverno: a deleted resource is not judged by its patterns.
-  if (request.operation === 'DELETE') return { status: 'skip', message: 'patterns do not judge a deleted resource' };
   const kind = request.kind.kind;
   const template = judgesPodTemplate && isPodController(kind);
-  const resource = template ? podFromTemplate(kind, request.object) : request.object;
-  const prefix = template ? `/${POD_CONTROLLERS[kind].template.join('/')}` : '';
-  return validatePatterns(resource, rule, new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline), prefix);
+  const object = template ? podFromTemplate(kind, request.object) : request.object;
+  const oldObject = template ? podFromTemplate(kind, request.oldObject) : request.oldObject;
+  return validateRule(rule, {
+    resource: object,
+    data: ruleData(request, object, oldObject),
+    deleting: request.operation === 'DELETE',
+    pathPrefix: template ? `/${POD_CONTROLLERS[kind].template.join('/')}` : '',
+    now: context.now,
+    deadline: context.deadline,
+  });
 }

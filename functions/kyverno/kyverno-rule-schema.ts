@@ -2,6 +2,7 @@
 // match and exclude as Kyverno reads them (resource-filter.ts), and what it validates: pattern, anyPattern,
 // or CEL expressions (the validations beside it). The ClusterPolicy format writes these from the manifest.
 import * as v from '../admission/schema.js';
+import { type Condition, OPERATORS } from './conditions.js';
 
 const Strings = v.array(v.string());
 const SelectorSchema = v.strictObject({
@@ -38,6 +39,43 @@ const MatchBlockSchema = v.strictObject({
   all: v.optional(v.array(ResourceFilterSchema)),
 });
 
+const ConditionSchema = v.strictObject({
+  key: v.unknown(),
+  operator: v.picklist(OPERATORS),
+  value: v.optional(v.unknown()),
+  message: v.optional(v.string()),
+});
+const ConditionsSchema = v.union([
+  v.array(ConditionSchema),
+  v.strictObject({ any: v.optional(v.array(ConditionSchema)), all: v.optional(v.array(ConditionSchema)) }),
+]);
+const ContextEntrySchema = v.strictObject({
+  name: v.pipe(v.string(), v.minLength(1)),
+  variable: v.strictObject({ value: v.optional(v.unknown()), jmesPath: v.optional(v.string()), default: v.optional(v.unknown()) }),
+});
+
+export interface Foreach {
+  list: string;
+  elementScope?: boolean;
+  context?: v.InferOutput<typeof ContextEntrySchema>[];
+  preconditions?: Condition[] | { any?: Condition[]; all?: Condition[] };
+  pattern?: unknown;
+  anyPattern?: unknown[];
+  deny?: { conditions?: Condition[] | { any?: Condition[]; all?: Condition[] } };
+  foreach?: Foreach[];
+}
+
+const ForeachSchema: v.GenericSchema<unknown, Foreach> = v.strictObject({
+  list: v.pipe(v.string(), v.minLength(1)),
+  elementScope: v.optional(v.boolean()),
+  context: v.optional(v.array(ContextEntrySchema)),
+  preconditions: v.optional(ConditionsSchema),
+  pattern: v.optional(v.unknown()),
+  anyPattern: v.optional(v.array(v.unknown())),
+  deny: v.optional(v.strictObject({ conditions: v.optional(ConditionsSchema) })),
+  foreach: v.optional(v.array(v.lazy(() => ForeachSchema))),
+}) as v.GenericSchema<unknown, Foreach>;
+
 export const KyvernoRuleSchema = v.strictObject({
   policy: v.string(),
   rule: v.string(),
@@ -46,5 +84,9 @@ export const KyvernoRuleSchema = v.strictObject({
   message: v.optional(v.string()),
   pattern: v.optional(v.unknown()),
   anyPattern: v.optional(v.array(v.unknown())),
+  context: v.optional(v.array(ContextEntrySchema)),
+  preconditions: v.optional(ConditionsSchema),
+  deny: v.optional(v.strictObject({ conditions: v.optional(ConditionsSchema) })),
+  foreach: v.optional(v.array(ForeachSchema)),
 });
 export type KyvernoRule = v.InferOutput<typeof KyvernoRuleSchema>;

@@ -24,14 +24,12 @@ const enforced = (suite: KyvernoSuite) =>
 
 // Why a rule is refused, and how many rules of the two libraries each reason refuses.
 const REFUSALS: Record<string, number> = {
-  'validate.deny (JMESPath conditions) is not supported yet': 20,
-  'validate.foreach is not supported yet': 19,
   'mutate rules are not run yet': 18,
   'apiCall reads the cluster or a registry': 7,
-  'preconditions (JMESPath conditions) are not supported yet': 5,
   'validate.podSecurity is not supported yet': 4,
   'generate rules write to the cluster': 4,
   'configMap reads the cluster or a registry': 4,
+  'imageRegistry reads the cluster or a registry': 4,
   'namespaceObject needs the Namespace from the cluster': 2,
 };
 

@@ -1,0 +1,138 @@
+// One Kyverno validate rule on one request, after its match (pkg/engine/handlers/validation): context
+// entries, preconditions, then deny conditions, pattern or anyPattern (variables substituted), or foreach
+// over a list, each element judged with `element` and `elementIndex` (and `element<N>` when nested). As in
+// Kyverno: a deny whose conditions hold fails with the rule's message; a foreach fails at the first element
+// that fails and applies when at least one element did; patterns do not judge a deleted resource.
+import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
+import type { WorkDeadline } from '../admission/decide/deadline.js';
+import { type Conditions, evaluateConditions } from './conditions.js';
+import { searchJmesPath } from './jmespath.js';
+import type { Foreach, KyvernoRule } from './kyverno-rule-schema.js';
+import { type RuleOutcome, validatePatterns } from './validate-patterns.js';
+import { substituteVariables, type VariableContext } from './variables.js';
+
+type ContextEntry = NonNullable<KyvernoRule['context']>[number];
+
+export interface RuleInput {
+  /** What the rule judges (the object, or for autogen the pod template as a Pod). */
+  resource: unknown;
+  /** Kyverno's context data (rule-data.ts). */
+  data: Record<string, unknown>;
+  deleting: boolean;
+  /** Where `resource` sits in the request's object, for paths in messages (`/spec/template`). */
+  pathPrefix: string;
+  now: Date;
+  deadline?: WorkDeadline;
+}
+
+/** Context entries in order: a value, or a JMESPath over the context or over that value, else the default. */
+function loadContext(entries: readonly ContextEntry[] | undefined, context: VariableContext): void {
+  for (const { name, variable } of entries ?? []) {
+    const value = variable.value === undefined ? undefined : substituteVariables(variable.value, context);
+    let result = value;
+    if (variable.jmesPath !== undefined) {
+      const expression = String(substituteVariables(variable.jmesPath, context));
+      result = searchJmesPath(expression, value === undefined ? context.data : value, context.scope);
+    }
+    if (result === null || result === undefined) {
+      if (variable.default === undefined) throw new Error(`context ${name}: the variable resolved to null and has no default`);
+      result = substituteVariables(variable.default, context);
+    }
+    context.data[name] = result;
+  }
+}
+
+/** The rule's message with variables substituted, or as written when they cannot be resolved. */
+function messageOf(message: string | undefined, context: VariableContext): string | undefined {
+  if (message === undefined) return undefined;
+  try {
+    const substituted = substituteVariables(message, context);
+    return typeof substituted === 'string' ? substituted : JSON.stringify(substituted);
+  } catch {
+    return message;
+  }
+}
+
+function denyOutcome(rule: KyvernoRule, conditions: Conditions | undefined, context: VariableContext): RuleOutcome {
+  const { holds, messages } = evaluateConditions(conditions, context);
+  if (!holds) return { status: 'pass' };
+  const text = [messageOf(rule.message, context), ...messages].filter((part) => part !== undefined && part !== '').join('; ');
+  return { status: 'fail', message: text || `validation error: rule ${rule.rule} failed` };
+}
+
+interface PatternSource {
+  pattern?: unknown;
+  anyPattern?: unknown[];
+}
+
+function patternOutcome(rule: KyvernoRule, source: PatternSource, target: unknown, context: VariableContext, prefix: string): RuleOutcome {
+  const pattern = source.pattern === undefined ? undefined : substituteVariables(source.pattern, context);
+  const anyPattern = source.anyPattern === undefined ? undefined : (substituteVariables(source.anyPattern, context) as unknown[]);
+  return validatePatterns(
+    target,
+    { rule: rule.rule, message: messageOf(rule.message, context), pattern, anyPattern },
+    context.scope.budget,
+    prefix,
+  );
+}
+
+/** A list's elements: an array, or one value that is not (Kyverno's EvaluateList); null elements are skipped. */
+function elementsOf(list: string, context: VariableContext): unknown[] {
+  const result = searchJmesPath(list, context.data, context.scope);
+  return Array.isArray(result) ? result : [result];
+}
+
+function foreachOutcome(
+  rule: KyvernoRule,
+  loops: readonly Foreach[],
+  resource: unknown,
+  context: VariableContext,
+  nesting: number,
+): RuleOutcome | undefined {
+  let applied = 0;
+  for (const loop of loops) {
+    let elements: unknown[];
+    try {
+      elements = elementsOf(loop.list, context);
+    } catch (error) {
+      if (error instanceof Error && (error.name === 'CostLimitExceededError' || error.name === 'DeadlineExceededError')) throw error;
+      continue; // as Kyverno: a list that cannot be evaluated is passed over
+    }
+    for (const [index, element] of elements.entries()) {
+      if (element === null || element === undefined) continue;
+      const data = { ...context.data, element, elementIndex: index, [`element${nesting}`]: element, [`elementIndex${nesting}`]: index };
+      const scoped: VariableContext = { ...context, data };
+      loadContext(loop.context, scoped);
+      if (!evaluateConditions(loop.preconditions, scoped).holds) continue;
+      let outcome: RuleOutcome | undefined;
+      if (loop.deny) outcome = denyOutcome(rule, loop.deny.conditions, scoped);
+      else if (loop.pattern !== undefined || loop.anyPattern !== undefined)
+        outcome = patternOutcome(rule, loop, loop.elementScope === false ? resource : element, scoped, '');
+      else if (loop.foreach) outcome = foreachOutcome(rule, loop.foreach, resource, scoped, nesting + 1);
+      if (!outcome || outcome.status === 'skip') continue;
+      if (outcome.status === 'fail') return { status: 'fail', message: `validation failure: ${outcome.message}` };
+      applied++;
+    }
+  }
+  return applied === 0 ? undefined : { status: 'pass' };
+}
+
+/** The rule's outcome on the request: pass, fail (with Kyverno's message) or skip (with why). */
+export function validateRule(rule: KyvernoRule, input: RuleInput): RuleOutcome {
+  const context: VariableContext = {
+    data: input.data,
+    scope: { budget: new CostBudget(PER_EXPRESSION_COST_LIMIT, input.deadline), now: input.now },
+    deleting: input.deleting,
+  };
+  loadContext(rule.context, context);
+  const preconditions = evaluateConditions(rule.preconditions, context);
+  if (!preconditions.holds) return { status: 'skip', message: ['preconditions not met', ...preconditions.messages].join('; ') };
+  if (rule.deny) return denyOutcome(rule, rule.deny.conditions, context);
+  if (rule.pattern !== undefined || rule.anyPattern !== undefined) {
+    if (input.deleting) return { status: 'skip', message: 'patterns do not judge a deleted resource' };
+    return patternOutcome(rule, rule, input.resource, context, input.pathPrefix);
+  }
+  if (rule.foreach)
+    return foreachOutcome(rule, rule.foreach, input.resource, context, 0) ?? { status: 'skip', message: 'no element applied' };
+  return { status: 'pass' };
+}
