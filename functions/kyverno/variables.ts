@@ -83,7 +83,7 @@ function resolve(expression: string, context: VariableContext): unknown {
 const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
 
 /** A value as a JMESPath JSON literal (`\`"v"\``), for a nested variable written inside quotes. */
-const asLiteral = (value: unknown) => `\`${JSON.stringify(value ?? null).replaceAll('`', '\\`')}\``;
+const asLiteral = (value: unknown) => `\`${JSON.stringify(value ?? null).replaceAll('`', '\\u0060')}\``;
 
 /**
  * A variable's value. Nested variables are evaluated first; one written as a quoted string (`'{{ x }}'`)
