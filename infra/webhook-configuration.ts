@@ -56,7 +56,7 @@ function webhookFor(registration: Registration, options: WebhookOptions) {
     sideEffects: 'None',
     admissionReviewVersions: ['v1', 'v1beta1'],
     matchPolicy: registration.matchPolicy,
-    timeoutSeconds: options.timeoutSeconds ?? webhookTimeoutSeconds(policy),
+    timeoutSeconds: options.timeoutSeconds ?? registration.timeoutSeconds ?? webhookTimeoutSeconds(policy),
     ...(policy.kind === 'mutating' ? { reinvocationPolicy: 'IfNeeded' } : {}),
     namespaceSelector: namespaceSelectorOf(registration.namespaceSelector),
     ...(registration.objectSelector ? { objectSelector: registration.objectSelector } : {}),

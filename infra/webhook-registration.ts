@@ -32,6 +32,8 @@ export interface Registration {
   path: string;
   rules: WebhookRule[];
   failurePolicy: FailurePolicy;
+  /** The longest timeout its rules ask for (Kyverno's webhookTimeoutSeconds), else the policy's default. */
+  timeoutSeconds?: number;
   matchPolicy: 'Equivalent' | 'Exact';
   namespaceSelector?: LabelSelector;
   objectSelector?: LabelSelector;
@@ -167,11 +169,17 @@ function registrationOf(
     path,
     rules: merged(rules.flatMap((rule) => webhookRulesOf(policy, rule, `rule ${rule.name}`, into))),
     failurePolicy: rules.some((rule) => (rule.failurePolicy ?? document.failurePolicy) === 'Fail') ? 'Fail' : 'Ignore',
+    ...timeoutOf(rules),
     matchPolicy: rules.every((rule) => rule.match?.matchPolicy === 'Exact') ? 'Exact' : 'Equivalent',
     ...(namespaceSelector ? { namespaceSelector } : {}),
     ...(objectSelector ? { objectSelector } : {}),
     ...(shared.length > 0 ? { matchConditions: shared } : {}),
   };
+}
+
+function timeoutOf(rules: Rule<unknown>[]): { timeoutSeconds?: number } {
+  const asked = rules.flatMap((rule) => (rule.timeoutSeconds === undefined ? [] : [rule.timeoutSeconds]));
+  return asked.length > 0 ? { timeoutSeconds: Math.max(...asked) } : {};
 }
 
 /**

@@ -148,7 +148,7 @@ function rulesOfPolicy(policy: Manifest): FormatResult {
     const refusal = ruleName ? refusalOf(rule) : `spec.rules[${index}].name: required`;
     const problem = refusal ?? (rule.match ? undefined : 'match: required');
     if (problem) {
-      errors.push(`${label}${ruleName ? ` rule ${ruleName}` : ''}: ${problem}`);
+      errors.push(`${label}${ruleName ? ` rule ${ruleName}` : ''}: ${refusal ? `cannot run here: ${problem}` : problem}`);
       return;
     }
     const validate = rule.validate!;
@@ -183,6 +183,8 @@ function rulesOfPolicy(policy: Manifest): FormatResult {
           failurePolicy: spec.failurePolicy ?? 'Fail',
           validationActions: actionsOf(spec, validate),
           origin: { kind, name, rule: autogenName },
+          ...(spec.background === false ? { background: false } : {}),
+          ...(spec.webhookTimeoutSeconds !== undefined ? { timeoutSeconds: spec.webhookTimeoutSeconds } : {}),
           match: coarseMatch(match, namespace),
           parameters,
         },

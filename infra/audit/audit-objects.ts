@@ -1,5 +1,7 @@
 // `audit`: every policy that has rules, judged in-process against objects already in the cluster, each
 // object as a CREATE request (what the API server would send if it were created now), per rule, at `now`.
+// Rules that judge admission requests only (`background: false`, as Kyverno's) are left out, as Kyverno's
+// background scans leave them out.
 import type { PolicyDocument } from '../rules-documents.js';
 import { type RuleResult, ruleResults } from '../evaluation/rule-results.js';
 import { CLUSTER_SCOPED_KINDS, KIND_RESOURCES } from '../kubernetes-resources.js';
@@ -57,7 +59,8 @@ export async function auditObjects(documents: PolicyDocument[], objects: unknown
     }
     const results: AuditResult[] = [];
     for (const { policy, document } of documents) {
-      for (const result of await ruleResults(policy, document as never, request.request, now))
+      const background = { ...document, rules: document.rules.filter((rule) => rule.background !== false) };
+      for (const result of await ruleResults(policy, background as never, request.request, now))
         results.push({ function: policy.name, ...result });
     }
     audited.push({ resource, results });

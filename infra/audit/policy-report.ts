@@ -21,7 +21,7 @@ function reportResult(result: AuditResult, object: AuditedObject, timestamp: { s
   return {
     source: 'portcullis',
     policy: reportedPolicyOf(result),
-    rule: result.rule,
+    rule: result.policyRule ?? result.rule,
     result: result.result,
     ...(result.messages.length > 0 ? { message: result.messages.join('; ') } : {}),
     scored: true,

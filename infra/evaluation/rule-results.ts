@@ -18,6 +18,8 @@ export interface RuleResult {
   rule: string;
   /** The policy it belongs to as Kubernetes names it: its manifest's name, else the rule's own. */
   policy: string;
+  /** The rule of that policy, as Kyverno names it (a ClusterPolicy's rule, autogen-<rule>), when it has rules. */
+  policyRule?: string;
   result: RuleResultKind;
   /** The violations, the changes, the error or why it was skipped; empty on a pass. */
   messages: string[];
@@ -31,13 +33,19 @@ function actionOf(rule: Rule<unknown>): string {
 }
 
 function resultOf(rule: Rule<unknown>, findings: Findings): RuleResult {
-  const base = { rule: rule.name, policy: policyNameOf(rule), action: actionOf(rule) };
+  const base = { ...identityOf(rule), action: actionOf(rule) };
   const list = Array.isArray(findings) ? findings : findings.violations;
   const messages = list.map((violation) => (typeof violation === 'string' ? violation : violation.message));
   if (messages.length > 0) return { ...base, result: 'fail', messages };
   if (!Array.isArray(findings) && findings.skipped) return { ...base, result: 'skip', messages: [findings.skipped] };
   return { ...base, result: 'pass', messages: [] };
 }
+
+const identityOf = (rule: Rule<unknown>) => ({
+  rule: rule.name,
+  policy: policyNameOf(rule),
+  ...(rule.origin?.rule ? { policyRule: rule.origin.rule } : {}),
+});
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -53,7 +61,7 @@ export async function ruleResults<P>(
   const tooDeep = walksWholeObject && (['object', 'oldObject'] as const).find((field) => nestedDeeperThan(request[field]));
   const results: RuleResult[] = [];
   for (const rule of matching) {
-    const base = { rule: rule.name, policy: policyNameOf(rule) };
+    const base = identityOf(rule);
     if (tooDeep) {
       results.push({ ...base, result: 'error', messages: [new ObjectTooDeepError(`request.${tooDeep}`).message] });
       continue;

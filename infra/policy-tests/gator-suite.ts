@@ -64,7 +64,7 @@ export async function runGatorSuite(file: string): Promise<CaseOutcome[]> {
       }
       if (!rules.ok) {
         outcomes.push(
-          rules.needsCluster
+          rules.refused
             ? skipped(file, name, rules.errors.join('; '))
             : failed(file, name, `the template and constraint are not valid:\n${rules.errors.join('\n')}`),
         );

@@ -1,11 +1,13 @@
 // Kyverno's own test format, run as written: a `kyverno-test.yaml` (`cli.kyverno.io/v1alpha1` Test) names
-// policy files, resource files and the expected result per policy and resource (pass, fail, skip). Its
-// ValidatingPolicies run on the cel engine, each resource as a CREATE by the suite's user. What Portcullis
-// cannot do is skipped with the reason: policies that need the cluster, other Kyverno kinds, mocked values.
+// policy files, resource files and the expected result per policy (and, for a ClusterPolicy, per rule) and
+// resource (pass, fail, skip). ValidatingPolicies and ClusterPolicy validate rules run on the cel engine,
+// each resource as a CREATE by the suite's user; a rule named in the suite also stands for its autogen rules,
+// as `kyverno test` reads it. What Portcullis cannot do is skipped with the reason: what needs the cluster,
+// other Kyverno kinds, mocked values, expected mutations.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { ruleResults } from '../evaluation/rule-results.js';
+import { type RuleResult, ruleResults } from '../evaluation/rule-results.js';
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { bundleRules, cel } from './manifest-bundle-rules.js';
 import { offlineRequest } from './offline-request.js';
@@ -38,6 +40,16 @@ export const isKyvernoTest = (document: Manifest) => document.kind === 'Test' &&
 
 const documentsOf = (file: string) => yamlDocuments<Manifest>(file);
 
+const isRunnableKind = (manifest: Manifest) =>
+  (manifest.kind === 'ValidatingPolicy' && String(manifest.apiVersion).startsWith('policies.kyverno.io/')) ||
+  ((manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy') && String(manifest.apiVersion).startsWith('kyverno.io/'));
+
+/** A ClusterPolicy rule's results: its own and its autogen rules', which `kyverno test` reads as the rule. */
+function ruleResultsOf(results: RuleResult[], policy: string, rule: string): RuleResult[] {
+  const names = [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`];
+  return results.filter((result) => result.policy === policy && result.policyRule !== undefined && names.includes(result.policyRule));
+}
+
 /** `ns/name` names an object in that namespace (no namespace counts as `default`, as the CLI reads it); `name` any. */
 function findResource(objects: Manifest[], kind: string | undefined, reference: string): Manifest | undefined {
   const [namespace, name] = reference.includes('/') ? reference.split('/', 2) : [undefined, reference];
@@ -59,9 +71,7 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
     : undefined;
   const mocks = [test.variables, test.values, test.context].filter((value): value is string => typeof value === 'string');
 
-  const validating = manifests.filter(
-    (manifest) => manifest.kind === 'ValidatingPolicy' && String(manifest.apiVersion).startsWith('policies.kyverno.io/'),
-  );
+  const validating = manifests.filter(isRunnableKind);
   const otherKinds = new Map(
     manifests.filter((manifest) => !validating.includes(manifest)).map((manifest) => [manifest.metadata?.name ?? '', manifest.kind ?? '']),
   );
@@ -75,12 +85,12 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
       const skip = (reason: string) => outcomes.push(skipped(file, name, reason));
       if (otherKinds.has(expectation.policy ?? '')) {
         skip(
-          `${otherKinds.get(expectation.policy ?? '')} ${expectation.policy} is not a ValidatingPolicy: Portcullis runs Kyverno's CEL ValidatingPolicy only`,
+          `${otherKinds.get(expectation.policy ?? '')} ${expectation.policy} is not a ValidatingPolicy or ClusterPolicy: Portcullis runs those only`,
         );
         continue;
       }
       if (expectation.patchedResources || expectation.patchedResource) {
-        skip('an expected mutation: the cel function validates only');
+        skip('an expected mutation: the cel function validates only (mutation as data is the next issue)');
         continue;
       }
       if (!rules) {
@@ -88,7 +98,7 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
         continue;
       }
       if (!rules.ok) {
-        if (rules.needsCluster) skip(rules.errors.join('; '));
+        if (rules.refused) skip(rules.errors.join('; '));
         else outcomes.push(failed(file, name, `the policies are not valid:\n${rules.errors.join('\n')}`));
         continue;
       }
@@ -107,8 +117,9 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
         continue;
       }
       const results = await ruleResults(cel, rules.document, request.request, new Date());
-      const got = resultNamed(results, expectation.policy ?? '');
-      const messages = results.filter((result) => result.policy === expectation.policy).flatMap((result) => result.messages);
+      const own = expectation.rule ? ruleResultsOf(results, expectation.policy ?? '', expectation.rule) : undefined;
+      const got = own ? resultNamed(own, expectation.policy ?? '') : resultNamed(results, expectation.policy ?? '');
+      const messages = (own ?? results.filter((result) => result.policy === expectation.policy)).flatMap((result) => result.messages);
       outcomes.push(
         got === expectation.result
           ? passed(file, name)

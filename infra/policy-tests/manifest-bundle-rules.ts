@@ -9,11 +9,14 @@ export const cel = celPolicy as unknown as Policy<never>;
 
 export type BundleRules =
   | { ok: true; document: RulesDocument<never> }
-  /** `needsCluster`: refused only for what the function cannot do without the cluster (a skip, not a failure). */
-  | { ok: false; errors: string[]; needsCluster: boolean };
+  /**
+   * `refused`: refused only for what the function cannot do (the cluster, a registry, a Kyverno feature not
+   * here), each with its reason: a skip, not a failure.
+   */
+  | { ok: false; errors: string[]; refused: boolean };
 
 export function bundleRules(manifests: unknown[]): BundleRules {
   const parsed = parseRulesDocument(cel, JSON.stringify(manifests), Number.MAX_SAFE_INTEGER);
   if (parsed.ok) return { ok: true, document: parsed.document };
-  return { ok: false, errors: parsed.errors, needsCluster: parsed.errors.every((error) => /cannot run without the cluster/.test(error)) };
+  return { ok: false, errors: parsed.errors, refused: parsed.errors.every((error) => /cannot run (without the cluster|here)/.test(error)) };
 }

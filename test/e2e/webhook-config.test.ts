@@ -226,6 +226,51 @@ describe('portcullis webhook-config', () => {
     expect(latest.matchConditions).toBeUndefined();
   });
 
+  it('a Kyverno ClusterPolicy: one webhook at /validate/cel/<policy>, its kinds as resources with autogen, its operations, failurePolicy and webhookTimeoutSeconds', async () => {
+    const clusterPolicy = {
+      apiVersion: 'kyverno.io/v1',
+      kind: 'ClusterPolicy',
+      metadata: { name: 'require-team' },
+      spec: {
+        failurePolicy: 'Ignore',
+        webhookTimeoutSeconds: 7,
+        rules: [
+          {
+            name: 'team-label',
+            match: {
+              any: [
+                { resources: { kinds: ['Pod'], operations: ['CREATE'] } },
+                { resources: { kinds: ['apps/v1/Deployment'], operations: ['UPDATE'] } },
+              ],
+            },
+            validate: { message: 'a team is required', pattern: { metadata: { labels: { team: '?*' } } } },
+          },
+        ],
+      },
+    };
+    const dir = rulesFolder({ cel: [clusterPolicy] });
+    const { code, stdout, stderr } = await webhookConfig(['--url', BASE, '--rules', dir]);
+    expect({ code, stderr }).toMatchObject({ code: 0 });
+    const webhook = webhooksIn(stdout).find((candidate) => candidate.name === 'require-team.cel.portcullis.io');
+    expect(webhook).toMatchObject({
+      clientConfig: { url: `${BASE}/validate/cel/require-team` },
+      failurePolicy: 'Ignore',
+      timeoutSeconds: 7,
+    });
+    // Kyverno's match names Pods (so autogen adds the controllers) and Deployments; operations as written.
+    expect(resourcesOf(webhook)).toEqual([
+      'apps/daemonsets',
+      'apps/deployments',
+      'apps/replicasets',
+      'apps/statefulsets',
+      'batch/cronjobs',
+      'batch/jobs',
+      'pods',
+      'replicationcontrollers',
+    ]);
+    expect(new Set(webhook.rules.flatMap((rule: any) => rule.operations))).toEqual(new Set(['CREATE', 'UPDATE']));
+  });
+
   it('a policy whose bindings select different namespaces: one webhook per binding, each with its selector, at /validate/cel/<policy>~<binding>', async () => {
     const teamBinding = (team: string) => ({
       ...vapBinding,

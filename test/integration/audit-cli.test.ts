@@ -1,7 +1,7 @@
 // `portcullis audit`: objects that already exist, judged by every policy with rules, from files or from a
 // live cluster (a loopback HTTPS server speaking the Kubernetes list API: pages, 410 on an expired
 // continue token, 403 on a forbidden resource), reported as a table, JSON or Policy Reports.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,6 +141,55 @@ describe('audit --from files', () => {
         resources: [{ apiVersion: 'v1', kind: 'Namespace', name: 'team-c' }],
       }),
     );
+  });
+
+  it('Kyverno ClusterPolicies: reports name the policy and its rule as Kyverno does; background: false rules are left out', async () => {
+    const rules = join(work, 'kyverno-rules');
+    const policy = (name: string, background: boolean) => ({
+      apiVersion: 'kyverno.io/v1',
+      kind: 'ClusterPolicy',
+      metadata: { name },
+      spec: {
+        background,
+        validationFailureAction: 'Audit',
+        rules: [
+          {
+            name: 'owner-label',
+            match: { any: [{ resources: { kinds: ['Pod'] } }] },
+            validate: { message: 'an owner is required', pattern: { metadata: { labels: { owner: '?*' } } } },
+          },
+        ],
+      },
+    });
+    mkdirSync(rules, { recursive: true });
+    writeFileSync(
+      join(rules, 'cel.yaml'),
+      [policy('owners', true), policy('owners-at-admission', false)].map((manifest) => JSON.stringify(manifest)).join('\n---\n'),
+    );
+    const result = await portcullis([
+      'audit',
+      '--rules',
+      rules,
+      '--policy',
+      'cel',
+      '--from',
+      podsFile,
+      '-o',
+      'policyreport',
+      '--now',
+      '2026-11-18T10:00:00Z',
+    ]);
+    const results = JSON.parse(result.stdout).items.flatMap((report: any) => report.results);
+    expect(results.some((entry: any) => entry.policy === 'owners-at-admission')).toBe(false);
+    expect(results).toContainEqual(
+      expect.objectContaining({
+        policy: 'owners',
+        rule: 'owner-label',
+        result: 'fail',
+        resources: [expect.objectContaining({ name: 'unlabelled' })],
+      }),
+    );
+    expect(results).toContainEqual(expect.objectContaining({ policy: 'owners', rule: 'owner-label', result: 'pass' }));
   });
 
   it('time-dependent policies are judged at --now', async () => {

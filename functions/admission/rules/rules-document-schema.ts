@@ -76,6 +76,10 @@ export function ruleSchema<P extends v.GenericSchema>(parametersSchema: P) {
     origin: v.optional(
       v.strictObject({ kind: v.string(), name: v.string(), binding: v.optional(v.string()), rule: v.optional(v.string()) }),
     ),
+    // false: the rule judges admission requests only, and `audit` leaves it out (Kyverno's background: false).
+    background: v.optional(v.boolean()),
+    // How long the API server waits for the webhook that serves this rule, 1 to 30 s (Kyverno's webhookTimeoutSeconds).
+    timeoutSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30))),
     parameters: parametersSchema,
   });
 }
@@ -105,7 +109,8 @@ export function crossRuleIssues(rules: readonly Rule<unknown>[], { requireKinds 
 /**
  * The policy model every function runs, whatever the rules were written in (docs/architecture.md, "The policy
  * model"): a rule is its name, its match, its evaluator's parameters (run by the policy's evaluate or mutate),
- * its actions (mode, or validationActions), its failure policy, and its origin, the name reports give it.
+ * its actions (mode, or validationActions), its failure policy, its origin (the name reports give it), whether
+ * `audit` judges it (background) and how long its webhook may take (timeoutSeconds).
  * Input formats (functions/formats/) parse manifests into these rules; the stack and the tools read only them.
  */
 export type RulesDocument<P> = {
@@ -117,6 +122,8 @@ export type RulesDocument<P> = {
     failurePolicy?: FailurePolicy;
     validationActions?: ValidationAction[];
     origin?: { kind: string; name: string; binding?: string; rule?: string };
+    background?: boolean;
+    timeoutSeconds?: number;
     parameters: P;
   }[];
 };
