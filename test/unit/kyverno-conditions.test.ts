@@ -169,7 +169,9 @@ describe('variables', () => {
       { key: 'b', value: 2 },
     ]);
     expect(search('time_now_utc()')).toBe('2026-11-25T10:30:00Z');
-    expect(search("regex_replace_all('([a-z]+)-(\\\\d+)', 'app-12', '${2}-$1')")).toBe('12-app');
+    // Go's replacement template: ${2} and $1.
+    const goTemplate = ['$', '{2}-$1'].join('');
+    expect(search(`regex_replace_all('([a-z]+)-(\\\\d+)', 'app-12', '${goTemplate}')`)).toBe('12-app');
     expect(search("label_match({app: 'a'}, {app: 'a', tier: 'b'})")).toBe(true);
   });
 
