@@ -180,3 +180,104 @@ describe('objects nested beyond the limit (200 levels): policies that walk the w
     expect(response).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
   });
 });
+
+describe('Kyverno ClusterPolicy', () => {
+  const clusterPolicy = (rule: Record<string, unknown>, failurePolicy = 'Fail') =>
+    JSON.stringify({
+      apiVersion: 'kyverno.io/v1',
+      kind: 'ClusterPolicy',
+      metadata: { name: 'bounded' },
+      spec: {
+        validationFailureAction: 'Enforce',
+        failurePolicy,
+        rules: [{ name: 'r', match: { any: [{ resources: { kinds: ['Pod'] } }] }, ...rule }],
+      },
+    });
+
+  it('regex_match with a backtracking pattern on a 100,000-character label is decided at once (RE2)', async () => {
+    const handler = await packaged(
+      'cel',
+      clusterPolicy({
+        validate: {
+          message: 'bad label',
+          deny: {
+            conditions: {
+              any: [{ key: "{{ regex_match('^(a+)+$', request.object.metadata.labels.app) }}", operator: 'Equals', value: false }],
+            },
+          },
+        },
+      }),
+    );
+    const object = { ...pod([{ name: 'c', image: 'nginx:1' }]), metadata: { name: 'p', labels: { app: `${'a'.repeat(100_000)}b` } } };
+    const response = await answerInTime(handler, eventFor(object));
+    expect(response).toMatchObject({ allowed: false });
+    expect(response.status.message).toContain("ClusterPolicy 'bounded' rule 'r' denied request: bad label");
+  });
+
+  it('a foreach over 5,000 containers is decided: the one :latest image is denied', async () => {
+    const handler = await packaged(
+      'cel',
+      clusterPolicy({
+        validate: {
+          message: 'no latest: {{ element.name }}',
+          foreach: [
+            {
+              list: 'request.object.spec.containers',
+              deny: { conditions: { any: [{ key: '{{ element.image }}', operator: 'Equals', value: '*:latest' }] } },
+            },
+          ],
+        },
+      }),
+    );
+    const response = await answerInTime(handler, eventFor(pod(containers(5000, (index) => (index === 4321 ? 'nginx:latest' : 'nginx:1')))));
+    expect(response).toMatchObject({ allowed: false });
+    expect(response.status.message).toContain('validation failure: no latest: container-4321');
+  });
+
+  it('a pattern over 5,000 containers is decided', async () => {
+    const handler = await packaged(
+      'cel',
+      clusterPolicy({ validate: { message: 'pinned', pattern: { spec: { containers: [{ image: '!*:latest' }] } } } }),
+    );
+    const response = await answerInTime(handler, eventFor(pod(containers(5000, () => 'nginx:1'))));
+    expect(response.allowed).toBe(true);
+  });
+
+  it('a quadratic JMESPath over 2,000 containers: over the cost budget, answered by the failure policy', async () => {
+    const handler = await packaged(
+      'cel',
+      clusterPolicy({
+        validate: {
+          message: 'never',
+          deny: {
+            conditions: {
+              any: [
+                {
+                  key: '{{ length(request.object.spec.containers[].{n: name, all: $.request.object.spec.containers[].name}) }}',
+                  operator: 'Equals',
+                  value: -1,
+                },
+              ],
+            },
+          },
+        },
+      }),
+    );
+    const response = await answerInTime(handler, eventFor(pod(containers(2000, () => 'nginx:1'))));
+    expect(response).toMatchObject({ allowed: false, status: { code: 403 } });
+    // The rule's own failurePolicy (the policy's) resolves its error; the other rules still decide.
+    expect(response.status.message).toMatch(
+      /ClusterPolicy 'bounded' rule 'r' could not be evaluated: cost limit of 1000000 units exceeded.*\(failurePolicy Fail\)/,
+    );
+  });
+
+  it('a 1 MB label against a wildcard pattern is decided', async () => {
+    const handler = await packaged(
+      'cel',
+      clusterPolicy({ validate: { message: 'team', pattern: { metadata: { labels: { team: '*a*b*c*d*e*f*g*h*' } } } } }),
+    );
+    const object = { ...pod([{ name: 'c', image: 'nginx:1' }]), metadata: { name: 'p', labels: { team: 'x'.repeat(1_000_000) } } };
+    const response = await answerInTime(handler, eventFor(object));
+    expect(response.allowed).toBe(false);
+  });
+});

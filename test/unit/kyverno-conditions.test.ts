@@ -196,5 +196,9 @@ describe('variables', () => {
     ]);
     expect(expressionProblems(rule('{{ request.object.[ }}'))).toEqual([expect.stringMatching(/does not parse/)]);
     expect(expressionProblems(rule("{{ to_upper('a') }}"))).toEqual([]);
+    // Nested 20,000 deep: refused with the reason when the rules are read, never a crash at admission.
+    expect(expressionProblems(rule(`{{ ${'('.repeat(20_000)}a${')'.repeat(20_000)} }}`))).toEqual([
+      expect.stringMatching(/does not parse/),
+    ]);
   });
 });
