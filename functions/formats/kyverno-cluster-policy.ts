@@ -125,10 +125,56 @@ function coarseMatch(block: MatchBlock, namespace: string | undefined): Record<s
   return { kinds, operations, ...(namespace ? { namespaces: [namespace] } : {}) };
 }
 
-/** Enforce or Audit, whichever way it is written; Kyverno's default is Audit. */
-function actionsOf(spec: Record<string, unknown>, validate: Record<string, unknown>): string[] {
-  const action = String(validate.failureAction ?? spec.validationFailureAction ?? 'Audit');
-  return action.toLowerCase() === 'enforce' ? ['Deny'] : ['Audit'];
+type Override = { action?: string; namespaces?: string[]; namespaceSelector?: unknown };
+
+/** Enforce denies, Audit records (and, with emitWarning, warns too), whichever case it is written in. */
+function actionsFor(action: string, emitWarning: boolean): string[] {
+  if (action.toLowerCase() === 'enforce') return ['Deny'];
+  return emitWarning ? ['Audit', 'Warn'] : ['Audit'];
+}
+
+/** The rule's action (its own failureAction, else the policy's; Kyverno's default is Audit) and its overrides. */
+function actionsOf(spec: Record<string, unknown>, validate: Record<string, unknown>): { action: string; overrides: Override[]; problem?: string } {
+  const action = String(validate.failureAction ?? spec.validationFailureAction ?? spec.failureAction ?? 'Audit');
+  const overrides = (validate.failureActionOverrides ?? spec.validationFailureActionOverrides ?? []) as Override[];
+  const written = [action, ...overrides.map((override) => String(override.action))];
+  const wrong = written.find((value) => !['enforce', 'audit'].includes(value.toLowerCase()));
+  if (wrong !== undefined) return { action, overrides, problem: `validationFailureAction ${JSON.stringify(wrong)}: expected Enforce or Audit` };
+  if (overrides.some((override) => override.namespaceSelector))
+    return { action, overrides, problem: "cannot run here: validationFailureActionOverrides.namespaceSelector reads the namespace's labels from the cluster" };
+  return { action, overrides };
+}
+
+/**
+ * One native rule per action: the overrides' namespaces (globs) take theirs, every other namespace the
+ * rule's own. Kyverno applies the first override that names a namespace; so do these, in order.
+ */
+function withOverrides(translated: TranslatedRule, action: string, overrides: Override[], emitWarning: boolean): TranslatedRule[] {
+  const rule = translated.rule as { name: string; match: Record<string, unknown> };
+  const claimed: string[] = [];
+  const variants = overrides.map((override, index) => {
+    const namespaces = override.namespaces ?? [];
+    const excluded = [...claimed];
+    claimed.push(...namespaces);
+    return {
+      ...translated,
+      rule: {
+        ...translated.rule,
+        name: `${rule.name}/override-${index}`,
+        validationActions: actionsFor(String(override.action), emitWarning),
+        match: { ...rule.match, namespaces, ...(excluded.length > 0 ? { excludedNamespaces: excluded } : {}) },
+      },
+    };
+  });
+  const base = {
+    ...translated,
+    rule: {
+      ...translated.rule,
+      validationActions: actionsFor(action, emitWarning),
+      match: { ...rule.match, ...(claimed.length > 0 ? { excludedNamespaces: claimed } : {}) },
+    },
+  };
+  return [base, ...variants];
 }
 
 function rulesOfPolicy(policy: Manifest): FormatResult {
@@ -152,6 +198,11 @@ function rulesOfPolicy(policy: Manifest): FormatResult {
       return;
     }
     const validate = rule.validate!;
+    const actions = actionsOf(spec, validate);
+    if (actions.problem) {
+      errors.push(`${label} rule ${ruleName}: ${actions.problem}`);
+      return;
+    }
     const make = (autogenName: string, kinds: string[] | undefined, podControllers: string[]): TranslatedRule => {
       const match = kinds ? withKinds(rule.match, kinds)! : rule.match!;
       const exclude = kinds ? withKinds(rule.exclude, kinds) : rule.exclude;
@@ -181,7 +232,6 @@ function rulesOfPolicy(policy: Manifest): FormatResult {
           name: `${name}/${autogenName}`,
           mode: 'enforce',
           failurePolicy: spec.failurePolicy ?? 'Fail',
-          validationActions: actionsOf(spec, validate),
           origin: { kind, name, rule: autogenName },
           ...(spec.background === false ? { background: false } : {}),
           ...(spec.webhookTimeoutSeconds !== undefined ? { timeoutSeconds: spec.webhookTimeoutSeconds } : {}),
@@ -193,12 +243,14 @@ function rulesOfPolicy(policy: Manifest): FormatResult {
         matchAt: `spec.rules[${index}].match`,
       };
     };
-    rules.push(make(ruleName, undefined, []));
+    const made = [make(ruleName, undefined, [])];
     const namesPods = filtersOf(rule.match).some((filter) => filter.resources?.kinds?.includes('Pod'));
-    if (!namesPods || controllers.length === 0) return;
     const others = controllers.filter((controller) => controller !== 'CronJob');
-    if (others.length > 0) rules.push(make(`autogen-${ruleName}`, others, others));
-    if (controllers.includes('CronJob')) rules.push(make(`autogen-cronjob-${ruleName}`, ['CronJob'], ['CronJob']));
+    if (namesPods && others.length > 0) made.push(make(`autogen-${ruleName}`, others, others));
+    if (namesPods && controllers.includes('CronJob')) made.push(make(`autogen-cronjob-${ruleName}`, ['CronJob'], ['CronJob']));
+    // A namespaced Policy acts in its own namespace only: overrides by namespace are a ClusterPolicy's.
+    const overrides = namespace ? [] : actions.overrides;
+    for (const translated of made) rules.push(...withOverrides(translated, actions.action, overrides, spec.emitWarning === true));
   });
   return { rules: errors.length > 0 ? [] : rules, errors };
 }

@@ -1,0 +1,169 @@
+// The ClusterPolicy format's own reading of a policy: actions and their overrides by namespace,
+// emitWarning, a namespaced Policy, match and exclude as Kyverno reads them, autogen and its annotation,
+// and the refusals, each with its reason. Outcomes through the stack's own evaluation of the rules.
+import { describe, expect, it } from 'vitest';
+import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';
+import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import { celPolicy } from '../../functions/cel/policy.js';
+import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
+
+const rule = (extra: Record<string, unknown> = {}) => ({
+  name: 'team-label',
+  match: { any: [{ resources: { kinds: ['Pod'] } }] },
+  validate: { message: 'a team label is required', pattern: { metadata: { labels: { team: '?*' } } } },
+  ...extra,
+});
+const policy = (spec: Record<string, unknown>, kind = 'ClusterPolicy', metadata: Record<string, unknown> = {}) =>
+  JSON.stringify({ apiVersion: 'kyverno.io/v1', kind, metadata: { name: 'teams', ...metadata }, spec: { rules: [rule()], ...spec } });
+const unlabelled = (kind = 'Pod') =>
+  kind === 'Pod'
+    ? { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } }
+    : {
+        apiVersion: 'apps/v1',
+        kind,
+        metadata: { name: 'd' },
+        spec: { template: { metadata: {}, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } } },
+      };
+
+async function verdictOf(text: string, object: unknown, options: ReviewOptions = {}, resource?: string) {
+  const parsed = parseRulesDocument(celPolicy, text);
+  if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+  const request = admissionReviewFor(object, options).request as { resource: { resource: string } };
+  // A subresource's request names its parent's resource (pods/exec: kind PodExecOptions, resource pods).
+  if (resource) request.resource.resource = resource;
+  return (await evaluateRules(celPolicy, parsed.document, request as never)).verdict;
+}
+
+const refusalOf = (text: string) => {
+  const parsed = parseRulesDocument(celPolicy, text);
+  return parsed.ok ? undefined : parsed.errors.join('\n');
+};
+
+describe('actions', () => {
+  it('Enforce denies; Audit records the violation; emitWarning also warns', async () => {
+    expect((await verdictOf(policy({ validationFailureAction: 'Enforce' }), unlabelled())).allowed).toBe(false);
+    const audit = await verdictOf(policy({ validationFailureAction: 'Audit' }), unlabelled());
+    expect(audit).toMatchObject({ allowed: true, warnings: [] });
+    expect(JSON.parse(audit.auditAnnotations.validation_failure!)).toEqual([expect.objectContaining({ policy: 'teams' })]);
+    const warned = await verdictOf(policy({ validationFailureAction: 'Audit', emitWarning: true }), unlabelled());
+    expect(warned.warnings).toEqual([expect.stringContaining("ClusterPolicy 'teams' rule 'team-label'")]);
+  });
+
+  it('a rule failureAction wins over the policy; overrides act in their namespaces, the first that names one', async () => {
+    const text = policy({
+      validationFailureAction: 'Audit',
+      validationFailureActionOverrides: [
+        { action: 'Enforce', namespaces: ['prod-*'] },
+        { action: 'Audit', namespaces: ['prod-sandbox', 'dev'] },
+      ],
+    });
+    expect((await verdictOf(text, unlabelled(), { namespace: 'prod-web' })).allowed).toBe(false);
+    expect((await verdictOf(text, unlabelled(), { namespace: 'prod-sandbox' })).allowed).toBe(false);
+    expect((await verdictOf(text, unlabelled(), { namespace: 'dev' })).allowed).toBe(true);
+    expect((await verdictOf(text, unlabelled(), { namespace: 'other' })).allowed).toBe(true);
+    const ruleLevel = JSON.stringify({
+      apiVersion: 'kyverno.io/v1',
+      kind: 'ClusterPolicy',
+      metadata: { name: 'teams' },
+      spec: { validationFailureAction: 'Audit', rules: [rule({ validate: { ...rule().validate, failureAction: 'Enforce' } })] },
+    });
+    expect((await verdictOf(ruleLevel, unlabelled())).allowed).toBe(false);
+  });
+
+  it('an action that is neither Enforce nor Audit is an error naming it', () => {
+    expect(refusalOf(policy({ validationFailureAction: 'Block' }))).toMatch(/validationFailureAction "Block": expected Enforce or Audit/);
+  });
+});
+
+describe('match, exclude and autogen', () => {
+  it('a namespaced Policy acts in its own namespace only', async () => {
+    const text = policy({ validationFailureAction: 'Enforce' }, 'Policy', { namespace: 'team-a' });
+    expect((await verdictOf(text, unlabelled(), { namespace: 'team-a' })).allowed).toBe(false);
+    expect((await verdictOf(text, unlabelled(), { namespace: 'team-b' })).allowed).toBe(true);
+  });
+
+  it('exclude by namespace and by subject', async () => {
+    const text = JSON.stringify({
+      apiVersion: 'kyverno.io/v1',
+      kind: 'ClusterPolicy',
+      metadata: { name: 'teams' },
+      spec: {
+        validationFailureAction: 'Enforce',
+        rules: [
+          rule({
+            exclude: { any: [{ resources: { namespaces: ['kube-*'] } }, { subjects: [{ kind: 'Group', name: 'system:masters' }] }] },
+          }),
+        ],
+      },
+    });
+    expect((await verdictOf(text, unlabelled(), { namespace: 'kube-public' })).allowed).toBe(true);
+    expect((await verdictOf(text, unlabelled(), { namespace: 'default', groups: ['system:masters'] })).allowed).toBe(true);
+    expect((await verdictOf(text, unlabelled(), { namespace: 'default', groups: ['devs'] })).allowed).toBe(false);
+  });
+
+  it('autogen judges the pod template of every controller, narrowed by the autogen-controllers annotation', async () => {
+    const everyController = policy({ validationFailureAction: 'Enforce' });
+    expect((await verdictOf(everyController, unlabelled('Deployment'))).status?.message).toMatch(
+      /rule 'autogen-team-label' denied request: .*failed at path \/spec\/template\/metadata\/labels\//,
+    );
+    const narrowed = policy({ validationFailureAction: 'Enforce' }, 'ClusterPolicy', {
+      annotations: { 'pod-policies.kyverno.io/autogen-controllers': 'StatefulSet' },
+    });
+    expect((await verdictOf(narrowed, unlabelled('Deployment'))).allowed).toBe(true);
+    expect((await verdictOf(narrowed, unlabelled('StatefulSet'))).allowed).toBe(false);
+    const none = policy({ validationFailureAction: 'Enforce' }, 'ClusterPolicy', {
+      annotations: { 'pod-policies.kyverno.io/autogen-controllers': 'none' },
+    });
+    expect((await verdictOf(none, unlabelled('Deployment'))).allowed).toBe(true);
+  });
+
+  it('kinds with a group and version, and a subresource', async () => {
+    const text = JSON.stringify({
+      apiVersion: 'kyverno.io/v1',
+      kind: 'ClusterPolicy',
+      metadata: { name: 'no-exec' },
+      spec: {
+        validationFailureAction: 'Enforce',
+        rules: [
+          { name: 'deny-exec', match: { any: [{ resources: { kinds: ['Pod/exec'] } }] }, validate: { message: 'no exec', deny: {} } },
+        ],
+      },
+    });
+    const exec = { apiVersion: 'v1', kind: 'PodExecOptions', command: ['sh'] };
+    expect((await verdictOf(text, exec, { operation: 'CONNECT', subResource: 'exec' }, 'pods')).allowed).toBe(false);
+    expect((await verdictOf(text, exec, { operation: 'CONNECT', subResource: 'attach' }, 'pods')).allowed).toBe(true);
+    expect((await verdictOf(text, unlabelled())).allowed).toBe(true);
+  });
+});
+
+describe('refused when the rules are read, with the reason', () => {
+  it.each([
+    ['generate', { generate: { kind: 'ConfigMap' } }, /cannot run here: generate rules write to the cluster/],
+    ['mutate', { mutate: { patchStrategicMerge: {} } }, /cannot run here: mutate rules are not run yet/],
+    ['verifyImages', { verifyImages: [{}] }, /cannot run here: verifyImages needs registry access/],
+    [
+      'an apiCall context',
+      { context: [{ name: 'n', apiCall: { urlPath: '/api/v1/namespaces' } }] },
+      /cannot run here: context n: apiCall reads the cluster/,
+    ],
+    ['a configMap context', { context: [{ name: 'c', configMap: { name: 'x', namespace: 'y' } }] }, /configMap reads the cluster/],
+    ['validate.manifests', { validate: { manifests: { attestors: [] } } }, /validate.manifests verifies signatures/],
+    ['random()', { validate: { message: "{{ random('[a-z]') }}", deny: {} } }, /random\(\) .*could not be reproduced/],
+    [
+      'namespaceSelector',
+      { match: { any: [{ resources: { kinds: ['Pod'], namespaceSelector: { matchLabels: { a: 'b' } } } }] } },
+      /namespaceSelector reads the namespace's labels/,
+    ],
+  ])('%s', (_name, extra, reason) => {
+    expect(
+      refusalOf(
+        JSON.stringify({
+          apiVersion: 'kyverno.io/v1',
+          kind: 'ClusterPolicy',
+          metadata: { name: 'p' },
+          spec: { rules: [{ ...rule(), validate: undefined, ...extra, ...('validate' in extra ? {} : { validate: rule().validate }) }] },
+        }),
+      ),
+    ).toMatch(reason);
+  });
+});
