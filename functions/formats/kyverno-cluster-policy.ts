@@ -42,9 +42,8 @@ function refusalOf(rule: KyvernoRuleManifest): string | undefined {
     if (entry.variable === undefined) return `context ${String(entry.name)}: only variable entries can run without the cluster`;
   }
   if (validate.manifests) return 'validate.manifests verifies signatures against keys outside the bundle';
-  if (validate.podSecurity) return 'validate.podSecurity is not supported yet';
   if (validate.cel && (validate.cel as { paramKind?: unknown }).paramKind) return 'validate.cel.paramKind is not supported yet';
-  if (!validate.pattern && !validate.anyPattern && !validate.cel && !validate.deny && !validate.foreach)
+  if (!validate.pattern && !validate.anyPattern && !validate.cel && !validate.deny && !validate.foreach && !validate.podSecurity)
     return 'validate needs pattern, anyPattern, deny, foreach, podSecurity or cel';
   for (const filter of [...filtersOf(rule.match), ...filtersOf(rule.exclude)]) {
     const resources = filter.resources as Record<string, unknown> | undefined;
@@ -134,14 +133,22 @@ function actionsFor(action: string, emitWarning: boolean): string[] {
 }
 
 /** The rule's action (its own failureAction, else the policy's; Kyverno's default is Audit) and its overrides. */
-function actionsOf(spec: Record<string, unknown>, validate: Record<string, unknown>): { action: string; overrides: Override[]; problem?: string } {
+function actionsOf(
+  spec: Record<string, unknown>,
+  validate: Record<string, unknown>,
+): { action: string; overrides: Override[]; problem?: string } {
   const action = String(validate.failureAction ?? spec.validationFailureAction ?? spec.failureAction ?? 'Audit');
   const overrides = (validate.failureActionOverrides ?? spec.validationFailureActionOverrides ?? []) as Override[];
   const written = [action, ...overrides.map((override) => String(override.action))];
   const wrong = written.find((value) => !['enforce', 'audit'].includes(value.toLowerCase()));
-  if (wrong !== undefined) return { action, overrides, problem: `validationFailureAction ${JSON.stringify(wrong)}: expected Enforce or Audit` };
+  if (wrong !== undefined)
+    return { action, overrides, problem: `validationFailureAction ${JSON.stringify(wrong)}: expected Enforce or Audit` };
   if (overrides.some((override) => override.namespaceSelector))
-    return { action, overrides, problem: "cannot run here: validationFailureActionOverrides.namespaceSelector reads the namespace's labels from the cluster" };
+    return {
+      action,
+      overrides,
+      problem: "cannot run here: validationFailureActionOverrides.namespaceSelector reads the namespace's labels from the cluster",
+    };
   return { action, overrides };
 }
 
@@ -223,6 +230,7 @@ function rulesOfPolicy(policy: Manifest): FormatResult {
           ...(validate.anyPattern !== undefined ? { anyPattern: validate.anyPattern } : {}),
           ...(validate.deny !== undefined ? { deny: validate.deny } : {}),
           ...(validate.foreach !== undefined ? { foreach: validate.foreach } : {}),
+          ...(validate.podSecurity !== undefined ? { podSecurity: validate.podSecurity } : {}),
           ...(rule.context ? { context: rule.context } : {}),
           ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
         },

@@ -20,7 +20,11 @@ export function ruledOutBy(request: AdmissionRequest, rule: KyvernoRule): string
 
 /** Whether the rule validates with Kyverno's own means (else with CEL). */
 export const validatesWithoutCel = (rule: KyvernoRule) =>
-  rule.pattern !== undefined || rule.anyPattern !== undefined || rule.deny !== undefined || rule.foreach !== undefined;
+  rule.pattern !== undefined ||
+  rule.anyPattern !== undefined ||
+  rule.deny !== undefined ||
+  rule.foreach !== undefined ||
+  rule.podSecurity !== undefined;
 
 /** The rule's outcome; `judgesPodTemplate` when the rule was made for the controller's Pods (autogen). */
 export function kyvernoOutcome(

@@ -3,6 +3,7 @@
 // or CEL expressions (the validations beside it). The ClusterPolicy format writes these from the manifest.
 import * as v from '../admission/schema.js';
 import { type Condition, OPERATORS } from './conditions.js';
+import { POD_SECURITY_CONTROLS } from './pod-security.js';
 
 const Strings = v.array(v.string());
 const SelectorSchema = v.strictObject({
@@ -88,5 +89,22 @@ export const KyvernoRuleSchema = v.strictObject({
   preconditions: v.optional(ConditionsSchema),
   deny: v.optional(v.strictObject({ conditions: v.optional(ConditionsSchema) })),
   foreach: v.optional(v.array(ForeachSchema)),
+  podSecurity: v.optional(
+    v.strictObject({
+      level: v.picklist(['baseline', 'restricted']),
+      version: v.optional(v.pipe(v.string(), v.regex(/^(latest|v1\.\d+)$/, 'expected latest or v1.<minor>')), 'latest'),
+      exclude: v.optional(
+        v.array(
+          v.strictObject({
+            controlName: v.picklist(POD_SECURITY_CONTROLS),
+            images: v.optional(v.array(v.string())),
+            restrictedField: v.optional(v.string()),
+            values: v.optional(v.array(v.string())),
+          }),
+        ),
+        () => [],
+      ),
+    }),
+  ),
 });
 export type KyvernoRule = v.InferOutput<typeof KyvernoRuleSchema>;

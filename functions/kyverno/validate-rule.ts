@@ -1,13 +1,14 @@
 // One Kyverno validate rule on one request, after its match (pkg/engine/handlers/validation): context
-// entries, preconditions, then deny conditions, pattern or anyPattern (variables substituted), or foreach
-// over a list, each element judged with `element` and `elementIndex` (and `element<N>` when nested). As in
-// Kyverno: a deny whose conditions hold fails with the rule's message; a foreach fails at the first element
+// entries, preconditions, then deny conditions, pattern or anyPattern (variables substituted), the Pod
+// Security Standards (podSecurity), or foreach over a list, each element judged with `element` and
+// `elementIndex` (and `element<N>` when nested). As in Kyverno: a deny whose conditions hold fails with the rule's message; a foreach fails at the first element
 // that fails and applies when at least one element did; patterns do not judge a deleted resource.
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
 import type { WorkDeadline } from '../admission/decide/deadline.js';
 import { type Conditions, evaluateConditions } from './conditions.js';
 import { searchJmesPath } from './jmespath.js';
 import type { Foreach, KyvernoRule } from './kyverno-rule-schema.js';
+import { podSecurityViolations } from './pod-security.js';
 import { type RuleOutcome, validatePatterns } from './validate-patterns.js';
 import { substituteVariables, type VariableContext } from './variables.js';
 
@@ -131,6 +132,16 @@ export function validateRule(rule: KyvernoRule, input: RuleInput): RuleOutcome {
   if (rule.pattern !== undefined || rule.anyPattern !== undefined) {
     if (input.deleting) return { status: 'skip', message: 'patterns do not judge a deleted resource' };
     return patternOutcome(rule, rule, input.resource, context, input.pathPrefix);
+  }
+  if (rule.podSecurity) {
+    if (input.deleting) return { status: 'skip', message: 'podSecurity does not judge a deleted resource' };
+    const { level, version, exclude } = rule.podSecurity;
+    const violations = podSecurityViolations(input.resource, level, exclude);
+    if (violations.length === 0) return { status: 'pass' };
+    return {
+      status: 'fail',
+      message: `Validation rule '${rule.rule}' failed. It violates PodSecurity "${level}:${version}": ${violations.join('; ')}`,
+    };
   }
   if (rule.foreach)
     return foreachOutcome(rule, rule.foreach, input.resource, context, 0) ?? { status: 'skip', message: 'no element applied' };

@@ -26,7 +26,6 @@ const enforced = (suite: KyvernoSuite) =>
 const REFUSALS: Record<string, number> = {
   'mutate rules are not run yet': 18,
   'apiCall reads the cluster or a registry': 7,
-  'validate.podSecurity is not supported yet': 4,
   'generate rules write to the cluster': 4,
   'configMap reads the cluster or a registry': 4,
   'imageRegistry reads the cluster or a registry': 4,
