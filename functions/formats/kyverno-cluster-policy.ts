@@ -4,6 +4,8 @@
 // the native match only narrows to the kinds and operations they name, for registration. A namespaced
 // Policy applies in its own namespace only. What needs the cluster, or is not a validation, is refused with
 // its reason, never skipped: a rule that cannot run as written must not be enforced as something else.
+// PolicyExceptions (kyverno.io v2) in the bundle go with the rules they name.
+import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, type PodController } from '../admission/kubernetes/pod-controllers.js';
 import { parseKindSelector, type MatchBlock, type ResourceFilter } from '../kyverno/resource-filter.js';
 import { expressionProblems } from '../kyverno/rule-expressions.js';
@@ -184,7 +186,40 @@ function withOverrides(translated: TranslatedRule, action: string, overrides: Ov
   return [base, ...variants];
 }
 
-function rulesOfPolicy(policy: Manifest): FormatResult {
+type PolicyException = { name: string; policyName: string; ruleNames: string[]; spec: Record<string, unknown> };
+
+/** A PolicyException's entries: which policies' rules it excepts, and its match, conditions and podSecurity. */
+function exceptionsOf(manifest: Manifest): { entries: PolicyException[]; errors: string[] } {
+  const namespace = typeof manifest.metadata?.namespace === 'string' ? manifest.metadata.namespace : '';
+  const name = namespace ? `${namespace}/${nameOf(manifest)}` : nameOf(manifest);
+  const label = `PolicyException ${name}`;
+  const spec = manifest.spec ?? {};
+  const listed = spec.exceptions as { policyName?: string; ruleNames?: string[] }[] | undefined;
+  const errors: string[] = [];
+  if (!Array.isArray(listed) || listed.length === 0) errors.push(`${label}: spec.exceptions: required, the policies and rules it excepts`);
+  if (!spec.match) errors.push(`${label}: spec.match: required, the requests it excepts`);
+  const [problem] = expressionProblems({ preconditions: spec.conditions });
+  if (problem) errors.push(`${label}: spec.conditions: ${problem}`);
+  if (errors.length > 0) return { entries: [], errors };
+  return {
+    entries: listed!.map((entry) => ({ name, policyName: String(entry.policyName ?? ''), ruleNames: entry.ruleNames ?? [], spec })),
+    errors: [],
+  };
+}
+
+/** The exceptions that name a rule: its policy (`namespace/name` for a Policy) and its name, with wildcards. */
+function exceptionsFor(exceptions: PolicyException[], policy: string, rule: string): Record<string, unknown>[] {
+  return exceptions
+    .filter((exception) => matchesGlob(policy, exception.policyName) && exception.ruleNames.some((glob) => matchesGlob(rule, glob)))
+    .map(({ name, spec }) => ({
+      name,
+      match: spec.match,
+      ...(spec.conditions ? { conditions: spec.conditions } : {}),
+      ...(spec.podSecurity ? { podSecurity: spec.podSecurity } : {}),
+    }));
+}
+
+function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[]): FormatResult {
   const name = nameOf(policy);
   const kind = String(policy.kind);
   const label = `${kind} ${name}`;
@@ -233,6 +268,7 @@ function rulesOfPolicy(policy: Manifest): FormatResult {
           ...(validate.podSecurity !== undefined ? { podSecurity: validate.podSecurity } : {}),
           ...(rule.context ? { context: rule.context } : {}),
           ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
+          ...exceptionsField(exceptionsFor(exceptions, namespace ? `${namespace}/${name}` : name, autogenName)),
         },
       };
       return {
@@ -263,8 +299,27 @@ function rulesOfPolicy(policy: Manifest): FormatResult {
   return { rules: errors.length > 0 ? [] : rules, errors };
 }
 
+const exceptionsField = (exceptions: Record<string, unknown>[]) => (exceptions.length > 0 ? { exceptions } : {});
+
+const isPolicy = (manifest: Manifest) => manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy';
+
+/** Policies, and the exceptions in the same bundle; an exception that names no policy there is an error. */
+function rulesOfBundle(claimed: readonly Manifest[]): FormatResult {
+  const read = claimed.filter((manifest) => !isPolicy(manifest)).map(exceptionsOf);
+  const exceptions = read.flatMap(({ entries }) => entries);
+  const policies = claimed.filter(isPolicy);
+  const policyNames = policies.map((policy) =>
+    policy.kind === 'Policy' ? `${String(policy.metadata?.namespace ?? 'default')}/${nameOf(policy)}` : nameOf(policy),
+  );
+  const orphans = exceptions
+    .filter((exception) => !policyNames.some((name) => matchesGlob(name, exception.policyName)))
+    .map(({ name, policyName }) => `PolicyException ${name}: names policy ${policyName}, which is not in the bundle`);
+  const result = joinResults(policies.map((policy) => rulesOfPolicy(policy, exceptions)));
+  return { rules: result.rules, errors: [...read.flatMap(({ errors }) => errors), ...orphans, ...result.errors] };
+}
+
 export const kyvernoClusterPolicyFormat: PolicyFormat = {
   name: 'Kyverno ClusterPolicy',
-  claims: (manifest) => groupOf(manifest) === 'kyverno.io' && (manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy'),
-  rulesOf: (claimed) => joinResults(claimed.map(rulesOfPolicy)),
+  claims: (manifest) => groupOf(manifest) === 'kyverno.io' && (isPolicy(manifest) || manifest.kind === 'PolicyException'),
+  rulesOf: rulesOfBundle,
 };

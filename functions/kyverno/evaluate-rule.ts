@@ -38,6 +38,7 @@ export function kyvernoOutcome(
   const object = template ? podFromTemplate(kind, request.object) : request.object;
   const oldObject = template ? podFromTemplate(kind, request.oldObject) : request.oldObject;
   return validateRule(rule, {
+    request,
     resource: object,
     data: ruleData(request, object, oldObject),
     deleting: request.operation === 'DELETE',

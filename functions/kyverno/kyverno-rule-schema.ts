@@ -77,6 +77,21 @@ const ForeachSchema: v.GenericSchema<unknown, Foreach> = v.strictObject({
   foreach: v.optional(v.array(v.lazy(() => ForeachSchema))),
 }) as v.GenericSchema<unknown, Foreach>;
 
+const PodSecurityExclusionSchema = v.strictObject({
+  controlName: v.picklist(POD_SECURITY_CONTROLS),
+  images: v.optional(v.array(v.string())),
+  restrictedField: v.optional(v.string()),
+  values: v.optional(v.array(v.string())),
+});
+
+/** A PolicyException that names this rule: requests it matches skip the rule, or, with podSecurity, are judged with its exclusions. */
+const ExceptionSchema = v.strictObject({
+  name: v.string(),
+  match: MatchBlockSchema,
+  conditions: v.optional(ConditionsSchema),
+  podSecurity: v.optional(v.array(PodSecurityExclusionSchema)),
+});
+
 export const KyvernoRuleSchema = v.strictObject({
   policy: v.string(),
   rule: v.string(),
@@ -89,21 +104,12 @@ export const KyvernoRuleSchema = v.strictObject({
   preconditions: v.optional(ConditionsSchema),
   deny: v.optional(v.strictObject({ conditions: v.optional(ConditionsSchema) })),
   foreach: v.optional(v.array(ForeachSchema)),
+  exceptions: v.optional(v.array(ExceptionSchema)),
   podSecurity: v.optional(
     v.strictObject({
       level: v.picklist(['baseline', 'restricted']),
       version: v.optional(v.pipe(v.string(), v.regex(/^(latest|v1\.\d+)$/, 'expected latest or v1.<minor>')), 'latest'),
-      exclude: v.optional(
-        v.array(
-          v.strictObject({
-            controlName: v.picklist(POD_SECURITY_CONTROLS),
-            images: v.optional(v.array(v.string())),
-            restrictedField: v.optional(v.string()),
-            values: v.optional(v.array(v.string())),
-          }),
-        ),
-        () => [],
-      ),
+      exclude: v.optional(v.array(PodSecurityExclusionSchema), () => []),
     }),
   ),
 });

@@ -8,13 +8,17 @@ import type { WorkDeadline } from '../admission/decide/deadline.js';
 import { type Conditions, evaluateConditions } from './conditions.js';
 import { searchJmesPath } from './jmespath.js';
 import type { Foreach, KyvernoRule } from './kyverno-rule-schema.js';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import { podSecurityViolations } from './pod-security.js';
+import { blockSelects } from './resource-filter.js';
 import { type RuleOutcome, validatePatterns } from './validate-patterns.js';
 import { substituteVariables, type VariableContext } from './variables.js';
 
 type ContextEntry = NonNullable<KyvernoRule['context']>[number];
 
 export interface RuleInput {
+  /** The admission request, for the match of the rule's exceptions. */
+  request: AdmissionRequest;
   /** What the rule judges (the object, or for autogen the pod template as a Pod). */
   resource: unknown;
   /** Kyverno's context data (rule-data.ts). */
@@ -125,6 +129,11 @@ export function validateRule(rule: KyvernoRule, input: RuleInput): RuleOutcome {
     scope: { budget: new CostBudget(PER_EXPRESSION_COST_LIMIT, input.deadline), now: input.now },
     deleting: input.deleting,
   };
+  const exceptions = (rule.exceptions ?? []).filter(
+    (exception) => blockSelects(input.request, exception.match) && evaluateConditions(exception.conditions, context).holds,
+  );
+  if (exceptions.some((exception) => !exception.podSecurity))
+    return { status: 'skip', message: `rule is skipped due to policy exceptions ${exceptions.map(({ name }) => name).join(', ')}` };
   loadContext(rule.context, context);
   const preconditions = evaluateConditions(rule.preconditions, context);
   if (!preconditions.holds) return { status: 'skip', message: ['preconditions not met', ...preconditions.messages].join('; ') };
@@ -136,7 +145,8 @@ export function validateRule(rule: KyvernoRule, input: RuleInput): RuleOutcome {
   if (rule.podSecurity) {
     if (input.deleting) return { status: 'skip', message: 'podSecurity does not judge a deleted resource' };
     const { level, version, exclude } = rule.podSecurity;
-    const violations = podSecurityViolations(input.resource, level, exclude);
+    const excepted = exceptions.flatMap((exception) => exception.podSecurity ?? []);
+    const violations = podSecurityViolations(input.resource, level, [...exclude, ...excepted]);
     if (violations.length === 0) return { status: 'pass' };
     return {
       status: 'fail',

@@ -28,6 +28,8 @@ interface KyvernoTest {
   policies?: string[];
   resources?: string[];
   results?: KyvernoResult[];
+  /** PolicyException files, judged with the policies. */
+  exceptions?: string[];
   variables?: string;
   values?: string;
   context?: string;
@@ -71,11 +73,12 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
     : undefined;
   const mocks = [test.variables, test.values, test.context].filter((value): value is string => typeof value === 'string');
 
+  const exceptions = (test.exceptions ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const validating = manifests.filter(isRunnableKind);
   const otherKinds = new Map(
     manifests.filter((manifest) => !validating.includes(manifest)).map((manifest) => [manifest.metadata?.name ?? '', manifest.kind ?? '']),
   );
-  const rules = validating.length > 0 ? bundleRules(validating) : undefined;
+  const rules = validating.length > 0 ? bundleRules([...validating, ...exceptions]) : undefined;
 
   const outcomes: CaseOutcome[] = [];
   for (const expectation of test.results ?? []) {

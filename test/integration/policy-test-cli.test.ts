@@ -153,6 +153,36 @@ describe("policy test: the ecosystem's suites as written", () => {
     expect(result.code).toBe(0);
   });
 
+  it("a ClusterPolicy suite with exceptions: the excepted resource's rule is skipped, per rule", async () => {
+    const folder = mkdtempSync(join(work, 'exceptions-'));
+    cpSync(join(CORPORA, 'kyverno-clusterpolicy', 'best-practices', 'require-labels'), folder, { recursive: true });
+    const suiteFile = join(folder, '.kyverno-test', 'kyverno-test.yaml');
+    const suite = parse(readFileSync(suiteFile, 'utf8'));
+    const failing = suite.results.find((entry: any) => entry.result === 'fail');
+    const excepted = failing.resources[0];
+    writeFileSync(
+      join(folder, '.kyverno-test', 'exception.yaml'),
+      stringify({
+        apiVersion: 'kyverno.io/v2',
+        kind: 'PolicyException',
+        metadata: { name: 'legacy', namespace: 'default' },
+        spec: {
+          exceptions: [{ policyName: failing.policy, ruleNames: [failing.rule] }],
+          match: { any: [{ resources: { kinds: ['Pod'], names: [excepted] } }] },
+        },
+      }),
+    );
+    failing.resources = failing.resources.filter((name: string) => name !== excepted);
+    suite.results.push({ ...failing, resources: [excepted], result: 'skip' });
+    suite.exceptions = ['exception.yaml'];
+    writeFileSync(suiteFile, stringify(suite));
+    const result = await portcullis(['policy', 'test', folder, '-o', 'json']);
+    const outcomes = outcomesOf(result.stdout);
+    expect(outcomes.filter(({ status }) => status !== 'passed')).toEqual([]);
+    expect(outcomes.some(({ name }) => name.includes(`${excepted}: skip`))).toBe(true);
+    expect(result.code).toBe(0);
+  });
+
   it('a Kyverno suite whose expectation is wrong fails the run', async () => {
     const folder = join(work, 'disallow-latest-tag');
     cpSync(join(CORPORA, 'kyverno-vpol', 'best-practices-vpol', 'disallow-latest-tag'), folder, { recursive: true });

@@ -136,6 +136,54 @@ describe('match, exclude and autogen', () => {
   });
 });
 
+describe('PolicyException', () => {
+  const exception = (spec: Record<string, unknown>) => ({
+    apiVersion: 'kyverno.io/v2',
+    kind: 'PolicyException',
+    metadata: { name: 'tools', namespace: 'ops' },
+    spec,
+  });
+  const bundle = (...manifests: unknown[]) => manifests.map((manifest) => JSON.stringify(manifest)).join('\n---\n');
+  const enforced = JSON.parse(policy({ validationFailureAction: 'Enforce' }));
+
+  it('requests it matches skip the rules it names (autogen rules by their own names); others are judged', async () => {
+    const text = bundle(
+      enforced,
+      exception({
+        exceptions: [{ policyName: 'teams', ruleNames: ['team-label', 'autogen-team-label'] }],
+        match: { any: [{ resources: { kinds: ['Pod', 'Deployment'], namespaces: ['ops'], names: ['tool-*'] } }] },
+      }),
+    );
+    const named = (kind: string, name: string) => ({ ...unlabelled(kind), metadata: { name } });
+    expect((await verdictOf(text, named('Pod', 'tool-1'), { namespace: 'ops' })).allowed).toBe(true);
+    expect((await verdictOf(text, named('Deployment', 'tool-2'), { namespace: 'ops' })).allowed).toBe(true);
+    expect((await verdictOf(text, named('Pod', 'web'), { namespace: 'ops' })).allowed).toBe(false);
+    expect((await verdictOf(text, named('Pod', 'tool-1'), { namespace: 'dev' })).allowed).toBe(false);
+  });
+
+  it('its conditions must hold too', async () => {
+    const text = bundle(
+      enforced,
+      exception({
+        exceptions: [{ policyName: 'teams', ruleNames: ['*'] }],
+        match: { any: [{ resources: { kinds: ['Pod'] } }] },
+        conditions: { any: [{ key: "{{ request.object.metadata.annotations.break_glass || '' }}", operator: 'Equals', value: 'yes' }] },
+      }),
+    );
+    const glass = { ...unlabelled(), metadata: { name: 'p', annotations: { break_glass: 'yes' } } };
+    expect((await verdictOf(text, glass)).allowed).toBe(true);
+    expect((await verdictOf(text, unlabelled())).allowed).toBe(false);
+  });
+
+  it('an exception that names no policy in the bundle is an error', () => {
+    const text = bundle(
+      enforced,
+      exception({ exceptions: [{ policyName: 'elsewhere', ruleNames: ['*'] }], match: { any: [{ resources: { kinds: ['Pod'] } }] } }),
+    );
+    expect(refusalOf(text)).toMatch(/PolicyException ops\/tools: names policy elsewhere, which is not in the bundle/);
+  });
+});
+
 describe('refused when the rules are read, with the reason', () => {
   it.each([
     ['generate', { generate: { kind: 'ConfigMap' } }, /cannot run here: generate rules write to the cluster/],
