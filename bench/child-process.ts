@@ -33,6 +33,19 @@ export function runChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{
   });
 }
 
+/** A command run to its end in a clean environment: how long it took, and its exit code. */
+export function runToExit(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ elapsedNs: number; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, {
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...NODE_20_QUIET, ...env },
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ elapsedNs: Number(process.hrtime.bigint() - start), code }));
+  });
+}
+
 /** What bench/warm-child.mjs reports: per-request times of the handler and of the floor, interleaved. */
 export interface WarmRun {
   handlerNs: number[];

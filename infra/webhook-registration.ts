@@ -62,7 +62,12 @@ function expandedResources(rule: ResourceRule, into: Findings, where: string): {
   const groups = rule.apiGroups;
   return rule.resources.flatMap((pattern) => {
     const [resource, subresource] = pattern.split('/', 2) as [string, string?];
-    if (resource !== '*') return groups.map((apiGroup) => ({ apiGroup, resource: pattern }));
+    if (resource !== '*') {
+      // Any group, for a resource a built-in kind has: that kind's own group (a Kyverno `Pod` is core's pods).
+      const builtIn = groups.includes('*') ? EVERY_KIND_RESOURCES.filter(({ resource: name }) => name === resource) : [];
+      if (builtIn.length > 0) return builtIn.map(({ apiGroup }) => ({ apiGroup, resource: pattern }));
+      return groups.map((apiGroup) => ({ apiGroup, resource: pattern }));
+    }
     into.notes.add(WILDCARD_NOTE);
     const known = EVERY_KIND_RESOURCES.filter(({ apiGroup }) => groups.includes('*') || groups.includes(apiGroup));
     if (known.length === 0)

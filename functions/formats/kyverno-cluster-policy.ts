@@ -7,7 +7,7 @@
 // PolicyExceptions (kyverno.io v2) in the bundle go with the rules they name.
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, type PodController } from '../admission/kubernetes/pod-controllers.js';
-import { parseKindSelector, type MatchBlock, type ResourceFilter } from '../kyverno/resource-filter.js';
+import { parseKindSelector, type MatchBlock, type ResourceFilter, resourceOf } from '../kyverno/resource-filter.js';
 import { expressionProblems } from '../kyverno/rule-expressions.js';
 import { type FormatResult, groupOf, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
@@ -115,15 +115,27 @@ function withKinds(block: MatchBlock | undefined, kinds: string[]): MatchBlock |
   };
 }
 
-/** The native match: the kinds and operations Kyverno's match names, a superset its own match narrows. */
+/**
+ * The native match: the resources Kyverno's kind selectors name, as resource rules (the group as written,
+ * any group when none is; the kind's resource name, and its subresource), with each filter's operations.
+ * A superset: Kyverno's own match narrows it. Registration resolves a wildcard group of a built-in resource.
+ */
 function coarseMatch(block: MatchBlock, namespace: string | undefined): Record<string, unknown> {
   const filters = filtersOf(block).filter((filter) => filter.resources);
-  const selectors = filters.flatMap((filter) => filter.resources?.kinds ?? []).map(parseKindSelector);
-  const wildcard = selectors.length === 0 || selectors.some(({ kind, subresource }) => /[*?]/.test(kind) || subresource !== '');
-  const kinds = wildcard ? ['*'] : [...new Set(selectors.map(({ kind }) => kind))];
-  const everyNamesOperations = filters.length > 0 && filters.every((filter) => filter.resources?.operations?.length);
-  const operations = everyNamesOperations ? [...new Set(filters.flatMap((filter) => filter.resources!.operations!))] : ALL_OPERATIONS;
-  return { kinds, operations, ...(namespace ? { namespaces: [namespace] } : {}) };
+  const resourceRules = filters.flatMap((filter) => {
+    const operations = filter.resources?.operations?.length ? filter.resources.operations : ALL_OPERATIONS;
+    const kinds = filter.resources?.kinds?.length ? filter.resources.kinds : ['*'];
+    return kinds.map(parseKindSelector).map(({ group, version, kind, subresource }) => {
+      const resource = /[*?]/.test(kind) ? '*' : resourceOf(kind);
+      return {
+        apiGroups: [/[*?]/.test(group) ? '*' : group],
+        apiVersions: [/[*?]/.test(version) ? '*' : version],
+        resources: [subresource ? `${resource}/${/[*?]/.test(subresource) ? '*' : subresource}` : resource],
+        operations,
+      };
+    });
+  });
+  return { resourceRules, ...(namespace ? { namespaces: [namespace] } : {}) };
 }
 
 type Override = { action?: string; namespaces?: string[]; namespaceSelector?: unknown };

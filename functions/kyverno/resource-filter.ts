@@ -59,8 +59,12 @@ export function parseKindSelector(text: string): KindSelector {
   return { group: parts[0]!, version: parts[1]!, kind: parts[2]!, subresource: parts.slice(3).join('/') };
 }
 
+// Kinds whose resource name is not the plural rule's.
+const IRREGULAR_RESOURCES: Record<string, string> = { Endpoints: 'endpoints' };
+
 /** A kind's resource name, as Kubernetes makes most of them: `Pod` → `pods`, `Ingress` → `ingresses`. */
-function resourceOf(kind: string): string {
+export function resourceOf(kind: string): string {
+  if (Object.hasOwn(IRREGULAR_RESOURCES, kind)) return IRREGULAR_RESOURCES[kind]!;
   const lower = kind.toLowerCase();
   if (/(s|x|ch|sh)$/.test(lower)) return `${lower}es`;
   if (/[^aeiou]y$/.test(lower)) return `${lower.slice(0, -1)}ies`;
