@@ -6,7 +6,7 @@
 // durations, quantities and versions.
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
-import { parseQuantity } from '../admission/kubernetes/quantity.js';
+import { quantityNanos } from '../admission/kubernetes/quantity.js';
 import { parseGoDuration } from './go-duration.js';
 import { matchesValuePattern, operatorOf } from './value-pattern.js';
 import { substituteVariables, type VariableContext } from './variables.js';
@@ -79,14 +79,7 @@ function durations(key: unknown, value: unknown): [number, number] | undefined {
   return written && a !== undefined && b !== undefined ? [a, b] : undefined;
 }
 
-function quantity(text: unknown): bigint | undefined {
-  if (typeof text !== 'string') return undefined;
-  try {
-    return parseQuantity(text).nanos;
-  } catch {
-    return undefined;
-  }
-}
+const quantity = (text: unknown): bigint | undefined => (typeof text === 'string' ? quantityNanos(text) : undefined);
 
 const asNumber = (value: unknown): number | undefined => {
   if (typeof value === 'number') return value;

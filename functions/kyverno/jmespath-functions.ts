@@ -7,7 +7,7 @@ import { registerFunction, TYPE_ANY, TYPE_ARRAY, TYPE_NUMBER, TYPE_OBJECT, TYPE_
 import { parse as parseYaml } from 'yaml';
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { parseImageReference } from '../admission/kubernetes/image-reference.js';
-import { parseQuantity } from '../admission/kubernetes/quantity.js';
+import { quantityNanos } from '../admission/kubernetes/quantity.js';
 import { re2Pattern } from '../cel-engine/re2.js';
 import { parseGoDuration } from './go-duration.js';
 import { activeScope } from './jmespath-scope.js';
@@ -68,12 +68,10 @@ function arithmetic(
   if (left === undefined || right === undefined) return fail(name, 'expected numbers, quantities or durations');
   const [durationA, durationB] = [parseGoDuration(left), parseGoDuration(right)];
   if (durationA !== undefined && durationB !== undefined) return goDurationText(onBig(durationA, durationB));
-  try {
-    const result = onBig(parseQuantity(left).nanos, parseQuantity(right).nanos);
-    return quantityText(result);
-  } catch {
+  const [quantityA, quantityB] = [quantityNanos(left), quantityNanos(right)];
+  if (quantityA === undefined || quantityB === undefined)
     return fail(name, `${JSON.stringify(a)} and ${JSON.stringify(b)} are neither numbers, quantities nor durations`);
-  }
+  return quantityText(onBig(quantityA, quantityB));
 }
 
 /** Nano units of a quantity or duration written as text, and which it is. */
@@ -81,11 +79,8 @@ function measure(value: unknown): { nanos: bigint; kind: 'duration' | 'quantity'
   if (typeof value !== 'string') return undefined;
   const duration = parseGoDuration(value);
   if (duration !== undefined) return { nanos: duration, kind: 'duration' };
-  try {
-    return { nanos: parseQuantity(value).nanos, kind: 'quantity' };
-  } catch {
-    return undefined;
-  }
+  const nanos = quantityNanos(value);
+  return nanos === undefined ? undefined : { nanos, kind: 'quantity' };
 }
 
 /** Kyverno's divide of two quantities or two durations: a plain number. */

@@ -84,9 +84,8 @@ class PatternWalk {
   }
 
   private noteAnchorKeys(pattern: JsonMap, resource: JsonMap): void {
-    for (const key of Object.keys(pattern)) {
-      const anchor = parseAnchor(key);
-      if (!anchor || (anchor.kind !== 'condition' && anchor.kind !== 'existence' && anchor.kind !== 'negation')) continue;
+    for (const [key, anchor] of planOf(pattern).anchored) {
+      if (anchor.kind !== 'condition' && anchor.kind !== 'existence' && anchor.kind !== 'negation') continue;
       if (this.anchorKeys.get(key) === true) continue;
       this.anchorKeys.set(key, Object.hasOwn(resource, anchor.key));
     }
@@ -94,26 +93,18 @@ class PatternWalk {
 
   private map(resource: JsonMap, given: JsonMap, path: string): Mismatch | undefined {
     const pattern = expandInMetadata(given, resource);
-    const anchored: [string, Anchor][] = [];
-    const first: string[] = [];
-    const rest: string[] = [];
-    for (const key of Object.keys(pattern).sort()) {
-      const anchor = parseAnchor(key);
-      if (anchor && anchor.kind !== 'global' && anchor.kind !== 'addIfNotPresent') anchored.push([key, anchor]);
-      else if (anchor?.kind === 'global' || hasNestedAnchors(pattern[key])) first.unshift(key);
-      else rest.push(key);
-    }
+    const { anchored, plain } = planOf(pattern);
     // A condition or global anchor that fails rules the whole map out at once. Any other key whose value was
     // ruled out (a list whose elements all skipped) is noted, and its siblings still decide: the map applies
     // when one of them did; a skip outranks a sibling's failure found after it.
     const outcome = new SiblingOutcome();
     for (const [key, anchor] of anchored) {
+      if (anchor.kind === 'global' || anchor.kind === 'addIfNotPresent') continue;
       const mismatch = this.anchoredKey(resource, anchor, pattern[key], path);
       if (mismatch && anchor.kind === 'condition') return mismatch;
       if (outcome.settle(mismatch)) return mismatch;
     }
-    for (const key of [...first, ...rest]) {
-      const anchor = parseAnchor(key);
+    for (const [key, anchor] of plain) {
       if (anchor?.kind === 'global') {
         const mismatch = this.anchoredKey(resource, anchor, pattern[key], path);
         if (mismatch) return mismatch;
@@ -231,6 +222,34 @@ class SiblingOutcome {
     if (this.skips.length === 0 || (this.applied > 0 && !this.failedAfterSkip)) return undefined;
     return new Mismatch(this.skips.map(({ message }) => message).join('; '), path);
   }
+}
+
+interface MapPlan {
+  /** Every anchored key with its anchor, in Kyverno's order (sorted). */
+  anchored: [string, Anchor][];
+  /** The keys judged after the anchors: global anchors and keys holding anchors deeper first, then the rest. */
+  plain: [string, Anchor | undefined][];
+}
+
+// A map pattern's plan depends on the pattern alone: made once per pattern object, not per request.
+const plans = new WeakMap<JsonMap, MapPlan>();
+
+function planOf(pattern: JsonMap): MapPlan {
+  let plan = plans.get(pattern);
+  if (plan) return plan;
+  const anchored: [string, Anchor][] = [];
+  const first: [string, Anchor | undefined][] = [];
+  const rest: [string, Anchor | undefined][] = [];
+  for (const key of Object.keys(pattern).sort()) {
+    const anchor = parseAnchor(key);
+    if (anchor) anchored.push([key, anchor]);
+    if (anchor && anchor.kind !== 'global' && anchor.kind !== 'addIfNotPresent') continue;
+    if (anchor?.kind === 'global' || hasNestedAnchors(pattern[key])) first.unshift([key, anchor]);
+    else rest.push([key, anchor]);
+  }
+  plan = { anchored, plain: [...first, ...rest] };
+  plans.set(pattern, plan);
+  return plan;
 }
 
 function hasNestedAnchors(pattern: unknown): boolean {

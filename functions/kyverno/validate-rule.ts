@@ -49,7 +49,7 @@ function loadContext(entries: readonly ContextEntry[] | undefined, context: Vari
 
 /** The rule's message with variables substituted, or as written when they cannot be resolved. */
 function messageOf(message: string | undefined, context: VariableContext): string | undefined {
-  if (message === undefined) return undefined;
+  if (message === undefined || !message.includes('{{')) return message;
   try {
     const substituted = substituteVariables(message, context);
     return typeof substituted === 'string' ? substituted : JSON.stringify(substituted);

@@ -6,7 +6,7 @@
 // int64, any other number a float64.
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
-import { parseQuantity } from '../admission/kubernetes/quantity.js';
+import { quantityNanos } from '../admission/kubernetes/quantity.js';
 import { parseGoDuration } from './go-duration.js';
 
 export type PatternOperator = '' | '!' | '>' | '<' | '>=' | '<=' | '-' | '!-';
@@ -52,27 +52,63 @@ function matchesNull(value: unknown): boolean {
   return value === null || value === undefined || value === 0 || value === '' || value === false;
 }
 
-function matchesStringPattern(value: unknown, pattern: string): boolean {
-  if (value === pattern) return true;
-  return pattern.split('|').some((alternative) =>
-    alternative
-      .trim()
-      .split('&')
-      .every((condition) => matchesCondition(value, condition.trim())),
-  );
+/** One comparison of a condition, its operand read once: as a Go duration and as a quantity, when it is one. */
+interface Comparison {
+  operator: PatternOperator;
+  operand: string;
+  duration?: bigint;
+  quantity?: bigint;
 }
 
-function matchesCondition(value: unknown, condition: string): boolean {
-  const operator = operatorOf(condition);
+/** A condition: comparisons that must all hold (`a-b` is `>= a` and `<= b`), or one of which must (`a!-b`). */
+type Condition = { every: Comparison[] } | { some: Comparison[] };
+
+const comparison = (operator: PatternOperator, operand: string): Comparison => ({
+  operator,
+  operand,
+  duration: parseGoDuration(operand),
+  quantity: quantityNanos(operand),
+});
+
+function conditionOf(text: string): Condition {
+  const operator = operatorOf(text);
   if (operator === '-') {
-    const [, low, high] = IN_RANGE.exec(condition)!;
-    return matchesCondition(value, `>= ${low}`) && matchesCondition(value, `<= ${high}`);
+    const [, low, high] = IN_RANGE.exec(text)!;
+    return { every: [comparison('>=', low!), comparison('<=', high!)] };
   }
   if (operator === '!-') {
-    const [, low, high] = NOT_IN_RANGE.exec(condition)!;
-    return matchesCondition(value, `< ${low}`) || matchesCondition(value, `> ${high}`);
+    const [, low, high] = NOT_IN_RANGE.exec(text)!;
+    return { some: [comparison('<', low!), comparison('>', high!)] };
   }
-  return compares(value, condition.slice(operator.length).trim(), operator);
+  return { every: [comparison(operator, text.slice(operator.length).trim())] };
+}
+
+// A string pattern parsed once into alternatives of conditions: patterns are the rules', few and reused.
+const parsedPatterns = new Map<string, Condition[][]>();
+const MAX_PARSED = 4096;
+
+function parsedPattern(pattern: string): Condition[][] {
+  let parsed = parsedPatterns.get(pattern);
+  if (!parsed) {
+    parsed = pattern.split('|').map((alternative) =>
+      alternative
+        .trim()
+        .split('&')
+        .map((condition) => conditionOf(condition.trim())),
+    );
+    if (parsedPatterns.size >= MAX_PARSED) parsedPatterns.clear();
+    parsedPatterns.set(pattern, parsed);
+  }
+  return parsed;
+}
+
+function matchesStringPattern(value: unknown, pattern: string): boolean {
+  if (value === pattern) return true;
+  return parsedPattern(pattern).some((conditions) =>
+    conditions.every((condition) =>
+      'every' in condition ? condition.every.every((each) => compares(value, each)) : condition.some.some((each) => compares(value, each)),
+    ),
+  );
 }
 
 /** -1, 0 or 1 as the operator asks: true when `order` satisfies it. */
@@ -98,26 +134,16 @@ function satisfies(order: number, operator: PatternOperator): boolean {
 const orderOf = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** As a duration if both are Go durations, else as a quantity if both are quantities, else as text. */
-function compares(value: unknown, operand: string, operator: PatternOperator): boolean {
+function compares(value: unknown, { operator, operand, duration, quantity }: Comparison): boolean {
   const text = numberText(value);
-  const patternDuration = parseGoDuration(operand);
-  const valueDuration = patternDuration === undefined || text === undefined ? undefined : parseGoDuration(text);
-  if (patternDuration !== undefined && valueDuration !== undefined) return satisfies(orderOf(valueDuration, patternDuration), operator);
-  const patternQuantity = quantityOf(operand);
-  const valueQuantity = patternQuantity === undefined || text === undefined ? undefined : quantityOf(text);
-  if (patternQuantity !== undefined && valueQuantity !== undefined) return satisfies(orderOf(valueQuantity, patternQuantity), operator);
+  const valueDuration = duration === undefined || text === undefined ? undefined : parseGoDuration(text);
+  if (duration !== undefined && valueDuration !== undefined) return satisfies(orderOf(valueDuration, duration), operator);
+  const valueQuantity = quantity === undefined || text === undefined ? undefined : quantityNanos(text);
+  if (quantity !== undefined && valueQuantity !== undefined) return satisfies(orderOf(valueQuantity, quantity), operator);
   if (operator !== '' && operator !== '!') return false; // >, <, >=, <= do not apply to text
   const valueText = textOf(value);
   if (valueText === undefined) return false;
   return matchesGlob(valueText, operand) === (operator === '');
-}
-
-function quantityOf(text: string): bigint | undefined {
-  try {
-    return parseQuantity(text).nanos;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Kyverno's convertNumberToString: null is "0", a float64 is Go's `%f`. */

@@ -116,9 +116,19 @@ function substituteString(text: string, context: VariableContext): unknown {
   return (result + text.slice(last)).replace(ESCAPED, '$1');
 }
 
+// Trees of the rules (patterns, conditions) known to hold no variable: returned as they are, unwalked.
+const withoutVariables = new WeakSet<object>();
+
 /** The value with every variable substituted; the value itself when it holds none. */
 export function substituteVariables(value: unknown, context: VariableContext): unknown {
   if (typeof value === 'string') return substituteString(value, context);
+  if (value !== null && typeof value === 'object') {
+    if (withoutVariables.has(value)) return value;
+    if (!hasVariables(value)) {
+      withoutVariables.add(value);
+      return value;
+    }
+  }
   if (Array.isArray(value)) return value.map((item) => substituteVariables(item, context));
   if (!isJsonObject(value)) return value;
   const result: Record<string, unknown> = {};

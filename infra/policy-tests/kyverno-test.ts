@@ -2,14 +2,16 @@
 // policy files, resource files and the expected result per policy (and, for a ClusterPolicy, per rule) and
 // resource (pass, fail, skip). ValidatingPolicies and ClusterPolicy validate rules run on the cel engine,
 // each resource as a CREATE by the suite's user; a rule named in the suite also stands for its autogen rules,
-// as `kyverno test` reads it. What Portcullis cannot do is skipped with the reason: what needs the cluster,
-// other Kyverno kinds, mocked values, expected mutations.
+// as `kyverno test` reads it. Values that set the request (request.operation, request.namespace) are applied.
+// What Portcullis cannot do is skipped with the reason: what needs the cluster, other Kyverno kinds, values
+// that mock a context lookup, expected mutations.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { type RuleResult, ruleResults } from '../evaluation/rule-results.js';
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { bundleRules, cel } from './manifest-bundle-rules.js';
+import { readValues, valuesFor } from './kyverno-values.js';
 import { offlineRequest } from './offline-request.js';
 import { yamlDocuments } from './yaml-documents.js';
 
@@ -71,7 +73,8 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
   const user = test.userinfo
     ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as { userInfo?: { username?: string; groups?: string[] } }).userInfo
     : undefined;
-  const mocks = [test.variables, test.values, test.context].filter((value): value is string => typeof value === 'string');
+  const valuesFile = test.variables ?? test.values;
+  const values = valuesFile ? readValues(join(folder, valuesFile)) : undefined;
 
   const exceptions = (test.exceptions ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const validating = manifests.filter(isRunnableKind);
@@ -105,8 +108,13 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
         else outcomes.push(failed(file, name, `the policies are not valid:\n${rules.errors.join('\n')}`));
         continue;
       }
-      if (mocks.length > 0) {
-        skip(`the suite mocks values (${mocks.join(', ')}): Portcullis judges the request alone`);
+      if (test.context) {
+        skip(`the suite mocks a context (${test.context}): Portcullis judges the request alone`);
+        continue;
+      }
+      const caseValues = values ? valuesFor(values, expectation.policy ?? '', expectation.rule, reference) : undefined;
+      if (caseValues && caseValues.needsCluster.length > 0) {
+        skip(`the suite mocks values (${caseValues.needsCluster.join(', ')} in ${valuesFile}): Portcullis judges the request alone`);
         continue;
       }
       const object = findResource(objects, expectation.kind, reference);
@@ -114,7 +122,12 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
         outcomes.push(failed(file, name, `no ${expectation.kind} ${reference} in the suite's resource files`));
         continue;
       }
-      const request = offlineRequest(object, { username: user?.username, groups: user?.groups });
+      const request = offlineRequest(object, {
+        username: user?.username,
+        groups: user?.groups,
+        ...(caseValues?.operation ? { operation: caseValues.operation, oldObject: object } : {}),
+        ...(caseValues?.namespace ? { namespace: caseValues.namespace } : {}),
+      });
       if (!request.ok) {
         outcomes.push(failed(file, name, request.error));
         continue;

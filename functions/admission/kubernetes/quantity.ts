@@ -20,6 +20,17 @@ function ceilDiv(numerator: bigint, denominator: bigint): bigint {
   return numerator % denominator !== 0n && numerator > 0n ? quotient + 1n : quotient;
 }
 
+/** The quantity's value in nano units, or undefined for text that is not one (no exception: callers try many texts). */
+export function quantityNanos(text: string): bigint | undefined {
+  const parsed = QUANTITY.exec(text);
+  if (!parsed || (!parsed[2] && !parsed[3])) return undefined;
+  try {
+    return parseQuantity(text).nanos;
+  } catch {
+    return undefined; // an exponent out of range
+  }
+}
+
 export function parseQuantity(text: string): Quantity {
   const parsed = QUANTITY.exec(text);
   const [, signText = '', whole = '', fraction = '', suffix = ''] = parsed ?? [];
