@@ -18,6 +18,18 @@ export function ruledOutBy(request: AdmissionRequest, rule: KyvernoRule): string
   return undefined;
 }
 
+// Whether a rule's expressions name `images`, known once per rule of a rules version.
+const imagesRead = new WeakMap<KyvernoRule, boolean>();
+
+function readsImages(rule: KyvernoRule): boolean {
+  let reads = imagesRead.get(rule);
+  if (reads === undefined) {
+    reads = /\bimages\b/.test(JSON.stringify(rule));
+    imagesRead.set(rule, reads);
+  }
+  return reads;
+}
+
 /** Whether the rule validates with Kyverno's own means (else with CEL). */
 export const validatesWithoutCel = (rule: KyvernoRule) =>
   rule.pattern !== undefined ||
@@ -40,7 +52,7 @@ export function kyvernoOutcome(
   return validateRule(rule, {
     request,
     resource: object,
-    data: ruleData(request, object, oldObject),
+    data: ruleData(request, object, oldObject, readsImages(rule)),
     deleting: request.operation === 'DELETE',
     pathPrefix: template ? `/${POD_CONTROLLERS[kind].template.join('/')}` : '',
     now: context.now,

@@ -103,10 +103,14 @@ function foreachOutcome(
       if (error instanceof Error && (error.name === 'CostLimitExceededError' || error.name === 'DeadlineExceededError')) throw error;
       continue; // as Kyverno: a list that cannot be evaluated is passed over
     }
-    for (const [index, element] of elements.entries()) {
+    // One data object per loop, its element fields set per element: expressions read them in turn.
+    const data: Record<string, unknown> = { ...context.data };
+    const scoped: VariableContext = { ...context, data };
+    for (let index = 0; index < elements.length; index++) {
+      const element = elements[index];
       if (element === null || element === undefined) continue;
-      const data = { ...context.data, element, elementIndex: index, [`element${nesting}`]: element, [`elementIndex${nesting}`]: index };
-      const scoped: VariableContext = { ...context, data };
+      data.element = data[`element${nesting}`] = element;
+      data.elementIndex = data[`elementIndex${nesting}`] = index;
       loadContext(loop.context, scoped);
       if (!evaluateConditions(loop.preconditions, scoped).holds) continue;
       let outcome: RuleOutcome | undefined;
