@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { type AuditedObject, auditObjects } from '../audit/audit-objects.js';
-import { listClusterObjects, loadKubeConfig } from '../audit/cluster-objects.js';
+import type { loadKubeConfig } from '../audit/cluster-objects.js';
 import { listedResources } from '../audit/listed-resources.js';
 import { policyReports } from '../audit/policy-report.js';
 import { type PolicyDocument, readPolicyDocuments } from '../rules-documents.js';
@@ -130,6 +130,8 @@ async function objectsToAudit(options: AuditOptions, documents: PolicyDocument[]
   const { resources, notes } = listedResources(registrations, { includeSecrets: options.includeSecrets });
   const pageSize = options.pageSize === undefined ? 500 : Number(options.pageSize);
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new UsageError(`--page-size ${options.pageSize}: expected a whole number above 0`);
+  // Loaded only to read a cluster: @kubernetes/client-node takes seconds to import, and every command would pay it.
+  const { listClusterObjects, loadKubeConfig } = await import('../audit/cluster-objects.js');
   let config: ReturnType<typeof loadKubeConfig>;
   try {
     config = loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context });

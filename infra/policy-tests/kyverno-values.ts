@@ -31,7 +31,8 @@ export function valuesFor(values: ValuesFile, policy: string, rule: string | und
   const merged: ValueMap = { ...values.globalValues };
   for (const entry of values.policies ?? []) {
     if (entry.name !== policy) continue;
-    for (const ruleValues of entry.rules ?? []) if (rule === undefined || ruleValues.name === rule) Object.assign(merged, ruleValues.values);
+    for (const ruleValues of entry.rules ?? [])
+      if (rule === undefined || ruleValues.name === rule) Object.assign(merged, ruleValues.values);
     for (const resourceValues of entry.resources ?? []) if (resourceValues.name === resource) Object.assign(merged, resourceValues.values);
   }
   const operation = merged['request.operation'];
