@@ -28,8 +28,15 @@ interface PolicyBase<P> {
   walksWholeObject?: boolean;
   /** Adjusts each validated rule (cel: autogen extends `kinds: [Pod]` to the pod controllers). */
   expandRule?(rule: Rule<P>): Rule<P>;
-  /** Accepts Kubernetes manifests as its rules object (cel): detects and translates them. */
-  manifests?: { detect(data: unknown): boolean; translate(documents: unknown[]): ManifestTranslation };
+  /**
+   * Accepts Kubernetes manifests as its rules object (cel): detects and translates them; `prepare` loads what
+   * the translation of these manifests needs (an engine loaded on demand) before the synchronous read.
+   */
+  manifests?: {
+    detect(data: unknown): boolean;
+    translate(documents: unknown[]): ManifestTranslation;
+    prepare?(data: unknown): Promise<void>;
+  };
   /**
    * Serves each of its policies (a manifest, or a rule of a native document) on a route of its own,
    * `/validate/<name>/<policy>`, registered as a webhook of its own; the bare route serves them all.

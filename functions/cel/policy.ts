@@ -16,7 +16,9 @@ import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/de
 import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from '../cel-engine/program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
-import { kyvernoOutcome, ruledOutBy, validatesWithoutCel } from '../kyverno/evaluate-rule.js';
+import { kyvernoEngine, kyvernoEngineLoaded, loadKyvernoEngine, needsKyvernoEngine } from '../kyverno/engine-loader.js';
+import { validatesWithoutCel } from '../kyverno/kyverno-rule-schema.js';
+import { ruledOutBy } from '../kyverno/resource-filter.js';
 import type { RuleOutcome } from '../kyverno/validate-patterns.js';
 import { LazyVariables } from './lazy-variables.js';
 import { type CelParameters, CelParametersSchema, type VariableSource } from './rules.js';
@@ -143,7 +145,12 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   // Not walksWholeObject: converting the object to CEL values is its depth check (toCel), and an object too
   // deep is the request's failure, never a rule's (evaluate-rules.ts).
   parametersSchema: CelParametersSchema,
-  manifests: { detect: isManifestData, translate: rulesFromManifests },
+  // A bundle with ClusterPolicies needs Kyverno's engine, loaded before it is read, and only then.
+  manifests: {
+    detect: isManifestData,
+    translate: rulesFromManifests,
+    prepare: async (data) => (needsKyvernoEngine(data) ? loadKyvernoEngine() : undefined),
+  },
   routesEachPolicy: true,
   readsFieldsInExpressions: true,
   webhookMatchConditions({ matchConditions, podControllers, kyverno }) {
@@ -161,13 +168,15 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   evaluate(request, parameters, context) {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
     if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
+    if (parameters.kyverno && !kyvernoEngineLoaded())
+      return loadKyvernoEngine().then(() => celPolicy.evaluate(request, parameters, context));
     const judgesPodTemplate = parameters.podControllers.includes(request.kind.kind);
     const kyverno = parameters.kyverno;
     const ruledOut = kyverno && ruledOutBy(request, kyverno);
     if (ruledOut) return { violations: [], skipped: ruledOut };
     // A Kyverno rule with nothing in CEL never converts the request to CEL values.
     if (kyverno && validatesWithoutCel(kyverno) && parameters.matchConditions.length === 0)
-      return findingsOf(kyvernoOutcome(request, kyverno, judgesPodTemplate, context));
+      return findingsOf(kyvernoEngine().kyvernoOutcome(request, kyverno, judgesPodTemplate, context));
     const converted = bindingsOf(request, judgesPodTemplate);
     const expressions = new RuleExpressions(
       parameters,
@@ -182,7 +191,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     }
     if (kyverno) {
       // Kyverno's preconditions (and its own validation, if any) after the CEL ones.
-      const outcome = kyvernoOutcome(request, kyverno, judgesPodTemplate, context);
+      const outcome = kyvernoEngine().kyvernoOutcome(request, kyverno, judgesPodTemplate, context);
       if (validatesWithoutCel(kyverno) || outcome.status === 'skip') return findingsOf(outcome);
     }
     const violations: Violation[] = [];

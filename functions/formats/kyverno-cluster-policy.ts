@@ -8,7 +8,7 @@
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, type PodController } from '../admission/kubernetes/pod-controllers.js';
 import { parseKindSelector, type MatchBlock, type ResourceFilter, resourceOf } from '../kyverno/resource-filter.js';
-import { expressionProblems } from '../kyverno/rule-expressions.js';
+import { kyvernoEngine } from '../kyverno/engine-loader.js';
 import { type FormatResult, groupOf, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
 type KyvernoRuleManifest = {
@@ -53,7 +53,7 @@ function refusalOf(rule: KyvernoRuleManifest): string | undefined {
     const roles = filter as { roles?: unknown; clusterRoles?: unknown };
     if (roles.roles || roles.clusterRoles) return 'roles and clusterRoles are bound to users in the cluster';
   }
-  const [problem] = expressionProblems(rule as Record<string, unknown>);
+  const [problem] = kyvernoEngine().expressionProblems(rule as Record<string, unknown>);
   return problem;
 }
 
@@ -210,7 +210,7 @@ function exceptionsOf(manifest: Manifest): { entries: PolicyException[]; errors:
   const errors: string[] = [];
   if (!Array.isArray(listed) || listed.length === 0) errors.push(`${label}: spec.exceptions: required, the policies and rules it excepts`);
   if (!spec.match) errors.push(`${label}: spec.match: required, the requests it excepts`);
-  const [problem] = expressionProblems({ preconditions: spec.conditions });
+  const [problem] = kyvernoEngine().expressionProblems({ preconditions: spec.conditions });
   if (problem) errors.push(`${label}: spec.conditions: ${problem}`);
   if (errors.length > 0) return { entries: [], errors };
   return {

@@ -10,36 +10,9 @@ import { quantityNanos } from '../admission/kubernetes/quantity.js';
 import { parseGoDuration } from './go-duration.js';
 import { matchesValuePattern, operatorOf } from './value-pattern.js';
 import { substituteVariables, type VariableContext } from './variables.js';
+import type { Condition, Conditions } from './condition-types.js';
 
-export interface Condition {
-  key: unknown;
-  operator: string;
-  value?: unknown;
-  message?: string;
-}
-
-export type Conditions = Condition[] | { any?: Condition[]; all?: Condition[] };
-
-export const OPERATORS = [
-  'Equals',
-  'NotEquals',
-  'Equal',
-  'NotEqual',
-  'In',
-  'NotIn',
-  'AnyIn',
-  'AllIn',
-  'AnyNotIn',
-  'AllNotIn',
-  'GreaterThan',
-  'GreaterThanOrEquals',
-  'LessThan',
-  'LessThanOrEquals',
-  'DurationGreaterThan',
-  'DurationGreaterThanOrEquals',
-  'DurationLessThan',
-  'DurationLessThanOrEquals',
-] as const;
+export type { Condition, Conditions } from './condition-types.js';
 
 /** Go's fmt.Sprint of a JSON value, as Kyverno turns keys and values into text. */
 function sprint(value: unknown): string {

@@ -6,17 +6,9 @@ import { isPodController, POD_CONTROLLERS, podFromTemplate } from '../admission/
 import type { PolicyContext } from '../admission/policy.js';
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { KyvernoRule } from './kyverno-rule-schema.js';
-import { blockSelects } from './resource-filter.js';
 import { ruleData } from './rule-data.js';
 import type { RuleOutcome } from './validate-patterns.js';
 import { validateRule } from './validate-rule.js';
-
-/** Why the rule does not apply to the request (Kyverno's match and exclude), or undefined when it does. */
-export function ruledOutBy(request: AdmissionRequest, rule: KyvernoRule): string | undefined {
-  if (!blockSelects(request, rule.match)) return 'the rule does not match';
-  if (rule.exclude && blockSelects(request, rule.exclude)) return 'the rule excludes the request';
-  return undefined;
-}
 
 // Whether a rule's expressions name `images`, known once per rule of a rules version.
 const imagesRead = new WeakMap<KyvernoRule, boolean>();
@@ -29,14 +21,6 @@ function readsImages(rule: KyvernoRule): boolean {
   }
   return reads;
 }
-
-/** Whether the rule validates with Kyverno's own means (else with CEL). */
-export const validatesWithoutCel = (rule: KyvernoRule) =>
-  rule.pattern !== undefined ||
-  rule.anyPattern !== undefined ||
-  rule.deny !== undefined ||
-  rule.foreach !== undefined ||
-  rule.podSecurity !== undefined;
 
 /** The rule's outcome; `judgesPodTemplate` when the rule was made for the controller's Pods (autogen). */
 export function kyvernoOutcome(

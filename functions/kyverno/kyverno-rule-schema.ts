@@ -2,8 +2,8 @@
 // match and exclude as Kyverno reads them (resource-filter.ts), and what it validates: pattern, anyPattern,
 // or CEL expressions (the validations beside it). The ClusterPolicy format writes these from the manifest.
 import * as v from '../admission/schema.js';
-import { type Condition, OPERATORS } from './conditions.js';
-import { POD_SECURITY_CONTROLS } from './pod-security.js';
+import { type Condition, OPERATORS } from './condition-types.js';
+import { POD_SECURITY_CONTROLS } from './pod-security-controls.js';
 
 const Strings = v.array(v.string());
 const SelectorSchema = v.strictObject({
@@ -114,3 +114,11 @@ export const KyvernoRuleSchema = v.strictObject({
   ),
 });
 export type KyvernoRule = v.InferOutput<typeof KyvernoRuleSchema>;
+
+/** Whether the rule validates with Kyverno's own means (else with CEL). */
+export const validatesWithoutCel = (rule: KyvernoRule) =>
+  rule.pattern !== undefined ||
+  rule.anyPattern !== undefined ||
+  rule.deny !== undefined ||
+  rule.foreach !== undefined ||
+  rule.podSecurity !== undefined;

@@ -169,21 +169,3 @@ export function podSecurityViolations(pod: unknown, level: Level, exclusions: re
     byControl.set(control, [...(byControl.get(control) ?? []), `${image === undefined ? '' : `container ${image}: `}${field}=${value}`]);
   return [...byControl].map(([control, details]) => `${control} (${details.join(', ')})`);
 }
-
-export const POD_SECURITY_CONTROLS = [
-  'HostProcess',
-  'Host Namespaces',
-  'Privileged Containers',
-  'Capabilities',
-  'HostPath Volumes',
-  'Host Ports',
-  'AppArmor',
-  'SELinux',
-  '/proc Mount Type',
-  'Seccomp',
-  'Sysctls',
-  'Volume Types',
-  'Privilege Escalation',
-  'Running as Non-root',
-  'Running as Non-root user',
-] as const;

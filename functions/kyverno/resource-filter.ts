@@ -6,6 +6,7 @@
 // (kyverno-cluster-policy.ts), so every field here is judged from the request alone.
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
+import type { KyvernoRule } from './kyverno-rule-schema.js';
 
 export interface ResourceDescription {
   kinds?: string[];
@@ -164,4 +165,11 @@ export function blockSelects(request: AdmissionRequest, block: MatchBlock): bool
 export function kindsOf(block: MatchBlock): string[] {
   const filters = [...(block.any ?? []), ...(block.all ?? []), block];
   return [...new Set(filters.flatMap((filter) => filter.resources?.kinds ?? []))];
+}
+
+/** Why the rule does not apply to the request (Kyverno's match and exclude), or undefined when it does. */
+export function ruledOutBy(request: AdmissionRequest, rule: KyvernoRule): string | undefined {
+  if (!blockSelects(request, rule.match)) return 'the rule does not match';
+  if (rule.exclude && blockSelects(request, rule.exclude)) return 'the rule excludes the request';
+  return undefined;
 }

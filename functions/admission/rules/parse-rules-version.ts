@@ -41,6 +41,7 @@ export async function parseRulesVersion<P>(policy: Policy<P>, raw: RawRules, max
           ? await (await import('./rules-data-worker.js')).rulesDataOffThread(raw.bytes, maxBytes)
           : (await import('./rules-yaml.js')).parseRulesYaml(early.text);
     if (!data.ok) return data;
+    await policy.manifests?.prepare?.(data.data);
     return await validateInSlices(validationSteps(policy, data.data));
   } catch (error) {
     return { ok: false, errors: [`cannot be parsed: ${(error as Error)?.message ?? String(error)}`] };
