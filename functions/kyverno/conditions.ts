@@ -8,23 +8,12 @@ import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
 import { quantityNanos } from '../admission/kubernetes/quantity.js';
 import { parseGoDuration } from './go-duration.js';
+import { goText } from './go-text.js';
 import { matchesValuePattern, operatorOf } from './value-pattern.js';
 import { substituteVariables, type VariableContext } from './variables.js';
 import type { Condition, Conditions } from './condition-types.js';
 
 export type { Condition, Conditions } from './condition-types.js';
-
-/** Go's fmt.Sprint of a JSON value, as Kyverno turns keys and values into text. */
-function sprint(value: unknown): string {
-  if (value === null || value === undefined) return '<nil>';
-  if (Array.isArray(value)) return `[${value.map(sprint).join(' ')}]`;
-  if (isJsonObject(value))
-    return `map[${Object.keys(value)
-      .sort()
-      .map((key) => `${key}:${sprint(value[key])}`)
-      .join(' ')}]`;
-  return String(value);
-}
 
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -100,12 +89,12 @@ function order(key: unknown, value: unknown): number | undefined {
 
 /** The value as a list of texts: a list, a JSON list written as text, or the text itself. */
 function valueTexts(value: unknown): string[] | undefined {
-  if (Array.isArray(value)) return value.map(sprint);
-  if (typeof value === 'number' || typeof value === 'boolean') return [sprint(value)];
+  if (Array.isArray(value)) return value.map(goText);
+  if (typeof value === 'number' || typeof value === 'boolean') return [goText(value)];
   if (typeof value !== 'string') return undefined;
   try {
     const parsed = JSON.parse(value);
-    if (Array.isArray(parsed)) return parsed.map(sprint);
+    if (Array.isArray(parsed)) return parsed.map(goText);
   } catch {
     // not JSON: the text itself
   }
@@ -116,7 +105,7 @@ const either = (a: string, b: string) => matchesGlob(a, b) || matchesGlob(b, a);
 
 /** How many of the key's texts the value holds, and how many there are; a range value judges each as a number. */
 function membership(key: unknown, value: unknown): { found: number; total: number } | undefined {
-  const keys = Array.isArray(key) ? key.map(sprint) : key === null || key === undefined || isJsonObject(key) ? undefined : [sprint(key)];
+  const keys = Array.isArray(key) ? key.map(goText) : key === null || key === undefined || isJsonObject(key) ? undefined : [goText(key)];
   if (!keys) return undefined;
   if (typeof value === 'string' && (operatorOf(value) === '-' || operatorOf(value) === '!-')) {
     return { found: keys.filter((text) => matchesValuePattern(text, value)).length, total: keys.length };

@@ -8,6 +8,7 @@
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { type Anchor, anchorText, parseAnchor } from './anchor.js';
+import { goText } from './go-text.js';
 import { matchesValuePattern } from './value-pattern.js';
 
 export interface Budget {
@@ -300,16 +301,4 @@ function typeName(value: unknown): string {
   if (isJsonObject(value)) return 'map[string]interface {}';
   if (value === null || value === undefined) return '<nil>';
   return typeof value === 'number' ? (Number.isInteger(value) ? 'int64' : 'float64') : typeof value;
-}
-
-/** A value as Go's `%v` prints it, for messages. */
-function goText(value: unknown): string {
-  if (value === null || value === undefined) return '<nil>';
-  if (Array.isArray(value)) return `[${value.map(goText).join(' ')}]`;
-  if (isJsonObject(value))
-    return `map[${Object.keys(value)
-      .sort()
-      .map((key) => `${key}:${goText(value[key])}`)
-      .join(' ')}]`;
-  return String(value);
 }
