@@ -65,10 +65,42 @@ export function functionsCalledBy(node: unknown, into = new Set<string>()): Set<
   return into;
 }
 
+type PathNode = { type: string; name?: string; left?: PathNode; right?: PathNode };
+
+/** The field names of an expression that is only a path (`request.object.spec.containers`), else undefined. */
+function fieldPath(node: PathNode): string[] | undefined {
+  if (node.type === 'Field' && typeof node.name === 'string') return [node.name];
+  if (node.type !== 'Subexpression' || !node.left || !node.right) return undefined;
+  const left = fieldPath(node.left);
+  const right = left && fieldPath(node.right);
+  return left && right ? [...left, ...right] : undefined;
+}
+
+// Most of Kyverno's expressions are plain paths; those are walked directly, as JMESPath's Field would walk them.
+const fieldPaths = new WeakMap<object, string[] | null>();
+
+function walk(data: unknown, path: readonly string[]): unknown {
+  let value = data;
+  for (const name of path) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, name)) return null;
+    value = (value as Record<string, unknown>)[name];
+  }
+  return value ?? null;
+}
+
 /** Evaluates an expression on `data`, charging `scope.budget`. */
 export function searchJmesPath(expression: string, data: unknown, scope: JmesPathScope): unknown {
   const node = compileJmesPath(expression);
   if (node instanceof Error) throw node;
+  let path = fieldPaths.get(node);
+  if (path === undefined) {
+    path = fieldPath(node as PathNode) ?? null;
+    fieldPaths.set(node, path);
+  }
+  if (path) {
+    scope.budget.charge(path.length);
+    return walk(data, path);
+  }
   return withScope(scope, () => TreeInterpreter.search(node, data as JSONValue));
 }
 

@@ -317,7 +317,7 @@ describe('ValidatingAdmissionPolicy bundles on the packaged cel function', () =>
           },
         },
       ],
-      /ClusterPolicy quota rule add-quota: generate rules write to the cluster/,
+      /ClusterPolicy quota rule add-quota: cannot run here: generate rules write to the cluster/,
     ],
     [
       'validationActions missing from a binding',
