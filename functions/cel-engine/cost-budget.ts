@@ -17,6 +17,9 @@ export class CostLimitExceededError extends Error {
   }
 }
 
+/** Whether an error is the budget or the deadline running out: it ends the evaluation, never absorbed. */
+export const isBudgetSpent = (error: unknown): boolean => error instanceof CostLimitExceededError || error instanceof DeadlineExceededError;
+
 export class CostBudget {
   spent = 0;
   /** The first error a charge threw: the engine may swallow it (`true || error`), the caller must not. */

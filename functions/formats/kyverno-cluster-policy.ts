@@ -1,7 +1,7 @@
 // Kyverno's ClusterPolicy and Policy (kyverno.io v1, v2beta1): each validate rule as a native rule of the cel
 // function, with autogen rules for the pod controllers as Kyverno makes them (autogen-<rule>, and
 // autogen-cronjob-<rule> for CronJobs). The rule's match and exclude are Kyverno's own (resource-filter.ts);
-// the native match only narrows to the kinds and operations they name, for registration. A namespaced
+// the native match only narrows to the resources and operations they name, for registration. A namespaced
 // Policy applies in its own namespace only. What needs the cluster, or is not a validation, is refused with
 // its reason, never skipped: a rule that cannot run as written must not be enforced as something else.
 // PolicyExceptions (kyverno.io v2) in the bundle go with the rules they name.
@@ -236,7 +236,7 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[]): FormatR
   const kind = String(policy.kind);
   const label = `${kind} ${name}`;
   const spec = policy.spec ?? {};
-  const namespace = kind === 'Policy' ? String(policy.metadata?.namespace ?? 'default') : undefined;
+  const namespace = policyNamespace(policy);
   if (!Array.isArray(spec.rules) || spec.rules.length === 0)
     return { rules: [], errors: [`${label}: spec.rules: required, one or more rules`] };
   const manifestRules = spec.rules as KyvernoRuleManifest[];
@@ -280,7 +280,7 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[]): FormatR
           ...(validate.podSecurity !== undefined ? { podSecurity: validate.podSecurity } : {}),
           ...(rule.context ? { context: rule.context } : {}),
           ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
-          ...exceptionsField(exceptionsFor(exceptions, namespace ? `${namespace}/${name}` : name, autogenName)),
+          ...exceptionsField(exceptionsFor(exceptions, exceptedName(policy), autogenName)),
         },
       };
       return {
@@ -315,14 +315,22 @@ const exceptionsField = (exceptions: Record<string, unknown>[]) => (exceptions.l
 
 const isPolicy = (manifest: Manifest) => manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy';
 
+/** The namespace a Policy acts in (`default` when not written); none for a ClusterPolicy. */
+const policyNamespace = (policy: Manifest): string | undefined =>
+  policy.kind === 'Policy' ? String(policy.metadata?.namespace ?? 'default') : undefined;
+
+/** How a PolicyException names a policy: `namespace/name` for a Policy, the name for a ClusterPolicy. */
+const exceptedName = (policy: Manifest): string => {
+  const namespace = policyNamespace(policy);
+  return namespace ? `${namespace}/${nameOf(policy)}` : nameOf(policy);
+};
+
 /** Policies, and the exceptions in the same bundle; an exception that names no policy there is an error. */
 function rulesOfBundle(claimed: readonly Manifest[]): FormatResult {
   const read = claimed.filter((manifest) => !isPolicy(manifest)).map(exceptionsOf);
   const exceptions = read.flatMap(({ entries }) => entries);
   const policies = claimed.filter(isPolicy);
-  const policyNames = policies.map((policy) =>
-    policy.kind === 'Policy' ? `${String(policy.metadata?.namespace ?? 'default')}/${nameOf(policy)}` : nameOf(policy),
-  );
+  const policyNames = policies.map(exceptedName);
   const orphans = exceptions
     .filter((exception) => !policyNames.some((name) => matchesGlob(name, exception.policyName)))
     .map(({ name, policyName }) => `PolicyException ${name}: names policy ${policyName}, which is not in the bundle`);

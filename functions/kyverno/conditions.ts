@@ -4,6 +4,7 @@
 // compare them: Equals by type, with wildcards in text, quantities and durations; the In family over
 // lists (wildcards both ways), JSON lists in text, or a range; the numeric operators over numbers,
 // durations, quantities and versions.
+import { isDeepStrictEqual } from 'node:util';
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
 import { quantityNanos } from '../admission/kubernetes/quantity.js';
@@ -14,16 +15,6 @@ import { substituteVariables, type VariableContext } from './variables.js';
 import type { Condition, Conditions } from './condition-types.js';
 
 export type { Condition, Conditions } from './condition-types.js';
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
-  if (isJsonObject(a) && isJsonObject(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
-  }
-  return false;
-}
 
 /** Seconds of a Go duration (text), or of a number taken as seconds. */
 function seconds(value: unknown): number | undefined {
@@ -62,7 +53,7 @@ function equals(key: unknown, value: unknown): boolean {
     if (keyQuantity !== undefined && typeof value === 'string') return quantity(value) === keyQuantity;
     return typeof value === 'string' && matchesGlob(key, value);
   }
-  if (Array.isArray(key) || isJsonObject(key)) return deepEqual(key, value);
+  if (Array.isArray(key) || isJsonObject(key)) return isDeepStrictEqual(key, value);
   return false;
 }
 

@@ -378,5 +378,3 @@ export const UNSUPPORTED_FUNCTIONS: Record<string, string> = {
   is_external_url: 'is_external_url is not supported yet',
   sha256: 'sha256 is not supported yet',
 };
-
-export const REGEX_FUNCTIONS = new Set(['regex_match', 'regex_replace_all', 'regex_replace_all_literal']);

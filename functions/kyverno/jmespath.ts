@@ -3,23 +3,15 @@
 // functions (jmespath-functions.ts). Chosen by measurement over @metrichor/jmespath (faster, but without
 // arithmetic or let) and jmespath 0.16 (unmaintained since 2016; see the commit). Every node the
 // interpreter visits and every function it calls is charged to the active budget, by the size of what it
-// makes, so no expression and no request can run unbounded: the library has no budget of its own, so its
+// makes (metering.ts's units, as CEL is charged), so no expression and no request can run unbounded: the library has no budget of its own, so its
 // interpreter's two entry points are wrapped here, once.
 import { compile, type JSONValue, TreeInterpreter } from '@jmespath-community/jmespath';
 
 type ExpressionNode = ReturnType<typeof compile>;
+import { units } from '../cel-engine/metering.js';
 import { currentScope, type JmesPathScope, withScope } from './jmespath-scope.js';
 // Kyverno's functions, registered on the library before any expression runs.
 import './jmespath-functions.js';
-
-const sizeOf = (value: unknown): number =>
-  Array.isArray(value)
-    ? value.length
-    : typeof value === 'string'
-      ? value.length >> 4
-      : value && typeof value === 'object'
-        ? Object.keys(value).length
-        : 0;
 
 type Visit = (this: unknown, node: ExpressionNode, value: JSONValue) => JSONValue;
 type Call = (this: unknown, name: string, args: JSONValue[]) => JSONValue;
@@ -29,11 +21,11 @@ const visit = interpreterPrototype.visit;
 const callFunction = runtimePrototype.callFunction;
 interpreterPrototype.visit = function metered(node, value) {
   const result = visit.call(this, node, value);
-  currentScope()?.budget.charge(1 + sizeOf(result));
+  currentScope()?.budget.charge(1 + units(result));
   return result;
 };
 runtimePrototype.callFunction = function metered(name, args) {
-  currentScope()?.budget.charge(1 + args.reduce<number>((units, arg) => units + sizeOf(arg), 0));
+  currentScope()?.budget.charge(1 + args.reduce<number>((total, arg) => total + units(arg), 0));
   return callFunction.call(this, name, args);
 };
 

@@ -7,6 +7,7 @@
 // Every node visited is charged to the budget: a pattern over thousands of containers stops on it.
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
 import { matchesGlob } from '../admission/kubernetes/glob.js';
+import { units } from '../cel-engine/metering.js';
 import { type Anchor, anchorText, parseAnchor } from './anchor.js';
 import { goText } from './go-text.js';
 import { matchesValuePattern } from './value-pattern.js';
@@ -77,7 +78,7 @@ class PatternWalk {
     }
     const values = Array.isArray(resource) ? resource : [resource];
     for (const value of values) {
-      this.budget.charge(1 + (typeof value === 'string' ? value.length >> 4 : 0));
+      this.budget.charge(1 + (typeof value === 'string' ? units(value) : 0));
       if (!matchesValuePattern(value, pattern))
         return new Mismatch(`resource value '${goText(resource)}' does not match '${goText(pattern)}' at path ${path}`, path);
     }

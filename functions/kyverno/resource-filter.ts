@@ -5,6 +5,8 @@
 // cluster can answer (a namespace's labels, roles bound to the user) is refused when the rules are read
 // (kyverno-cluster-policy.ts), so every field here is judged from the request alone.
 import { matchesGlob } from '../admission/kubernetes/glob.js';
+import { isJsonObject } from '../admission/kubernetes/json-object.js';
+import { type LabelSelector, matchesLabelSelector } from '../admission/kubernetes/label-selector.js';
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { KyvernoRule } from './kyverno-rule-schema.js';
 
@@ -14,7 +16,7 @@ export interface ResourceDescription {
   names?: string[];
   namespaces?: string[];
   annotations?: Record<string, string>;
-  selector?: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+  selector?: { matchLabels?: Record<string, string>; matchExpressions?: LabelSelector['matchExpressions'] };
   operations?: string[];
 }
 
@@ -92,8 +94,7 @@ function metadataOf(request: AdmissionRequest): ObjectMetadata {
   return object?.metadata && typeof object.metadata === 'object' ? object.metadata : {};
 }
 
-const stringMap = (value: unknown): Record<string, string> =>
-  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, string>) : {};
+const stringMap = (value: unknown): Record<string, string> => (isJsonObject(value) ? (value as Record<string, string>) : {});
 
 function objectName(request: AdmissionRequest): string {
   const name = metadataOf(request).name;
@@ -106,19 +107,13 @@ function namespaceOf(request: AdmissionRequest): string {
   return request.namespace ?? '';
 }
 
-/** matchLabels and matchExpressions, with Kyverno's wildcards in keys and values. */
+/** matchLabels with Kyverno's wildcards in keys and values; matchExpressions as Kubernetes reads them. */
 function matchesSelector(labels: Record<string, string>, selector: NonNullable<ResourceDescription['selector']>): boolean {
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     const present = Object.keys(labels).filter((label) => matchesGlob(label, key));
     if (!present.some((label) => matchesGlob(labels[label]!, value))) return false;
   }
-  return (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
-    const has = Object.hasOwn(labels, key);
-    if (operator === 'In') return has && values.includes(labels[key]!);
-    if (operator === 'NotIn') return !has || !values.includes(labels[key]!);
-    if (operator === 'Exists') return has;
-    return !has;
-  });
+  return matchesLabelSelector(labels, { matchExpressions: selector.matchExpressions });
 }
 
 function matchesDescription(request: AdmissionRequest, description: ResourceDescription): boolean {
@@ -159,12 +154,6 @@ export function blockSelects(request: AdmissionRequest, block: MatchBlock): bool
   if (block.any?.length) return block.any.some((filter) => matchesFilter(request, filter));
   if (block.all?.length) return block.all.every((filter) => matchesFilter(request, filter));
   return hasFilter(block) && matchesFilter(request, block);
-}
-
-/** Every kind a block names, as kind selectors, for registration and the coarse match. */
-export function kindsOf(block: MatchBlock): string[] {
-  const filters = [...(block.any ?? []), ...(block.all ?? []), block];
-  return [...new Set(filters.flatMap((filter) => filter.resources?.kinds ?? []))];
 }
 
 /** Why the rule does not apply to the request (Kyverno's match and exclude), or undefined when it does. */

@@ -7,7 +7,8 @@ export type RuleOutcome = { status: 'pass' } | { status: 'skip'; message: string
 
 interface PatternRule {
   rule: string;
-  message?: string;
+  /** The rule's message, asked for only when the rule fails (its variables cost a JMESPath evaluation). */
+  message: () => string | undefined;
   pattern?: unknown;
   anyPattern?: unknown[];
 }
@@ -17,9 +18,8 @@ const sentence = (message: string) => (message.endsWith('.') ? message : `${mess
 
 function patternFailure(rule: PatternRule, path: string, error: string): string {
   const where = path === '' ? `execution error: ${error}` : `failed at path ${path}`;
-  return rule.message
-    ? `validation error: ${sentence(rule.message)} rule ${rule.rule} ${where}`
-    : `validation error: rule ${rule.rule} ${where}`;
+  const message = rule.message();
+  return message ? `validation error: ${sentence(message)} rule ${rule.rule} ${where}` : `validation error: rule ${rule.rule} ${where}`;
 }
 
 /**
@@ -44,8 +44,6 @@ export function validatePatterns(resource: unknown, rule: PatternRule, budget: B
   }
   if (failed.length === 0) return { status: 'skip', message: skipped.join(' ') };
   const errors = failed.join(' ');
-  return {
-    status: 'fail',
-    message: rule.message ? `validation error: ${sentence(rule.message)} ${errors}` : `validation error: ${errors}`,
-  };
+  const message = rule.message();
+  return { status: 'fail', message: message ? `validation error: ${sentence(message)} ${errors}` : `validation error: ${errors}` };
 }

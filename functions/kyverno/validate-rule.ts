@@ -1,9 +1,10 @@
 // One Kyverno validate rule on one request, after its match (pkg/engine/handlers/validation): context
 // entries, preconditions, then deny conditions, pattern or anyPattern (variables substituted), the Pod
 // Security Standards (podSecurity), or foreach over a list, each element judged with `element` and
-// `elementIndex` (and `element<N>` when nested). As in Kyverno: a deny whose conditions hold fails with the rule's message; a foreach fails at the first element
-// that fails and applies when at least one element did; patterns do not judge a deleted resource.
-import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
+// `elementIndex` (and `element<N>` when nested). As in Kyverno: a deny whose conditions hold fails with the
+// rule's message; a foreach fails at the first element that fails and applies when at least one element did;
+// patterns do not judge a deleted resource. The message's variables are resolved only for a failure.
+import { CostBudget, isBudgetSpent, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
 import type { WorkDeadline } from '../admission/decide/deadline.js';
 import { type Conditions, evaluateConditions } from './conditions.js';
 import { searchJmesPath } from './jmespath.js';
@@ -75,7 +76,7 @@ function patternOutcome(rule: KyvernoRule, source: PatternSource, target: unknow
   const anyPattern = source.anyPattern === undefined ? undefined : (substituteVariables(source.anyPattern, context) as unknown[]);
   return validatePatterns(
     target,
-    { rule: rule.rule, message: messageOf(rule.message, context), pattern, anyPattern },
+    { rule: rule.rule, message: () => messageOf(rule.message, context), pattern, anyPattern },
     context.scope.budget,
     prefix,
   );
@@ -100,7 +101,7 @@ function foreachOutcome(
     try {
       elements = elementsOf(loop.list, context);
     } catch (error) {
-      if (error instanceof Error && (error.name === 'CostLimitExceededError' || error.name === 'DeadlineExceededError')) throw error;
+      if (isBudgetSpent(error)) throw error;
       continue; // as Kyverno: a list that cannot be evaluated is passed over
     }
     // One data object per loop, its element fields set per element: expressions read them in turn.

@@ -6,6 +6,7 @@
 // scanned again: Kyverno would evaluate `{{ }}` found in the request's own content, which lets a request
 // write expressions; here request content is only ever data.
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
+import { isBudgetSpent } from '../cel-engine/cost-budget.js';
 import { type JmesPathScope, searchJmesPath } from './jmespath.js';
 
 // A variable: `{{`, then text, one level of `{...}` (JMESPath hashes) or nested variables, then `}}`.
@@ -74,8 +75,7 @@ function resolve(expression: string, context: VariableContext): unknown {
   try {
     return searchJmesPath(query, context.data, context.scope) ?? null;
   } catch (error) {
-    if (!context.lenient || !(error instanceof Error) || error.name === 'CostLimitExceededError' || error.name === 'DeadlineExceededError')
-      throw error;
+    if (!context.lenient || isBudgetSpent(error)) throw error;
     return null;
   }
 }
@@ -116,18 +116,20 @@ function substituteString(text: string, context: VariableContext): unknown {
   return (result + text.slice(last)).replace(ESCAPED, '$1');
 }
 
-// Trees of the rules (patterns, conditions) known to hold no variable: returned as they are, unwalked.
-const withoutVariables = new WeakSet<object>();
+// Whether a tree of the rules (a pattern, conditions) holds a variable, found once per tree: one without is
+// returned as it is, unwalked.
+const holdsVariables = new WeakMap<object, boolean>();
 
 /** The value with every variable substituted; the value itself when it holds none. */
 export function substituteVariables(value: unknown, context: VariableContext): unknown {
   if (typeof value === 'string') return substituteString(value, context);
   if (value !== null && typeof value === 'object') {
-    if (withoutVariables.has(value)) return value;
-    if (!hasVariables(value)) {
-      withoutVariables.add(value);
-      return value;
+    let holds = holdsVariables.get(value);
+    if (holds === undefined) {
+      holds = hasVariables(value);
+      holdsVariables.set(value, holds);
     }
+    if (!holds) return value;
   }
   if (Array.isArray(value)) return value.map((item) => substituteVariables(item, context));
   if (!isJsonObject(value)) return value;

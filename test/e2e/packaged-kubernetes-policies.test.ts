@@ -9,7 +9,7 @@ import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-
 import { celPolicy } from '../../functions/cel/policy.js';
 import { corpusDocuments, corpusYaml, gatekeeperCases } from '../helpers/corpora.js';
 import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
-import { type KyvernoCase, kyvernoSuites } from '../helpers/kyverno-vpol.js';
+import { eventForCase, type KyvernoCase, kyvernoSuites } from '../helpers/kyverno-vpol.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 import { stringify } from 'yaml';
 
@@ -70,10 +70,7 @@ describe('Kyverno ValidatingPolicy suites, manifests as written', () => {
     it.each(cases.map((entry) => [`${entry.suite} ${entry.kind}/${entry.resource}: ${entry.expected}`, entry] as const))(
       '%s',
       async (_name, entry) => {
-        const { body } = await invoke(
-          handler,
-          eventFor(entry.object, { username: entry.userInfo?.username, groups: entry.userInfo?.groups }),
-        );
+        const { body } = await invoke(handler, eventForCase(entry));
         expect(body.response.auditAnnotations?.['failed-open'], 'no policy may fail open').toBeUndefined();
         expect(outcomeFor(entry.policy, body.response)).toBe(entry.expected === 'fail' ? 'fail' : 'pass');
       },

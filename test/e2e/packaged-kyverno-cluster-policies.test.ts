@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import { CORPORA } from '../helpers/corpora.js';
-import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
-import { type KyvernoCase, type KyvernoSuite, kyvernoSuites } from '../helpers/kyverno-vpol.js';
+import { type Handler, invoke } from '../helpers/invoke.js';
+import { eventForCase, type KyvernoCase, type KyvernoSuite, kyvernoSuites } from '../helpers/kyverno-vpol.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 
 afterAll(removeRulesFolders);
@@ -79,10 +79,7 @@ describe('Kyverno ClusterPolicy suites, manifests as written', () => {
       it.each(cases.map((entry) => [`${entry.suite} ${entry.rule} ${entry.kind}/${entry.resource}: ${entry.expected}`, entry] as const))(
         '%s',
         async (_name, entry) => {
-          const { body } = await invoke(
-            handler,
-            eventFor(entry.object, { username: entry.userInfo?.username, groups: entry.userInfo?.groups }),
-          );
+          const { body } = await invoke(handler, eventForCase(entry));
           expect(body.response.auditAnnotations?.['failed-open'], 'no policy may fail open').toBeUndefined();
           expect(deniedBy(entry, body.response), body.response.status?.message).toBe(entry.expected === 'fail');
         },

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { CORPORA } from './corpora.js';
+import { eventFor } from './invoke.js';
 
 export interface KyvernoCase {
   suite: string;
@@ -97,3 +98,7 @@ export function kyvernoSuites(root = join(CORPORA, 'kyverno-vpol')): KyvernoSuit
       return { folder: relative(root, dirname(folder)), policyTexts, cases, missing };
     });
 }
+
+/** The API Gateway event a case's object arrives in, as a CREATE by the suite's user. */
+export const eventForCase = (entry: KyvernoCase) =>
+  eventFor(entry.object, { username: entry.userInfo?.username, groups: entry.userInfo?.groups });
