@@ -8,7 +8,7 @@
 // message. Each expression runs on its own cost budget (Kubernetes' per-call limit), which also stops it at
 // the request's deadline.
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
-import type { Findings, ValidatingPolicy, Violation } from '../admission/policy.js';
+import type { Findings, PolicyContext, ValidatingPolicy, Violation } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
 import { isManifestData, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from '../admission/kubernetes/pod-controllers.js';
@@ -17,10 +17,11 @@ import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from '../cel-engine/program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
 import { kyvernoEngine, kyvernoEngineLoaded, loadKyvernoEngine, needsKyvernoEngine } from '../kyverno/engine-loader.js';
-import { validatesWithoutCel } from '../kyverno/kyverno-rule-schema.js';
+import { type KyvernoRule, validatesWithoutCel } from '../kyverno/kyverno-rule-schema.js';
 import { ruledOutBy } from '../kyverno/resource-filter.js';
 import type { RuleOutcome } from '../kyverno/validate-patterns.js';
 import { LazyVariables } from './lazy-variables.js';
+import { paramsFor } from './params-by-request.js';
 import { type CelParameters, CelParametersSchema, type VariableSource } from './rules.js';
 
 function requestBinding(request: AdmissionRequest) {
@@ -101,6 +102,7 @@ class RuleExpressions {
 
   constructor(
     parameters: CelParameters,
+    params: unknown,
     request: AdmissionRequest,
     converted: RequestBindings,
     private readonly judged: JudgedObject,
@@ -109,7 +111,7 @@ class RuleExpressions {
     const variables = parameters.declaredVariables.size === 0 ? NO_VARIABLES : new LazyVariables(parameters.declaredVariables, this);
     // Few rules read `request`: the others do not pay for converting it.
     const requestValue = parameters.readsRequest ? (converted.request ??= requestBinding(request)) : null;
-    this.bindings = { object: judged.object, oldObject: judged.oldObject, request: requestValue, params: parameters.params, variables };
+    this.bindings = { object: judged.object, oldObject: judged.oldObject, request: requestValue, params, variables };
   }
 
   run(program: CelProgram, where: string): unknown {
@@ -135,6 +137,56 @@ class RuleExpressions {
   private budget(): CostBudget {
     return new CostBudget(PER_EXPRESSION_COST_LIMIT, this.deadline);
   }
+}
+
+/** A Kyverno rule's findings when its own means decide it (a skip, or a validation not in CEL); else undefined. */
+function settledByKyverno(
+  request: AdmissionRequest,
+  kyverno: KyvernoRule,
+  judgesPodTemplate: boolean,
+  context: PolicyContext,
+): Findings | undefined {
+  const outcome = kyvernoEngine().kyvernoOutcome(request, kyverno, judgesPodTemplate, context);
+  return validatesWithoutCel(kyverno) || outcome.status === 'skip' ? findingsOf(outcome) : undefined;
+}
+
+/** The first matchCondition that is false, as the reason the rule was skipped. */
+function unmetMatchCondition(parameters: CelParameters, expressions: RuleExpressions): string | undefined {
+  for (const { name, program } of parameters.matchConditions) {
+    if (!booleanOf(expressions.run(program, `matchConditions ${name}`), `matchConditions ${name}`))
+      return `matchConditions ${name} is false`;
+  }
+  return undefined;
+}
+
+/** The validations' violations and the audit annotations, or the first error when nothing is violated. */
+function validationFindings(
+  parameters: CelParameters,
+  expressions: RuleExpressions,
+): { violations: Violation[]; auditAnnotations: Record<string, string> } {
+  const violations: Violation[] = [];
+  let firstError: unknown;
+  for (const { program, message, messageProgram, reason } of parameters.validations) {
+    try {
+      if (booleanOf(expressions.run(program, program.source), program.source)) continue;
+    } catch (error) {
+      if (error instanceof DeadlineExceededError) throw error;
+      firstError ??= error;
+      continue;
+    }
+    const text = (messageProgram && expressions.message(messageProgram)) ?? message ?? `failed expression: ${program.source}`;
+    violations.push(reason ? { message: text, reason } : { message: text });
+  }
+  if (violations.length === 0 && firstError !== undefined) throw firstError;
+  const auditAnnotations: Record<string, string> = {};
+  for (const { key, program } of parameters.auditAnnotations) {
+    // As Kubernetes: a null value adds no annotation; anything but a string or null is an error.
+    const value = expressions.run(program, `auditAnnotations ${key}`);
+    if (value === null) continue;
+    if (typeof value !== 'string') throw new Error(`auditAnnotations ${key}: returned ${typeof value}, expected a string or null`);
+    auditAnnotations[key] = value;
+  }
+  return { violations, auditAnnotations };
 }
 
 export const celPolicy: ValidatingPolicy<CelParameters> = {
@@ -178,44 +230,27 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     if (kyverno && validatesWithoutCel(kyverno) && parameters.matchConditions.length === 0)
       return findingsOf(kyvernoEngine().kyvernoOutcome(request, kyverno, judgesPodTemplate, context));
     const converted = bindingsOf(request, judgesPodTemplate);
-    const expressions = new RuleExpressions(
-      parameters,
-      request,
-      converted,
-      judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted,
-      context.deadline,
-    );
-    for (const { name, program } of parameters.matchConditions) {
-      if (!booleanOf(expressions.run(program, `matchConditions ${name}`), `matchConditions ${name}`))
-        return { violations: [], skipped: `matchConditions ${name} is false` };
-    }
-    if (kyverno) {
-      // Kyverno's preconditions (and its own validation, if any) after the CEL ones.
-      const outcome = kyvernoEngine().kyvernoOutcome(request, kyverno, judgesPodTemplate, context);
-      if (validatesWithoutCel(kyverno) || outcome.status === 'skip') return findingsOf(outcome);
-    }
-    const violations: Violation[] = [];
-    let firstError: unknown;
-    for (const { program, message, messageProgram, reason } of parameters.validations) {
-      try {
-        if (booleanOf(expressions.run(program, program.source), program.source)) continue;
-      } catch (error) {
-        if (error instanceof DeadlineExceededError) throw error;
-        firstError ??= error;
-        continue;
+    const judged = judgesPodTemplate && converted.podTemplate ? converted.podTemplate : converted;
+    if (parameters.paramsByRequest) {
+      // Kyverno's preconditions first: the rule's CEL conditions may read params, so they are judged with each.
+      const settled = kyverno && settledByKyverno(request, kyverno, judgesPodTemplate, context);
+      if (settled) return settled;
+      const auditAnnotations: Record<string, string> = {};
+      for (const params of paramsFor(parameters.paramsByRequest, request)) {
+        const expressions = new RuleExpressions(parameters, params, request, converted, judged, context.deadline);
+        const unmet = unmetMatchCondition(parameters, expressions);
+        if (unmet) return { violations: [], skipped: unmet };
+        const findings = validationFindings(parameters, expressions);
+        if (findings.violations.length > 0) return findings;
+        Object.assign(auditAnnotations, findings.auditAnnotations);
       }
-      const text = (messageProgram && expressions.message(messageProgram)) ?? message ?? `failed expression: ${program.source}`;
-      violations.push(reason ? { message: text, reason } : { message: text });
+      return { violations: [], auditAnnotations };
     }
-    if (violations.length === 0 && firstError !== undefined) throw firstError;
-    const auditAnnotations: Record<string, string> = {};
-    for (const { key, program } of parameters.auditAnnotations) {
-      // As Kubernetes: a null value adds no annotation; anything but a string or null is an error.
-      const value = expressions.run(program, `auditAnnotations ${key}`);
-      if (value === null) continue;
-      if (typeof value !== 'string') throw new Error(`auditAnnotations ${key}: returned ${typeof value}, expected a string or null`);
-      auditAnnotations[key] = value;
-    }
-    return { violations, auditAnnotations };
+    const expressions = new RuleExpressions(parameters, parameters.params, request, converted, judged, context.deadline);
+    const unmet = unmetMatchCondition(parameters, expressions);
+    if (unmet) return { violations: [], skipped: unmet };
+    // Kyverno's preconditions (and its own validation, if any) after the CEL ones.
+    const settled = kyverno && settledByKyverno(request, kyverno, judgesPodTemplate, context);
+    return settled || validationFindings(parameters, expressions);
   },
 };

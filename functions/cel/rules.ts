@@ -4,6 +4,7 @@
 import * as v from '../admission/schema.js';
 import { type CelProgram, compileCel, toCel } from '../cel-engine/program.js';
 import { KyvernoRuleSchema } from '../kyverno/kyverno-rule-schema.js';
+import { ParamsByRequestSchema } from './params-by-request.js';
 
 const Expression = v.pipe(
   v.string(),
@@ -48,6 +49,8 @@ export const CelParametersSchema = v.pipe(
       () => [],
     ),
     params: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+    // Params chosen per request from the bundle's param objects (a Kyverno validate.cel paramRef).
+    paramsByRequest: v.optional(ParamsByRequestSchema),
     // Kinds whose pod template the validations judge as a Pod (autogen: pod-controllers.ts).
     podControllers: v.optional(v.array(v.string()), () => []),
     // Variables with a fixed value (Gatekeeper binds a constraint's parameters as variables.params).
@@ -77,6 +80,7 @@ export const CelParametersSchema = v.pipe(
     // params and fixed variables are CEL values from the start: converted once per rules version.
     return {
       params: toCel(parameters.params === undefined ? {} : parameters.params),
+      paramsByRequest: parameters.paramsByRequest,
       variables,
       matchConditions,
       validations,

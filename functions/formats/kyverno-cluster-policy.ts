@@ -9,6 +9,7 @@ import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, type PodController } from '../admission/kubernetes/pod-controllers.js';
 import { parseKindSelector, type MatchBlock, type ResourceFilter, resourceOf } from '../kyverno/resource-filter.js';
 import { kyvernoEngine } from '../kyverno/engine-loader.js';
+import { type CelValidation, isParamIn, paramsOf } from './kyverno-cel-params.js';
 import { type FormatResult, groupOf, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
 type KyvernoRuleManifest = {
@@ -44,7 +45,6 @@ function refusalOf(rule: KyvernoRuleManifest): string | undefined {
     if (entry.variable === undefined) return `context ${String(entry.name)}: only variable entries can run without the cluster`;
   }
   if (validate.manifests) return 'validate.manifests verifies signatures against keys outside the bundle';
-  if (validate.cel && (validate.cel as { paramKind?: unknown }).paramKind) return 'validate.cel.paramKind is not supported yet';
   if (!validate.pattern && !validate.anyPattern && !validate.cel && !validate.deny && !validate.foreach && !validate.podSecurity)
     return 'validate needs pattern, anyPattern, deny, foreach, podSecurity or cel';
   for (const filter of [...filtersOf(rule.match), ...filtersOf(rule.exclude)]) {
@@ -231,7 +231,7 @@ function exceptionsFor(exceptions: PolicyException[], policy: string, rule: stri
     }));
 }
 
-function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[]): FormatResult {
+function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], params: Manifest[]): FormatResult {
   const name = nameOf(policy);
   const kind = String(policy.kind);
   const label = `${kind} ${name}`;
@@ -257,12 +257,18 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[]): FormatR
       errors.push(`${label} rule ${ruleName}: ${actions.problem}`);
       return;
     }
+    const { paramsByRequest, problem: paramsProblem } = paramsOf(validate.cel as CelValidation | undefined, params);
+    if (paramsProblem) {
+      errors.push(`${label} rule ${ruleName}: validate.cel.${paramsProblem}`);
+      return;
+    }
     const make = (autogenName: string, kinds: string[] | undefined, podControllers: string[]): TranslatedRule => {
       const match = kinds ? withKinds(rule.match, kinds)! : rule.match!;
       const exclude = kinds ? withKinds(rule.exclude, kinds) : rule.exclude;
       const cel = (validate.cel ?? {}) as Record<string, unknown>;
       const parameters = {
-        ...(cel.expressions ? { validations: cel.expressions } : {}),
+        ...(cel.expressions ? { validations: withMessage(cel.expressions, validate.message) } : {}),
+        ...(paramsByRequest ? { paramsByRequest } : {}),
         ...(cel.variables ? { variables: cel.variables } : {}),
         ...(cel.auditAnnotations ? { auditAnnotations: cel.auditAnnotations } : {}),
         ...(rule.celPreconditions ? { matchConditions: rule.celPreconditions } : {}),
@@ -313,7 +319,17 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[]): FormatR
 
 const exceptionsField = (exceptions: Record<string, unknown>[]) => (exceptions.length > 0 ? { exceptions } : {});
 
-const isPolicy = (manifest: Manifest) => manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy';
+const isPolicy = (manifest: Manifest) =>
+  groupOf(manifest) === 'kyverno.io' && (manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy');
+const isException = (manifest: Manifest) => groupOf(manifest) === 'kyverno.io' && manifest.kind === 'PolicyException';
+
+/** Kyverno's default for a CEL expression's message: the rule's validate.message. */
+const withMessage = (expressions: unknown, message: unknown): unknown =>
+  Array.isArray(expressions) && typeof message === 'string'
+    ? expressions.map((expression) =>
+        expression && typeof expression === 'object' && !expression.message ? { ...expression, message } : expression,
+      )
+    : expressions;
 
 /** The namespace a Policy acts in (`default` when not written); none for a ClusterPolicy. */
 const policyNamespace = (policy: Manifest): string | undefined =>
@@ -327,19 +343,20 @@ const exceptedName = (policy: Manifest): string => {
 
 /** Policies, and the exceptions in the same bundle; an exception that names no policy there is an error. */
 function rulesOfBundle(claimed: readonly Manifest[]): FormatResult {
-  const read = claimed.filter((manifest) => !isPolicy(manifest)).map(exceptionsOf);
+  const params = claimed.filter((manifest) => !isPolicy(manifest) && !isException(manifest));
+  const read = claimed.filter(isException).map(exceptionsOf);
   const exceptions = read.flatMap(({ entries }) => entries);
   const policies = claimed.filter(isPolicy);
   const policyNames = policies.map(exceptedName);
   const orphans = exceptions
     .filter((exception) => !policyNames.some((name) => matchesGlob(name, exception.policyName)))
     .map(({ name, policyName }) => `PolicyException ${name}: names policy ${policyName}, which is not in the bundle`);
-  const result = joinResults(policies.map((policy) => rulesOfPolicy(policy, exceptions)));
+  const result = joinResults(policies.map((policy) => rulesOfPolicy(policy, exceptions, params)));
   return { rules: result.rules, errors: [...read.flatMap(({ errors }) => errors), ...orphans, ...result.errors] };
 }
 
 export const kyvernoClusterPolicyFormat: PolicyFormat = {
   name: 'Kyverno ClusterPolicy',
-  claims: (manifest) => groupOf(manifest) === 'kyverno.io' && (isPolicy(manifest) || manifest.kind === 'PolicyException'),
+  claims: (manifest, bundle) => isPolicy(manifest) || isException(manifest) || isParamIn(manifest, bundle),
   rulesOf: rulesOfBundle,
 };

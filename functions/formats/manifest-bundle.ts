@@ -1,5 +1,5 @@
 // A rules object of Kubernetes manifests (a multi-document YAML bundle, or one manifest): each manifest
-// handed to the format that claims it (all-formats.ts), and their rules made into one rules document of the
+// handed to the formats that claim it (all-formats.ts), and their rules made into one rules document of the
 // policy model (one engine, one evaluation path). Every manifest must take part: an unknown kind, a binding
 // without its policy, or a policy nothing enforces is an error, never skipped.
 import type { ManifestTranslation } from '../admission/policy.js';
@@ -46,12 +46,13 @@ export function rulesFromManifests(documents: unknown[]): ManifestTranslation {
     else manifests.push(manifest);
   });
 
-  // Each manifest belongs to the first format that claims it; one no format claims is an error, never skipped.
+  // Each manifest goes to every format that claims it (a param object may serve policies of two formats);
+  // one no format claims is an error, never skipped.
   const claimed = new Map<PolicyFormat, Manifest[]>(POLICY_FORMATS.map((format) => [format, []]));
   for (const manifest of manifests) {
-    const format = POLICY_FORMATS.find((candidate) => candidate.claims(manifest, manifests));
-    if (format) claimed.get(format)!.push(manifest);
-    else errors.push(`${manifest.kind} ${nameOf(manifest)}: ${UNSUPPORTED[String(manifest.kind)] ?? NOT_A_POLICY}`);
+    const formats = POLICY_FORMATS.filter((candidate) => candidate.claims(manifest, manifests));
+    for (const format of formats) claimed.get(format)!.push(manifest);
+    if (formats.length === 0) errors.push(`${manifest.kind} ${nameOf(manifest)}: ${UNSUPPORTED[String(manifest.kind)] ?? NOT_A_POLICY}`);
   }
 
   const { rules: translated, errors: refused } = joinResults([...claimed].map(([format, mine]) => format.rulesOf(mine)));
