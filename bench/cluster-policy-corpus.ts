@@ -82,6 +82,8 @@ for (let round = 0; round < COLD_ROUNDS; round++) {
   cold.onePolicyBare.push(await coldStart(eventFile, onePolicyRules));
 }
 console.log('policy validate…');
+// The first command after a change to the sources compiles the CLI (bin/portcullis.mjs): not what is timed.
+await runToExit(['bin/portcullis.mjs', '--version']);
 const validateNs: number[] = [];
 for (let round = 0; round < VALIDATE_ROUNDS; round++) {
   const { elapsedNs, code } = await runToExit(['bin/portcullis.mjs', 'policy', 'validate', bundleFile, '--policy', 'cel']);

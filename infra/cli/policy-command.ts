@@ -65,15 +65,29 @@ const isFolder = (path: string) => existsSync(path) && statSync(path).isDirector
 
 /**
  * One rules document as it is stored: as JSON, unless JSON cannot say it or it does not parse (then as
- * written, so its errors name its lines); undefined when the document is a bundle of manifests.
+ * written, so its errors name its lines); a bundle of manifests (one file of them) is stored as a bundle.
  */
-function documentUpload(single: NonNullable<ReturnType<typeof readDocument>>): Upload | undefined {
+function documentUpload(single: NonNullable<ReturnType<typeof readDocument>>): Upload {
   const data = rulesData(single.bytes, maxBytes());
-  const isBundle = data.ok && (Array.isArray(data.data) || Boolean(single.policy.manifests?.detect(data.data)));
-  if (isBundle) return undefined;
+  if (data.ok && (Array.isArray(data.data) || Boolean(single.policy.manifests?.detect(data.data)))) {
+    // Parsed once: the YAML of a large bundle is most of what validating it costs.
+    const documents = Array.isArray(data.data) ? data.data : [data.data];
+    return bundleOf(
+      single.file,
+      1,
+      single.policy,
+      documents.filter((document) => document !== null && document !== undefined),
+    );
+  }
   const json = data.ok ? asJson(data.data) : undefined;
   if (json) return { name: single.file, policy: single.policy, bytes: json, contentType: 'application/json' };
   return { name: single.file, policy: single.policy, bytes: single.bytes, contentType: 'application/yaml' };
+}
+
+function bundleOf(name: string, fileCount: number, policy: Policy<never>, manifests: unknown[]): Upload {
+  const files = `${fileCount} file${fileCount === 1 ? '' : 's'}`;
+  const bytes = Buffer.from(JSON.stringify(manifests));
+  return { name: `${name} (${files}, ${manifests.length} manifests)`, policy, bytes, contentType: 'application/json', manifests };
 }
 
 /** Every manifest of the files, folders and multi-document YAML given, as one bundle, stored as JSON. */
@@ -82,21 +96,15 @@ function bundleUpload(paths: string[], policy: Policy<never>): UploadRead {
   const name = paths.length === 1 ? paths[0]! : `${paths.length} paths (${paths.join(', ')})`;
   if (!read.ok) return { ok: false, name, errors: read.errors };
   const manifests = read.documents.map(({ document }) => document);
-  const files = `${read.files.length} file${read.files.length === 1 ? '' : 's'}`;
-  const bytes = Buffer.from(JSON.stringify(manifests));
-  return {
-    ok: true,
-    upload: { name: `${name} (${files}, ${manifests.length} manifests)`, policy, bytes, contentType: 'application/json', manifests },
-  };
+  return { ok: true, upload: bundleOf(name, read.files.length, policy, manifests) };
 }
 
 /** What to upload: one rules document, or, given several files, a folder or manifests, the bundle of every document. */
 function readUpload(paths: string[], policyName: string | undefined): UploadRead {
   const single = paths.length === 1 && !isFolder(paths[0]!) ? readDocument(paths[0]!, policyName) : undefined;
-  const document = single && documentUpload(single);
-  if (document) return { ok: true, upload: document };
-  if (!policyName && !single) throw new UsageError('name the policy the manifests are for (--policy cel)');
-  return bundleUpload(paths, single?.policy ?? policyNamed(policyName!, NAME_IT));
+  if (single) return { ok: true, upload: documentUpload(single) };
+  if (!policyName) throw new UsageError('name the policy the manifests are for (--policy cel)');
+  return bundleUpload(paths, policyNamed(policyName, NAME_IT));
 }
 
 function bucketTarget(options: BucketOptions): BucketTarget {
