@@ -154,7 +154,9 @@ function compileProgram(source: string): CelProgram | string {
     return `does not compile: ${firstLine(checked.error)}`;
   }
   markNavigation(root);
-  const compiled = compileExpression(root);
+  // Built on the first run: a bundle's cold start reads every rule but runs only the routed policy's.
+  let compiled: CompiledExpression | undefined | null = null;
+  const fastPath = () => (compiled === null ? (compiled = compileExpression(root)) : compiled);
   const reads = CEL_VARIABLES.filter((name) => usage.identifiers.has(name));
   function evaluateOnEngine(bindings: Record<string, unknown>, budget: CostBudget): unknown {
     let result: unknown;
@@ -175,11 +177,12 @@ function compileProgram(source: string): CelProgram | string {
   const usesRegex = [...REGEX_FUNCTIONS].some((name) => usage.calls.has(name));
   /** The fast path where it is certain, else the engine from the start: evaluation is pure. */
   function run(bindings: Record<string, unknown>, budget: CostBudget, wordErrors: boolean): unknown {
-    if (compiled) {
+    const closures = fastPath();
+    if (closures) {
       const spent = budget.spent;
       try {
         // The closures charge `budget` themselves; only RE2 matching charges the active one.
-        return usesRegex ? withBudget(budget, () => compiled(bindings, budget)) : compiled(bindings, budget);
+        return usesRegex ? withBudget(budget, () => closures(bindings, budget)) : closures(bindings, budget);
       } catch (error) {
         // The request's deadline ends the evaluation; anything else the closures did not answer with
         // certainty (a type they leave to the engine, an error, the budget), the engine answers from the start.
@@ -199,7 +202,12 @@ function compileProgram(source: string): CelProgram | string {
     run: (bindings, budget = new CostBudget()) => run(bindings, budget, true),
     runUnworded: (bindings, budget) => run(bindings, budget, false),
   };
-  evaluationPaths.set(program, { fastPath: compiled, engine: evaluateOnEngine });
+  evaluationPaths.set(program, {
+    get fastPath() {
+      return fastPath();
+    },
+    engine: evaluateOnEngine,
+  });
   return program;
 }
 

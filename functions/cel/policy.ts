@@ -17,7 +17,7 @@ import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from '../cel-engine/program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
 import { kyvernoEngine, kyvernoEngineLoaded, loadKyvernoEngine, needsKyvernoEngine } from '../kyverno/engine-loader.js';
-import { type KyvernoRule, validatesWithoutCel } from '../kyverno/kyverno-rule-schema.js';
+import { callsRegexFunctions, type KyvernoRule, validatesWithoutCel } from '../kyverno/kyverno-rule-schema.js';
 import { ruledOutBy } from '../kyverno/resource-filter.js';
 import type { RuleOutcome } from '../kyverno/validate-patterns.js';
 import { LazyVariables } from './lazy-variables.js';
@@ -219,7 +219,8 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   expandRule: withPodControllerKinds,
   evaluate(request, parameters, context) {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
-    if (parameters.usesRegex && !regexEngineLoaded()) return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
+    if (!regexEngineLoaded() && (parameters.usesRegex || (parameters.kyverno && callsRegexFunctions(parameters.kyverno))))
+      return loadRegexEngine().then(() => celPolicy.evaluate(request, parameters, context));
     if (parameters.kyverno && !kyvernoEngineLoaded())
       return loadKyvernoEngine().then(() => celPolicy.evaluate(request, parameters, context));
     const judgesPodTemplate = parameters.podControllers.includes(request.kind.kind);

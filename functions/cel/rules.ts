@@ -93,8 +93,8 @@ export const CelParametersSchema = v.pipe(
         ...Object.entries(parameters.variableValues).map(([name, value]) => [name, { value: toCel(value) }] as const),
         ...variables.map(({ name, program }) => [name, { program }] as const),
       ]),
-      // Kyverno's regex_ functions run on the same engine.
-      usesRegex: programs.some((program) => program.usesRegex) || JSON.stringify(parameters.kyverno ?? null).includes('regex_'),
+      // Kyverno's regex_ functions run on the same engine: that is asked when the rule first runs (policy.ts).
+      usesRegex: programs.some((program) => program.usesRegex),
       readsRequest: programs.some((program) => program.reads.includes('request')),
     };
   }),

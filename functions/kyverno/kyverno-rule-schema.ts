@@ -122,3 +122,16 @@ export const validatesWithoutCel = (rule: KyvernoRule) =>
   rule.deny !== undefined ||
   rule.foreach !== undefined ||
   rule.podSecurity !== undefined;
+
+// Known once per rule of a rules version, when it first runs: reading a bundle never pays for it.
+const regexCallers = new WeakMap<KyvernoRule, boolean>();
+
+/** Whether the rule's JMESPath may call Kyverno's regex_ functions, which run on the RE2 engine. */
+export function callsRegexFunctions(rule: KyvernoRule): boolean {
+  let calls = regexCallers.get(rule);
+  if (calls === undefined) {
+    calls = JSON.stringify(rule).includes('regex_');
+    regexCallers.set(rule, calls);
+  }
+  return calls;
+}
