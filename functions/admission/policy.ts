@@ -26,8 +26,8 @@ interface PolicyBase<P> {
    * (the stack copies and diffs the object). Policies that read a few fields decide at any depth.
    */
   walksWholeObject?: boolean;
-  /** Adjusts each validated rule (cel: autogen extends `kinds: [Pod]` to the pod controllers). */
-  expandRule?(rule: Rule<P>): Rule<P>;
+  /** The rules each validated rule stands for (cel: autogen, for the pod controllers), itself first. */
+  expandRule?(rule: Rule<P>): Rule<P>[];
   /**
    * Accepts Kubernetes manifests as its rules object (cel): detects and translates them; `prepare` loads what
    * the translation of these manifests needs (an engine loaded on demand) before the synchronous read.

@@ -25,6 +25,7 @@ export const object = <const Entries extends v.ObjectEntries>(entries: Entries) 
  * first unknown key: every one is reported, with the entries' own errors, so one pass shows every bad field.
  */
 export const strictObject = <const Entries extends v.ObjectEntries>(entries: Entries) =>
+  // Typed as the strict object it checks, with no step to say so: every object of every rule passes here.
   v.pipe(
     anObject,
     v.looseObject(entries),
@@ -32,8 +33,10 @@ export const strictObject = <const Entries extends v.ObjectEntries>(entries: Ent
       for (const key of Object.keys(dataset.value as object))
         if (!Object.hasOwn(entries, key)) addIssue({ message: `unknown field "${key}"` });
     }),
-    v.transform((value) => value as v.InferOutput<v.StrictObjectSchema<Entries, undefined>>),
-  );
+  ) as unknown as v.GenericSchema<
+    v.InferInput<v.StrictObjectSchema<Entries, undefined>>,
+    v.InferOutput<v.StrictObjectSchema<Entries, undefined>>
+  >;
 
 /** valibot's record, refusing arrays. */
 export const record = <

@@ -18,6 +18,7 @@ import { type CelProgram, runCel, type SharedResults, toCel } from '../cel-engin
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
 import { kyvernoEngine, kyvernoEngineLoaded, loadKyvernoEngine, needsKyvernoEngine } from '../kyverno/engine-loader.js';
 import { callsRegexFunctions, type KyvernoRule, validatesWithoutCel } from '../kyverno/kyverno-rule-schema.js';
+import { expandKyvernoRule } from '../kyverno/autogen.js';
 import { ruledOutBy } from '../kyverno/resource-filter.js';
 import type { RuleOutcome } from '../kyverno/validate-patterns.js';
 import { LazyVariables } from './lazy-variables.js';
@@ -34,7 +35,14 @@ function booleanOf(value: unknown, where: string): boolean {
   return value;
 }
 
-/** Autogen for native rules: `kinds: [Pod]` also judges the pod templates of the controllers it does not name. */
+/**
+ * A Kyverno rule with its native match and its autogen rules, named as Kyverno's (autogen.ts); a native
+ * rule's `kinds: [Pod]` also judges the pod templates of the controllers it does not name.
+ */
+function expandRule(rule: Rule<CelParameters>): Rule<CelParameters>[] {
+  return rule.parameters.kyverno ? expandKyvernoRule(rule) : [withPodControllerKinds(rule)];
+}
+
 function withPodControllerKinds(rule: Rule<CelParameters>): Rule<CelParameters> {
   const kinds = rule.match?.kinds;
   if (!kinds?.includes('Pod') || rule.parameters.podControllers.length > 0) return rule;
@@ -216,7 +224,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
       .filter(({ program }) => apiServerCan(program))
       .map(({ name, program }) => ({ name, expression: program.source }));
   },
-  expandRule: withPodControllerKinds,
+  expandRule,
   evaluate(request, parameters, context) {
     // Synchronous unless a rule needs the regular expression engine and it is not loaded yet.
     if (!regexEngineLoaded() && (parameters.usesRegex || (parameters.kyverno && callsRegexFunctions(parameters.kyverno))))

@@ -1,13 +1,15 @@
 // Kyverno's ClusterPolicy and Policy (kyverno.io v1, v2beta1): each validate rule as a native rule of the cel
-// function, with autogen rules for the pod controllers as Kyverno makes them (autogen-<rule>, and
-// autogen-cronjob-<rule> for CronJobs). The rule's match and exclude are Kyverno's own (resource-filter.ts);
-// the native match only narrows to the resources and operations they name, for registration. A namespaced
-// Policy applies in its own namespace only. What needs the cluster, or is not a validation, is refused with
-// its reason, never skipped: a rule that cannot run as written must not be enforced as something else.
+// function, naming the autogen rules Kyverno would make for it (autogen-<rule> for the pod controllers,
+// autogen-cronjob-<rule> for CronJobs), which are made, with the native match (the resources and operations
+// its kinds name, for registration), once the rule is validated (functions/kyverno/autogen.ts). The rule's
+// match and exclude are Kyverno's own (resource-filter.ts). A namespaced Policy applies in its own namespace
+// only. What needs the cluster, or is not a validation, is refused with its reason, never skipped: a rule that
+// cannot run as written must not be enforced as something else.
 // PolicyExceptions (kyverno.io v2) in the bundle go with the rules they name.
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, type PodController } from '../admission/kubernetes/pod-controllers.js';
-import { parseKindSelector, type MatchBlock, type ResourceFilter, resourceOf } from '../kyverno/resource-filter.js';
+import { filtersOf } from '../kyverno/autogen.js';
+import type { MatchBlock } from '../kyverno/resource-filter.js';
 import { kyvernoEngine } from '../kyverno/engine-loader.js';
 import { type CelValidation, isParamIn, paramsOf } from './kyverno-cel-params.js';
 import { type FormatResult, groupOf, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
@@ -27,10 +29,7 @@ type KyvernoRuleManifest = {
 
 /** Kyverno's default autogen controllers (pkg/autogen/v1): every pod controller. */
 const AUTOGEN_CONTROLLERS: PodController[] = [...DEFAULT_POD_CONTROLLERS, 'ReplicationController'];
-const ALL_OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
 const AUTOGEN_ANNOTATION = 'pod-policies.kyverno.io/autogen-controllers';
-
-const filtersOf = (block: MatchBlock | undefined): ResourceFilter[] => (block ? [...(block.any ?? []), ...(block.all ?? []), block] : []);
 
 /** Why a rule cannot run here, or undefined. */
 function refusalOf(rule: KyvernoRuleManifest): string | undefined {
@@ -66,6 +65,13 @@ function foreachContexts(loops: unknown): Record<string, unknown>[] {
   ]);
 }
 
+/** What a rule's match lacks: the resources (kinds) it applies to, which registration needs. */
+function matchProblem(match: MatchBlock | undefined): string | undefined {
+  if (!match) return 'match: required';
+  if (!filtersOf(match).some((filter) => filter.resources)) return 'match: name the resources it applies to (resources.kinds)';
+  return undefined;
+}
+
 /** Kyverno's CanAutoGen: every filter names kinds without a name, selector or annotations, and some rule names Pods. */
 function canAutogen(rules: KyvernoRuleManifest[]): boolean {
   let needed = false;
@@ -96,46 +102,6 @@ function autogenControllers(policy: Manifest, rules: KyvernoRuleManifest[]): Pod
     .split(',')
     .map((kind) => kind.trim())
     .filter(isPodController);
-}
-
-/** The block with Pod replaced by `kinds` wherever it is named (autogen). */
-function withKinds(block: MatchBlock | undefined, kinds: string[]): MatchBlock | undefined {
-  if (!block) return block;
-  const swap = (filter: ResourceFilter): ResourceFilter =>
-    filter.resources?.kinds
-      ? {
-          ...filter,
-          resources: { ...filter.resources, kinds: filter.resources.kinds.flatMap((kind) => (kind === 'Pod' ? kinds : [kind])) },
-        }
-      : filter;
-  return {
-    ...swap(block),
-    ...(block.any ? { any: block.any.map(swap) } : {}),
-    ...(block.all ? { all: block.all.map(swap) } : {}),
-  };
-}
-
-/**
- * The native match: the resources Kyverno's kind selectors name, as resource rules (the group as written,
- * any group when none is; the kind's resource name, and its subresource), with each filter's operations.
- * A superset: Kyverno's own match narrows it. Registration resolves a wildcard group of a built-in resource.
- */
-function coarseMatch(block: MatchBlock, namespace: string | undefined): Record<string, unknown> {
-  const filters = filtersOf(block).filter((filter) => filter.resources);
-  const resourceRules = filters.flatMap((filter) => {
-    const operations = filter.resources?.operations?.length ? filter.resources.operations : ALL_OPERATIONS;
-    const kinds = filter.resources?.kinds?.length ? filter.resources.kinds : ['*'];
-    return kinds.map(parseKindSelector).map(({ group, version, kind, subresource }) => {
-      const resource = /[*?]/.test(kind) ? '*' : resourceOf(kind);
-      return {
-        apiGroups: [/[*?]/.test(group) ? '*' : group],
-        apiVersions: [/[*?]/.test(version) ? '*' : version],
-        resources: [subresource ? `${resource}/${/[*?]/.test(subresource) ? '*' : subresource}` : resource],
-        operations,
-      };
-    });
-  });
-  return { resourceRules, ...(namespace ? { namespaces: [namespace] } : {}) };
 }
 
 type Override = { action?: string; namespaces?: string[]; namespaceSelector?: unknown };
@@ -246,7 +212,7 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], params: 
   manifestRules.forEach((rule, index) => {
     const ruleName = rule.name ?? '';
     const refusal = ruleName ? refusalOf(rule) : `spec.rules[${index}].name: required`;
-    const problem = refusal ?? (rule.match ? undefined : 'match: required');
+    const problem = refusal ?? matchProblem(rule.match);
     if (problem) {
       errors.push(`${label}${ruleName ? ` rule ${ruleName}` : ''}: ${refusal ? `cannot run here: ${problem}` : problem}`);
       return;
@@ -262,57 +228,61 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], params: 
       errors.push(`${label} rule ${ruleName}: validate.cel.${paramsProblem}`);
       return;
     }
-    const make = (autogenName: string, kinds: string[] | undefined, podControllers: string[]): TranslatedRule => {
-      const match = kinds ? withKinds(rule.match, kinds)! : rule.match!;
-      const exclude = kinds ? withKinds(rule.exclude, kinds) : rule.exclude;
-      const cel = (validate.cel ?? {}) as Record<string, unknown>;
-      const parameters = {
-        ...(cel.expressions ? { validations: withMessage(cel.expressions, validate.message) } : {}),
-        ...(paramsByRequest ? { paramsByRequest } : {}),
-        ...(cel.variables ? { variables: cel.variables } : {}),
-        ...(cel.auditAnnotations ? { auditAnnotations: cel.auditAnnotations } : {}),
-        ...(rule.celPreconditions ? { matchConditions: rule.celPreconditions } : {}),
-        podControllers,
-        kyverno: {
-          policy: name,
-          rule: autogenName,
-          match,
-          ...(exclude ? { exclude } : {}),
-          ...(validate.message !== undefined ? { message: validate.message } : {}),
-          ...(validate.pattern !== undefined ? { pattern: validate.pattern } : {}),
-          ...(validate.anyPattern !== undefined ? { anyPattern: validate.anyPattern } : {}),
-          ...(validate.deny !== undefined ? { deny: validate.deny } : {}),
-          ...(validate.foreach !== undefined ? { foreach: validate.foreach } : {}),
-          ...(validate.podSecurity !== undefined ? { podSecurity: validate.podSecurity } : {}),
-          ...(rule.context ? { context: rule.context } : {}),
-          ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
-          ...exceptionsField(exceptionsFor(exceptions, exceptedName(policy), autogenName)),
-        },
-      };
-      return {
-        rule: {
-          name: `${name}/${autogenName}`,
-          mode: 'enforce',
-          failurePolicy: spec.failurePolicy ?? 'Fail',
-          origin: { kind, name, rule: autogenName },
-          ...(spec.background === false ? { background: false } : {}),
-          ...(spec.webhookTimeoutSeconds !== undefined ? { timeoutSeconds: spec.webhookTimeoutSeconds } : {}),
-          match: coarseMatch(match, namespace),
-          parameters,
-        },
-        label: `${label} rule ${autogenName}`,
-        parametersAt: `spec.rules[${index}].validate`,
-        matchAt: `spec.rules[${index}].match`,
-      };
-    };
-    const made = [make(ruleName, undefined, [])];
     const namesPods = filtersOf(rule.match).some((filter) => filter.resources?.kinds?.includes('Pod'));
     const others = controllers.filter((controller) => controller !== 'CronJob');
-    if (namesPods && others.length > 0) made.push(make(`autogen-${ruleName}`, others, others));
-    if (namesPods && controllers.includes('CronJob')) made.push(make(`autogen-cronjob-${ruleName}`, ['CronJob'], ['CronJob']));
+    const autogenFor = (autogenName: string, kinds: string[]) => ({
+      rule: autogenName,
+      controllers: kinds,
+      ...exceptionsField(exceptionsFor(exceptions, exceptedName(policy), autogenName)),
+    });
+    // Made from this rule once it is validated (functions/kyverno/autogen.ts).
+    const autogen = [
+      ...(namesPods && others.length > 0 ? [autogenFor(`autogen-${ruleName}`, others)] : []),
+      ...(namesPods && controllers.includes('CronJob') ? [autogenFor(`autogen-cronjob-${ruleName}`, ['CronJob'])] : []),
+    ];
+    const cel = (validate.cel ?? {}) as Record<string, unknown>;
+    const parameters = {
+      ...(cel.expressions ? { validations: withMessage(cel.expressions, validate.message) } : {}),
+      ...(paramsByRequest ? { paramsByRequest } : {}),
+      ...(cel.variables ? { variables: cel.variables } : {}),
+      ...(cel.auditAnnotations ? { auditAnnotations: cel.auditAnnotations } : {}),
+      ...(rule.celPreconditions ? { matchConditions: rule.celPreconditions } : {}),
+      kyverno: {
+        policy: name,
+        rule: ruleName,
+        match: rule.match,
+        ...(rule.exclude ? { exclude: rule.exclude } : {}),
+        ...(validate.message !== undefined ? { message: validate.message } : {}),
+        ...(validate.pattern !== undefined ? { pattern: validate.pattern } : {}),
+        ...(validate.anyPattern !== undefined ? { anyPattern: validate.anyPattern } : {}),
+        ...(validate.deny !== undefined ? { deny: validate.deny } : {}),
+        ...(validate.foreach !== undefined ? { foreach: validate.foreach } : {}),
+        ...(validate.podSecurity !== undefined ? { podSecurity: validate.podSecurity } : {}),
+        ...(rule.context ? { context: rule.context } : {}),
+        ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
+        ...exceptionsField(exceptionsFor(exceptions, exceptedName(policy), ruleName)),
+        ...(autogen.length > 0 ? { autogen } : {}),
+      },
+    };
+    const translated: TranslatedRule = {
+      rule: {
+        name: `${name}/${ruleName}`,
+        mode: 'enforce',
+        failurePolicy: spec.failurePolicy ?? 'Fail',
+        origin: { kind, name, rule: ruleName },
+        ...(spec.background === false ? { background: false } : {}),
+        ...(spec.webhookTimeoutSeconds !== undefined ? { timeoutSeconds: spec.webhookTimeoutSeconds } : {}),
+        // The resources it names join this once the rule is validated (functions/kyverno/autogen.ts).
+        match: namespace ? { namespaces: [namespace] } : {},
+        parameters,
+      },
+      label: `${label} rule ${ruleName}`,
+      parametersAt: `spec.rules[${index}].validate`,
+      matchAt: `spec.rules[${index}].match`,
+    };
     // A namespaced Policy acts in its own namespace only: overrides by namespace are a ClusterPolicy's.
     const overrides = namespace ? [] : actions.overrides;
-    for (const translated of made) rules.push(...withOverrides(translated, actions.action, overrides, spec.emitWarning === true));
+    rules.push(...withOverrides(translated, actions.action, overrides, spec.emitWarning === true));
   });
   return { rules: errors.length > 0 ? [] : rules, errors };
 }

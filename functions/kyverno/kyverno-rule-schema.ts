@@ -105,6 +105,11 @@ export const KyvernoRuleSchema = v.strictObject({
   deny: v.optional(v.strictObject({ conditions: v.optional(ConditionsSchema) })),
   foreach: v.optional(v.array(ForeachSchema)),
   exceptions: v.optional(v.array(ExceptionSchema)),
+  // The autogen rules made from this one once it is validated (autogen.ts): their names, the pod
+  // controllers that replace Pod in match and exclude, and the exceptions that name them.
+  autogen: v.optional(
+    v.array(v.strictObject({ rule: v.string(), controllers: v.array(v.string()), exceptions: v.optional(v.array(ExceptionSchema)) })),
+  ),
   podSecurity: v.optional(
     v.strictObject({
       level: v.picklist(['baseline', 'restricted']),

@@ -63,7 +63,7 @@ export function* validationSteps<P>(policy: Policy<P>, given: unknown): Generato
     const schema = ruleSchemaOf(policy);
     for (const [index, candidate] of candidates.entries()) {
       const rule = v.safeParse(schema, candidate);
-      if (rule.success) rules.push(policy.expandRule ? policy.expandRule(rule.output) : rule.output);
+      if (rule.success) rules.push(...(policy.expandRule ? policy.expandRule(rule.output) : [rule.output]));
       else
         errors.push(...(describeRule ? manifestIssueLines(rule.issues, describeRule(index)) : issueLines(rule.issues, ['rules', index])));
       yield;
