@@ -1,7 +1,7 @@
 // Kyverno's JMESPath functions (pkg/engine/jmespath, its documentation's list), registered on the JMESPath
 // library once. Regular expressions run on RE2 (linear time; the rule loads it before it runs, see
 // usesRegex). Time functions read the evaluation's clock, never the system's. Functions that need what the
-// function cannot have (random, x509_decode, the image registry) are not registered: a policy calling one is
+// function cannot have (random, DNS, the image registry) are not registered: a policy calling one is
 // refused when it is read (unsupportedFunctions).
 import { registerFunction, TYPE_ANY, TYPE_ARRAY, TYPE_NUMBER, TYPE_OBJECT, TYPE_STRING } from '@jmespath-community/jmespath';
 import { parse as parseYaml } from 'yaml';
@@ -12,6 +12,7 @@ import { re2Pattern } from '../cel-engine/re2.js';
 import { parseGoDuration } from './go-duration.js';
 import { fieldsOf, formatRfc3339, fromDate, type GoTime, parseGoTime, RFC3339, truncateGoTime } from './go-time.js';
 import { semverInRange } from './semver.js';
+import { x509Decode } from './x509-decode.js';
 import { activeScope } from './jmespath-scope.js';
 
 type Arguments = unknown[];
@@ -410,6 +411,17 @@ const FUNCTIONS: [string, (args: Arguments) => unknown, { types: number[]; optio
     },
     [string, string],
   ],
+  [
+    'x509_decode',
+    ([text]) => {
+      try {
+        return x509Decode(String(text));
+      } catch (error) {
+        return fail('x509_decode', (error as Error).message);
+      }
+    },
+    [string],
+  ],
   // Hex of the text's SHA-256; node:crypto is loaded the first time a policy asks for it.
   ['sha256', ([text]) => crypto().createHash('sha256').update(String(text)).digest('hex'), [string]],
 ];
@@ -421,6 +433,5 @@ for (const [name, handler, signature] of FUNCTIONS)
 /** Kyverno's functions that are not here, and why: a policy calling one is refused when it is read. */
 export const UNSUPPORTED_FUNCTIONS: Record<string, string> = {
   random: 'random answers differently each time, so a decision could not be reproduced',
-  x509_decode: "x509_decode answers with Go's x509.Certificate structure, which is not reproduced here",
   is_external_url: 'is_external_url resolves host names through DNS, which an admission decision must not wait on',
 };
