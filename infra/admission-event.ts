@@ -1,5 +1,6 @@
 // Builds what the apiserver would send for a manifest: the AdmissionReview, wrapped in an API Gateway
 // HTTP API (payload 2.0) event. Used by `portcullis event`, the tests and the benchmarks alike.
+import { resourceOfKind } from '../functions/admission/kubernetes/kind-resource.js';
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { CLUSTER_SCOPED_KINDS, KIND_RESOURCES } from './kubernetes-resources.js';
@@ -18,14 +19,11 @@ export interface ReviewOptions {
   subResource?: string;
 }
 
-// Kinds not built in whose plural is not just the lowercase kind plus "s".
-const IRREGULAR_PLURALS: Record<string, string> = { PodSecurityPolicy: 'podsecuritypolicies' };
-
-/** The resource a kind is served as: the built-in table (registration's), else its plural. */
+/** The resource a kind is served as: the built-in table (registration's), else Kubernetes' plural rule. */
 export function resourceOf(kind: string): string {
   // Scale is a subresource of several workloads, not a resource of its own.
   const builtIn = kind !== 'Scale' && Object.hasOwn(KIND_RESOURCES, kind) ? KIND_RESOURCES[kind]![0]!.resource : undefined;
-  return builtIn ?? (Object.hasOwn(IRREGULAR_PLURALS, kind) ? IRREGULAR_PLURALS[kind] : undefined) ?? `${kind.toLowerCase()}s`;
+  return builtIn ?? resourceOfKind(kind);
 }
 
 function groupVersion(apiVersion: string): { group: string; version: string } {

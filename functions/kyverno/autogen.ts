@@ -6,7 +6,8 @@
 // start does not pay three times for most of its rules.
 import type { Rule } from '../admission/rules/rules-document-schema.js';
 import type { KyvernoRule } from './kyverno-rule-schema.js';
-import { type MatchBlock, parseKindSelector, type ResourceFilter, resourceOf } from './resource-filter.js';
+import { resourceOfKind } from '../admission/kubernetes/kind-resource.js';
+import { type MatchBlock, parseKindSelector, type ResourceFilter } from './resource-filter.js';
 
 type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 const ALL_OPERATIONS: Operation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
@@ -45,7 +46,7 @@ function selectedResource(selector: string): SelectedResource {
   let selected = resourcesOfSelector.get(selector);
   if (!selected) {
     const { group, version, kind, subresource } = parseKindSelector(selector);
-    const resource = wildcard(kind) ? '*' : resourceOf(kind);
+    const resource = wildcard(kind) ? '*' : resourceOfKind(kind);
     selected = {
       apiGroups: [wildcard(group) ? '*' : group],
       apiVersions: [wildcard(version) ? '*' : version],

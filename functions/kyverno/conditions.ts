@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
 import { quantityNanos } from '../admission/kubernetes/quantity.js';
-import { parseGoDuration } from './go-duration.js';
+import { parseGoDuration } from '../admission/kubernetes/go-duration.js';
 import { goText } from './go-text.js';
 import { matchesValuePattern, operatorOf } from './value-pattern.js';
 import { substituteVariables, type VariableContext } from './variables.js';

@@ -9,7 +9,7 @@ import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { parseImageReference } from '../admission/kubernetes/image-reference.js';
 import { quantityNanos } from '../admission/kubernetes/quantity.js';
 import { re2Pattern } from '../cel-engine/re2.js';
-import { parseGoDuration } from './go-duration.js';
+import { parseGoDuration } from '../admission/kubernetes/go-duration.js';
 import { fieldsOf, formatRfc3339, fromDate, type GoTime, parseGoTime, RFC3339, truncateGoTime } from './go-time.js';
 import { semverInRange } from './semver.js';
 import { x509Decode } from './x509-decode.js';

@@ -4,6 +4,7 @@
 // written `Pod`, `v1/Pod`, `apps/v1/Deployment`, `Pod/exec` (a subresource) or with wildcards. What only the
 // cluster can answer (a namespace's labels, roles bound to the user) is refused when the rules are read
 // (kyverno-cluster-policy.ts), so every field here is judged from the request alone.
+import { resourceOfKind } from '../admission/kubernetes/kind-resource.js';
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
 import { type LabelSelector, matchesLabelSelector } from '../admission/kubernetes/label-selector.js';
@@ -62,18 +63,6 @@ export function parseKindSelector(text: string): KindSelector {
   return { group: parts[0]!, version: parts[1]!, kind: parts[2]!, subresource: parts.slice(3).join('/') };
 }
 
-// Kinds whose resource name is not the plural rule's.
-const IRREGULAR_RESOURCES: Record<string, string> = { Endpoints: 'endpoints' };
-
-/** A kind's resource name, as Kubernetes makes most of them: `Pod` → `pods`, `Ingress` → `ingresses`. */
-export function resourceOf(kind: string): string {
-  if (Object.hasOwn(IRREGULAR_RESOURCES, kind)) return IRREGULAR_RESOURCES[kind]!;
-  const lower = kind.toLowerCase();
-  if (/(s|x|ch|sh)$/.test(lower)) return `${lower}es`;
-  if (/[^aeiou]y$/.test(lower)) return `${lower.slice(0, -1)}ies`;
-  return `${lower}s`;
-}
-
 function matchesKind(request: AdmissionRequest, text: string): boolean {
   const selector = parseKindSelector(text);
   const { group, version } = request.kind;
@@ -84,7 +73,7 @@ function matchesKind(request: AdmissionRequest, text: string): boolean {
   // PodExecOptions) are matched by naming the kind's resource and the subresource.
   if (selector.subresource === '') return subresource === '' && matchesGlob(request.kind.kind, selector.kind);
   if (subresource === '' || !matchesGlob(subresource, selector.subresource)) return false;
-  return selector.kind === '*' || request.resource.resource === resourceOf(selector.kind);
+  return selector.kind === '*' || request.resource.resource === resourceOfKind(selector.kind);
 }
 
 type ObjectMetadata = { name?: unknown; namespace?: unknown; labels?: unknown; annotations?: unknown };

@@ -7,7 +7,7 @@
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
 import { quantityNanos } from '../admission/kubernetes/quantity.js';
-import { parseGoDuration } from './go-duration.js';
+import { parseGoDuration } from '../admission/kubernetes/go-duration.js';
 
 export type PatternOperator = '' | '!' | '>' | '<' | '>=' | '<=' | '-' | '!-';
 

@@ -4,6 +4,7 @@
 // pkix.Name, times in RFC 3339, and the extensions Go parses (key usage, basic constraints, key ids,
 // alternative names, extended key usage, name constraints, CRL distribution points, authority information
 // access, policies). An empty list is null, as Go marshals a nil slice.
+import { ipText as ipAddressText } from '../admission/kubernetes/ip-text.js';
 import {
   bitStringOf,
   childrenOf,
@@ -158,23 +159,10 @@ function generalNamesOf(bytes: Uint8Array, names: DerElement) {
 
 /** A net.IP as Go marshals it. */
 function ipText(address: Uint8Array): string {
-  if (address.length === 4) return [...address].join('.');
-  if (address.length !== 16) throw new DerError('bad IP address');
-  const groups = Array.from({ length: 8 }, (_, index) => ((address[index * 2]! << 8) | address[index * 2 + 1]!).toString(16));
-  // The longest run of zero groups (two or more) is written ::, as Go writes it.
-  let best = { start: -1, length: 0 };
-  for (let index = 0; index < 8; ) {
-    if (groups[index] !== '0') {
-      index++;
-      continue;
-    }
-    let end = index;
-    while (end < 8 && groups[end] === '0') end++;
-    if (end - index > best.length && end - index >= 2) best = { start: index, length: end - index };
-    index = end;
-  }
-  if (best.start === -1) return groups.join(':');
-  return `${groups.slice(0, best.start).join(':')}::${groups.slice(best.start + best.length).join(':')}`;
+  if (address.length !== 4 && address.length !== 16) throw new DerError('bad IP address');
+  let value = 0n;
+  for (const byte of address) value = (value << 8n) | BigInt(byte);
+  return ipAddressText(address.length === 4 ? 4 : 6, value);
 }
 
 /** A url.URL as Go marshals it (its exported fields). */

@@ -2,7 +2,7 @@
 // ext/wildcard/match_test.go) and Go's time.ParseDuration tests, as data: Go's typed helpers
 // (validateString(value, "15s", operator.Less)) are the same pattern written with its operator ("<15s").
 import { describe, expect, it } from 'vitest';
-import { parseGoDuration } from '../../functions/kyverno/go-duration.js';
+import { parseGoDuration } from '../../functions/admission/kubernetes/go-duration.js';
 import { matchesValuePattern, operatorOf } from '../../functions/kyverno/value-pattern.js';
 
 type Case = [value: unknown, pattern: unknown, matches: boolean];

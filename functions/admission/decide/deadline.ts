@@ -3,18 +3,6 @@
 // request, so a cold start is included), each less a safety margin so the answer always arrives in time.
 export const SAFETY_MARGIN_MS = 250;
 
-const GO_DURATION_UNITS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
-
-/** Parses a Go duration as the apiserver writes it (`10s`, `1m30s`, `500ms`); undefined when it is not one. */
-export function parseGoDuration(text: string): number | undefined {
-  if (!/^(\d+(\.\d+)?(h|m|s|ms|us|µs|ns))+$/.test(text)) return undefined;
-  let total = 0;
-  for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)) {
-    total += Number(amount) * GO_DURATION_UNITS[unit!]!;
-  }
-  return total;
-}
-
 export interface DeadlineInputs {
   policyTimeoutMs: number;
   now: number;

@@ -2,7 +2,7 @@
 // parsed JSON body, when the gateway received it and the apiserver's `?timeout=`. Bad requests become
 // HttpErrors that say what was wrong.
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
-import { parseGoDuration } from '../decide/deadline.js';
+import { parseGoDuration } from '../kubernetes/go-duration.js';
 import { HttpError } from './http-error.js';
 
 export type ApiGatewayEvent = APIGatewayProxyEventV2 | APIGatewayProxyEvent;
@@ -60,7 +60,9 @@ export function normaliseApiGatewayEvent(event: ApiGatewayEvent): HttpInput {
     throw new HttpError(400, `body is not valid JSON: ${(error as Error).message}`);
   }
   const timeout = event.queryStringParameters?.timeout;
-  const apiserverTimeoutMs = timeout === undefined ? undefined : parseGoDuration(timeout);
+  const apiserverNanos = timeout === undefined ? undefined : parseGoDuration(timeout);
+  // The apiserver never writes a negative timeout: one is not a timeout, as text that is no duration is not.
+  const apiserverTimeoutMs = apiserverNanos === undefined || apiserverNanos < 0n ? undefined : Number(apiserverNanos) / 1e6;
   const receivedAtMs = isV2(event) ? event.requestContext?.timeEpoch : event.requestContext?.requestTimeEpoch;
   const routedPolicy = event.pathParameters?.policy || undefined;
   return { body, receivedAtMs, apiserverTimeoutMs, ...(routedPolicy ? { routedPolicy } : {}) };

@@ -3,6 +3,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { CelLibrary } from '../cel-library.js';
 import { accepts } from '../accepts.js';
+import { ipText } from '../../../admission/kubernetes/ip-text.js';
 
 export class Ip {
   constructor(
@@ -45,24 +46,7 @@ export function parseIp(text: string): Ip {
   throw new Error(`IP address parse error: ${JSON.stringify(text)}`);
 }
 
-export function formatIp(ip: Ip): string {
-  if (ip.family === 4) return [24n, 16n, 8n, 0n].map((shift) => String((ip.value >> shift) & 255n)).join('.');
-  const groups = Array.from({ length: 8 }, (_, index) => ((ip.value >> BigInt(112 - 16 * index)) & 0xffffn).toString(16));
-  // The longest run of two or more zero groups becomes `::` (RFC 5952), the first such run on a tie.
-  let best = { start: -1, length: 0 };
-  for (let start = 0; start < 8; ) {
-    if (groups[start] !== '0') {
-      start++;
-      continue;
-    }
-    let end = start;
-    while (end < 8 && groups[end] === '0') end++;
-    if (end - start > best.length && end - start >= 2) best = { start, length: end - start };
-    start = end;
-  }
-  if (best.start < 0) return groups.join(':');
-  return `${groups.slice(0, best.start).join(':')}::${groups.slice(best.start + best.length).join(':')}`;
-}
+export const formatIp = (ip: Ip): string => ipText(ip.family, ip.value);
 
 const bits = (ip: Ip) => (ip.family === 4 ? 32 : 128);
 const mask = (ip: Ip, prefix: number) => ((1n << BigInt(bits(ip))) - 1n) ^ ((1n << BigInt(bits(ip) - prefix)) - 1n);

@@ -1,6 +1,6 @@
-// Go's time.ParseDuration, which Kyverno compares durations with (`>= 30m`, `1h30m`): a sign, then one or
-// more decimal numbers each with a unit (ns, us, µs, ms, s, m, h); "0" alone needs no unit. Parsed by hand in
-// one pass, so a long text costs linear time.
+// Go's time.ParseDuration, for the apiserver's ?timeout= and the durations Kyverno compares (`>= 30m`): a
+// sign, then one or more decimal numbers each with a unit (ns, us, µs, ms, s, m, h); "0" alone needs no unit.
+// Parsed by hand in one pass, so a long text costs linear time.
 
 const UNITS: Record<string, bigint> = {
   ns: 1n,
