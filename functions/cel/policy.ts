@@ -1,12 +1,13 @@
 // cel: rules as ValidatingAdmissionPolicy-style CEL expressions, so a team writes a new check as data.
-// Variables as in ValidatingAdmissionPolicy: object, oldObject, request, params (the rule's own map) and
-// variables (each named variable, evaluated lazily on first use, as Kubernetes does). matchConditions all
-// true or the rule does not apply; each validation must be true. As in Kubernetes, each validation is decided
-// alone: the violations found are reported even when another validation fails to evaluate, and only when
-// none is violated does an error (a runtime error, a non-boolean result) throw, so the stack applies the
-// failure policy. A messageExpression that fails, or gives an empty or multi-line message, falls back to
-// message. Each expression runs on its own cost budget (Kubernetes' per-call limit), which also stops it at
-// the request's deadline.
+// Variables as in ValidatingAdmissionPolicy: object, oldObject, request, params (the rule's own map; for a
+// Kyverno validate.cel rule with paramRef, each param the request selects, the conditions and validations
+// judged once per param) and variables (each named variable, evaluated lazily on first use, as Kubernetes
+// does). matchConditions all true or the rule does not apply; each validation must be true. As in
+// Kubernetes, each validation is decided alone: the violations found are reported even when another
+// validation fails to evaluate, and only when none is violated does an error (a runtime error, a non-boolean
+// result) throw, so the stack applies the failure policy. A messageExpression that fails, or gives an empty
+// or multi-line message, falls back to message. Each expression runs on its own cost budget (Kubernetes'
+// per-call limit), which also stops it at the request's deadline.
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { Findings, PolicyContext, ValidatingPolicy, Violation } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
