@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { kyvernoFailuresIn } from '../helpers/kyverno-blocked.js';
 import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
 import { captureLogLines } from '../helpers/log-lines.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
@@ -211,7 +212,7 @@ describe('Kyverno ClusterPolicy', () => {
     const object = { ...pod([{ name: 'c', image: 'nginx:1' }]), metadata: { name: 'p', labels: { app: `${'a'.repeat(100_000)}b` } } };
     const response = await answerInTime(handler, eventFor(object));
     expect(response).toMatchObject({ allowed: false });
-    expect(response.status.message).toContain("ClusterPolicy 'bounded' rule 'r' denied request: bad label");
+    expect(kyvernoFailuresIn(response.status.message).bounded).toEqual({ r: 'bad label' });
   });
 
   it('a foreach over 5,000 containers is decided: the one :latest image is denied', async () => {
@@ -266,8 +267,8 @@ describe('Kyverno ClusterPolicy', () => {
     const response = await answerInTime(handler, eventFor(pod(containers(2000, () => 'nginx:1'))));
     expect(response).toMatchObject({ allowed: false, status: { code: 403 } });
     // The rule's own failurePolicy (the policy's) resolves its error; the other rules still decide.
-    expect(response.status.message).toMatch(
-      /ClusterPolicy 'bounded' rule 'r' could not be evaluated: cost limit of 1000000 units exceeded.*\(failurePolicy Fail\)/,
+    expect(kyvernoFailuresIn(response.status.message).bounded?.r).toMatch(
+      /could not be evaluated: cost limit of 1000000 units exceeded.*\(failurePolicy Fail\)/,
     );
   });
 

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../../functions/cel/policy.js';
+import { kyvernoFailuresIn } from '../helpers/kyverno-blocked.js';
 import { CORPORA } from '../helpers/corpora.js';
 import { type Handler, invoke } from '../helpers/invoke.js';
 import { eventForCase, type KyvernoCase, type KyvernoSuite, kyvernoSuites } from '../helpers/kyverno-vpol.js';
@@ -40,12 +41,8 @@ const refusals = verdicts.flatMap(({ suite, result }) => (result.ok ? [] : resul
 function deniedBy(entry: KyvernoCase, response: any): boolean {
   const message = String(response.status?.message ?? '');
   const rule = String(entry.rule).replace(/^autogen-(cronjob-)?/, '');
-  return (
-    !response.allowed &&
-    [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`].some((name) =>
-      message.includes(`Policy '${entry.policy}' rule '${name}' denied request`),
-    )
-  );
+  const failed = kyvernoFailuresIn(message)[String(entry.policy)] ?? {};
+  return !response.allowed && [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`].some((name) => name in failed);
 }
 
 describe('Kyverno ClusterPolicy suites, manifests as written', () => {

@@ -6,6 +6,7 @@ import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.j
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
+import { kyvernoFailuresIn } from '../helpers/kyverno-blocked.js';
 
 const rule = (extra: Record<string, unknown> = {}) => ({
   name: 'team-label',
@@ -46,7 +47,8 @@ describe('actions', () => {
     expect(audit).toMatchObject({ allowed: true, warnings: [] });
     expect(JSON.parse(audit.auditAnnotations.validation_failure!)).toEqual([expect.objectContaining({ policy: 'teams' })]);
     const warned = await verdictOf(policy({ validationFailureAction: 'Audit', emitWarning: true }), unlabelled());
-    expect(warned.warnings).toEqual([expect.stringContaining("ClusterPolicy 'teams' rule 'team-label'")]);
+    // Kyverno's warning: `policy <policy>.<rule>: <message>`.
+    expect(warned.warnings).toEqual([expect.stringMatching(/^policy teams\.team-label: validation error: a team label is required/)]);
   });
 
   it('a rule failureAction wins over the policy; overrides act in their namespaces, the first that names one', async () => {
@@ -103,9 +105,8 @@ describe('match, exclude and autogen', () => {
 
   it('autogen judges the pod template of every controller, narrowed by the autogen-controllers annotation', async () => {
     const everyController = policy({ validationFailureAction: 'Enforce' });
-    expect((await verdictOf(everyController, unlabelled('Deployment'))).status?.message).toMatch(
-      /rule 'autogen-team-label' denied request: .*failed at path \/spec\/template\/metadata\/labels\//,
-    );
+    const denial = (await verdictOf(everyController, unlabelled('Deployment'))).status?.message ?? '';
+    expect(kyvernoFailuresIn(denial).teams?.['autogen-team-label']).toMatch(/failed at path \/spec\/template\/metadata\/labels\//);
     const narrowed = policy({ validationFailureAction: 'Enforce' }, 'ClusterPolicy', {
       annotations: { 'pod-policies.kyverno.io/autogen-controllers': 'StatefulSet' },
     });
@@ -219,6 +220,14 @@ describe('refused when the rules are read, with the reason', () => {
 // Kyverno's own conformance cases for validate.cel params (test/conformance/kuttl/validate/clusterpolicy/
 // standard/cel/parameter-resources), with the params in the bundle instead of the cluster.
 describe('validate.cel with paramKind and paramRef, params in the bundle', () => {
+  // The verdict with Kyverno's denial block read back: `<policy>/<rule>: <message>` lines, unfolded.
+  const judged = async (...args: Parameters<typeof verdictOf>) => {
+    const verdict = await verdictOf(...args);
+    const failures = Object.entries(kyvernoFailuresIn(verdict.status?.message ?? ''));
+    const lines = failures.flatMap(([policy, rules]) => Object.entries(rules).map(([rule, message]) => `${policy}/${rule}: ${message}`));
+    return lines.length > 0 ? { ...verdict, status: { ...verdict.status, message: lines.join('\n') } } : verdict;
+  };
+
   const replicasPolicy = (paramRef: Record<string, unknown>, kinds = ['StatefulSet']) =>
     JSON.stringify({
       apiVersion: 'kyverno.io/v1',
@@ -266,10 +275,10 @@ describe('validate.cel with paramKind and paramRef, params in the bundle', () =>
       replicasPolicy({ name: 'replica-limit-test.example.com', parameterNotFoundAction: 'Deny' }),
       limit('replica-limit-test.example.com', 3, 'test-params'),
     );
-    expect((await verdictOf(text, statefulSet(2, 'test-params'))).allowed).toBe(true);
-    const denied = await verdictOf(text, statefulSet(5, 'test-params'));
+    expect((await judged(text, statefulSet(2, 'test-params'))).allowed).toBe(true);
+    const denied = await judged(text, statefulSet(5, 'test-params'));
     expect(denied).toMatchObject({ allowed: false, status: { message: expect.stringContaining('spec.replicas must be less than 3') } });
-    const elsewhere = await verdictOf(text, statefulSet(1, 'other'));
+    const elsewhere = await judged(text, statefulSet(1, 'other'));
     expect(elsewhere).toMatchObject({
       allowed: false,
       status: {
@@ -285,8 +294,8 @@ describe('validate.cel with paramKind and paramRef, params in the bundle', () =>
       limit('replica-limit', 100, 'other'),
     );
     const deployment = (replicas: number) => ({ ...statefulSet(replicas, 'team-a'), kind: 'Deployment' });
-    expect((await verdictOf(text, deployment(3))).allowed).toBe(true);
-    expect((await verdictOf(text, deployment(4))).allowed).toBe(false);
+    expect((await judged(text, deployment(3))).allowed).toBe(true);
+    expect((await judged(text, deployment(4))).allowed).toBe(false);
   });
 
   it('cluster-scoped params judge a cluster-scoped request; a namespaced param kind cannot', async () => {
@@ -323,13 +332,13 @@ describe('validate.cel with paramKind and paramRef, params in the bundle', () =>
       });
     const clusterScoped = bundle(namePolicy('NamespaceConstraint'), constraint('NamespaceConstraint'));
     const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    expect((await verdictOf(clusterScoped, namespace('testing'))).allowed).toBe(true);
-    expect(await verdictOf(clusterScoped, namespace('production'))).toMatchObject({
+    expect((await judged(clusterScoped, namespace('testing'))).allowed).toBe(true);
+    expect(await judged(clusterScoped, namespace('production'))).toMatchObject({
       allowed: false,
       status: { message: expect.stringContaining('Namespace name must be testing') },
     });
     const namespaced = bundle(namePolicy('NameConstraint'), constraint('NameConstraint', 'testing'));
-    expect(await verdictOf(namespaced, namespace('testing'))).toMatchObject({
+    expect(await judged(namespaced, namespace('testing'))).toMatchObject({
       allowed: false,
       status: { message: expect.stringContaining('cannot judge a cluster-scoped request') },
     });
@@ -343,13 +352,13 @@ describe('validate.cel with paramKind and paramRef, params in the bundle', () =>
         limit('strict', 2, 'team-a', { tier: 'web' }),
         limit('ignored', 0, 'team-a', { tier: 'db' }),
       );
-    expect((await verdictOf(text('Deny'), statefulSet(2, 'team-a'))).allowed).toBe(true);
-    expect(await verdictOf(text('Deny'), statefulSet(3, 'team-a'))).toMatchObject({
+    expect((await judged(text('Deny'), statefulSet(2, 'team-a'))).allowed).toBe(true);
+    expect(await judged(text('Deny'), statefulSet(3, 'team-a'))).toMatchObject({
       allowed: false,
       status: { message: expect.stringContaining('less than 2') },
     });
-    expect((await verdictOf(text('Allow'), statefulSet(50, 'team-b'))).allowed).toBe(true);
-    expect(await verdictOf(text('Deny'), statefulSet(1, 'team-b'))).toMatchObject({
+    expect((await judged(text('Allow'), statefulSet(50, 'team-b'))).allowed).toBe(true);
+    expect(await judged(text('Deny'), statefulSet(1, 'team-b'))).toMatchObject({
       allowed: false,
       status: { message: expect.stringContaining('no params found') },
     });
@@ -375,9 +384,9 @@ describe('validate.cel with paramKind and paramRef, params in the bundle', () =>
       spec: { policyName: 'vap-replicas', validationActions: ['Deny'], paramRef: { name: 'limit', namespace: 'team-a' } },
     });
     const text = bundle(replicasPolicy({ name: 'limit', namespace: 'team-a' }), vap, binding, limit('limit', 3, 'team-a'));
-    expect((await verdictOf(text, statefulSet(2, 'team-a'))).allowed).toBe(true);
-    expect((await verdictOf(text, statefulSet(4, 'team-a'))).allowed).toBe(false);
-    expect(await verdictOf(text, statefulSet(0, 'team-a'))).toMatchObject({
+    expect((await judged(text, statefulSet(2, 'team-a'))).allowed).toBe(true);
+    expect((await judged(text, statefulSet(4, 'team-a'))).allowed).toBe(false);
+    expect(await judged(text, statefulSet(0, 'team-a'))).toMatchObject({
       allowed: false,
       status: { message: expect.stringContaining('at least one replica') },
     });
@@ -419,7 +428,7 @@ describe('validate.cel with paramKind and paramRef, params in the bundle', () =>
         ],
       },
     });
-    expect(await verdictOf(text, statefulSet(3, 'a'))).toMatchObject({
+    expect(await judged(text, statefulSet(3, 'a'))).toMatchObject({
       allowed: false,
       status: { message: expect.stringContaining('two replicas at most') },
     });

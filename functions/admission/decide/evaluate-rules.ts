@@ -2,7 +2,8 @@
 // through the policy, then the violations act as the rule says. Native rules: enforce denies, audit warns
 // and annotates. Rules from Kubernetes manifests act as ValidatingAdmissionPolicy's validationActions:
 // Deny denies (with the violation's reason), Warn warns, Audit adds the `validation_failure` annotation,
-// and each rule's own failurePolicy resolves an error in that rule alone. (Mutating: mutate-rules.ts.)
+// and each rule's own failurePolicy resolves an error in that rule alone; a Kyverno ClusterPolicy's rules are
+// worded as Kyverno words its denials and warnings (kyverno-denial.ts). (Mutating: mutate-rules.ts.)
 import type { AdmissionRequest } from '../review/admission-review-schema.js';
 import { allowed, type Verdict } from '../review/admission-response.js';
 import { DeadlineExceededError } from './deadline.js';
@@ -10,6 +11,7 @@ import { matchesRule } from './match-rule.js';
 import { ObjectTooDeepError } from './object-depth.js';
 import { type DenialReason, type Findings, type PolicyContext, policyNameOf, type ValidatingPolicy, type Violation } from '../policy.js';
 import type { Rule, RulesDocument } from '../rules/rules-document-schema.js';
+import type { KyvernoFailure } from './kyverno-denial.js';
 
 export interface RulesOutcome {
   verdict: Verdict;
@@ -37,6 +39,12 @@ function describe(rule: Rule<unknown>): string {
   return `${origin.kind} '${origin.name}'${origin.binding ? ` with binding '${origin.binding}'` : ''}`;
 }
 
+/** A Kyverno ClusterPolicy's or Policy's rule failure, as Kyverno's messages name it; none for other rules. */
+function kyvernoFailure(rule: Rule<unknown>, message: string): { kyverno?: KyvernoFailure } {
+  const origin = rule.origin;
+  return origin?.rule !== undefined ? { kyverno: { policy: origin.name, rule: origin.rule, message } } : {};
+}
+
 export async function evaluateRules<P>(
   policy: ValidatingPolicy<P>,
   document: RulesDocument<P>,
@@ -45,7 +53,7 @@ export async function evaluateRules<P>(
 ): Promise<RulesOutcome> {
   let logDetails: Record<string, unknown> | undefined;
   const matched: string[] = [];
-  const denials: { rule: string; text: string; native?: boolean; reason?: DenialReason }[] = [];
+  const denials: { rule: string; text: string; native?: boolean; reason?: DenialReason; kyverno?: KyvernoFailure }[] = [];
   const verdictWarnings: string[] = [];
   const annotations: Record<string, string> = {};
   const validationFailures: unknown[] = [];
@@ -71,7 +79,8 @@ export async function evaluateRules<P>(
         failedOpen.push({ rule: rule.name, reason });
         continue;
       }
-      denials.push({ rule: rule.name, text: `${describe(rule)} could not be evaluated: ${reason} (failurePolicy Fail)` });
+      const text = `could not be evaluated: ${reason} (failurePolicy Fail)`;
+      denials.push({ rule: rule.name, text: `${describe(rule)} ${text}`, ...kyvernoFailure(rule, text) });
       continue;
     }
     if (!Array.isArray(findings))
@@ -90,9 +99,20 @@ export async function evaluateRules<P>(
       continue;
     }
     for (const [index, violation] of violations.entries()) {
+      const kyverno = kyvernoFailure(rule, violation.message).kyverno;
       if (rule.validationActions.includes('Deny'))
-        denials.push({ rule: rule.name, text: `${describe(rule)} denied request: ${violation.message}`, reason: violation.reason });
-      if (rule.validationActions.includes('Warn')) verdictWarnings.push(`Validation failed for ${describe(rule)}: ${violation.message}`);
+        denials.push({
+          rule: rule.name,
+          text: `${describe(rule)} denied request: ${violation.message}`,
+          reason: violation.reason,
+          kyverno,
+        });
+      if (rule.validationActions.includes('Warn'))
+        verdictWarnings.push(
+          kyverno
+            ? `policy ${kyverno.policy}.${kyverno.rule}: ${kyverno.message}`
+            : `Validation failed for ${describe(rule)}: ${violation.message}`,
+        );
       if (rule.validationActions.includes('Audit')) {
         validationFailures.push({
           message: violation.message,
@@ -108,7 +128,12 @@ export async function evaluateRules<P>(
   let verdict = allowed();
   if (denials.length > 0) {
     // Native rules' messages start with the policy's name, as they always have; manifests' name themselves.
-    const message = denials.map(({ text, native }, index) => (native && index === 0 ? `${policy.name}: ${text}` : text)).join('; ');
+    const others = denials.filter(({ kyverno }) => !kyverno);
+    const texts = others.map(({ text, native }, index) => (native && index === 0 ? `${policy.name}: ${text}` : text));
+    const failures = denials.flatMap(({ kyverno }) => (kyverno ? [kyverno] : []));
+    // Loaded only when a ClusterPolicy denies: the other functions never need it.
+    if (failures.length > 0) texts.push((await import('./kyverno-denial.js')).kyvernoBlockedMessage(request, failures));
+    const message = texts.join('; ');
     const reason = denials.find((denial) => denial.reason)?.reason ?? 'Forbidden';
     verdict = { allowed: false, status: { code: STATUS_CODES[reason], reason, message }, warnings: [], auditAnnotations: {} };
   }
