@@ -15,6 +15,7 @@ import {
   rewriteCalls,
 } from './environment.js';
 import { withBudget } from './metering.js';
+import { mayConstructObjects, withObjectsAsMaps } from './object-construction.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { MAX_OBJECT_DEPTH, ObjectTooDeepError } from '../admission/decide/object-depth.js';
 import { CostBudget } from './cost-budget.js';
@@ -118,21 +119,27 @@ function firstLine(error: unknown): string {
 const compiledPrograms = new Map<string, CelProgram | string>();
 const MAX_COMPILED_PROGRAMS = 4096;
 
+export interface CompileOptions {
+  /** A mutation's expression: it may construct objects (`Object{...}`, `JSONPatch{...}`), as maps. */
+  constructsObjects?: boolean;
+}
+
 /** The compiled program, or the reason the expression does not compile (or cannot run here). */
-export function compileCel(source: string): CelProgram | string {
-  let program = compiledPrograms.get(source);
+export function compileCel(source: string, options: CompileOptions = {}): CelProgram | string {
+  const key = options.constructsObjects ? `objects:${source}` : source;
+  let program = compiledPrograms.get(key);
   if (program === undefined) {
     if (compiledPrograms.size >= MAX_COMPILED_PROGRAMS) compiledPrograms.clear();
-    program = compileProgram(source);
-    compiledPrograms.set(source, program);
+    program = compileProgram(source, options);
+    compiledPrograms.set(key, program);
   }
   return program;
 }
 
-function compileProgram(source: string): CelProgram | string {
+function compileProgram(source: string, { constructsObjects = false }: CompileOptions): CelProgram | string {
   let evaluate: ReturnType<typeof celEnvironment.parse>;
   try {
-    evaluate = celEnvironment.parse(source);
+    evaluate = celEnvironment.parse(constructsObjects && mayConstructObjects(source) ? withObjectsAsMaps(source) : source);
   } catch (error) {
     return `does not compile: ${firstLine(error)}`;
   }

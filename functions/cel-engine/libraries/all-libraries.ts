@@ -6,6 +6,7 @@ import type { CelLibrary } from './cel-library.js';
 import { functionNamesOf, identifiersOf } from './cel-library.js';
 import { formatLibrary } from './format/library.js';
 import { ipLibrary } from './ip/library.js';
+import { jsonPatchLibrary } from './jsonpatch/library.js';
 import { kyvernoHashLibrary } from './kyverno-hash/library.js';
 import { kyvernoImageLibrary } from './kyverno-image/library.js';
 import { kyvernoJsonLibrary } from './kyverno-json/library.js';
@@ -30,6 +31,7 @@ export const CEL_LIBRARIES: readonly CelLibrary[] = [
   urlLibrary,
   ipLibrary,
   formatLibrary,
+  jsonPatchLibrary,
   // Kyverno
   kyvernoUserLibrary,
   kyvernoImageLibrary,

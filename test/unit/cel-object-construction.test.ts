@@ -1,0 +1,71 @@
+// Object construction in mutation expressions (MutatingAdmissionPolicy's `Object{...}` and `JSONPatch{...}`),
+// which the engine does not parse, rewritten into the map literals it means; and jsonpatch.escapeKey. The
+// expressions are those of Kubernetes' MutatingAdmissionPolicy documentation.
+import { describe, expect, it } from 'vitest';
+import { compileCel, toCel } from '../../functions/cel-engine/program.js';
+import { withObjectsAsMaps } from '../../functions/cel-engine/object-construction.js';
+
+const plain = (value: unknown): unknown =>
+  JSON.parse(
+    JSON.stringify(value, (_key, item) =>
+      typeof item === 'bigint' ? Number(item) : item instanceof Map ? Object.fromEntries(item) : item,
+    ),
+  );
+
+function run(source: string, object: unknown = {}) {
+  const program = compileCel(source, { constructsObjects: true });
+  if (typeof program === 'string') throw new Error(program);
+  return plain(program.run({ object: toCel(object), oldObject: null, request: null, params: null, variables: new Map() }));
+}
+
+describe('object construction', () => {
+  it('an apply configuration that injects a sidecar (the documentation’s ApplyConfiguration example)', () => {
+    const source = `Object{
+      spec: Object.spec{
+        initContainers: [
+          Object.spec.initContainers{
+            name: "mesh-proxy",
+            image: "mesh/proxy:v1.0.0",
+            args: ["proxy", "sidecar"],
+            restartPolicy: "Always"
+          }
+        ]
+      }
+    }`;
+    expect(run(source)).toEqual({
+      spec: { initContainers: [{ name: 'mesh-proxy', image: 'mesh/proxy:v1.0.0', args: ['proxy', 'sidecar'], restartPolicy: 'Always' }] },
+    });
+  });
+
+  it('JSONPatch operations with escaped keys (the documentation’s JSONPatch example)', () => {
+    const source = `[
+      JSONPatch{
+        op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("example.com/environment"),
+        value: object.metadata.name == "web" ? "test" : "prod"
+      }
+    ]`;
+    expect(run(source, { metadata: { name: 'web' } })).toEqual([
+      { op: 'add', path: '/metadata/labels/example.com~1environment', value: 'test' },
+    ]);
+  });
+
+  it('text inside strings, map literals and comments is left as written', () => {
+    expect(withObjectsAsMaps('{"a{": Object{b: "c: d{"}} // Object{x: 1}')).toBe('{"a{": {"b": "c: d{"}} // Object{x: 1}');
+    expect(withObjectsAsMaps("x in Object{a: 1} && y != 'T{'")).toBe('x in {"a": 1} && y != \'T{\'');
+  });
+
+  it.each([
+    ['an optional field', 'Object{?spec: optional.none()}', /optional field initializers/],
+    ['a field that is not a name', 'Object{"spec": 1}', /expected a field name and ':'/],
+  ])('%s is an error', (_name, source, error) => {
+    expect(compileCel(source, { constructsObjects: true })).toMatch(error);
+  });
+
+  it('a validating expression cannot construct objects, as in Kubernetes', () => {
+    expect(compileCel('Object{spec: 1} == {}')).toMatch(/does not compile/);
+  });
+
+  it('jsonpatch.escapeKey writes a JSON Pointer token (RFC 6901)', () => {
+    expect(run('jsonpatch.escapeKey("a~b/c")')).toBe('a~0b~1c');
+  });
+});
