@@ -5,6 +5,7 @@ import { auditLogPolicy } from './audit-log/policy.js';
 import { celPolicy } from './cel/policy.js';
 import { deployWindowsPolicy } from './deploy-windows/policy.js';
 import { disableServiceLinksPolicy } from './disable-service-links/policy.js';
+import { mutationsPolicy } from './mutations/policy.js';
 import { registryMirrorPolicy } from './registry-mirror/policy.js';
 import { replicaLimitsPolicy } from './replica-limits/policy.js';
 import { requiredLabelsPolicy } from './required-labels/policy.js';
@@ -22,4 +23,5 @@ export const policyRegistry: readonly Policy<never>[] = [
   erased(auditLogPolicy),
   erased(registryMirrorPolicy),
   erased(disableServiceLinksPolicy),
+  erased(mutationsPolicy),
 ];

@@ -11,6 +11,7 @@
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { Findings, PolicyContext, ValidatingPolicy, Violation } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
+import { CEL_REFUSALS, POLICY_FORMATS } from '../formats/all-formats.js';
 import { isManifestData, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from '../admission/kubernetes/pod-controllers.js';
 import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/deadline.js';
@@ -209,7 +210,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   // A bundle with ClusterPolicies needs Kyverno's engine, loaded before it is read, and only then.
   manifests: {
     detect: isManifestData,
-    translate: rulesFromManifests,
+    translate: (documents) => rulesFromManifests(documents, { formats: POLICY_FORMATS, refusals: CEL_REFUSALS }),
     prepare: async (data) => (needsKyvernoEngine(data) ? loadKyvernoEngine() : undefined),
   },
   routesEachPolicy: true,

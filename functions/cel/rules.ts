@@ -2,21 +2,13 @@
 // expressions, plus the rule's own `params`. Expressions compile as the document is validated (once each),
 // so a document that does not compile is invalid, and the compiled programs live as long as the rules version.
 import * as v from '../admission/schema.js';
-import { type CelProgram, compileCel, toCel } from '../cel-engine/program.js';
+import { CelNameSchema, celExpressionSchema } from '../cel-engine/expression-schema.js';
+import { type CelProgram, toCel } from '../cel-engine/program.js';
 import { KyvernoRuleSchema } from '../kyverno/kyverno-rule-schema.js';
 import { ParamsByRequestSchema } from './params-by-request.js';
 
-const Expression = v.pipe(
-  v.string(),
-  v.minLength(1),
-  v.rawTransform(({ dataset, addIssue, NEVER }): CelProgram => {
-    const compiled = compileCel(dataset.value);
-    if (typeof compiled !== 'string') return compiled;
-    addIssue({ message: compiled });
-    return NEVER;
-  }),
-);
-const Name = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected a CEL identifier'));
+const Expression = celExpressionSchema();
+const Name = CelNameSchema;
 
 /**
  * @example { validations: [{ expression: "object.spec.replicas <= 2", message: "at most 2 replicas" }] }

@@ -1,4 +1,5 @@
-// Every input format an uploaded bundle may use, in the order their rules are evaluated.
+// Every input format an uploaded bundle of the cel function may use, in the order their rules are evaluated
+// (the mutations function's are in mutation-formats.ts).
 import { gatekeeperFormat } from './gatekeeper-constraint-template.js';
 import { kyvernoClusterPolicyFormat } from './kyverno-cluster-policy.js';
 import { kyvernoValidatingPolicyFormat } from './kyverno-validating-policy.js';
@@ -11,3 +12,15 @@ export const POLICY_FORMATS: readonly PolicyFormat[] = [
   gatekeeperFormat,
   kyvernoClusterPolicyFormat,
 ];
+
+const MUTATING = 'mutating policies are run by the mutations function, not cel';
+
+/** Kinds the cel function does not read, and why. */
+export const CEL_REFUSALS: Readonly<Record<string, string>> = {
+  MutatingAdmissionPolicy: MUTATING,
+  MutatingAdmissionPolicyBinding: MUTATING,
+  MutatingPolicy: 'Kyverno MutatingPolicy is not run yet (mutation as data is being built)',
+  ImageValidatingPolicy: 'image verification needs registry access',
+  GeneratingPolicy: 'generation writes to the cluster',
+  DeletingPolicy: 'deletion acts on the cluster',
+};

@@ -3,20 +3,15 @@
 // policy model (one engine, one evaluation path). Every manifest must take part: an unknown kind, a binding
 // without its policy, or a policy nothing enforces is an error, never skipped.
 import type { ManifestTranslation } from '../admission/policy.js';
-import { POLICY_FORMATS } from './all-formats.js';
 import { type Manifest, nameOf, type PolicyFormat, joinResults } from './policy-format.js';
 
 const NOT_A_POLICY = "not a policy, binding, template or constraint, and no policy's paramKind names it";
 
-/** Kinds no format here reads, and why. */
-const UNSUPPORTED: Record<string, string> = {
-  MutatingAdmissionPolicy: 'mutating policies are not run by cel (a validating function)',
-  MutatingAdmissionPolicyBinding: 'mutating policies are not run by cel (a validating function)',
-  MutatingPolicy: 'mutating policies are not run by cel (a validating function)',
-  ImageValidatingPolicy: 'image verification needs registry access',
-  GeneratingPolicy: 'generation writes to the cluster',
-  DeletingPolicy: 'deletion acts on the cluster',
-};
+/** The formats a function reads, and why it reads no other kinds it may be given. */
+export interface ManifestFormats {
+  formats: readonly PolicyFormat[];
+  refusals: Readonly<Record<string, string>>;
+}
 
 /** Whether parsed rules data is manifests: several documents, or one with apiVersion and kind. */
 export function isManifestData(data: unknown): boolean {
@@ -29,7 +24,7 @@ export function isManifestData(data: unknown): boolean {
   );
 }
 
-export function rulesFromManifests(documents: unknown[]): ManifestTranslation {
+export function rulesFromManifests(documents: unknown[], { formats, refusals }: ManifestFormats): ManifestTranslation {
   const errors: string[] = [];
   const manifests: Manifest[] = [];
   documents.forEach((document, index) => {
@@ -48,11 +43,11 @@ export function rulesFromManifests(documents: unknown[]): ManifestTranslation {
 
   // Each manifest goes to every format that claims it (a param object may serve policies of two formats);
   // one no format claims is an error, never skipped.
-  const claimed = new Map<PolicyFormat, Manifest[]>(POLICY_FORMATS.map((format) => [format, []]));
+  const claimed = new Map<PolicyFormat, Manifest[]>(formats.map((format) => [format, []]));
   for (const manifest of manifests) {
-    const formats = POLICY_FORMATS.filter((candidate) => candidate.claims(manifest, manifests));
-    for (const format of formats) claimed.get(format)!.push(manifest);
-    if (formats.length === 0) errors.push(`${manifest.kind} ${nameOf(manifest)}: ${UNSUPPORTED[String(manifest.kind)] ?? NOT_A_POLICY}`);
+    const claimers = formats.filter((candidate) => candidate.claims(manifest, manifests));
+    for (const format of claimers) claimed.get(format)!.push(manifest);
+    if (claimers.length === 0) errors.push(`${manifest.kind} ${nameOf(manifest)}: ${refusals[String(manifest.kind)] ?? NOT_A_POLICY}`);
   }
 
   const { rules: translated, errors: refused } = joinResults([...claimed].map(([format, mine]) => format.rulesOf(mine)));

@@ -15,7 +15,7 @@ type ParamRef = {
   parameterNotFoundAction?: string;
 };
 
-function selectedParams(paramKind: { apiVersion?: string; kind?: string }, ref: ParamRef, params: Manifest[]): Manifest[] {
+export function selectedParams(paramKind: { apiVersion?: string; kind?: string }, ref: ParamRef, params: Manifest[]): Manifest[] {
   return params.filter((param) => {
     if (param.apiVersion !== paramKind.apiVersion || param.kind !== paramKind.kind) return false;
     if (ref.name && nameOf(param) !== ref.name) return false;
@@ -103,7 +103,7 @@ export function rulesFromValidatingAdmissionPolicy(policy: Manifest, bindings: M
 }
 
 /** A binding's matchResources narrows the policy's match: its selectors and rules must hold as well. */
-function narrowing(matchResources: unknown): Record<string, unknown> {
+export function narrowing(matchResources: unknown): Record<string, unknown> {
   if (!matchResources) return {};
   const narrowed = matchFromConstraints(matchResources);
   return Object.keys(narrowed).length > 0 ? { narrowedBy: narrowed } : {};

@@ -40,6 +40,10 @@ const EXPECTED: Record<string, Record<string, Check | undefined>> = {
     'deployment.json': (o) => expect(o.spec.template.spec.enableServiceLinks).toBe(false),
     'cronjob.json': (o) => expect(o.spec.jobTemplate.spec.template.spec.enableServiceLinks).toBe(false),
   },
+  mutations: {
+    'pod-unlabelled.json': (o) => expect(o.metadata.labels).toEqual({ 'example.com/environment': 'test' }),
+    'pod-labelled.json': (o) => expect(o.metadata.labels).toEqual({ app: 'api', 'example.com/environment': 'test' }),
+  },
 };
 
 for (const [policy, cases] of Object.entries(EXPECTED)) {

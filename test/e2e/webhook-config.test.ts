@@ -92,14 +92,18 @@ describe('portcullis webhook-config', () => {
       ['admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration'],
     ]);
     const webhooks = webhooksIn(stdout);
+    // A policy that serves each of its policies apart gets a webhook per rule of its test document.
+    const perRule: Record<string, string[]> = { cel: ['small-deployments', 'no-latest'], mutations: ['environment-label'] };
     const expected = policyRegistry.flatMap((policy) =>
-      policy.name === 'cel' ? ['small-deployments.cel.portcullis.io', 'no-latest.cel.portcullis.io'] : [`${policy.name}.portcullis.io`],
+      policy.routesEachPolicy
+        ? perRule[policy.name]!.map((rule) => `${rule}.${policy.name}.portcullis.io`)
+        : [`${policy.name}.portcullis.io`],
     );
     expect(webhooks.map((webhook) => webhook.name).sort()).toEqual(expected.sort());
     for (const policy of policyRegistry) {
       const mutating = policy.kind === 'mutating';
       for (const webhook of webhooks.filter((candidate) => candidate.name.endsWith(`${policy.name}.portcullis.io`))) {
-        const path = policy.name === 'cel' ? `${routeOf(policy)}/${webhook.name.split('.')[0]}` : routeOf(policy);
+        const path = policy.routesEachPolicy ? `${routeOf(policy)}/${webhook.name.split('.')[0]}` : routeOf(policy);
         expect(webhook).toMatchObject({
           configuration: mutating ? 'MutatingWebhookConfiguration' : 'ValidatingWebhookConfiguration',
           clientConfig: { url: `${BASE}${path}/tok_0123456789abcdef` },

@@ -1,0 +1,111 @@
+// mutations: changes to objects written as data, so a new mutation is a document, not code. Its rules
+// object is a bundle of MutatingAdmissionPolicies with their bindings and params (functions/formats/),
+// or the same parameters as a native rules document. As in Kubernetes: the matchConditions must all hold;
+// each mutation's expression sees the object as the mutations before it left it (`object`), with
+// `oldObject`, `request`, `params` and lazily evaluated `variables`; a JSONPatch mutation's operations are
+// applied in order as RFC 6902 says, and one that does not apply (a missing parent, a failed `test`) is an
+// error, resolved by the failure policy. Every expression runs on its own cost budget. The stack makes the
+// answer's patch from the object before and after.
+import { current, isDraft } from 'immer';
+import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
+import type { MutatingPolicy } from '../admission/policy.js';
+import { type CelProgram, toCel } from '../cel-engine/program.js';
+import { CostBudget } from '../cel-engine/cost-budget.js';
+import { LazyVariables } from '../cel/lazy-variables.js';
+import { MUTATION_FORMATS, MUTATION_REFUSALS } from '../formats/mutation-formats.js';
+import { isManifestData, rulesFromManifests } from '../formats/manifest-bundle.js';
+import { type MutationParameters, MutationParametersSchema } from './rules.js';
+
+const OPERATIONS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+
+/** A CEL value as JSON: ints as numbers, maps as objects; anything JSON cannot hold is an error. */
+function jsonOf(value: unknown, where: string): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`${where}: ${value} is not a JSON number`);
+    return value;
+  }
+  if (typeof value === 'bigint') {
+    if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER))
+      throw new Error(`${where}: ${value} is too large for JSON`);
+    return Number(value);
+  }
+  if (Array.isArray(value)) return value.map((item, index) => jsonOf(item, `${where}[${index}]`));
+  const entries =
+    value instanceof Map
+      ? [...value.entries()]
+      : value && Object.getPrototypeOf(value) === Object.prototype
+        ? Object.entries(value)
+        : undefined;
+  if (!entries) throw new Error(`${where}: a ${(value as object)?.constructor?.name ?? typeof value} cannot be written into an object`);
+  const object: Record<string, unknown> = {};
+  for (const [key, item] of entries) {
+    if (typeof key !== 'string') throw new Error(`${where}: a map key must be a string`);
+    Object.defineProperty(object, key, { value: jsonOf(item, `${where}.${key}`), enumerable: true, writable: true, configurable: true });
+  }
+  return object;
+}
+
+/** A JSONPatch expression's value as RFC 6902 operations, or an error saying which is wrong. */
+function operationsOf(value: unknown): Operation[] {
+  const list = jsonOf(value, 'JSONPatch');
+  if (!Array.isArray(list)) throw new Error('a JSONPatch expression must return a list of JSONPatch');
+  return list.map((operation, index) => {
+    const { op, path } = (operation ?? {}) as { op?: unknown; path?: unknown };
+    if (typeof op !== 'string' || !OPERATIONS.has(op))
+      throw new Error(`JSONPatch[${index}].op: expected one of ${[...OPERATIONS].join(', ')}`);
+    if (typeof path !== 'string') throw new Error(`JSONPatch[${index}].path: required, a JSON Pointer`);
+    return operation as Operation;
+  });
+}
+
+/** The request as CEL binds it: without the objects, which are bound apart. */
+function requestBinding(request: AdmissionRequest): unknown {
+  const { object: _object, oldObject: _oldObject, ...rest } = request;
+  return toCel(rest, 'request');
+}
+
+/** One mutation's run: its bindings, with the object as the mutations before it left it. */
+function bindingsFor(request: AdmissionRequest, parameters: MutationParameters, object: unknown): Record<string, unknown> {
+  const bindings: Record<string, unknown> = {
+    object: toCel(object, 'request.object'),
+    oldObject: toCel(request.oldObject ?? null, 'request.oldObject'),
+    request: requestBinding(request),
+    params: parameters.params,
+  };
+  const evaluator = { variable: (program: CelProgram) => program.run(bindings, new CostBudget()) };
+  bindings.variables = new LazyVariables(parameters.declaredVariables, evaluator);
+  return bindings;
+}
+
+export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
+  name: 'mutations',
+  kind: 'mutating',
+  // No default: a rule names the resources its mutations are written for.
+  defaultKinds: [],
+  parametersSchema: MutationParametersSchema,
+  manifests: {
+    detect: isManifestData,
+    translate: (documents) => rulesFromManifests(documents, { formats: MUTATION_FORMATS, refusals: MUTATION_REFUSALS }),
+  },
+  routesEachPolicy: true,
+  mutate(request, parameters, draft) {
+    let object: unknown = isDraft(draft) ? current(draft) : draft;
+    const conditions = bindingsFor(request, parameters, object);
+    for (const { name, program } of parameters.matchConditions) {
+      const holds = program.run(conditions, new CostBudget());
+      if (typeof holds !== 'boolean') throw new Error(`matchConditions ${name}: returned ${typeof holds}, expected a bool`);
+      if (!holds) return draft;
+    }
+    for (const [index, program] of parameters.patches.entries()) {
+      const operations = operationsOf(program.run(bindingsFor(request, parameters, object), new CostBudget()));
+      try {
+        object = applyPatch(object, operations, true, false).newDocument;
+      } catch (error) {
+        throw new Error(`mutations[${index}]: the JSONPatch does not apply: ${(error as Error).message.split('\n')[0]}`);
+      }
+    }
+    return object;
+  },
+};

@@ -1,0 +1,160 @@
+// Kubernetes' MutatingAdmissionPolicy and its binding, uploaded to the packaged mutations function as a
+// bundle: the JSONPatch examples of Kubernetes' documentation (a sidecar appended to initContainers, a label
+// whose key needs escaping), params from the bundle, matchConditions that make a second call patch nothing,
+// the failure policy on a patch that does not apply, DELETE never patched, every patch applied strictly
+// (RFC 6902), and the refusals a bundle gets.
+import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import { mutationsPolicy } from '../../functions/mutations/policy.js';
+import type { ReviewOptions } from '../../infra/admission-event.js';
+import { applyPatchStrictly } from '../helpers/apply-patch.js';
+import { eventFor, invoke } from '../helpers/invoke.js';
+import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
+
+afterAll(removeRulesFolders);
+
+const podRules = [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }];
+const pod = (extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'web', namespace: 'team-a', ...extra },
+  spec: { containers: [{ name: 'web', image: 'registry.example.com/web:1.0' }] },
+});
+
+function policy(name: string, spec: Record<string, unknown>) {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingAdmissionPolicy',
+    metadata: { name },
+    spec: { failurePolicy: 'Fail', reinvocationPolicy: 'IfNeeded', matchConstraints: { resourceRules: podRules }, ...spec },
+  };
+}
+const binding = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: 'admissionregistration.k8s.io/v1',
+  kind: 'MutatingAdmissionPolicyBinding',
+  metadata: { name },
+  spec: { policyName: name, ...spec },
+});
+const jsonPatch = (expression: string) => ({ patchType: 'JSONPatch', jsonPatch: { expression } });
+const bundle = (...manifests: unknown[]) => manifests.map((manifest) => stringify(manifest)).join('---\n');
+
+async function mutate(manifests: unknown[], object: unknown, options: ReviewOptions = {}) {
+  const { handler } = await packagedWithRules('mutations', bundle(...manifests));
+  const response = (await invoke(handler, eventFor(object, options))).body.response;
+  return { response, patched: response.patch ? applyPatchStrictly(object, response.patch) : undefined };
+}
+
+// Kubernetes' documentation: a mesh proxy sidecar, appended as an init container unless one is there.
+const sidecar = policy('sidecar', {
+  matchConditions: [
+    {
+      name: 'no-sidecar-yet',
+      expression: '!has(object.spec.initContainers) || !object.spec.initContainers.exists(ic, ic.name == "mesh-proxy")',
+    },
+  ],
+  mutations: [
+    jsonPatch(`has(object.spec.initContainers)
+      ? [JSONPatch{op: "add", path: "/spec/initContainers/-", value: Object.spec.initContainers{name: "mesh-proxy", image: "mesh-proxy/v1.0.0", restartPolicy: "Always"}}]
+      : [JSONPatch{op: "add", path: "/spec/initContainers", value: [Object.spec.initContainers{name: "mesh-proxy", image: "mesh-proxy/v1.0.0", restartPolicy: "Always"}]}]`),
+  ],
+});
+
+describe('MutatingAdmissionPolicy bundles on the packaged mutations function', () => {
+  it('appends the sidecar; the patched object, sent again, is not patched (reinvocation is safe)', async () => {
+    const { response, patched } = await mutate([sidecar, binding('sidecar')], pod());
+    expect(response).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
+    expect((patched as any).spec.initContainers).toEqual([{ name: 'mesh-proxy', image: 'mesh-proxy/v1.0.0', restartPolicy: 'Always' }]);
+    const again = await mutate([sidecar, binding('sidecar')], patched);
+    expect(again.response).toMatchObject({ allowed: true });
+    expect(again.response.patch).toBeUndefined();
+  });
+
+  it('a label whose key needs escaping, its value from the param the binding selects', async () => {
+    const labelled = policy('environment', {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      mutations: [
+        jsonPatch(
+          '[JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("example.com/environment"), value: params.data.environment}]',
+        ),
+      ],
+    });
+    const params = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'environment', namespace: 'platform' },
+      data: { environment: 'staging' },
+    };
+    const { patched } = await mutate(
+      [labelled, binding('environment', { paramRef: { name: 'environment', namespace: 'platform' } }), params],
+      pod({ labels: { app: 'web' } }),
+    );
+    expect((patched as any).metadata.labels).toEqual({ app: 'web', 'example.com/environment': 'staging' });
+  });
+
+  it('mutations apply in order, each on the object the one before left', async () => {
+    const twoSteps = policy('two-steps', {
+      variables: [{ name: 'team', expression: '"payments"' }],
+      mutations: [
+        jsonPatch('[JSONPatch{op: "add", path: "/metadata/labels", value: {"team": variables.team}}]'),
+        jsonPatch('[JSONPatch{op: "add", path: "/metadata/annotations", value: {"owner": object.metadata.labels.team}}]'),
+      ],
+    });
+    const { patched } = await mutate([twoSteps, binding('two-steps')], pod());
+    expect((patched as any).metadata).toMatchObject({ labels: { team: 'payments' }, annotations: { owner: 'payments' } });
+  });
+
+  it('a patch that does not apply is an error: failurePolicy Fail denies with the reason, Ignore admits unpatched and says so', async () => {
+    const missingParent = (failurePolicy: string) =>
+      policy('missing-parent', { failurePolicy, mutations: [jsonPatch('[JSONPatch{op: "add", path: "/spec/missing/field", value: 1}]')] });
+    const failed = await mutate([missingParent('Fail'), binding('missing-parent')], pod());
+    expect(failed.response).toMatchObject({ allowed: false, status: { message: expect.stringContaining('the JSONPatch does not apply') } });
+    const ignored = await mutate([missingParent('Ignore'), binding('missing-parent')], pod());
+    expect(ignored.response).toMatchObject({ allowed: true });
+    expect(ignored.response.patch).toBeUndefined();
+    expect(ignored.response.auditAnnotations['failed-open']).toMatch(/does not apply/);
+  });
+
+  it('DELETE is never patched', async () => {
+    const deleteRules = [{ ...podRules[0], operations: ['DELETE'] }];
+    const onDelete = policy('on-delete', {
+      matchConstraints: { resourceRules: deleteRules },
+      mutations: (sidecar.spec as Record<string, unknown>).mutations,
+    });
+    const { response } = await mutate([onDelete, binding('on-delete')], pod(), { operation: 'DELETE', oldObject: pod() });
+    expect(response).toMatchObject({ allowed: true });
+    expect(response.patch).toBeUndefined();
+  });
+});
+
+describe('refused when the bundle is read, with the reason', () => {
+  const refusal = (...manifests: unknown[]) => {
+    const parsed = parseRulesDocument(mutationsPolicy, bundle(...manifests));
+    return parsed.ok ? undefined : parsed.errors.join('\n');
+  };
+
+  it.each([
+    [
+      'an ApplyConfiguration, until server-side apply is here',
+      [
+        policy('apply', { mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{}' } }] }),
+        binding('apply'),
+      ],
+      /patchType ApplyConfiguration needs server-side apply's merge, which is not here yet/,
+    ],
+    ['a policy no binding names', [sidecar], /no MutatingAdmissionPolicyBinding in the bundle names it/],
+    ['a binding whose policy is missing', [binding('sidecar')], /its policy sidecar is not in the bundle/],
+    [
+      'an expression that does not compile',
+      [policy('broken', { mutations: [jsonPatch('[JSONPatch{op: "add", path: }]')] }), binding('broken')],
+      /does not compile/,
+    ],
+    [
+      'a ValidatingAdmissionPolicy, which the cel function runs',
+      [{ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: 'v' }, spec: {} }],
+      /validating policies are run by the cel function, not mutations/,
+    ],
+  ])('%s', (_name, manifests, reason) => {
+    expect(refusal(...manifests)).toMatch(reason);
+  });
+});
