@@ -57,7 +57,7 @@ function webhookFor(registration: Registration, options: WebhookOptions) {
     admissionReviewVersions: ['v1', 'v1beta1'],
     matchPolicy: registration.matchPolicy,
     timeoutSeconds: options.timeoutSeconds ?? registration.timeoutSeconds ?? webhookTimeoutSeconds(policy),
-    ...(policy.kind === 'mutating' ? { reinvocationPolicy: 'IfNeeded' } : {}),
+    ...(policy.kind === 'mutating' ? { reinvocationPolicy: registration.reinvocationPolicy ?? 'IfNeeded' } : {}),
     namespaceSelector: namespaceSelectorOf(registration.namespaceSelector),
     ...(registration.objectSelector ? { objectSelector: registration.objectSelector } : {}),
     ...(registration.matchConditions ? { matchConditions: registration.matchConditions } : {}),

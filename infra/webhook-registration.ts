@@ -34,6 +34,8 @@ export interface Registration {
   failurePolicy: FailurePolicy;
   /** The longest timeout its rules ask for (Kyverno's webhookTimeoutSeconds), else the policy's default. */
   timeoutSeconds?: number;
+  /** IfNeeded when a rule asks for it, Never when every rule that says says Never; else the policy's default. */
+  reinvocationPolicy?: 'Never' | 'IfNeeded';
   matchPolicy: 'Equivalent' | 'Exact';
   namespaceSelector?: LabelSelector;
   objectSelector?: LabelSelector;
@@ -175,11 +177,18 @@ function registrationOf(
     rules: merged(rules.flatMap((rule) => webhookRulesOf(policy, rule, `rule ${rule.name}`, into))),
     failurePolicy: rules.some((rule) => (rule.failurePolicy ?? document.failurePolicy) === 'Fail') ? 'Fail' : 'Ignore',
     ...timeoutOf(rules),
+    ...reinvocationOf(rules),
     matchPolicy: rules.every((rule) => rule.match?.matchPolicy === 'Exact') ? 'Exact' : 'Equivalent',
     ...(namespaceSelector ? { namespaceSelector } : {}),
     ...(objectSelector ? { objectSelector } : {}),
     ...(shared.length > 0 ? { matchConditions: shared } : {}),
   };
+}
+
+function reinvocationOf(rules: Rule<unknown>[]): { reinvocationPolicy?: 'Never' | 'IfNeeded' } {
+  const asked = rules.flatMap((rule) => (rule.reinvocationPolicy === undefined ? [] : [rule.reinvocationPolicy]));
+  if (asked.length === 0) return {};
+  return { reinvocationPolicy: asked.includes('IfNeeded') ? 'IfNeeded' : 'Never' };
 }
 
 function timeoutOf(rules: Rule<unknown>[]): { timeoutSeconds?: number } {

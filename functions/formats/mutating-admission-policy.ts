@@ -48,6 +48,8 @@ function rulesOfPolicy(policy: Manifest, bindings: Manifest[], params: Manifest[
     const base = {
       mode: 'enforce',
       failurePolicy: spec.failurePolicy ?? 'Fail',
+      // Kubernetes' default for a MutatingAdmissionPolicy.
+      reinvocationPolicy: spec.reinvocationPolicy ?? 'Never',
       origin: { kind: 'MutatingAdmissionPolicy', name, binding: bindingName },
       match: { ...matchFromConstraints(spec.matchConstraints), ...narrowing(binding.spec?.matchResources) },
     };

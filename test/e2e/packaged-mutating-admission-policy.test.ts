@@ -6,7 +6,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import type { Policy } from '../../functions/admission/policy.js';
 import { mutationsPolicy } from '../../functions/mutations/policy.js';
+import { webhookConfigurationObjects } from '../../infra/webhook-configuration.js';
+import { registrationsOf } from '../../infra/webhook-registration.js';
 import type { ReviewOptions } from '../../infra/admission-event.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { eventFor, invoke } from '../helpers/invoke.js';
@@ -156,5 +159,29 @@ describe('refused when the bundle is read, with the reason', () => {
     ],
   ])('%s', (_name, manifests, reason) => {
     expect(refusal(...manifests)).toMatch(reason);
+  });
+});
+
+describe('registration derived from the bundle', () => {
+  it('a MutatingWebhookConfiguration per policy: its resources, failurePolicy and reinvocationPolicy', () => {
+    const never = policy('never-again', {
+      reinvocationPolicy: 'Never',
+      failurePolicy: 'Ignore',
+      mutations: (sidecar.spec as Record<string, unknown>).mutations,
+    });
+    const parsed = parseRulesDocument(mutationsPolicy, bundle(sidecar, binding('sidecar'), never, binding('never-again')));
+    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    const derived = registrationsOf(mutationsPolicy as unknown as Policy<never>, parsed.document);
+    if (!derived.ok) throw new Error(derived.errors.join('\n'));
+    const [configuration] = webhookConfigurationObjects(derived.registrations, { baseUrl: 'https://api.example.com' }) as any[];
+    expect(configuration.kind).toBe('MutatingWebhookConfiguration');
+    const byName = Object.fromEntries(configuration.webhooks.map((webhook: any) => [webhook.name, webhook]));
+    expect(byName['sidecar.mutations.portcullis.io']).toMatchObject({
+      clientConfig: { url: 'https://api.example.com/mutate/mutations/sidecar' },
+      rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }],
+      failurePolicy: 'Fail',
+      reinvocationPolicy: 'IfNeeded',
+    });
+    expect(byName['never-again.mutations.portcullis.io']).toMatchObject({ failurePolicy: 'Ignore', reinvocationPolicy: 'Never' });
   });
 });

@@ -80,6 +80,8 @@ export function ruleSchema<P extends v.GenericSchema>(parametersSchema: P) {
     background: v.optional(v.boolean()),
     // How long the API server waits for the webhook that serves this rule, 1 to 30 s (Kyverno's webhookTimeoutSeconds).
     timeoutSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30))),
+    // A mutating rule's: whether the API server calls its webhook again after later mutations (MutatingAdmissionPolicy's).
+    reinvocationPolicy: v.optional(v.picklist(['Never', 'IfNeeded'])),
     parameters: parametersSchema,
   });
 }
@@ -110,7 +112,8 @@ export function crossRuleIssues(rules: readonly Rule<unknown>[], { requireKinds 
  * The policy model every function runs, whatever the rules were written in (docs/architecture.md, "The policy
  * model"): a rule is its name, its match, its evaluator's parameters (run by the policy's evaluate or mutate),
  * its actions (mode, or validationActions), its failure policy, its origin (the name reports give it), whether
- * `audit` judges it (background) and how long its webhook may take (timeoutSeconds).
+ * `audit` judges it (background), how long its webhook may take (timeoutSeconds) and, mutating, whether its
+ * webhook is called again after later mutations (reinvocationPolicy).
  * Input formats (functions/formats/) parse manifests into these rules; the stack and the tools read only them.
  */
 export type RulesDocument<P> = {
@@ -124,6 +127,7 @@ export type RulesDocument<P> = {
     origin?: { kind: string; name: string; binding?: string; rule?: string };
     background?: boolean;
     timeoutSeconds?: number;
+    reinvocationPolicy?: 'Never' | 'IfNeeded';
     parameters: P;
   }[];
 };
