@@ -3,6 +3,7 @@
 // whose key needs escaping), params from the bundle, matchConditions that make a second call patch nothing,
 // the failure policy on a patch that does not apply, DELETE never patched, every patch applied strictly
 // (RFC 6902), and the refusals a bundle gets.
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
@@ -12,8 +13,9 @@ import { webhookConfigurationObjects } from '../../infra/webhook-configuration.j
 import { registrationsOf } from '../../infra/webhook-registration.js';
 import type { ReviewOptions } from '../../infra/admission-event.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
-import { eventFor, invoke } from '../helpers/invoke.js';
+import { eventFor, fixture, invoke } from '../helpers/invoke.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
+import { testRules } from '../helpers/test-rules.js';
 
 afterAll(removeRulesFolders);
 
@@ -183,5 +185,23 @@ describe('registration derived from the bundle', () => {
       reinvocationPolicy: 'IfNeeded',
     });
     expect(byName['never-again.mutations.portcullis.io']).toMatchObject({ failurePolicy: 'Ignore', reinvocationPolicy: 'Never' });
+  });
+});
+
+describe('the seeds as data (policies/examples/)', () => {
+  it('disable-service-links as a MutatingAdmissionPolicy gives the built-in function’s objects on its fixtures', async () => {
+    const builtIn = await packagedWithRules('disable-service-links', testRules('disable-service-links'));
+    const asData = await packagedWithRules('mutations', readFileSync('policies/examples/disable-service-links.yaml', 'utf8'));
+    const fixtures = readdirSync('events/disable-service-links').filter((file) => file.endsWith('.json'));
+    expect(fixtures.length).toBeGreaterThan(3);
+    for (const name of fixtures) {
+      const event = fixture('disable-service-links', name);
+      const object = JSON.parse(event.body!).request.object;
+      const patchedBy = async (handler: typeof builtIn.handler) => {
+        const { response } = (await invoke(handler, event)).body;
+        return response.patch ? applyPatchStrictly(object, response.patch) : object;
+      };
+      expect(await patchedBy(asData.handler), name).toEqual(await patchedBy(builtIn.handler));
+    }
   });
 });
