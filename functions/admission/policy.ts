@@ -36,6 +36,8 @@ interface PolicyBase<P> {
     detect(data: unknown): boolean;
     translate(documents: unknown[]): ManifestTranslation;
     prepare?(data: unknown): Promise<void>;
+    /** Whether a manifest of a bundle is one of its formats': `policy push` sends each function its own. */
+    claims(manifest: unknown, bundle: readonly unknown[]): boolean;
   };
   /**
    * Serves each of its policies (a manifest, or a rule of a native document) on a route of its own,

@@ -14,7 +14,7 @@ import { type CelProgram, toCel } from '../cel-engine/program.js';
 import { CostBudget } from '../cel-engine/cost-budget.js';
 import { LazyVariables } from '../cel/lazy-variables.js';
 import { MUTATION_FORMATS, MUTATION_REFUSALS } from '../formats/mutation-formats.js';
-import { isManifestData, rulesFromManifests } from '../formats/manifest-bundle.js';
+import { claimedBy, isManifestData, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { type MutationParameters, MutationParametersSchema } from './rules.js';
 
 const OPERATIONS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
@@ -88,6 +88,7 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
   manifests: {
     detect: isManifestData,
     translate: (documents) => rulesFromManifests(documents, { formats: MUTATION_FORMATS, refusals: MUTATION_REFUSALS }),
+    claims: (manifest, bundle) => claimedBy(MUTATION_FORMATS, manifest, bundle),
   },
   routesEachPolicy: true,
   mutate(request, parameters, draft) {

@@ -27,6 +27,7 @@ import { EXIT, UsageError } from './cli-errors.js';
 import { formatDocument, outputOption } from './output-format.js';
 import { policyNamed } from './policy-lookup.js';
 import { maxBytes, NAME_IT, printInvalid, readDocument } from './rules-document-file.js';
+import { policyRegistry } from '../../functions/registry.js';
 import { registerPolicyTestCommand } from './policy-test-command.js';
 
 interface BucketOptions {
@@ -49,8 +50,9 @@ interface Upload {
   /** The bytes to store, and what they are. */
   bytes: Buffer;
   contentType: string;
-  /** Set for a bundle of manifests: the documents, for the per-manifest diff. */
+  /** Set for a bundle of manifests: the documents, for the per-manifest diff, and where they were read. */
   manifests?: unknown[];
+  source?: { name: string; files: number };
 }
 
 /** `data` as JSON, unless JSON cannot say it (YAML's `.inf`, `.nan`): then undefined. */
@@ -84,10 +86,12 @@ function documentUpload(single: NonNullable<ReturnType<typeof readDocument>>): U
   return { name: single.file, policy: single.policy, bytes: single.bytes, contentType: 'application/yaml' };
 }
 
-function bundleOf(name: string, fileCount: number, policy: Policy<never>, manifests: unknown[]): Upload {
+/** A bundle upload; `split`: the part of a bundle that goes to one of several functions. */
+function bundleOf(name: string, fileCount: number, policy: Policy<never>, manifests: unknown[], split = false): Upload {
   const files = `${fileCount} file${fileCount === 1 ? '' : 's'}`;
   const bytes = Buffer.from(JSON.stringify(manifests));
-  return { name: `${name} (${files}, ${manifests.length} manifests)`, policy, bytes, contentType: 'application/json', manifests };
+  const counted = `${name} (${files}, ${manifests.length} manifests${split ? `, ${policy.name}'s` : ''})`;
+  return { name: counted, policy, bytes, contentType: 'application/json', manifests, source: { name, files: fileCount } };
 }
 
 /** Every manifest of the files, folders and multi-document YAML given, as one bundle, stored as JSON. */
@@ -97,6 +101,26 @@ function bundleUpload(paths: string[], policy: Policy<never>): UploadRead {
   if (!read.ok) return { ok: false, name, errors: read.errors };
   const manifests = read.documents.map(({ document }) => document);
   return { ok: true, upload: bundleOf(name, read.files.length, policy, manifests) };
+}
+
+/**
+ * A bundle whose manifests are another function's too (a MutatingAdmissionPolicy in a bundle pushed for
+ * cel) as one upload per function: each function's own manifests, the ones two claim (a param object both
+ * read) to each, and the ones nobody claims to the function named, whose validation then says why. A
+ * function none of whose manifests are in the bundle gets no upload: an empty bundle would remove its rules.
+ */
+function splitByFunction(upload: Upload): Upload[] {
+  const manifests = upload.manifests;
+  const takers = policyRegistry.filter((policy) => policy.manifests);
+  if (!manifests || !takers.includes(upload.policy)) return [upload];
+  const parts = new Map<Policy<never>, unknown[]>();
+  for (const manifest of manifests) {
+    const claimers = takers.filter((policy) => policy.manifests!.claims(manifest, manifests));
+    for (const owner of claimers.length > 0 ? claimers : [upload.policy]) parts.set(owner, [...(parts.get(owner) ?? []), manifest]);
+  }
+  if (parts.size === 1 && parts.has(upload.policy)) return [upload];
+  const source = upload.source ?? { name: upload.name, files: 1 };
+  return [...parts].map(([policy, mine]) => bundleOf(source.name, source.files, policy, mine, true));
 }
 
 /** What to upload: one rules document, or, given several files, a folder or manifests, the bundle of every document. */
@@ -125,44 +149,57 @@ async function schemaWarnings(policy: Policy<never>, document: RulesDocument<unk
   return celSchemaWarnings(document.rules as never);
 }
 
-/**
- * The upload checked as validate and push check it: valid, registrable, and (with --strict) no field the
- * schemas lack; schema warnings go to stderr. On failure the errors are printed, followed by `refusal`.
- */
-async function checkedUpload(
-  paths: string[],
+/** One upload checked as validate and push check it: valid, registrable, and (with --strict) no field the schemas lack. */
+async function checkedPart(
+  upload: Upload,
   options: UploadOptions,
-  refusal: string[],
-): Promise<{ upload: Upload; document: RulesDocument<unknown>; registrations: Registration[] } | undefined> {
-  const refuse = (name: string, errors: string[]) => {
-    printInvalid(name, [...errors, ...refusal]);
-    return undefined;
-  };
-  const read = readUpload(paths, options.policy);
-  if (!read.ok) return refuse(read.name, read.errors);
-  const { upload } = read;
+): Promise<{ ok: true; checked: Checked } | { ok: false; name: string; errors: string[] }> {
   const parsed = parseRulesDocument(upload.policy, upload.bytes, maxBytes());
-  if (!parsed.ok) return refuse(upload.name, parsed.errors);
+  if (!parsed.ok) return { ok: false, name: upload.name, errors: parsed.errors };
   // A document that cannot be registered would never be sent what it names: refused like an invalid one.
   const registration = registrationsOf(upload.policy, parsed.document);
-  if (!registration.ok) return refuse(upload.name, registration.errors);
+  if (!registration.ok) return { ok: false, name: upload.name, errors: registration.errors };
   const warnings = await schemaWarnings(upload.policy, parsed.document);
   if (warnings.length > 0 && options.strict)
-    return refuse(upload.name, [...warnings, 'fields no matched kind has are errors under --strict']);
+    return { ok: false, name: upload.name, errors: [...warnings, 'fields no matched kind has are errors under --strict'] };
   process.stderr.write(warnings.map((warning) => `warning: ${warning}\n`).join(''));
-  return { upload, document: parsed.document, registrations: registration.registrations };
+  return { ok: true, checked: { upload, document: parsed.document, registrations: registration.registrations } };
+}
+
+interface Checked {
+  upload: Upload;
+  document: RulesDocument<unknown>;
+  registrations: Registration[];
+}
+
+/**
+ * The uploads (one, or a bundle's per function) checked as validate and push check them. All or none: on any
+ * failure every error is printed, followed by `refusal`, and nothing is returned.
+ */
+async function checkedUploads(paths: string[], options: UploadOptions, refusal: string[]): Promise<Checked[] | undefined> {
+  const read = readUpload(paths, options.policy);
+  if (!read.ok) {
+    printInvalid(read.name, [...read.errors, ...refusal]);
+    return undefined;
+  }
+  const results = [];
+  for (const upload of splitByFunction(read.upload)) results.push(await checkedPart(upload, options));
+  const failed = results.filter((result) => !result.ok);
+  for (const [index, failure] of failed.entries())
+    printInvalid(failure.name, [...failure.errors, ...(index === failed.length - 1 ? refusal : [])]);
+  return failed.length > 0 ? undefined : results.map((result) => (result as { checked: Checked }).checked);
 }
 
 async function validate(paths: string[], options: UploadOptions): Promise<number> {
-  const checked = await checkedUpload(paths, options, []);
+  const checked = await checkedUploads(paths, options, []);
   if (!checked) return EXIT.found;
-  const {
+  for (const {
     upload: { name, policy },
     document,
-  } = checked;
-  print(
-    `${name}: valid ${policy.name} rules (${document.rules.length} rule${document.rules.length === 1 ? '' : 's'}, failurePolicy ${document.failurePolicy})\n`,
-  );
+  } of checked)
+    print(
+      `${name}: valid ${policy.name} rules (${document.rules.length} rule${document.rules.length === 1 ? '' : 's'}, failurePolicy ${document.failurePolicy})\n`,
+    );
   return EXIT.ok;
 }
 
@@ -232,57 +269,62 @@ function pendingDiff(upload: Upload, current: PushPlan['current'], where: string
   );
 }
 
-/** What pushing would change in the bucket and in the registration; undefined when the upload is refused. */
-async function plannedPush(paths: string[], options: UploadOptions, refusal: string[]): Promise<PushPlan | undefined> {
-  const checked = await checkedUpload(paths, options, refusal);
+/** What pushing would change in the bucket and in the registration, per upload; undefined when one is refused. */
+async function plannedPushes(paths: string[], options: UploadOptions, refusal: string[]): Promise<PushPlan[] | undefined> {
+  const checked = await checkedUploads(paths, options, refusal);
   if (!checked) return undefined;
-  const { upload, registrations } = checked;
   const target = bucketTarget(options);
-  const where = `s3://${target.bucket}/${keyOf(target, upload.policy.name)}`;
-  const current = await readRules(target, upload.policy.name);
-  const unchanged = current?.text === upload.bytes.toString('utf8');
-  const diff = unchanged ? '' : pendingDiff(upload, current, where);
-  const registrationLines = registrationChange(registeredBefore(upload.policy, current?.text), registrations);
-  const change = describeRegistrationChange(target, options, registrationLines);
-  return { upload, target, where, current, unchanged, diff, change };
+  const plans: PushPlan[] = [];
+  for (const { upload, registrations } of checked) {
+    const where = `s3://${target.bucket}/${keyOf(target, upload.policy.name)}`;
+    const current = await readRules(target, upload.policy.name);
+    const unchanged = current?.text === upload.bytes.toString('utf8');
+    const diff = unchanged ? '' : pendingDiff(upload, current, where);
+    const registrationLines = registrationChange(registeredBefore(upload.policy, current?.text), registrations);
+    const change = describeRegistrationChange(target, options, registrationLines);
+    plans.push({ upload, target, where, current, unchanged, diff, change });
+  }
+  return plans;
 }
 
 async function diff(paths: string[], options: UploadOptions): Promise<number> {
-  const plan = await plannedPush(paths, options, ['no diff shown: fix the document first']);
-  if (!plan) return EXIT.found;
-  if (plan.unchanged) {
-    process.stderr.write(`${plan.where} already holds this document\n`);
-    return EXIT.ok;
+  const plans = await plannedPushes(paths, options, ['no diff shown: fix the document first']);
+  if (!plans) return EXIT.found;
+  for (const plan of plans) {
+    if (plan.unchanged) process.stderr.write(`${plan.where} already holds this document\n`);
+    else print(plan.diff + plan.change);
   }
-  print(plan.diff + plan.change);
-  return EXIT.found;
+  return plans.every(({ unchanged }) => unchanged) ? EXIT.ok : EXIT.found;
 }
 
 async function push(paths: string[], options: UploadOptions): Promise<number> {
-  const plan = await plannedPush(paths, options, ['nothing was uploaded']);
-  if (!plan) return EXIT.found;
-  const { upload, target, where, current, diff: changes, change } = plan;
-  if (plan.unchanged) {
-    print(`${where} already holds this document; nothing ${options.dryRun ? 'would change' : 'to push'}\n`);
-    return EXIT.ok;
+  const plans = await plannedPushes(paths, options, ['nothing was uploaded']);
+  if (!plans) return EXIT.found;
+  let code: number = EXIT.ok;
+  for (const plan of plans) {
+    const { upload, target, where, current, diff: changes, change } = plan;
+    if (plan.unchanged) {
+      print(`${where} already holds this document; nothing ${options.dryRun ? 'would change' : 'to push'}\n`);
+      continue;
+    }
+    if (options.dryRun) {
+      print(changes + change);
+      continue;
+    }
+    process.stderr.write(changes);
+    const expected = options.ifMatch ?? current?.etag ?? null;
+    try {
+      const result = await uploadRulesIfUnchanged(target, upload.policy.name, upload.bytes, expected, upload.contentType); // validated above
+      print(
+        `pushed ${upload.name} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n${change}`,
+      );
+    } catch (error) {
+      if (!(error instanceof ChangedSinceReadError)) throw error;
+      process.stderr.write(`not pushed: ${error.message}\n`);
+      code = EXIT.found;
+    }
   }
-  if (options.dryRun) {
-    print(changes + change);
-    return EXIT.ok;
-  }
-  process.stderr.write(changes);
-  const expected = options.ifMatch ?? current?.etag ?? null;
-  try {
-    const result = await uploadRulesIfUnchanged(target, upload.policy.name, upload.bytes, expected, upload.contentType); // validated above
-    print(
-      `pushed ${upload.name} to ${where}\n  ETag: ${result.etag ?? '(none)'}\n  VersionId: ${result.versionId ?? '(bucket versioning off)'}\n${change}`,
-    );
-    return EXIT.ok;
-  } catch (error) {
-    if (!(error instanceof ChangedSinceReadError)) throw error;
-    process.stderr.write(`not pushed: ${error.message}\n`);
-    return EXIT.found;
-  }
+  return code;
 }
 
 async function pull(policyName: string, options: BucketOptions & { output: 'yaml' | 'json' }): Promise<number> {

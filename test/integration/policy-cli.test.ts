@@ -177,6 +177,47 @@ spec:
     expect(pulled.stderr).toMatch(/ETag: "[0-9a-f]+"/);
   });
 
+  it('splits a bundle of validating and mutating manifests: each function gets its own, from one push', async () => {
+    const { dir } = manifestDir();
+    writeFileSync(
+      join(dir, 'label.yaml'),
+      `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: { name: label }
+spec:
+  matchConstraints: { resourceRules: [{ apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods] }] }
+  mutations: [{ patchType: JSONPatch, jsonPatch: { expression: '[JSONPatch{op: "add", path: "/metadata/labels", value: {"a": "b"}}]' } }]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: { name: label }
+spec: { policyName: label }
+`,
+    );
+    const validated = await policy('validate', dir, '--policy', 'cel');
+    expect(validated.stdout).toMatch(/\(3 files, 2 manifests, cel's\): valid cel rules \(2 rules/);
+    expect(validated.stdout).toMatch(/\(3 files, 2 manifests, mutations's\): valid mutations rules \(1 rule/);
+    const pushed = await policy('push', dir, '--policy', 'cel');
+    expect(pushed.code, pushed.stderr).toBe(0);
+    // cel's part may already be in the bucket (the tests above pushed the same two policies).
+    expect(pushed.stdout).toMatch(/s3:\/\/rules\/cli\/cel\.yaml/);
+    expect(pushed.stdout).toMatch(/to s3:\/\/rules\/cli\/mutations\.yaml/);
+    const kinds = async (name: string) =>
+      (JSON.parse((await policy('pull', name, '-o', 'json')).stdout) as { kind: string }[]).map(({ kind }) => kind);
+    expect(await kinds('cel')).toEqual(['ValidatingPolicy', 'ValidatingPolicy']);
+    expect(await kinds('mutations')).toEqual(['MutatingAdmissionPolicy', 'MutatingAdmissionPolicyBinding']);
+    // One part invalid: nothing is uploaded for either.
+    writeFileSync(
+      join(dir, 'named.yaml'),
+      'apiVersion: policies.kyverno.io/v1\nkind: ValidatingPolicy\nmetadata: { name: named }\nspec: {}\n',
+    );
+    const puts = s3.seen.filter((request) => request.method === 'PUT').length;
+    const refused = await policy('push', dir, '--policy', 'cel');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('nothing was uploaded');
+    expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
+  });
+
   it('shows the diff per manifest, and refuses to overwrite an object changed since it was read', async () => {
     const { dir, policy: manifest } = manifestDir();
     await policy('push', dir, '--policy', 'cel');
