@@ -3,14 +3,9 @@
 // selects (params come from the bundle, as for ValidatingAdmissionPolicy). matchConstraints is the match,
 // narrowed by the binding's matchResources. JSONPatch mutations run as written; an ApplyConfiguration is
 // refused with the reason until server-side apply's merge (list keys from Kubernetes' schemas) is here.
-import { type FormatResult, groupOf, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
+import { type FormatResult, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 import { matchFromConstraints } from './cel-rule-parts.js';
-import { narrowing, selectedParams } from './validating-admission-policy.js';
-
-const isPolicy = (manifest: Manifest) =>
-  groupOf(manifest) === 'admissionregistration.k8s.io' && manifest.kind === 'MutatingAdmissionPolicy';
-const isBinding = (manifest: Manifest) =>
-  groupOf(manifest) === 'admissionregistration.k8s.io' && manifest.kind === 'MutatingAdmissionPolicyBinding';
+import { narrowing, type ParamRef, policyWithBindingsFormat, selectedParams } from './policy-with-bindings.js';
 
 /** The mutations' parameters, or why they cannot run here. */
 function mutationParameters(spec: Record<string, unknown>): { parameters?: Record<string, unknown>; problem?: string } {
@@ -59,7 +54,7 @@ function rulesOfPolicy(policy: Manifest, bindings: Manifest[], params: Manifest[
       rules.push({ rule: { ...base, name: `${name}/${bindingName}`, parameters: { ...parameters, params: null } }, ...at });
       continue;
     }
-    const ref = binding.spec?.paramRef as Parameters<typeof selectedParams>[1] | undefined;
+    const ref = binding.spec?.paramRef as ParamRef | undefined;
     if (!ref) {
       errors.push(`${label}: binding ${bindingName} has no paramRef, but the policy has paramKind ${paramKind.kind}`);
       continue;
@@ -75,34 +70,4 @@ function rulesOfPolicy(policy: Manifest, bindings: Manifest[], params: Manifest[
   return { rules, errors };
 }
 
-const kindKey = (apiVersion: unknown, kind: unknown) => `${String(apiVersion)} ${String(kind)}`;
-
-const isParamIn = (manifest: Manifest, bundle: readonly Manifest[]) =>
-  bundle.some((policy) => {
-    const paramKind = isPolicy(policy) ? (policy.spec?.paramKind as Manifest | undefined) : undefined;
-    return paramKind !== undefined && kindKey(paramKind.apiVersion, paramKind.kind) === kindKey(manifest.apiVersion, manifest.kind);
-  });
-
-export const mutatingAdmissionPolicyFormat: PolicyFormat = {
-  name: 'MutatingAdmissionPolicy',
-  claims: (manifest, bundle) => isPolicy(manifest) || isBinding(manifest) || isParamIn(manifest, bundle),
-  rulesOf(claimed) {
-    const policies = claimed.filter(isPolicy);
-    const bindings = claimed.filter(isBinding);
-    const params = claimed.filter((manifest) => isParamIn(manifest, claimed));
-    const results = policies.map((policy) =>
-      rulesOfPolicy(
-        policy,
-        bindings.filter((binding) => binding.spec?.policyName === nameOf(policy)),
-        params,
-      ),
-    );
-    const orphans = bindings
-      .filter((binding) => !policies.some((policy) => nameOf(policy) === binding.spec?.policyName))
-      .map(
-        (binding) =>
-          `MutatingAdmissionPolicyBinding ${nameOf(binding)}: its policy ${String(binding.spec?.policyName)} is not in the bundle`,
-      );
-    return joinResults([...results, { rules: [], errors: orphans }]);
-  },
-};
+export const mutatingAdmissionPolicyFormat: PolicyFormat = policyWithBindingsFormat('MutatingAdmissionPolicy', rulesOfPolicy);

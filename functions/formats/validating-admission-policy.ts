@@ -4,26 +4,10 @@
 // A paramRef without a namespace selects, for namespaced params, the ones in the request's namespace, as
 // Kubernetes does; requests for which none is found follow parameterNotFoundAction (Deny by a rule that
 // denies them, Allow by no rule).
-import { matchesLabelSelector } from '../admission/kubernetes/label-selector.js';
 import { celParameters, matchFromConstraints } from './cel-rule-parts.js';
-import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule, joinResults } from './policy-format.js';
-
-type ParamRef = {
-  name?: string;
-  namespace?: string;
-  selector?: { matchLabels?: Record<string, string>; matchExpressions?: never[] };
-  parameterNotFoundAction?: string;
-};
-
-export function selectedParams(paramKind: { apiVersion?: string; kind?: string }, ref: ParamRef, params: Manifest[]): Manifest[] {
-  return params.filter((param) => {
-    if (param.apiVersion !== paramKind.apiVersion || param.kind !== paramKind.kind) return false;
-    if (ref.name && nameOf(param) !== ref.name) return false;
-    if (ref.namespace && param.metadata?.namespace !== ref.namespace) return false;
-    const labels = (param.metadata?.labels ?? {}) as Record<string, string>;
-    return !ref.selector || matchesLabelSelector(labels, ref.selector as never);
-  });
-}
+import { narrowing, type ParamRef, policyWithBindingsFormat, selectedParams } from './policy-with-bindings.js';
+import type { FormatResult, Manifest, PolicyFormat, TranslatedRule } from './policy-format.js';
+import { nameOf } from './policy-format.js';
 
 const quoted = (text: string) => JSON.stringify(text);
 
@@ -102,58 +86,7 @@ export function rulesFromValidatingAdmissionPolicy(policy: Manifest, bindings: M
   return { rules, errors };
 }
 
-/** A binding's matchResources narrows the policy's match: its selectors and rules must hold as well. */
-export function narrowing(matchResources: unknown): Record<string, unknown> {
-  if (!matchResources) return {};
-  const narrowed = matchFromConstraints(matchResources);
-  return Object.keys(narrowed).length > 0 ? { narrowedBy: narrowed } : {};
-}
-
-const isPolicy = (manifest: Manifest) =>
-  groupOf(manifest) === 'admissionregistration.k8s.io' && manifest.kind === 'ValidatingAdmissionPolicy';
-const isBinding = (manifest: Manifest) =>
-  groupOf(manifest) === 'admissionregistration.k8s.io' && manifest.kind === 'ValidatingAdmissionPolicyBinding';
-
-const kindKey = (apiVersion: unknown, kind: unknown) => `${String(apiVersion)} ${String(kind)}`;
-
-// Computed once per bundle: a bundle of many manifests would otherwise scan every policy for each.
-const paramKindsByBundle = new WeakMap<readonly Manifest[], Set<string>>();
-
-/** The apiVersion and kind of every policy's paramKind in the bundle. */
-function paramKindsOf(bundle: readonly Manifest[]): Set<string> {
-  let kinds = paramKindsByBundle.get(bundle);
-  if (!kinds) {
-    const paramKinds = bundle.filter(isPolicy).map((policy) => policy.spec?.paramKind as Manifest | undefined);
-    kinds = new Set(
-      paramKinds.filter((paramKind) => paramKind !== undefined).map((paramKind) => kindKey(paramKind.apiVersion, paramKind.kind)),
-    );
-    paramKindsByBundle.set(bundle, kinds);
-  }
-  return kinds;
-}
-
-const isParamIn = (manifest: Manifest, bundle: readonly Manifest[]) =>
-  paramKindsOf(bundle).has(kindKey(manifest.apiVersion, manifest.kind));
-
-export const validatingAdmissionPolicyFormat: PolicyFormat = {
-  name: 'ValidatingAdmissionPolicy',
-  claims: (manifest, bundle) => isPolicy(manifest) || isBinding(manifest) || isParamIn(manifest, bundle),
-  rulesOf(claimed) {
-    const policies = claimed.filter(isPolicy);
-    const bindings = claimed.filter(isBinding);
-    const params = claimed.filter((manifest) => isParamIn(manifest, claimed));
-    const results = policies.map((policy) =>
-      rulesFromValidatingAdmissionPolicy(
-        policy,
-        bindings.filter((binding) => binding.spec?.policyName === nameOf(policy)),
-        params,
-      ),
-    );
-    const orphans = bindings.filter((binding) => !policies.some((policy) => nameOf(policy) === binding.spec?.policyName));
-    const errors = orphans.map(
-      (binding) =>
-        `ValidatingAdmissionPolicyBinding ${nameOf(binding)}: its policy ${String(binding.spec?.policyName)} is not in the bundle`,
-    );
-    return joinResults([...results, { rules: [], errors }]);
-  },
-};
+export const validatingAdmissionPolicyFormat: PolicyFormat = policyWithBindingsFormat(
+  'ValidatingAdmissionPolicy',
+  rulesFromValidatingAdmissionPolicy,
+);
