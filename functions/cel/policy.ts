@@ -18,6 +18,7 @@ import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/de
 import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from '../cel-engine/program.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
+import { requestBinding } from '../cel-engine/request-binding.js';
 import { kyvernoEngine, kyvernoEngineLoaded, loadKyvernoEngine, needsKyvernoEngine } from '../kyverno/engine-loader.js';
 import { callsRegexFunctions, type KyvernoRule, validatesWithoutCel } from '../kyverno/kyverno-rule-schema.js';
 import { expandKyvernoRule } from '../kyverno/autogen.js';
@@ -26,11 +27,6 @@ import type { RuleOutcome } from '../kyverno/validate-patterns.js';
 import { LazyVariables } from './lazy-variables.js';
 import { paramsFor } from './params-by-request.js';
 import { type CelParameters, CelParametersSchema, type VariableSource } from './rules.js';
-
-function requestBinding(request: AdmissionRequest) {
-  const { object: _object, oldObject: _oldObject, ...rest } = request;
-  return toCel(rest, 'request');
-}
 
 function booleanOf(value: unknown, where: string): boolean {
   if (typeof value !== 'boolean') throw new Error(`${where}: returned ${typeof value}, expected a bool`);

@@ -72,8 +72,19 @@ export function rulesFromManifests(documents: unknown[], { formats, refusals }: 
 /** Whether one of the formats claims the manifest (a document that is not one is nobody's). */
 export function claimedBy(formats: readonly PolicyFormat[], manifest: unknown, bundle: readonly unknown[]): boolean {
   if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) return false;
-  const manifests = bundle.filter(
-    (document): document is Manifest => typeof document === 'object' && document !== null && !Array.isArray(document),
-  );
-  return formats.some((format) => format.claims(manifest as Manifest, manifests));
+  return formats.some((format) => format.claims(manifest as Manifest, manifestsOf(bundle)));
+}
+
+// One list per bundle, however many manifests are asked about: the formats cache what they compute per list.
+const manifestLists = new WeakMap<readonly unknown[], Manifest[]>();
+
+function manifestsOf(bundle: readonly unknown[]): Manifest[] {
+  let manifests = manifestLists.get(bundle);
+  if (!manifests) {
+    manifests = bundle.filter(
+      (document): document is Manifest => typeof document === 'object' && document !== null && !Array.isArray(document),
+    );
+    manifestLists.set(bundle, manifests);
+  }
+  return manifests;
 }

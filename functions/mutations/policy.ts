@@ -8,9 +8,9 @@
 // answer's patch from the object before and after.
 import { current, isDraft } from 'immer';
 import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
-import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { MutatingPolicy } from '../admission/policy.js';
 import { type CelProgram, toCel } from '../cel-engine/program.js';
+import { requestBinding } from '../cel-engine/request-binding.js';
 import { CostBudget } from '../cel-engine/cost-budget.js';
 import { LazyVariables } from '../cel/lazy-variables.js';
 import { MUTATION_FORMATS, MUTATION_REFUSALS } from '../formats/mutation-formats.js';
@@ -60,20 +60,16 @@ function operationsOf(value: unknown): Operation[] {
   });
 }
 
-/** The request as CEL binds it: without the objects, which are bound apart. */
-function requestBinding(request: AdmissionRequest): unknown {
-  const { object: _object, oldObject: _oldObject, ...rest } = request;
-  return toCel(rest, 'request');
+/** What every mutation of a request binds alike, converted to CEL values once per request. */
+interface RequestValues {
+  oldObject: unknown;
+  request: unknown;
+  params: unknown;
 }
 
-/** One mutation's run: its bindings, with the object as the mutations before it left it. */
-function bindingsFor(request: AdmissionRequest, parameters: MutationParameters, object: unknown): Record<string, unknown> {
-  const bindings: Record<string, unknown> = {
-    object: toCel(object, 'request.object'),
-    oldObject: toCel(request.oldObject ?? null, 'request.oldObject'),
-    request: requestBinding(request),
-    params: parameters.params,
-  };
+/** One object's bindings: the request's values, the object as the mutations before left it, lazy variables. */
+function bindingsFor(values: RequestValues, parameters: MutationParameters, object: unknown): Record<string, unknown> {
+  const bindings: Record<string, unknown> = { ...values, object: toCel(object, 'request.object') };
   const evaluator = { variable: (program: CelProgram) => program.run(bindings, new CostBudget()) };
   bindings.variables = new LazyVariables(parameters.declaredVariables, evaluator);
   return bindings;
@@ -93,19 +89,26 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
   routesEachPolicy: true,
   mutate(request, parameters, draft) {
     let object: unknown = isDraft(draft) ? current(draft) : draft;
-    const conditions = bindingsFor(request, parameters, object);
+    const values = {
+      oldObject: toCel(request.oldObject ?? null, 'request.oldObject'),
+      request: requestBinding(request),
+      params: parameters.params,
+    };
+    // The conditions and the first mutation see the same object: one conversion, one set of variables.
+    let bindings = bindingsFor(values, parameters, object);
     for (const { name, program } of parameters.matchConditions) {
-      const holds = program.run(conditions, new CostBudget());
+      const holds = program.run(bindings, new CostBudget());
       if (typeof holds !== 'boolean') throw new Error(`matchConditions ${name}: returned ${typeof holds}, expected a bool`);
       if (!holds) return draft;
     }
     for (const [index, program] of parameters.patches.entries()) {
-      const operations = operationsOf(program.run(bindingsFor(request, parameters, object), new CostBudget()));
+      const operations = operationsOf(program.run(bindings, new CostBudget()));
       try {
         object = applyPatch(object, operations, true, false).newDocument;
       } catch (error) {
         throw new Error(`mutations[${index}]: the JSONPatch does not apply: ${(error as Error).message.split('\n')[0]}`);
       }
+      if (index + 1 < parameters.patches.length) bindings = bindingsFor(values, parameters, object);
     }
     return object;
   },
