@@ -22,8 +22,9 @@ interface PolicyBase<P> {
   parametersSchema: v.GenericSchema<unknown, P>;
   /**
    * The policy walks the whole object (CEL's view of it): the stack then refuses objects
-   * nested beyond MAX_OBJECT_DEPTH rather than let them exhaust the stack. Mutating policies always do
-   * (the stack copies and diffs the object). Policies that read a few fields decide at any depth.
+   * nested beyond MAX_OBJECT_DEPTH rather than let them exhaust the stack. Mutating policies do unless they
+   * say `false` (the stack copies and diffs the object): one whose conversion to CEL values applies the same
+   * limit first, as cel's does, needs no second walk. Policies that read a few fields decide at any depth.
    */
   walksWholeObject?: boolean;
   /** The rules each validated rule stands for (cel: autogen, for the pod controllers), itself first. */
@@ -88,6 +89,11 @@ export interface MutatingPolicy<P> extends PolicyBase<P> {
   kind: 'mutating';
   /** `object` is the policy's own draft (a copy-on-write view of the object); change it and return it. */
   mutate(request: AdmissionRequest, parameters: P, object: unknown): unknown;
+  /**
+   * The policy never changes `object`: it returns a changed copy that shares what it did not change. It then
+   * gets the object itself, not a draft, since finishing a draft replaced by a new object walks all of it.
+   */
+  returnsCopy?: true;
 }
 
 export type Policy<P> = ValidatingPolicy<P> | MutatingPolicy<P>;

@@ -1,6 +1,6 @@
 // CEL's object construction, `Object{spec: Object.spec{replicas: 3}}` and `JSONPatch{op: "add", ...}`, which
 // MutatingAdmissionPolicy's expressions write and the engine does not parse, rewritten into the map literal it
-// means before the expression is compiled: the type's name goes, each field name becomes a string key. The
+// means before the expression is compiled: the type's name becomes `dyn(`, each field name a string key. The
 // rewrite reads the expression's tokens (strings, comments and all), so text inside a string is never taken
 // for a construction. Mutation expressions only: in a validating expression a construction is an error, as
 // it is in Kubernetes.
@@ -60,13 +60,20 @@ function tokensOf(source: string): Token[] {
 // After these a name starts an expression (a primary), where a construction may stand.
 const STARTS_EXPRESSION = new Set(['(', '[', '{', ',', ':', '?', '!', '-', '+', '*', '/', '%', '<', '>', '=', '&', '|', 'in']);
 
-/** The expression with each object construction written as a map literal; throws on what cannot be rewritten. */
-export function withObjectsAsMaps(source: string): string {
+/** A construction's type name, and the name its place requires: its parent's name and the field it is in. */
+export interface Construction {
+  name: string;
+  expected?: string;
+}
+
+/** The rewrite, and the constructions it found in source order. */
+function rewrite(source: string): { rewritten: string; constructions: Construction[] } {
   const significant = tokensOf(source).filter((token) => token.kind !== 'space');
   // The rewrite as edits of the source, so everything else is kept as written.
   const edits: { start: number; end: number; text: string }[] = [];
-  // One frame per open bracket: whether it is a construction's, whose field names are still to be quoted.
-  const frames: { construction: boolean; expectingField: boolean }[] = [];
+  const constructions: Construction[] = [];
+  // One frame per open bracket: a construction's has its type name and the field whose value is being read.
+  const frames: { construction?: { name: string; field?: string }; expectingField: boolean }[] = [];
   for (let index = 0; index < significant.length; index++) {
     const token = significant[index]!;
     const previous = significant[index - 1];
@@ -76,6 +83,7 @@ export function withObjectsAsMaps(source: string): string {
       if (token.kind !== 'identifier' || significant[index + 1]?.text !== ':')
         throw new Error(`expected a field name and ':' in an object construction, found ${JSON.stringify(token.text)}`);
       edits.push({ start: token.start, end: token.start + token.text.length, text: JSON.stringify(token.text) });
+      frame.construction.field = token.text;
       frame.expectingField = false;
       continue;
     }
@@ -85,19 +93,46 @@ export function withObjectsAsMaps(source: string): string {
       while (significant[end + 1]?.text === '.' && significant[end + 2]?.kind === 'identifier') end += 2;
       const brace = significant[end + 1];
       if (brace?.text === '{') {
-        edits.push({ start: token.start, end: brace.start, text: '' });
-        frames.push({ construction: true, expectingField: true });
+        const name = significant
+          .slice(index, end + 1)
+          .map((part) => part.text)
+          .join('');
+        const parent = [...frames].reverse().find((open) => open.construction)?.construction;
+        constructions.push({ name, expected: parent && `${parent.name}.${parent.field}` });
+        // As `dyn`, so constructions of different shapes type alike, as Kubernetes' Object types do.
+        edits.push({ start: token.start, end: brace.start, text: 'dyn(' });
+        frames.push({ construction: { name }, expectingField: true });
         index = end + 1;
         continue;
       }
     }
-    if (token.text === '{' || token.text === '(' || token.text === '[') frames.push({ construction: false, expectingField: false });
-    else if (token.text === '}' || token.text === ')' || token.text === ']') frames.pop();
-    else if (token.text === ',' && frame?.construction) frame.expectingField = true;
+    if (token.text === '{' || token.text === '(' || token.text === '[') frames.push({ expectingField: false });
+    else if (token.text === '}' || token.text === ')' || token.text === ']') {
+      if (token.text === '}' && frame?.construction) edits.push({ start: token.start + 1, end: token.start + 1, text: ')' });
+      frames.pop();
+    } else if (token.text === ',' && frame?.construction) frame.expectingField = true;
   }
   let rewritten = source;
   for (const { start, end, text } of edits.reverse()) rewritten = rewritten.slice(0, start) + text + rewritten.slice(end);
-  return rewritten;
+  return { rewritten, constructions };
+}
+
+/** The expression with each object construction written as a map literal; throws on what cannot be rewritten. */
+export const withObjectsAsMaps = (source: string): string => rewrite(source).rewritten;
+
+/**
+ * What Kubernetes refuses in an ApplyConfiguration's type names: a nested construction must be named for the
+ * field path it is in (`Object.spec{...}` under `spec:`), and one that opens the expression must be `Object`.
+ */
+export function applyConfigurationTypeProblem(source: string): string | undefined {
+  const constructions = rewrite(source).constructions;
+  const first = constructions[0];
+  if (first && first.name !== 'Object' && source.trimStart().startsWith(first.name)) return `must evaluate to Object but got ${first.name}`;
+  const wrong = constructions.find(({ name, expected }) => expected !== undefined && name !== expected);
+  return (
+    wrong &&
+    `type mismatch: unexpected type name ${JSON.stringify(wrong.name)}, expected ${JSON.stringify(wrong.expected)}, which matches field name path from root Object type`
+  );
 }
 
 /** Whether the expression may construct an object: a name right before `{`, outside strings. */

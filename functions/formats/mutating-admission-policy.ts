@@ -1,8 +1,7 @@
 // Kubernetes' MutatingAdmissionPolicy with its bindings (admissionregistration.k8s.io v1, v1beta1,
 // v1alpha1), as rules of the mutations function: one rule per binding, and per param object the binding
 // selects (params come from the bundle, as for ValidatingAdmissionPolicy). matchConstraints is the match,
-// narrowed by the binding's matchResources. JSONPatch mutations run as written; an ApplyConfiguration is
-// refused with the reason until server-side apply's merge (list keys from Kubernetes' schemas) is here.
+// narrowed by the binding's matchResources. JSONPatch and ApplyConfiguration mutations run as written.
 import { type FormatResult, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 import { matchFromConstraints } from './cel-rule-parts.js';
 import { narrowing, type ParamRef, policyWithBindingsFormat, selectedParams } from './policy-with-bindings.js';
@@ -11,14 +10,9 @@ import { narrowing, type ParamRef, policyWithBindingsFormat, selectedParams } fr
 function mutationParameters(spec: Record<string, unknown>): { parameters?: Record<string, unknown>; problem?: string } {
   const mutations = spec.mutations as { patchType?: unknown; jsonPatch?: unknown; applyConfiguration?: unknown }[] | undefined;
   if (!Array.isArray(mutations) || mutations.length === 0) return { problem: 'spec.mutations: required, one or more mutations' };
-  const applyConfiguration = mutations.findIndex((mutation) => mutation?.patchType === 'ApplyConfiguration');
-  if (applyConfiguration !== -1)
-    return {
-      problem: `cannot run here yet: spec.mutations[${applyConfiguration}]: patchType ApplyConfiguration needs server-side apply's merge, which is not here yet; write it as JSONPatch`,
-    };
   return {
     parameters: {
-      mutations: mutations.map(({ patchType, jsonPatch }) => ({ patchType, jsonPatch })),
+      mutations,
       ...(spec.variables !== undefined ? { variables: spec.variables } : {}),
       ...(spec.matchConditions !== undefined ? { matchConditions: spec.matchConditions } : {}),
     },

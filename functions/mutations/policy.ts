@@ -4,9 +4,11 @@
 // each mutation's expression sees the object as the mutations before it left it (`object`), with
 // `oldObject`, `request`, `params` and lazily evaluated `variables`; a JSONPatch mutation's operations are
 // applied in order as RFC 6902 says, and one that does not apply (a missing parent, a failed `test`) is an
-// error, resolved by the failure policy. Every expression runs on its own cost budget. The stack makes the
+// error, resolved by the failure policy; an ApplyConfiguration's object is merged in as server-side apply
+// merges it, by the request kind's schema. Every expression runs on its own cost budget. The stack makes the
 // answer's patch from the object before and after.
-import { current, isDraft } from 'immer';
+import { typeOfKind } from '../admission/kubernetes/apply-schema.js';
+import { applyConfiguration } from '../admission/kubernetes/server-side-apply.js';
 import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
 import type { MutatingPolicy } from '../admission/policy.js';
 import { type CelProgram, toCel } from '../cel-engine/program.js';
@@ -60,6 +62,27 @@ function operationsOf(value: unknown): Operation[] {
   });
 }
 
+function withJsonPatch(object: unknown, value: unknown, index: number): unknown {
+  const operations = operationsOf(value);
+  try {
+    return applyPatch(object, operations, true, false).newDocument;
+  } catch (error) {
+    throw new Error(`mutations[${index}]: the JSONPatch does not apply: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+function withApplyConfiguration(object: unknown, value: unknown, index: number, kind: { group: string; kind: string }): unknown {
+  const configuration = jsonOf(value, 'Object');
+  if (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration))
+    throw new Error(`mutations[${index}]: must evaluate to Object but got ${Array.isArray(configuration) ? 'list' : typeof configuration}`);
+  try {
+    const { type, builtIn } = typeOfKind(kind.group, kind.kind);
+    return applyConfiguration(object as Record<string, unknown>, configuration as Record<string, unknown>, type, builtIn);
+  } catch (error) {
+    throw new Error(`mutations[${index}]: invalid ApplyConfiguration: ${(error as Error).message}`);
+  }
+}
+
 /** What every mutation of a request binds alike, converted to CEL values once per request. */
 interface RequestValues {
   oldObject: unknown;
@@ -87,8 +110,13 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
     claims: (manifest, bundle) => claimedBy(MUTATION_FORMATS, manifest, bundle),
   },
   routesEachPolicy: true,
-  mutate(request, parameters, draft) {
-    let object: unknown = isDraft(draft) ? current(draft) : draft;
+  // Every mutation makes a new object: a JSONPatch is applied to a copy, an apply configuration merged into one.
+  returnsCopy: true,
+  // The object and oldObject become CEL values before anything else, and that conversion refuses an object
+  // nested beyond MAX_OBJECT_DEPTH.
+  walksWholeObject: false,
+  mutate(request, parameters, original) {
+    let object: unknown = original;
     const values = {
       oldObject: toCel(request.oldObject ?? null, 'request.oldObject'),
       request: requestBinding(request),
@@ -99,15 +127,11 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
     for (const { name, program } of parameters.matchConditions) {
       const holds = program.run(bindings, new CostBudget());
       if (typeof holds !== 'boolean') throw new Error(`matchConditions ${name}: returned ${typeof holds}, expected a bool`);
-      if (!holds) return draft;
+      if (!holds) return original;
     }
-    for (const [index, program] of parameters.patches.entries()) {
-      const operations = operationsOf(program.run(bindings, new CostBudget()));
-      try {
-        object = applyPatch(object, operations, true, false).newDocument;
-      } catch (error) {
-        throw new Error(`mutations[${index}]: the JSONPatch does not apply: ${(error as Error).message.split('\n')[0]}`);
-      }
+    for (const [index, { patchType, program }] of parameters.patches.entries()) {
+      const value = program.run(bindings, new CostBudget());
+      object = patchType === 'JSONPatch' ? withJsonPatch(object, value, index) : withApplyConfiguration(object, value, index, request.kind);
       if (index + 1 < parameters.patches.length) bindings = bindingsFor(values, parameters, object);
     }
     return object;

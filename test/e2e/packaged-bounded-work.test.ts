@@ -140,6 +140,11 @@ describe('objects nested beyond the limit (200 levels): policies that walk the w
       'failurePolicy: Fail\nrules: [{ name: r, parameters: { mirrors: [{ from: docker.io/library, to: mirror.example.com/library }] } }]',
     ],
     ['disable-service-links', 5000, 'failurePolicy: Fail\nrules: [{ name: r, parameters: { override: true } }]'],
+    [
+      'mutations, an ApplyConfiguration',
+      5000,
+      'failurePolicy: Fail\nrules: [{ name: r, match: { kinds: [Pod] }, parameters: { mutations: [{ patchType: ApplyConfiguration, applyConfiguration: { expression: "Object{metadata: Object.metadata{labels: {\\"a\\": \\"b\\"}}}" } }] } }]',
+    ],
   ])('%s, %s levels', async (policy, levels, rules) => {
     const handler = await packaged(policy.split(',')[0]!, rules);
     const response = await answerInTime(handler, deepPodEvent(levels));

@@ -116,7 +116,7 @@ export function createDecideAdmission<P>(
   config: Config,
   { clock = () => new Date(), metrics }: DecideOptions = {},
 ) {
-  const walksWholeObject = policy.kind === 'mutating' || policy.walksWholeObject === true;
+  const walksWholeObject = policy.walksWholeObject ?? policy.kind === 'mutating';
   // Mutation (immer drafts and the JSON Patch diff) is a chunk of its own: a validating function never loads
   // it, a mutating one starts loading it now, during init, alongside the rules.
   const mutation = policy.kind === 'mutating' ? import('./mutate-rules.js') : undefined;

@@ -33,6 +33,7 @@ function isObject(value: unknown): value is object {
 
 /** The object as `policy` changes it from `object`, which is left as it was. */
 function mutatedCopy<P>(policy: MutatingPolicy<P>, request: AdmissionRequest, parameters: P, object: object): unknown {
+  if (policy.returnsCopy) return policy.mutate(request, parameters, object);
   return drafts.produce(object, (draft) => {
     const result = policy.mutate(request, parameters, draft);
     // Returning the draft means "as changed"; anything else replaces the object.
