@@ -59,6 +59,9 @@ const writeEvent = (name: string, event: unknown) => {
   return file;
 };
 
+/** The event as API Gateway routes it to one policy of a function (`/mutate/<function>/<policy>`). */
+const routed = <Event extends object>(event: Event, policy: string) => ({ ...event, pathParameters: { policy } });
+
 // Each policy on its representative object, its packaged handler with its sample rules.
 const WARM_CASES = [
   ['trusted-registry', sampleEvent()],
@@ -69,27 +72,48 @@ const WARM_CASES = [
   ['required-labels', sampleEvent('/validate/required-labels')],
   ['cel', sampleDeploymentEvent('/validate/cel')],
   ['audit-log', sampleEvent('/validate/audit-log')],
-  ['mutations', sampleEvent('/mutate/mutations/mesh-sidecar')], // a sidecar merged in by an ApplyConfiguration
+  // bench/rules/mutations.yaml, each policy on its own route:
+  [
+    'mutations',
+    routed(sampleEvent('/mutate/mutations/mesh-sidecar'), 'mesh-sidecar'),
+    'MutatingAdmissionPolicy, sidecar by ApplyConfiguration',
+  ],
+  [
+    'mutations',
+    routed(sampleEvent('/mutate/mutations/mesh-sidecar-kyverno'), 'mesh-sidecar-kyverno'),
+    'ClusterPolicy, sidecar by patchStrategicMerge',
+  ],
 ] as const;
-// The policies whose warm case has rules of its own (bench/rules/), not the packaged sample.
+// The functions whose warm cases have rules of their own (bench/rules/), not the packaged sample.
 const BENCH_RULES = new Set(['mutations']);
+const labelOf = (testCase: (typeof WARM_CASES)[number]) => (testCase.length > 2 ? `${testCase[0]}: ${testCase[2]}` : testCase[0]);
 console.log(`warm: ${WARM_ITERATIONS} interleaved requests per policy, in each of ${WARM_PROCESSES} processes…`);
-const warmProcesses = new Map<string, WarmRun[]>(WARM_CASES.map(([policy]) => [policy, []]));
+const warmProcesses = new Map<string, WarmRun[]>(WARM_CASES.map((testCase) => [labelOf(testCase), []]));
 // Round by round, so a slow spell of the machine falls on every policy alike.
 for (let round = 0; round < WARM_PROCESSES; round++) {
-  for (const [policy, event] of WARM_CASES) {
+  for (const [index, testCase] of WARM_CASES.entries()) {
+    const [policy, event] = testCase;
     const rules = BENCH_RULES.has(policy) ? join(process.cwd(), 'bench/rules') : join(roots.get(policy)!, 'policies');
     const env = { ...deployed(policy), RULES_DIR: rules, POWERTOOLS_LOG_LEVEL: 'INFO' };
     warmProcesses
-      .get(policy)!
+      .get(labelOf(testCase))!
       .push(
         JSON.parse(
-          (await runChild(['bench/warm-child.mjs', handlerOf(policy), writeEvent(policy, event), String(WARM_ITERATIONS)], env)).stderr,
+          (
+            await runChild(
+              ['bench/warm-child.mjs', handlerOf(policy), writeEvent(`${policy}-${index}`, event), String(WARM_ITERATIONS)],
+              env,
+            )
+          ).stderr,
         ) as WarmRun,
       );
   }
 }
-const warmRuns = WARM_CASES.map(([policy, event]) => ({ policy, bytes: event.body!.length, ...medianRun(warmProcesses.get(policy)!) }));
+const warmRuns = WARM_CASES.map((testCase) => ({
+  policy: labelOf(testCase),
+  bytes: testCase[1].body!.length,
+  ...medianRun(warmProcesses.get(labelOf(testCase))!),
+}));
 
 // cel with ten expressions in one rule: compiled once (timed), then evaluated per request.
 const TEN_EXPRESSIONS = [

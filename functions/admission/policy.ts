@@ -39,6 +39,8 @@ interface PolicyBase<P> {
     prepare?(data: unknown): Promise<void>;
     /** Whether a manifest of a bundle is one of its formats': `policy push` sends each function its own. */
     claims(manifest: unknown, bundle: readonly unknown[]): boolean;
+    /** The part of a claimed manifest it runs (a ClusterPolicy's own kind of rules); the whole when absent. */
+    part?(manifest: unknown, bundle: readonly unknown[]): unknown;
   };
   /**
    * Serves each of its policies (a manifest, or a rule of a native document) on a route of its own,
@@ -94,6 +96,8 @@ export interface MutatingPolicy<P> extends PolicyBase<P> {
    * gets the object itself, not a draft, since finishing a draft replaced by a new object walks all of it.
    */
   returnsCopy?: true;
+  /** Loads what `mutate` needs for these parameters (an engine loaded on demand), since it runs synchronously. */
+  beforeMutate?(parameters: P): Promise<void> | undefined;
 }
 
 export type Policy<P> = ValidatingPolicy<P> | MutatingPolicy<P>;

@@ -5,7 +5,7 @@
 // for a construction. Mutation expressions only: in a validating expression a construction is an error, as
 // it is in Kubernetes.
 
-type Token = { kind: 'identifier' | 'string' | 'other' | 'space'; text: string; start: number };
+export type Token = { kind: 'identifier' | 'string' | 'other' | 'space'; text: string; start: number };
 
 const IDENTIFIER = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /(?:0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)[uU]?/y;
@@ -28,7 +28,7 @@ function stringEnd(source: string, start: number, raw: boolean): number {
   throw new Error(`unterminated string at ${start}`);
 }
 
-function tokensOf(source: string): Token[] {
+export function tokensOf(source: string): Token[] {
   const tokens: Token[] = [];
   let at = 0;
   const sticky = (pattern: RegExp) => {

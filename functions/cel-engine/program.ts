@@ -15,6 +15,7 @@ import {
   rewriteCalls,
 } from './environment.js';
 import { withBudget } from './metering.js';
+import { mayTestIndexedPresence, withIndexedPresence } from './indexed-presence.js';
 import { mayConstructObjects, withObjectsAsMaps } from './object-construction.js';
 import { DeadlineExceededError } from '../admission/decide/deadline.js';
 import { MAX_OBJECT_DEPTH, ObjectTooDeepError } from '../admission/decide/object-depth.js';
@@ -139,7 +140,9 @@ export function compileCel(source: string, options: CompileOptions = {}): CelPro
 function compileProgram(source: string, { constructsObjects = false }: CompileOptions): CelProgram | string {
   let evaluate: ReturnType<typeof celEnvironment.parse>;
   try {
-    evaluate = celEnvironment.parse(constructsObjects && mayConstructObjects(source) ? withObjectsAsMaps(source) : source);
+    let parsed = constructsObjects && mayConstructObjects(source) ? withObjectsAsMaps(source) : source;
+    if (mayTestIndexedPresence(parsed)) parsed = withIndexedPresence(parsed);
+    evaluate = celEnvironment.parse(parsed);
   } catch (error) {
     return `does not compile: ${firstLine(error)}`;
   }

@@ -12,7 +12,7 @@ import type { AdmissionRequest } from '../admission/review/admission-review-sche
 import type { Findings, PolicyContext, ValidatingPolicy, Violation } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
 import { CEL_REFUSALS, POLICY_FORMATS } from '../formats/all-formats.js';
-import { claimedBy, isManifestData, rulesFromManifests } from '../formats/manifest-bundle.js';
+import { claimedBy, isManifestData, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from '../admission/kubernetes/pod-controllers.js';
 import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/deadline.js';
 import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
@@ -208,6 +208,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     detect: isManifestData,
     translate: (documents) => rulesFromManifests(documents, { formats: POLICY_FORMATS, refusals: CEL_REFUSALS }),
     claims: (manifest, bundle) => claimedBy(POLICY_FORMATS, manifest, bundle),
+    part: (manifest, bundle) => partFor(POLICY_FORMATS, manifest, bundle),
     prepare: async (data) => (needsKyvernoEngine(data) ? loadKyvernoEngine() : undefined),
   },
   routesEachPolicy: true,

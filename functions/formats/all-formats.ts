@@ -19,7 +19,10 @@ const MUTATING = 'mutating policies are run by the mutations function, not cel';
 export const CEL_REFUSALS: Readonly<Record<string, string>> = {
   MutatingAdmissionPolicy: MUTATING,
   MutatingAdmissionPolicyBinding: MUTATING,
-  MutatingPolicy: 'Kyverno MutatingPolicy is not run yet (mutation as data is being built)',
+  MutatingPolicy: 'mutating policies are run by the mutations function, not cel',
+  ClusterPolicy: 'a ClusterPolicy with only mutate rules is run by the mutations function',
+  Policy: 'a Policy with only mutate rules is run by the mutations function',
+  PolicyException: 'it names a policy with only mutate rules, which the mutations function runs',
   ImageValidatingPolicy: 'image verification needs registry access',
   GeneratingPolicy: 'generation writes to the cluster',
   DeletingPolicy: 'deletion acts on the cluster',

@@ -14,7 +14,7 @@ import { kyvernoEngine } from '../kyverno/engine-loader.js';
 import { type CelValidation, isParamIn, paramsOf } from './kyverno-cel-params.js';
 import { type FormatResult, groupOf, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
-type KyvernoRuleManifest = {
+export type KyvernoRuleManifest = {
   name?: string;
   match?: MatchBlock & { resources?: { namespaceSelector?: unknown } };
   exclude?: MatchBlock;
@@ -31,33 +31,40 @@ type KyvernoRuleManifest = {
 const AUTOGEN_CONTROLLERS: PodController[] = [...DEFAULT_POD_CONTROLLERS, 'ReplicationController'];
 const AUTOGEN_ANNOTATION = 'pod-policies.kyverno.io/autogen-controllers';
 
-/** Why a rule cannot run here, or undefined. */
-function refusalOf(rule: KyvernoRuleManifest): string | undefined {
-  if (rule.generate) return 'generate rules write to the cluster';
-  if (rule.verifyImages) return 'verifyImages needs registry access';
-  if (rule.mutate) return 'mutate rules are not run yet (mutation as data is the next issue); validate rules only';
-  const validate = rule.validate;
-  if (!validate) return 'the rule has no validate, mutate, generate or verifyImages';
-  for (const entry of [...(rule.context ?? []), ...foreachContexts(validate.foreach)]) {
+/** What a rule (with its foreach loops) needs the cluster for: a context lookup, namespace labels, role bindings. */
+export function clusterNeed(rule: KyvernoRuleManifest, loops: unknown): string | undefined {
+  for (const entry of [...(rule.context ?? []), ...foreachContexts(loops)]) {
     for (const source of ['apiCall', 'configMap', 'imageRegistry', 'globalReference'])
       if (entry[source] !== undefined) return `context ${String(entry.name)}: ${source} reads the cluster or a registry`;
     if (entry.variable === undefined) return `context ${String(entry.name)}: only variable entries can run without the cluster`;
   }
-  if (validate.manifests) return 'validate.manifests verifies signatures against keys outside the bundle';
-  if (!validate.pattern && !validate.anyPattern && !validate.cel && !validate.deny && !validate.foreach && !validate.podSecurity)
-    return 'validate needs pattern, anyPattern, deny, foreach, podSecurity or cel';
   for (const filter of [...filtersOf(rule.match), ...filtersOf(rule.exclude)]) {
     const resources = filter.resources as Record<string, unknown> | undefined;
     if (resources?.namespaceSelector) return "match.resources.namespaceSelector reads the namespace's labels from the cluster";
     const roles = filter as { roles?: unknown; clusterRoles?: unknown };
     if (roles.roles || roles.clusterRoles) return 'roles and clusterRoles are bound to users in the cluster';
   }
+  return undefined;
+}
+
+/** Why a rule cannot run here, or undefined. */
+function refusalOf(rule: KyvernoRuleManifest): string | undefined {
+  if (rule.generate) return 'generate rules write to the cluster';
+  if (rule.verifyImages) return 'verifyImages needs registry access';
+  if (rule.mutate) return 'mutate rules are run by the mutations function (`policy push` sends it them)';
+  const validate = rule.validate;
+  if (!validate) return 'the rule has no validate, mutate, generate or verifyImages';
+  const need = clusterNeed(rule, validate.foreach);
+  if (need) return need;
+  if (validate.manifests) return 'validate.manifests verifies signatures against keys outside the bundle';
+  if (!validate.pattern && !validate.anyPattern && !validate.cel && !validate.deny && !validate.foreach && !validate.podSecurity)
+    return 'validate needs pattern, anyPattern, deny, foreach, podSecurity or cel';
   const [problem] = kyvernoEngine().expressionProblems(rule as Record<string, unknown>);
   return problem;
 }
 
 /** The context entries of every foreach, however deep. */
-function foreachContexts(loops: unknown): Record<string, unknown>[] {
+export function foreachContexts(loops: unknown): Record<string, unknown>[] {
   if (!Array.isArray(loops)) return [];
   return loops.flatMap((loop: { context?: Record<string, unknown>[]; foreach?: unknown }) => [
     ...(loop?.context ?? []),
@@ -66,7 +73,7 @@ function foreachContexts(loops: unknown): Record<string, unknown>[] {
 }
 
 /** What a rule's match lacks: the resources (kinds) it applies to, which registration needs. */
-function matchProblem(match: MatchBlock | undefined): string | undefined {
+export function matchProblem(match: MatchBlock | undefined): string | undefined {
   if (!match) return 'match: required';
   if (!filtersOf(match).some((filter) => filter.resources)) return 'match: name the resources it applies to (resources.kinds)';
   return undefined;
@@ -89,7 +96,7 @@ function canAutogen(rules: KyvernoRuleManifest[]): boolean {
 }
 
 /** The controllers autogen makes rules for: the annotation's list, `none`, or every pod controller. */
-function autogenControllers(policy: Manifest, rules: KyvernoRuleManifest[]): PodController[] {
+export function autogenControllers(policy: Manifest, rules: KyvernoRuleManifest[]): PodController[] {
   if (!canAutogen(rules)) return [];
   const annotations = ((policy.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {}) as Record<
     string,
@@ -164,10 +171,10 @@ function withOverrides(translated: TranslatedRule, action: string, overrides: Ov
   return [base, ...variants];
 }
 
-type PolicyException = { name: string; policyName: string; ruleNames: string[]; spec: Record<string, unknown> };
+export type PolicyException = { name: string; policyName: string; ruleNames: string[]; spec: Record<string, unknown> };
 
 /** A PolicyException's entries: which policies' rules it excepts, and its match, conditions and podSecurity. */
-function exceptionsOf(manifest: Manifest): { entries: PolicyException[]; errors: string[] } {
+export function exceptionsOf(manifest: Manifest): { entries: PolicyException[]; errors: string[] } {
   const namespace = typeof manifest.metadata?.namespace === 'string' ? manifest.metadata.namespace : '';
   const name = namespace ? `${namespace}/${nameOf(manifest)}` : nameOf(manifest);
   const label = `PolicyException ${name}`;
@@ -186,7 +193,7 @@ function exceptionsOf(manifest: Manifest): { entries: PolicyException[]; errors:
 }
 
 /** The exceptions that name a rule: its policy (`namespace/name` for a Policy) and its name, with wildcards. */
-function exceptionsFor(exceptions: PolicyException[], policy: string, rule: string): Record<string, unknown>[] {
+export function exceptionsFor(exceptions: PolicyException[], policy: string, rule: string): Record<string, unknown>[] {
   return exceptions
     .filter((exception) => matchesGlob(policy, exception.policyName) && exception.ruleNames.some((glob) => matchesGlob(rule, glob)))
     .map(({ name, spec }) => ({
@@ -228,18 +235,8 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], params: 
       errors.push(`${label} rule ${ruleName}: validate.cel.${paramsProblem}`);
       return;
     }
-    const namesPods = filtersOf(rule.match).some((filter) => filter.resources?.kinds?.includes('Pod'));
-    const others = controllers.filter((controller) => controller !== 'CronJob');
-    const autogenFor = (autogenName: string, kinds: string[]) => ({
-      rule: autogenName,
-      controllers: kinds,
-      ...exceptionsField(exceptionsFor(exceptions, exceptedName(policy), autogenName)),
-    });
     // Made from this rule once it is validated (functions/kyverno/autogen.ts).
-    const autogen = [
-      ...(namesPods && others.length > 0 ? [autogenFor(`autogen-${ruleName}`, others)] : []),
-      ...(namesPods && controllers.includes('CronJob') ? [autogenFor(`autogen-cronjob-${ruleName}`, ['CronJob'])] : []),
-    ];
+    const autogen = autogenOf(rule, ruleName, controllers, exceptions, policy);
     const cel = (validate.cel ?? {}) as Record<string, unknown>;
     const parameters = {
       ...(cel.expressions ? { validations: withMessage(cel.expressions, validate.message) } : {}),
@@ -287,11 +284,32 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], params: 
   return { rules: errors.length > 0 ? [] : rules, errors };
 }
 
-const exceptionsField = (exceptions: Record<string, unknown>[]) => (exceptions.length > 0 ? { exceptions } : {});
+/** The autogen rules Kyverno makes for a rule that names Pods: autogen-<rule>, autogen-cronjob-<rule>, with their exceptions. */
+export function autogenOf(
+  rule: KyvernoRuleManifest,
+  ruleName: string,
+  controllers: PodController[],
+  exceptions: PolicyException[],
+  policy: Manifest,
+): { rule: string; controllers: string[] }[] {
+  if (!filtersOf(rule.match).some((filter) => filter.resources?.kinds?.includes('Pod'))) return [];
+  const others = controllers.filter((controller) => controller !== 'CronJob');
+  const autogenFor = (autogenName: string, kinds: string[]) => ({
+    rule: autogenName,
+    controllers: kinds,
+    ...exceptionsField(exceptionsFor(exceptions, exceptedName(policy), autogenName)),
+  });
+  return [
+    ...(others.length > 0 ? [autogenFor(`autogen-${ruleName}`, others)] : []),
+    ...(controllers.includes('CronJob') ? [autogenFor(`autogen-cronjob-${ruleName}`, ['CronJob'])] : []),
+  ];
+}
 
-const isPolicy = (manifest: Manifest) =>
+export const exceptionsField = (exceptions: Record<string, unknown>[]) => (exceptions.length > 0 ? { exceptions } : {});
+
+export const isPolicy = (manifest: Manifest) =>
   groupOf(manifest) === 'kyverno.io' && (manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy');
-const isException = (manifest: Manifest) => groupOf(manifest) === 'kyverno.io' && manifest.kind === 'PolicyException';
+export const isException = (manifest: Manifest) => groupOf(manifest) === 'kyverno.io' && manifest.kind === 'PolicyException';
 
 /** Kyverno's default for a CEL expression's message: the rule's validate.message. */
 const withMessage = (expressions: unknown, message: unknown): unknown =>
@@ -302,11 +320,11 @@ const withMessage = (expressions: unknown, message: unknown): unknown =>
     : expressions;
 
 /** The namespace a Policy acts in (`default` when not written); none for a ClusterPolicy. */
-const policyNamespace = (policy: Manifest): string | undefined =>
+export const policyNamespace = (policy: Manifest): string | undefined =>
   policy.kind === 'Policy' ? String(policy.metadata?.namespace ?? 'default') : undefined;
 
 /** How a PolicyException names a policy: `namespace/name` for a Policy, the name for a ClusterPolicy. */
-const exceptedName = (policy: Manifest): string => {
+export const exceptedName = (policy: Manifest): string => {
   const namespace = policyNamespace(policy);
   return namespace ? `${namespace}/${nameOf(policy)}` : nameOf(policy);
 };
@@ -325,8 +343,27 @@ function rulesOfBundle(claimed: readonly Manifest[]): FormatResult {
   return { rules: result.rules, errors: [...read.flatMap(({ errors }) => errors), ...orphans, ...result.errors] };
 }
 
+const rulesOf = (policy: Manifest) => (Array.isArray(policy.spec?.rules) ? (policy.spec.rules as KyvernoRuleManifest[]) : []);
+const notMutating = (rule: KyvernoRuleManifest) => rule?.mutate === undefined;
+/** A policy of this function's: one with a rule that is not a mutate rule, or with no rules (to say so). */
+const isValidatingPolicy = (manifest: Manifest) =>
+  isPolicy(manifest) && (rulesOf(manifest).length === 0 || rulesOf(manifest).some(notMutating));
+
 export const kyvernoClusterPolicyFormat: PolicyFormat = {
   name: 'Kyverno ClusterPolicy',
-  claims: (manifest, bundle) => isPolicy(manifest) || isException(manifest) || isParamIn(manifest, bundle),
+  claims: (manifest, bundle) =>
+    isValidatingPolicy(manifest) ||
+    (isException(manifest) && !bundle.some((other) => isPolicy(other) && !isValidatingPolicy(other) && namedBy(manifest, other))) ||
+    isParamIn(manifest, bundle),
+  part: (manifest) =>
+    isPolicy(manifest) && rulesOf(manifest).length > 0
+      ? { ...manifest, spec: { ...manifest.spec, rules: rulesOf(manifest).filter(notMutating) } }
+      : manifest,
   rulesOf: rulesOfBundle,
 };
+
+/** Whether a PolicyException names the policy. */
+function namedBy(exception: Manifest, policy: Manifest): boolean {
+  const names = ((exception.spec?.exceptions ?? []) as { policyName?: string }[]).map((entry) => String(entry?.policyName ?? ''));
+  return names.some((glob) => matchesGlob(exceptedName(policy), glob));
+}

@@ -69,6 +69,12 @@ export function rulesFromManifests(documents: unknown[], { formats, refusals }: 
   };
 }
 
+/** The part of a manifest the formats that claim it run: what `policy push` sends their function. */
+export function partFor(formats: readonly PolicyFormat[], manifest: unknown, bundle: readonly unknown[]): unknown {
+  const claimer = formats.find((format) => format.claims(manifest as Manifest, manifestsOf(bundle)));
+  return claimer?.part ? claimer.part(manifest as Manifest) : manifest;
+}
+
 /** Whether one of the formats claims the manifest (a document that is not one is nobody's). */
 export function claimedBy(formats: readonly PolicyFormat[], manifest: unknown, bundle: readonly unknown[]): boolean {
   if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) return false;

@@ -42,6 +42,8 @@ export interface PolicyFormat {
   claims(manifest: Manifest, bundle: readonly Manifest[]): boolean;
   /** The rules of the manifests it claimed, in their order; a companion whose policy is missing is an error. */
   rulesOf(claimed: readonly Manifest[]): FormatResult;
+  /** The part of a claimed manifest this format runs (a ClusterPolicy's own kind of rules); the whole when absent. */
+  part?(manifest: Manifest): Manifest;
 }
 
 /** The API group of a manifest's apiVersion: `admissionregistration.k8s.io` of `admissionregistration.k8s.io/v1`. */

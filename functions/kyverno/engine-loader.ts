@@ -1,11 +1,14 @@
-// Where the Kyverno engine (engine.ts) is held once loaded: the cel policy and the ClusterPolicy format call
-// it through here, so neither imports it, and a function that never reads a ClusterPolicy never loads it.
+// Where the Kyverno engine (engine.ts) is held once loaded: the cel and mutations policies and the
+// ClusterPolicy formats call it through here, so none imports it, and a function that never reads a
+// ClusterPolicy never loads it.
 import type { expressionProblems } from './rule-expressions.js';
 import type { kyvernoOutcome } from './evaluate-rule.js';
+import type { mutateWithRule } from './mutate-rule.js';
 
 export interface KyvernoEngine {
   kyvernoOutcome: typeof kyvernoOutcome;
   expressionProblems: typeof expressionProblems;
+  mutateWithRule: typeof mutateWithRule;
 }
 
 let loaded: KyvernoEngine | undefined;

@@ -4,7 +4,8 @@
 import '../admission/shared-chunk.js'; // the bundle's layout: see that file
 import { kyvernoOutcome } from './evaluate-rule.js';
 import { registerKyvernoEngine } from './engine-loader.js';
+import { mutateWithRule } from './mutate-rule.js';
 import { expressionProblems } from './rule-expressions.js';
 
-export const engine = { kyvernoOutcome, expressionProblems };
+export const engine = { kyvernoOutcome, expressionProblems, mutateWithRule };
 registerKyvernoEngine(engine);

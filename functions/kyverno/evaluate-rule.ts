@@ -6,21 +6,9 @@ import { isPodController, POD_CONTROLLERS, podFromTemplate } from '../admission/
 import type { PolicyContext } from '../admission/policy.js';
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type { KyvernoRule } from './kyverno-rule-schema.js';
-import { ruleData } from './rule-data.js';
+import { readsImages, ruleData } from './rule-data.js';
 import type { RuleOutcome } from './validate-patterns.js';
 import { validateRule } from './validate-rule.js';
-
-// Whether a rule's expressions name `images`, known once per rule of a rules version.
-const imagesRead = new WeakMap<KyvernoRule, boolean>();
-
-function readsImages(rule: KyvernoRule): boolean {
-  let reads = imagesRead.get(rule);
-  if (reads === undefined) {
-    reads = /\bimages\b/.test(JSON.stringify(rule));
-    imagesRead.set(rule, reads);
-  }
-  return reads;
-}
 
 /** The rule's outcome; `judgesPodTemplate` when the rule was made for the controller's Pods (autogen). */
 export function kyvernoOutcome(

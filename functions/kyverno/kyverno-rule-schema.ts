@@ -92,6 +92,12 @@ const ExceptionSchema = v.strictObject({
   podSecurity: v.optional(v.array(PodSecurityExclusionSchema)),
 });
 
+// The autogen rules made from a rule once it is validated (autogen.ts): their names, the pod controllers that
+// replace Pod in match and exclude, and the exceptions that name them.
+const AutogenSchema = v.optional(
+  v.array(v.strictObject({ rule: v.string(), controllers: v.array(v.string()), exceptions: v.optional(v.array(ExceptionSchema)) })),
+);
+
 export const KyvernoRuleSchema = v.strictObject({
   policy: v.string(),
   rule: v.string(),
@@ -105,11 +111,7 @@ export const KyvernoRuleSchema = v.strictObject({
   deny: v.optional(v.strictObject({ conditions: v.optional(ConditionsSchema) })),
   foreach: v.optional(v.array(ForeachSchema)),
   exceptions: v.optional(v.array(ExceptionSchema)),
-  // The autogen rules made from this one once it is validated (autogen.ts): their names, the pod
-  // controllers that replace Pod in match and exclude, and the exceptions that name them.
-  autogen: v.optional(
-    v.array(v.strictObject({ rule: v.string(), controllers: v.array(v.string()), exceptions: v.optional(v.array(ExceptionSchema)) })),
-  ),
+  autogen: AutogenSchema,
   podSecurity: v.optional(
     v.strictObject({
       level: v.picklist(['baseline', 'restricted']),
@@ -119,6 +121,44 @@ export const KyvernoRuleSchema = v.strictObject({
   ),
 });
 export type KyvernoRule = v.InferOutput<typeof KyvernoRuleSchema>;
+
+export interface MutateForeach {
+  list: string;
+  order?: 'Ascending' | 'Descending';
+  context?: v.InferOutput<typeof ContextEntrySchema>[];
+  preconditions?: Condition[] | { any?: Condition[]; all?: Condition[] };
+  patchStrategicMerge?: unknown;
+  patchesJson6902?: string;
+  foreach?: MutateForeach[];
+}
+
+const MutateForeachSchema: v.GenericSchema<unknown, MutateForeach> = v.strictObject({
+  list: v.pipe(v.string(), v.minLength(1)),
+  order: v.optional(v.picklist(['Ascending', 'Descending'])),
+  context: v.optional(v.array(ContextEntrySchema)),
+  preconditions: v.optional(ConditionsSchema),
+  patchStrategicMerge: v.optional(v.unknown()),
+  patchesJson6902: v.optional(v.string()),
+  foreach: v.optional(v.array(v.lazy(() => MutateForeachSchema))),
+}) as v.GenericSchema<unknown, MutateForeach>;
+
+/** A Kyverno mutate rule as the mutations function runs it (parameters.kyverno): the same parts as a validate rule's. */
+export const KyvernoMutateRuleSchema = v.strictObject({
+  policy: v.string(),
+  rule: v.string(),
+  match: MatchBlockSchema,
+  exclude: v.optional(MatchBlockSchema),
+  context: v.optional(v.array(ContextEntrySchema)),
+  preconditions: v.optional(ConditionsSchema),
+  exceptions: v.optional(v.array(ExceptionSchema)),
+  autogen: AutogenSchema,
+  mutate: v.strictObject({
+    patchStrategicMerge: v.optional(v.unknown()),
+    patchesJson6902: v.optional(v.string()),
+    foreach: v.optional(v.array(MutateForeachSchema)),
+  }),
+});
+export type KyvernoMutateRule = v.InferOutput<typeof KyvernoMutateRuleSchema>;
 
 /** Whether the rule validates with Kyverno's own means (else with CEL). */
 export const validatesWithoutCel = (rule: KyvernoRule) =>

@@ -82,3 +82,16 @@ export function ruleData(request: AdmissionRequest, object: unknown, oldObject: 
     images: readsImages ? imagesOf(request.kind.kind, request.operation === 'DELETE' ? oldObject : object) : null,
   };
 }
+
+// Whether a rule's expressions name `images`, known once per rule of a rules version.
+const imagesRead = new WeakMap<object, boolean>();
+
+/** Whether the rule reads `images`, which ruleData then makes. */
+export function readsImages(rule: object): boolean {
+  let reads = imagesRead.get(rule);
+  if (reads === undefined) {
+    reads = /\bimages\b/.test(JSON.stringify(rule));
+    imagesRead.set(rule, reads);
+  }
+  return reads;
+}

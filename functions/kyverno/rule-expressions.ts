@@ -8,9 +8,9 @@ import { variablesIn } from './variables.js';
 
 type Loop = { list?: unknown; context?: unknown; foreach?: unknown };
 
-/** Every JMESPath expression of a rule's validate and context, as written. */
+/** Every JMESPath expression of a rule's validate or mutate and context, as written. */
 function expressionsOf(rule: Record<string, unknown>): string[] {
-  const expressions = variablesIn([rule.context, rule.preconditions, rule.validate]);
+  const expressions = variablesIn([rule.context, rule.preconditions, rule.validate, rule.mutate]);
   const visit = (loops: unknown) => {
     if (!Array.isArray(loops)) return;
     for (const loop of loops as Loop[]) {
@@ -26,6 +26,7 @@ function expressionsOf(rule: Record<string, unknown>): string[] {
   };
   contextExpressions(rule.context);
   visit((rule.validate as { foreach?: unknown } | undefined)?.foreach);
+  visit((rule.mutate as { foreach?: unknown } | undefined)?.foreach);
   return expressions;
 }
 

@@ -32,7 +32,7 @@ export interface RuleInput {
 }
 
 /** Context entries in order: a value, or a JMESPath over the context or over that value, else the default. */
-function loadContext(entries: readonly ContextEntry[] | undefined, context: VariableContext): void {
+export function loadContext(entries: readonly ContextEntry[] | undefined, context: VariableContext): void {
   for (const { name, variable } of entries ?? []) {
     const value = variable.value === undefined ? undefined : substituteVariables(variable.value, context);
     let result = value;

@@ -8,6 +8,12 @@
 // merges it, by the request kind's schema. Every expression runs on its own cost budget. The stack makes the
 // answer's patch from the object before and after.
 import { typeOfKind } from '../admission/kubernetes/apply-schema.js';
+import { podFromTemplate, type PodController, withPodTemplate } from '../admission/kubernetes/pod-controllers.js';
+import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
+import { expandKyvernoRule } from '../kyverno/autogen.js';
+import { kyvernoEngine, kyvernoEngineLoaded, loadKyvernoEngine, needsKyvernoEngine } from '../kyverno/engine-loader.js';
+import { callsRegexFunctions } from '../kyverno/kyverno-rule-schema.js';
+import { ruledOutBy } from '../kyverno/resource-filter.js';
 import { applyConfiguration } from '../admission/kubernetes/server-side-apply.js';
 import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
 import type { MutatingPolicy } from '../admission/policy.js';
@@ -16,7 +22,7 @@ import { requestBinding } from '../cel-engine/request-binding.js';
 import { CostBudget } from '../cel-engine/cost-budget.js';
 import { LazyVariables } from '../cel/lazy-variables.js';
 import { MUTATION_FORMATS, MUTATION_REFUSALS } from '../formats/mutation-formats.js';
-import { claimedBy, isManifestData, rulesFromManifests } from '../formats/manifest-bundle.js';
+import { claimedBy, isManifestData, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { type MutationParameters, MutationParametersSchema } from './rules.js';
 
 const OPERATIONS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
@@ -108,6 +114,17 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
     detect: isManifestData,
     translate: (documents) => rulesFromManifests(documents, { formats: MUTATION_FORMATS, refusals: MUTATION_REFUSALS }),
     claims: (manifest, bundle) => claimedBy(MUTATION_FORMATS, manifest, bundle),
+    part: (manifest, bundle) => partFor(MUTATION_FORMATS, manifest, bundle),
+    prepare: async (data) => (needsKyvernoEngine(data) ? loadKyvernoEngine() : undefined),
+  },
+  expandRule: (rule) => (rule.parameters.kyverno ? expandKyvernoRule(rule) : [rule]),
+  beforeMutate(parameters) {
+    const loads: Promise<unknown>[] = [];
+    const kyverno = parameters.kyverno;
+    // Kyverno's engine, loaded the first time a rule needs it: a bundle of MutatingAdmissionPolicies never does.
+    if (kyverno && !kyvernoEngineLoaded()) loads.push(loadKyvernoEngine());
+    if (!regexEngineLoaded() && (parameters.usesRegex || (kyverno && callsRegexFunctions(kyverno as never)))) loads.push(loadRegexEngine());
+    return loads.length > 0 ? Promise.all(loads).then(() => undefined) : undefined;
   },
   routesEachPolicy: true,
   // Every mutation makes a new object: a JSONPatch is applied to a copy, an apply configuration merged into one.
@@ -116,9 +133,21 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
   // nested beyond MAX_OBJECT_DEPTH.
   walksWholeObject: false,
   mutate(request, parameters, original) {
-    let object: unknown = original;
+    if (parameters.kyverno) {
+      // Kyverno's own match and exclude (names, selectors, subjects), past the resources the stack matched.
+      if (ruledOutBy(request, parameters.kyverno as never)) return original;
+      const patchesPodTemplate = parameters.podControllers.includes(request.kind.kind);
+      return kyvernoEngine().mutateWithRule(parameters.kyverno, request, original, patchesPodTemplate, new Date());
+    }
+    // Autogen (a Kyverno MutatingPolicy's): a controller's pod template is mutated as a Pod, then written back.
+    const controller = parameters.podControllers.includes(request.kind.kind) ? (request.kind.kind as PodController) : undefined;
+    const view = controller ? podFromTemplate(controller, original) : original;
+    if (view === null) return original;
+    const oldView = controller ? podFromTemplate(controller, request.oldObject) : request.oldObject;
+    const kind = controller ? { group: '', kind: 'Pod' } : request.kind;
+    let object: unknown = view;
     const values = {
-      oldObject: toCel(request.oldObject ?? null, 'request.oldObject'),
+      oldObject: toCel(oldView ?? null, 'request.oldObject'),
       request: requestBinding(request),
       params: parameters.params,
     };
@@ -131,9 +160,9 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
     }
     for (const [index, { patchType, program }] of parameters.patches.entries()) {
       const value = program.run(bindings, new CostBudget());
-      object = patchType === 'JSONPatch' ? withJsonPatch(object, value, index) : withApplyConfiguration(object, value, index, request.kind);
+      object = patchType === 'JSONPatch' ? withJsonPatch(object, value, index) : withApplyConfiguration(object, value, index, kind);
       if (index + 1 < parameters.patches.length) bindings = bindingsFor(values, parameters, object);
     }
-    return object;
+    return controller && object !== view ? withPodTemplate(controller, original, object, view) : object;
   },
 };

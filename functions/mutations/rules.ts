@@ -1,10 +1,12 @@
-// mutations' parameters, MutatingAdmissionPolicy's shape: mutations (JSONPatch or ApplyConfiguration),
-// variables and matchConditions as CEL, and the rule's own params. Expressions compile as the document is validated; a mutation's may construct
+// mutations' parameters: MutatingAdmissionPolicy's shape (mutations, JSONPatch or ApplyConfiguration, with
+// variables and matchConditions as CEL and the rule's own params), or a Kyverno mutate rule (kyverno), whose
+// autogen rules are made once it is validated (functions/kyverno/autogen.ts). Expressions compile as the document is validated; a mutation's may construct
 // objects (`JSONPatch{...}`, `Object{...}`).
 import * as v from '../admission/schema.js';
 import { CelNameSchema, celExpressionSchema } from '../cel-engine/expression-schema.js';
 import { applyConfigurationTypeProblem } from '../cel-engine/object-construction.js';
 import { type CelProgram, toCel } from '../cel-engine/program.js';
+import { KyvernoMutateRuleSchema } from '../kyverno/kyverno-rule-schema.js';
 
 const Expression = celExpressionSchema();
 const MutationExpression = celExpressionSchema({ constructsObjects: true });
@@ -47,25 +49,29 @@ const MutationSchema = v.pipe(
  */
 export const MutationParametersSchema = v.pipe(
   v.strictObject({
-    mutations: v.pipe(v.array(MutationSchema), v.minLength(1)),
+    mutations: v.optional(v.array(MutationSchema), () => []),
+    kyverno: v.optional(KyvernoMutateRuleSchema),
+    // Set on the autogen rules of a Kyverno rule: the controllers whose pod templates they patch.
+    podControllers: v.optional(v.array(v.string()), () => []),
     variables: v.optional(v.array(v.strictObject({ name: CelNameSchema, expression: Expression })), () => []),
     matchConditions: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), expression: Expression })), () => []),
     params: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
   }),
-  // A mutation runs synchronously, so the regular expression engine (loaded on demand) is not at hand.
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
-    const { mutations, variables, matchConditions } = dataset.value;
-    const programs = [
-      ...mutations.map(({ program }) => program),
-      ...variables.map(({ expression }) => expression),
-      ...matchConditions.map(({ expression }) => expression),
-    ];
-    const regex = programs.find((program) => program.usesRegex);
-    if (regex) addIssue({ message: `${JSON.stringify(regex.source)}: regular expressions are not available in mutations yet` });
+    const { mutations, kyverno } = dataset.value;
+    if ((mutations.length === 0) === !kyverno) addIssue({ message: 'expected either mutations (one or more) or a Kyverno rule (kyverno)' });
   }),
   v.transform((parameters) => ({
     patches: parameters.mutations,
+    // The regular expression engine loads on demand, before the (synchronous) mutation that needs it.
+    usesRegex: [
+      ...parameters.mutations.map(({ program }) => program),
+      ...parameters.variables.map(({ expression }) => expression),
+      ...parameters.matchConditions.map(({ expression }) => expression),
+    ].some((program) => program.usesRegex),
+    kyverno: parameters.kyverno,
+    podControllers: parameters.podControllers,
     matchConditions: parameters.matchConditions.map(({ name, expression }) => ({ name, program: expression })),
     // Each variable by name, made once per rules version; evaluated lazily per request.
     declaredVariables: new Map<string, CelProgram>(parameters.variables.map(({ name, expression }) => [name, expression])),

@@ -116,7 +116,8 @@ function splitByFunction(upload: Upload): Upload[] {
   const parts = new Map<Policy<never>, unknown[]>();
   for (const manifest of manifests) {
     const claimers = takers.filter((policy) => policy.manifests!.claims(manifest, manifests));
-    for (const owner of claimers.length > 0 ? claimers : [upload.policy]) parts.set(owner, [...(parts.get(owner) ?? []), manifest]);
+    for (const owner of claimers.length > 0 ? claimers : [upload.policy])
+      parts.set(owner, [...(parts.get(owner) ?? []), owner.manifests!.part?.(manifest, manifests) ?? manifest]);
   }
   if (parts.size === 1 && parts.has(upload.policy)) return [upload];
   const source = upload.source ?? { name: upload.name, files: 1 };

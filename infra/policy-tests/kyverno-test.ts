@@ -1,19 +1,23 @@
 // Kyverno's own test format, run as written: a `kyverno-test.yaml` (`cli.kyverno.io/v1alpha1` Test) names
 // policy files, resource files and the expected result per policy (and, for a ClusterPolicy, per rule) and
-// resource (pass, fail, skip). ValidatingPolicies and ClusterPolicy validate rules run on the cel engine,
-// each resource as a CREATE by the suite's user; a rule named in the suite also stands for its autogen rules,
-// as `kyverno test` reads it. Values that set the request (request.operation, request.namespace) are applied.
-// What Portcullis cannot do is skipped with the reason: what needs the cluster, other Kyverno kinds, values
-// that mock a context lookup, expected mutations.
+// resource (pass, fail, skip). ValidatingPolicies and ClusterPolicy validate rules run as the cel function
+// runs them, MutatingPolicies and ClusterPolicy mutate rules as the mutations function does (the patched
+// object compared with `patchedResources`), each resource as a CREATE by the suite's user; a rule named in
+// the suite also stands for its autogen rules, as `kyverno test` reads it. Values that set the request
+// (request.operation, request.namespace) are applied. What Portcullis cannot do is skipped with the reason:
+// what needs the cluster, other Kyverno kinds, values that mock a context lookup.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { type RuleResult, ruleResults } from '../evaluation/rule-results.js';
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { bundleRules, cel } from './manifest-bundle-rules.js';
+import { mutatedBy, mutations, sameObject } from './mutation-outcome.js';
 import { readValues, valuesFor } from './kyverno-values.js';
 import { offlineRequest } from './offline-request.js';
 import { yamlDocuments } from './yaml-documents.js';
+import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
+import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
 
 interface KyvernoResult {
   policy?: string;
@@ -24,6 +28,7 @@ interface KyvernoResult {
   result?: string;
   patchedResources?: string;
   patchedResource?: string;
+  isMutatingPolicy?: boolean;
 }
 
 interface KyvernoTest {
@@ -38,15 +43,30 @@ interface KyvernoTest {
   userinfo?: string;
 }
 
-type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
+type Manifest = {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string };
+  spec?: { rules?: { name?: string; mutate?: unknown }[] };
+};
 
 export const isKyvernoTest = (document: Manifest) => document.kind === 'Test' && String(document.apiVersion).startsWith('cli.kyverno.io/');
 
 const documentsOf = (file: string) => yamlDocuments<Manifest>(file);
 
 const isRunnableKind = (manifest: Manifest) =>
-  (manifest.kind === 'ValidatingPolicy' && String(manifest.apiVersion).startsWith('policies.kyverno.io/')) ||
+  ((manifest.kind === 'ValidatingPolicy' || manifest.kind === 'MutatingPolicy') &&
+    String(manifest.apiVersion).startsWith('policies.kyverno.io/')) ||
   ((manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy') && String(manifest.apiVersion).startsWith('kyverno.io/'));
+
+/** Whether a result is a mutation's: an expected object, a MutatingPolicy, or a ClusterPolicy mutate rule. */
+function isMutation(expectation: KyvernoResult, manifests: Manifest[]): boolean {
+  if (expectation.patchedResources || expectation.patchedResource || expectation.isMutatingPolicy) return true;
+  const policy = manifests.find((manifest) => manifest.metadata?.name === expectation.policy);
+  if (policy?.kind === 'MutatingPolicy') return true;
+  const rule = String(expectation.rule ?? '').replace(/^autogen-(cronjob-)?/, '');
+  return (policy?.spec?.rules ?? []).some((candidate) => candidate?.name === rule && candidate.mutate !== undefined);
+}
 
 /** A ClusterPolicy rule's results: its own and its autogen rules', which `kyverno test` reads as the rule. */
 function ruleResultsOf(results: RuleResult[], policy: string, rule: string): RuleResult[] {
@@ -77,11 +97,16 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
   const values = valuesFile ? readValues(join(folder, valuesFile)) : undefined;
 
   const exceptions = (test.exceptions ?? []).flatMap((path) => documentsOf(join(folder, path)));
-  const validating = manifests.filter(isRunnableKind);
+  const runnable = manifests.filter(isRunnableKind);
   const otherKinds = new Map(
-    manifests.filter((manifest) => !validating.includes(manifest)).map((manifest) => [manifest.metadata?.name ?? '', manifest.kind ?? '']),
+    manifests.filter((manifest) => !runnable.includes(manifest)).map((manifest) => [manifest.metadata?.name ?? '', manifest.kind ?? '']),
   );
-  const rules = validating.length > 0 ? bundleRules([...validating, ...exceptions]) : undefined;
+  const rulesFor = (policy: typeof cel) => {
+    const bundle = [...runnable, ...exceptions].filter((manifest) => policy.manifests!.claims(manifest, [...runnable, ...exceptions]));
+    return bundle.some(isRunnableKind) ? bundleRules([...runnable, ...exceptions], policy) : undefined;
+  };
+  const validatingRules = rulesFor(cel);
+  const mutatingRules = rulesFor(mutations);
 
   const outcomes: CaseOutcome[] = [];
   for (const expectation of test.results ?? []) {
@@ -91,14 +116,12 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
       const skip = (reason: string) => outcomes.push(skipped(file, name, reason));
       if (otherKinds.has(expectation.policy ?? '')) {
         skip(
-          `${otherKinds.get(expectation.policy ?? '')} ${expectation.policy} is not a ValidatingPolicy or ClusterPolicy: Portcullis runs those only`,
+          `${otherKinds.get(expectation.policy ?? '')} ${expectation.policy} is not a ValidatingPolicy, MutatingPolicy or ClusterPolicy: Portcullis runs those only`,
         );
         continue;
       }
-      if (expectation.patchedResources || expectation.patchedResource) {
-        skip('an expected mutation: the cel function validates only (mutation as data is the next issue)');
-        continue;
-      }
+      const mutation = isMutation(expectation, manifests);
+      const rules = mutation ? mutatingRules : validatingRules;
       if (!rules) {
         outcomes.push(failed(file, name, `policy ${expectation.policy} is not in the suite's policy files`));
         continue;
@@ -132,6 +155,10 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
         outcomes.push(failed(file, name, request.error));
         continue;
       }
+      if (mutation) {
+        outcomes.push(await mutationCase(file, name, expectation, rules.document, request.request, folder));
+        continue;
+      }
       const results = await ruleResults(cel, rules.document, request.request, new Date());
       const own = expectation.rule ? ruleResultsOf(results, expectation.policy ?? '', expectation.rule) : undefined;
       const got = own ? resultNamed(own, expectation.policy ?? '') : resultNamed(results, expectation.policy ?? '');
@@ -148,4 +175,37 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
     }
   }
   return outcomes;
+}
+
+/** A mutation result: the object the policy (or rule) leaves, against the expected object or the expected change. */
+async function mutationCase(
+  file: string,
+  name: string,
+  expectation: KyvernoResult,
+  document: RulesDocument<never>,
+  request: AdmissionRequest,
+  folder: string,
+): Promise<CaseOutcome> {
+  const patchedFile = expectation.patchedResources ?? expectation.patchedResource;
+  // An expected object is what the whole policy makes of the resource, as `kyverno test` applies it; a
+  // result without one says whether the rule changed it.
+  const rule = patchedFile ? undefined : expectation.rule?.replace(/^autogen-(cronjob-)?/, '');
+  let result: { object: unknown; changed: boolean };
+  try {
+    result = await mutatedBy(document, request, expectation.policy ?? '', rule);
+  } catch (error) {
+    return failed(file, name, `the mutation failed: ${(error as Error).message}`);
+  }
+  const reference = expectation.resources?.[0] ?? expectation.resource ?? '';
+  const expected = patchedFile ? findResource(documentsOf(join(folder, patchedFile)), expectation.kind, reference) : undefined;
+  if (expected) {
+    // kyverno test puts a resource written without a namespace in `default`, and its expected objects say so.
+    const actual = result.object as Manifest;
+    const namespace = expected.metadata?.namespace;
+    const placed = namespace && !actual.metadata?.namespace ? { ...actual, metadata: { ...actual.metadata, namespace } } : actual;
+    if (sameObject(placed, expected)) return passed(file, name);
+    return failed(file, name, `the mutated object is not ${patchedFile}'s:\ngot: ${JSON.stringify(result.object)}`);
+  }
+  const got = result.changed ? 'pass' : 'skip';
+  return got === expectation.result ? passed(file, name) : failed(file, name, `expected: ${expectation.result}\ngot:      ${got}`);
 }

@@ -1,5 +1,6 @@
-// The ecosystem's test suites name policy manifests (Kyverno ValidatingPolicies, Gatekeeper templates and
-// constraints): joined into one bundle and validated as the cel function validates its rules object.
+// The ecosystem's test suites name policy manifests (Kyverno policies, Gatekeeper templates and constraints):
+// joined into one bundle per function, as `policy push` splits it, and validated as that function validates
+// its rules object.
 import type { Policy } from '../../functions/admission/policy.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
@@ -15,8 +16,12 @@ export type BundleRules =
    */
   | { ok: false; errors: string[]; refused: boolean };
 
-export function bundleRules(manifests: unknown[]): BundleRules {
-  const parsed = parseRulesDocument(cel, JSON.stringify(manifests), Number.MAX_SAFE_INTEGER);
+/** The manifests' rules for a function (cel by default), each manifest reduced to the part it runs. */
+export function bundleRules(manifests: unknown[], policy: Policy<never> = cel): BundleRules {
+  const mine = manifests
+    .filter((manifest) => policy.manifests!.claims(manifest, manifests))
+    .map((manifest) => policy.manifests!.part?.(manifest, manifests) ?? manifest);
+  const parsed = parseRulesDocument(policy, JSON.stringify(mine), Number.MAX_SAFE_INTEGER);
   if (parsed.ok) return { ok: true, document: parsed.document };
   return { ok: false, errors: parsed.errors, refused: parsed.errors.every((error) => /cannot run (without the cluster|here)/.test(error)) };
 }

@@ -287,3 +287,68 @@ describe('Kyverno ClusterPolicy', () => {
     expect(response.allowed).toBe(false);
   });
 });
+
+describe('mutations as data on adversarial input: answered in time, with the reason, under the failure policy', () => {
+  const mutatePolicy = (mutate: Record<string, unknown>, failurePolicy: string) =>
+    JSON.stringify({
+      apiVersion: 'kyverno.io/v1',
+      kind: 'ClusterPolicy',
+      metadata: { name: 'bounded' },
+      spec: { failurePolicy, rules: [{ name: 'r', match: { any: [{ resources: { kinds: ['Pod'] } }] }, mutate }] },
+    });
+  const prependEveryImage = {
+    foreach: [
+      {
+        list: 'request.object.spec.containers',
+        patchStrategicMerge: { spec: { containers: [{ name: '{{ element.name }}', image: 'mirror.example.com/{{ element.image }}' }] } },
+      },
+    ],
+  };
+
+  it.each(['Fail', 'Ignore'])('a foreach over 5,000 containers stops on the cost budget (failurePolicy %s)', async (failurePolicy) => {
+    const handler = await packaged('mutations', mutatePolicy(prependEveryImage, failurePolicy));
+    const response = await answerInTime(handler, eventFor(pod(containers(5000, () => 'nginx:1'))));
+    expect(response.patch).toBeUndefined();
+    if (failurePolicy === 'Fail')
+      expect(response).toMatchObject({ allowed: false, status: { message: expect.stringContaining('cost limit') } });
+    else expect(response.auditAnnotations['failed-open']).toContain('cost limit');
+  });
+
+  it('the same foreach over 50 containers patches every one', async () => {
+    const handler = await packaged('mutations', mutatePolicy(prependEveryImage, 'Fail'));
+    const response = await answerInTime(handler, eventFor(pod(containers(50, () => 'nginx:1'))));
+    expect(response.allowed).toBe(true);
+    const operations = JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8'));
+    expect(operations.filter((operation: { path: string }) => operation.path.endsWith('/image'))).toHaveLength(50);
+  });
+
+  it('an apply configuration that builds a list of 25,000,000 elements stops on the cost budget', async () => {
+    const policy = JSON.stringify({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingAdmissionPolicy',
+      metadata: { name: 'huge' },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+        mutations: [
+          {
+            patchType: 'ApplyConfiguration',
+            applyConfiguration: {
+              expression:
+                'Object{metadata: Object.metadata{finalizers: object.spec.containers.map(a, object.spec.containers.map(b, a.name + b.name))}}',
+            },
+          },
+        ],
+      },
+    });
+    const binding = JSON.stringify({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingAdmissionPolicyBinding',
+      metadata: { name: 'huge' },
+      spec: { policyName: 'huge' },
+    });
+    const handler = await packaged('mutations', `${policy}\n---\n${binding}`);
+    const response = await answerInTime(handler, eventFor(pod(containers(5000, () => 'nginx:1'))));
+    expect(response).toMatchObject({ allowed: false, status: { message: expect.stringContaining('cost limit') } });
+  });
+});

@@ -326,24 +326,25 @@ describe('registration derived from the bundle', () => {
 });
 
 describe('the seeds as data (policies/examples/)', () => {
-  it.each(['disable-service-links', 'registry-mirror'])(
-    '%s as a MutatingAdmissionPolicy gives the built-in function’s objects on its fixtures',
-    async (name) => {
-      const builtIn = await packagedWithRules(name, testRules(name));
-      const asData = await packagedWithRules('mutations', readFileSync(`policies/examples/${name}.yaml`, 'utf8'));
-      const fixtures = readdirSync(`events/${name}`).filter((file) => file.endsWith('.json'));
-      expect(fixtures.length).toBeGreaterThan(3);
-      for (const file of fixtures) {
-        const event = fixture(name, file);
-        const object = JSON.parse(event.body!).request.object;
-        const patchedBy = async (handler: typeof builtIn.handler) => {
-          const { response } = (await invoke(handler, event)).body;
-          expect(response.allowed, file).toBe(true);
-          expect(response.auditAnnotations?.['failed-open'], file).toBeUndefined();
-          return response.patch ? applyPatchStrictly(object, response.patch) : object;
-        };
-        expect(await patchedBy(asData.handler), file).toEqual(await patchedBy(builtIn.handler));
-      }
-    },
-  );
+  it.each([
+    ['disable-service-links', 'disable-service-links.yaml', 'a MutatingAdmissionPolicy'],
+    ['disable-service-links', 'disable-service-links-kyverno.yaml', 'a Kyverno ClusterPolicy'],
+    ['registry-mirror', 'registry-mirror.yaml', 'a MutatingAdmissionPolicy'],
+  ])('%s as %s (%s) gives the built-in function’s objects on its fixtures', async (name, file) => {
+    const builtIn = await packagedWithRules(name, testRules(name));
+    const asData = await packagedWithRules('mutations', readFileSync(`policies/examples/${file}`, 'utf8'));
+    const fixtures = readdirSync(`events/${name}`).filter((file) => file.endsWith('.json'));
+    expect(fixtures.length).toBeGreaterThan(3);
+    for (const file of fixtures) {
+      const event = fixture(name, file);
+      const object = JSON.parse(event.body!).request.object;
+      const patchedBy = async (handler: typeof builtIn.handler) => {
+        const { response } = (await invoke(handler, event)).body;
+        expect(response.allowed, file).toBe(true);
+        expect(response.auditAnnotations?.['failed-open'], file).toBeUndefined();
+        return response.patch ? applyPatchStrictly(object, response.patch) : object;
+      };
+      expect(await patchedBy(asData.handler), file).toEqual(await patchedBy(builtIn.handler));
+    }
+  });
 });

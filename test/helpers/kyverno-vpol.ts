@@ -21,6 +21,8 @@ export interface KyvernoCase {
   mocks: string[];
   /** The requesting user, from the suite's UserInfo file (request data, not cluster data). */
   userInfo?: { username?: string; groups?: string[] };
+  /** A mutate result's expected object (its patchedResources file), when the suite names one that holds it. */
+  patched?: any;
 }
 
 export interface KyvernoSuite {
@@ -59,6 +61,13 @@ export function kyvernoSuites(root = join(CORPORA, 'kyverno-vpol')): KyvernoSuit
         context?: string;
       };
       const objects = (test.resources ?? []).flatMap((name) => documentsOf(join(folder, name)));
+      const find = (candidates: any[], kind: string, namespace: string | undefined, resourceName: string) =>
+        candidates.find(
+          (candidate: any) =>
+            candidate.kind === kind &&
+            candidate.metadata?.name === resourceName &&
+            (namespace === undefined || (candidate.metadata?.namespace ?? 'default') === namespace),
+        );
       const mocks = [test.variables, test.context].filter((value): value is string => typeof value === 'string');
       const userInfo = test.userinfo
         ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as { userInfo?: KyvernoCase['userInfo'] }).userInfo
@@ -68,12 +77,10 @@ export function kyvernoSuites(root = join(CORPORA, 'kyverno-vpol')): KyvernoSuit
       for (const result of test.results ?? []) {
         for (const name of result.resources ?? []) {
           const [namespace, resourceName] = String(name).includes('/') ? String(name).split('/', 2) : [undefined, String(name)];
-          const object = objects.find(
-            (candidate: any) =>
-              candidate.kind === result.kind &&
-              candidate.metadata?.name === resourceName &&
-              (namespace === undefined || (candidate.metadata?.namespace ?? 'default') === namespace),
-          );
+          const object = find(objects, result.kind, namespace, resourceName!);
+          const patched = result.patchedResources
+            ? find(documentsOf(join(folder, result.patchedResources)), result.kind, namespace, resourceName!)
+            : undefined;
           if (!object) {
             missing.push(`${result.policy} ${result.kind}/${name}`);
             continue;
@@ -88,6 +95,7 @@ export function kyvernoSuites(root = join(CORPORA, 'kyverno-vpol')): KyvernoSuit
             object,
             mocks,
             userInfo,
+            ...(patched ? { patched } : {}),
           });
         }
       }

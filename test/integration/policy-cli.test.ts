@@ -218,6 +218,37 @@ spec: { policyName: label }
     expect(s3.seen.filter((request) => request.method === 'PUT').length).toBe(puts);
   });
 
+  it('splits a ClusterPolicy with validate and mutate rules: cel gets its validate rules, mutations its mutate rules', async () => {
+    const dir = temporaryDirectory('portcullis-mixed-');
+    writeFileSync(
+      join(dir, 'mixed.yaml'),
+      `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: { name: mixed }
+spec:
+  validationFailureAction: Enforce
+  rules:
+    - name: needs-team
+      match: { any: [{ resources: { kinds: [Pod] } }] }
+      validate: { message: team label, pattern: { metadata: { labels: { team: "?*" } } } }
+    - name: add-owner
+      match: { any: [{ resources: { kinds: [Pod] } }] }
+      mutate: { patchStrategicMerge: { metadata: { labels: { +(owner): platform } } } }
+`,
+    );
+    const validated = await policy('validate', dir, '--policy', 'cel');
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(validated.stdout).toMatch(/cel's\): valid cel rules/);
+    expect(validated.stdout).toMatch(/mutations's\): valid mutations rules/);
+    expect((await policy('push', dir, '--policy', 'cel')).code).toBe(0);
+    const rulesOf = async (name: string) =>
+      (JSON.parse((await policy('pull', name, '-o', 'json')).stdout) as { spec: { rules: { name: string }[] } }[]).flatMap(({ spec }) =>
+        spec.rules.map((rule) => rule.name),
+      );
+    expect(await rulesOf('cel')).toEqual(['needs-team']);
+    expect(await rulesOf('mutations')).toEqual(['add-owner']);
+  });
+
   it('shows the diff per manifest, and refuses to overwrite an object changed since it was read', async () => {
     const { dir, policy: manifest } = manifestDir();
     await policy('push', dir, '--policy', 'cel');

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileCel, toCel } from '../../functions/cel-engine/program.js';
 import { withObjectsAsMaps } from '../../functions/cel-engine/object-construction.js';
+import { withIndexedPresence } from '../../functions/cel-engine/indexed-presence.js';
 
 const plain = (value: unknown): unknown =>
   JSON.parse(
@@ -67,5 +68,21 @@ describe('object construction', () => {
 
   it('jsonpatch.escapeKey writes a JSON Pointer token (RFC 6901)', () => {
     expect(run('jsonpatch.escapeKey("a~b/c")')).toBe('a~0b~1c');
+  });
+});
+
+describe('has() of a field selected from an indexed value, which the engine does not parse', () => {
+  it.each([
+    ['has(object.spec.containers[idx].env)', '("env" in object.spec.containers[idx])'],
+    ['has(a[0].b) && has(a.b)', '("b" in a[0]) && has(a.b)'],
+    ['"has(a[0].b)" == x', '"has(a[0].b)" == x'],
+  ])('%s', (source, rewritten) => {
+    expect(withIndexedPresence(source)).toBe(rewritten);
+  });
+
+  it('tests presence as has() does', () => {
+    const program = compileCel('has(object.items[0].env) && !has(object.items[1].env)');
+    if (typeof program === 'string') throw new Error(program);
+    expect(program.run({ object: { items: [{ env: [] }, {}] } })).toBe(true);
   });
 });

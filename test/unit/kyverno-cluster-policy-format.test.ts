@@ -188,7 +188,7 @@ describe('PolicyException', () => {
 describe('refused when the rules are read, with the reason', () => {
   it.each([
     ['generate', { generate: { kind: 'ConfigMap' } }, /cannot run here: generate rules write to the cluster/],
-    ['mutate', { mutate: { patchStrategicMerge: {} } }, /cannot run here: mutate rules are not run yet/],
+    ['mutate', { mutate: { patchStrategicMerge: {} } }, /a ClusterPolicy with only mutate rules is run by the mutations function/],
     ['verifyImages', { verifyImages: [{}] }, /cannot run here: verifyImages needs registry access/],
     [
       'an apiCall context',

@@ -58,6 +58,7 @@ export async function mutateRules<P>(
   for (const rule of document.rules) {
     if (!matchesRule(request, rule.match, policy)) continue;
     matched.push(rule.name);
+    await policy.beforeMutate?.(rule.parameters);
     const changed = mutatedCopy(policy, request, rule.parameters, current);
     const operations = diffToPatch(current, changed);
     if (operations.length === 0) continue;

@@ -2,13 +2,17 @@
 // about (maps merged key by key, lists atomic): the associative lists and their keys, the sets, and the atomic
 // structs and maps. Taken from Kubernetes' own schema for apply (client-go's applyconfigurations/internal,
 // from the `+listType`, `+listMapKey`, `+structType` and `+mapType` markers of k8s.io/api). A field missing
-// here is a scalar or a struct whose merge is the default all the way down, so it needs no entry.
+// here is a scalar or a struct whose merge is the default all the way down, so it needs no entry. The same
+// keyed lists are the ones strategic merge merges by key (`x-kubernetes-patch-strategy: merge`), but where
+// marked otherwise.
 
 /** An associative list: elements matched by these key fields (a missing key takes its default). */
 export interface KeyedList {
   readonly keys: readonly string[];
   readonly of?: string;
   readonly defaults?: Readonly<Record<string, string>>;
+  /** A list map without `x-kubernetes-patch-strategy: merge`: strategic merge replaces it. */
+  readonly strategicMerge?: false;
 }
 
 /** A named struct, a keyed list, a set of scalars, or a map replaced whole. */
@@ -79,7 +83,7 @@ export const TYPES: Readonly<Record<string, TypeShape>> = {
       secretKeyRef: 'SecretKeySelector',
     },
   },
-  ResourceRequirements: { fields: { claims: BY_NAME } },
+  ResourceRequirements: { fields: { claims: { keys: ['name'], strategicMerge: false } } },
   TopologySpreadConstraint: { fields: { labelSelector: 'LabelSelector' } },
   Volume: {
     fields: {

@@ -59,3 +59,35 @@ export function podFromTemplate(kind: PodController, object: unknown): unknown {
   });
   return withFields(object, { metadata, spec: fieldOf(template, 'spec') ?? {} });
 }
+
+type Json = Record<string, unknown>;
+const isMap = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The controller (plain JSON) with its pod template replaced by `view`, the Pod view of it (podFromTemplate)
+ * as a mutation changed it: its spec and metadata, less the controller's name and namespace the view was
+ * given, unless the template had its own or the mutation changed them.
+ */
+export function withPodTemplate(kind: PodController, controller: unknown, view: unknown, original: unknown): unknown {
+  const path = POD_CONTROLLERS[kind].template;
+  const viewMetadata: Json = isMap(view) && isMap(view.metadata) ? { ...view.metadata } : {};
+  const originalMetadata = isMap(original) && isMap(original.metadata) ? original.metadata : {};
+  let template: unknown = controller;
+  for (const key of path) template = isMap(template) ? template[key] : undefined;
+  const templateMetadata = isMap(template) && isMap(template.metadata) ? template.metadata : {};
+  for (const key of ['name', 'namespace'])
+    if (!Object.hasOwn(templateMetadata, key) && viewMetadata[key] === originalMetadata[key]) delete viewMetadata[key];
+  const newTemplate: Json = { ...(isMap(template) ? template : {}), spec: isMap(view) ? view.spec : undefined };
+  if (Object.keys(viewMetadata).length > 0 || (isMap(template) && Object.hasOwn(template, 'metadata'))) newTemplate.metadata = viewMetadata;
+  const rebuild = (node: unknown, depth: number): unknown =>
+    depth === path.length
+      ? newTemplate
+      : { ...(isMap(node) ? node : {}), [path[depth]!]: rebuild(isMap(node) ? node[path[depth]!] : undefined, depth + 1) };
+  return rebuild(controller, 0);
+}
+
+/** The pod controller a name stands for: its kind (Deployment) or its resource (deployments). */
+export function podControllerNamed(name: string): PodController | undefined {
+  if (isPodController(name)) return name;
+  return (Object.keys(POD_CONTROLLERS) as PodController[]).find((kind) => POD_CONTROLLERS[kind].resource === name);
+}

@@ -137,8 +137,11 @@ function mergeValue(live: unknown, applied: unknown, field: Resolved, path: stri
   if (!isObject(applied)) return applied;
   const base = isObject(live) ? live : {};
   const out: Json = {};
-  const put = (key: string, value: unknown) =>
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  // Assigned, which keeps the object's fast shape; `__proto__` only is defined, as assigning it sets the prototype.
+  const put = (key: string, value: unknown) => {
+    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
+  };
   for (const [key, value] of Object.entries(base)) {
     if (!Object.hasOwn(applied, key)) put(key, value);
     // A field the configuration sets to null is left out, as the typed object Kubernetes returns leaves it.

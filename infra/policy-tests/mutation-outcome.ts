@@ -1,0 +1,48 @@
+// A mutation case of an ecosystem suite (kyverno-test `patchedResources`): the mutations function's rules of
+// one policy (and, for a ClusterPolicy, one rule with its autogen rules) run on the request as the function
+// runs them, and the object they leave compared with the suite's expected object. Empty lists and maps are
+// left out of the comparison: the API server's typed decoding drops them, and Kyverno's expected objects
+// show it.
+import { isDeepStrictEqual } from 'node:util';
+import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
+import type { Policy } from '../../functions/admission/policy.js';
+import { mutateRules } from '../../functions/admission/decide/mutate-rules.js';
+import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
+import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
+import { mutationsPolicy } from '../../functions/mutations/policy.js';
+
+export const mutations = mutationsPolicy as unknown as Policy<never>;
+
+/** The value without empty lists and maps, however deep. */
+export function withoutEmpty(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEmpty);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const kept = withoutEmpty(item);
+    const empty = Array.isArray(kept) ? kept.length === 0 : typeof kept === 'object' && kept !== null && Object.keys(kept).length === 0;
+    if (!empty) out[key] = kept;
+  }
+  return out;
+}
+
+/** The object as the policy's (or rule's) mutations leave it, and whether they changed it. */
+export async function mutatedBy(
+  document: RulesDocument<never>,
+  request: AdmissionRequest,
+  policy: string,
+  rule?: string,
+): Promise<{ object: unknown; changed: boolean }> {
+  const names = rule ? [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`] : undefined;
+  const rules = document.rules.filter(
+    (candidate) =>
+      candidate.origin?.name === policy && (!names || (candidate.origin.rule !== undefined && names.includes(candidate.origin.rule))),
+  );
+  const outcome = await mutateRules(mutationsPolicy as never, { ...document, rules } as never, request);
+  if (!outcome.verdict.patch) return { object: request.object, changed: false };
+  const operations = JSON.parse(Buffer.from(outcome.verdict.patch, 'base64').toString('utf8')) as Operation[];
+  return { object: applyPatch(structuredClone(request.object), operations, true, false).newDocument, changed: true };
+}
+
+/** Whether the mutated object is the expected one, as the suites compare them. */
+export const sameObject = (actual: unknown, expected: unknown) => isDeepStrictEqual(withoutEmpty(actual), withoutEmpty(expected));

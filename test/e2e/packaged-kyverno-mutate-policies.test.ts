@@ -1,0 +1,127 @@
+// Kyverno's mutations as written, with their own kyverno-test suites: ClusterPolicy mutate rules
+// (../shared/corpora/kyverno-clusterpolicy) and MutatingPolicies (../shared/corpora/kyverno-mpol), each
+// suite's policies (a ClusterPolicy's mutate rules, as `policy push` sends them) on the packaged mutations
+// function. Expected per case: with `patchedResources`, the object
+// patched by the answer (applied strictly, RFC 6902) equals it whole; `skip` is no patch. A policy that
+// cannot run here is refused at validation with its reason; each reason is counted below.
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import { mutationsPolicy } from '../../functions/mutations/policy.js';
+import '../../functions/kyverno/engine.js';
+import { applyPatchStrictly } from '../helpers/apply-patch.js';
+import { CORPORA } from '../helpers/corpora.js';
+import { invoke } from '../helpers/invoke.js';
+import { eventForCase, type KyvernoCase, type KyvernoSuite, kyvernoSuites } from '../helpers/kyverno-vpol.js';
+import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
+import { parseAllDocuments } from 'yaml';
+
+afterAll(removeRulesFolders);
+
+/**
+ * The object without empty lists and maps: the API server decodes a built-in kind into its typed object, which
+ * omits them, and the suites' expected objects (what Kyverno makes of the object) are read the same way.
+ */
+function withoutEmpty(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEmpty);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const kept = withoutEmpty(item);
+    if ((Array.isArray(kept) && kept.length === 0) || (typeof kept === 'object' && kept !== null && Object.keys(kept).length === 0))
+      continue;
+    out[key] = kept;
+  }
+  return out;
+}
+
+/** The suite's manifests, each reduced to what the mutations function runs, as `policy push` sends them. */
+function mutationBundle(suite: KyvernoSuite): string {
+  const manifests = suite.policyTexts.flatMap(({ text }) => parseAllDocuments(text).map((document) => document.toJS()));
+  const mine = manifests.filter((manifest) => mutationsPolicy.manifests!.claims(manifest, manifests));
+  return mine.map((manifest) => stringify(mutationsPolicy.manifests!.part!(manifest, manifests))).join('---\n');
+}
+
+const suites = kyvernoSuites(join(CORPORA, 'kyverno-clusterpolicy')).filter((suite) =>
+  suite.policyTexts.some(({ text }) => /^\s+mutate:/m.test(text)),
+);
+const mpolSuites = kyvernoSuites(join(CORPORA, 'kyverno-mpol'));
+
+// Why a mutate rule is refused, and how many rules of the library each reason refuses.
+const REFUSALS: Record<string, number> = {
+  'configMap reads the cluster or a registry': 1,
+};
+
+// The same for the MutatingPolicy suites.
+const MPOL_REFUSALS: Record<string, number> = {};
+
+function verdictsOf(of: KyvernoSuite[]) {
+  const verdicts = of.map((suite) => ({ suite, result: parseRulesDocument(mutationsPolicy, mutationBundle(suite)) }));
+  return {
+    accepted: verdicts.filter(({ result }) => result.ok).map(({ suite }) => suite),
+    refusals: verdicts.flatMap(({ suite, result }) => (result.ok ? [] : result.errors.map((error) => ({ suite: suite.folder, error })))),
+  };
+}
+
+/** Every refusal is one of the listed reasons, each counted. */
+function expectRefusals(refusals: { suite: string; error: string }[], listed: Record<string, number>) {
+  const counted = Object.fromEntries(Object.keys(listed).map((reason) => [reason, 0]));
+  const unlisted: string[] = [];
+  for (const { suite, error } of refusals) {
+    const reason = Object.keys(listed).find((candidate) => error.includes(candidate));
+    if (reason) counted[reason]!++;
+    else unlisted.push(`${suite}: ${error}`);
+  }
+  expect(unlisted).toEqual([]);
+  expect(counted).toEqual(listed);
+}
+
+/** A case through the packaged function: allowed, never failed open, patched into what the suite expects. */
+async function expectCase(suite: KyvernoSuite, entry: KyvernoCase) {
+  const { handler } = await packagedWithRules('mutations', mutationBundle(suite));
+  // kyverno test puts a resource written without a namespace in `default`, as the API server would.
+  const namespace = entry.patched?.metadata?.namespace;
+  const object =
+    namespace && !entry.object.metadata?.namespace ? { ...entry.object, metadata: { ...entry.object.metadata, namespace } } : entry.object;
+  const { body } = await invoke(handler, eventForCase({ ...entry, object }));
+  const response = body.response;
+  expect(response.auditAnnotations?.['failed-open'], 'no policy may fail open').toBeUndefined();
+  expect(response.allowed, response.status?.message).toBe(true);
+  const patched = response.patch ? applyPatchStrictly(object, response.patch) : object;
+  if (entry.patched) expect(withoutEmpty(patched)).toEqual(withoutEmpty(entry.patched));
+  else if (entry.expected === 'skip') expect(response.patch).toBeUndefined();
+}
+
+const caseName = (entry: KyvernoCase) => `${entry.suite} ${entry.rule ?? entry.policy} ${entry.kind}/${entry.resource}: ${entry.expected}`;
+const casesOf = (of: KyvernoSuite[]) =>
+  of.flatMap((suite) => suite.cases.filter((entry) => entry.mocks.length === 0).map((entry) => [caseName(entry), suite, entry] as const));
+
+const { accepted, refusals } = verdictsOf(suites);
+const mpol = verdictsOf(mpolSuites);
+
+describe('Kyverno MutatingPolicy suites, manifests as written, on the packaged mutations function', () => {
+  it('the corpus has the suites this test counts on', () => {
+    expect(mpolSuites.length).toBeGreaterThanOrEqual(13);
+    expect(mpolSuites.flatMap(({ missing }) => missing)).toEqual([]);
+  });
+
+  it('every refusal is one of the listed reasons, each counted', () => expectRefusals(mpol.refusals, MPOL_REFUSALS));
+
+  it.each(casesOf(mpol.accepted))('%s', (_name, suite, entry) => expectCase(suite, entry));
+});
+
+describe('Kyverno ClusterPolicy mutate rules, manifests as written, on the packaged mutations function', () => {
+  it('the corpus has the suites this test counts on', () => {
+    expect(suites.length).toBeGreaterThanOrEqual(16);
+  });
+
+  it('every refusal is one of the listed reasons, each counted (docs/bringing-policies.md has the table)', () =>
+    expectRefusals(refusals, REFUSALS));
+
+  it('has cases with expected objects to compare', () => {
+    expect(casesOf(accepted).filter(([, , entry]) => entry.patched).length).toBeGreaterThanOrEqual(15);
+  });
+
+  it.each(casesOf(accepted))('%s', (_name, suite, entry) => expectCase(suite, entry));
+});
