@@ -25,7 +25,7 @@ export function withIndexedPresence(source: string): string {
     const argument = tokens.slice(index + 2, close);
     const field = argument.at(-1);
     const dot = argument.at(-2);
-    if (!field || field.kind !== 'identifier' || dot?.text !== '.' || !argument.some((token) => token.text === '[')) continue;
+    if (field?.kind !== 'identifier' || dot?.text !== '.' || !argument.some((token) => token.text === '[')) continue;
     const operand = source.slice(argument[0]!.start, dot.start);
     edits.push({ start: tokens[index]!.start, end: tokens[close]!.start + 1, text: `(${JSON.stringify(field.text)} in ${operand})` });
     index = close;

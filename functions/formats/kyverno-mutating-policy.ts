@@ -1,6 +1,6 @@
 // Kyverno's MutatingPolicy (policies.kyverno.io v1alpha1, v1beta1, v1) as one rule of the mutations function:
 // its spec is MutatingAdmissionPolicy's with no binding (matchConstraints, matchConditions, variables,
-// mutations), with Kyverno's CEL libraries. Autogen is on for Pod policies, narrowed by
+// mutations), with Kyverno's CEL libraries. Autogen is on for policies that match Pods alone, narrowed by
 // spec.autogen.podControllers.controllers (kinds or resources; empty turns it off): the controllers' pod
 // templates are mutated as Pods. A policy switched off for admission makes no rule; one that mutates existing
 // resources (evaluation.mutateExisting) changes the cluster and is refused.
@@ -25,11 +25,14 @@ export function rulesFromMutatingPolicy(policy: Manifest): FormatResult {
     ...(spec.matchConditions !== undefined ? { matchConditions: spec.matchConditions } : {}),
   };
   const controllers = (spec.autogen as { podControllers?: { controllers?: string[] } } | undefined)?.podControllers?.controllers;
-  withPodControllers(
-    match,
-    parameters,
-    controllers?.map((controller) => podControllerNamed(controller) ?? controller),
-  );
+  // As Kyverno's CanAutoGen: only a policy that matches Pods alone; one naming other kinds mutates them itself.
+  const rules = (match.resourceRules ?? []) as { resources?: string[] }[];
+  if (rules.every((rule) => (rule.resources ?? []).every((resource) => resource === 'pods')))
+    withPodControllers(
+      match,
+      parameters,
+      controllers?.map((controller) => podControllerNamed(controller) ?? controller),
+    );
   const timeout = (spec.webhookConfiguration as { timeoutSeconds?: number } | undefined)?.timeoutSeconds;
   const rule = {
     name,

@@ -77,6 +77,10 @@ function expectRefusals(refusals: { suite: string; error: string }[], listed: Re
   expect(counted).toEqual(listed);
 }
 
+// Suites whose policy is written to patch every time: the MutatingPolicy prepends its registry to every image
+// whatever it already is; add-node-affinity adds its term with a JSON patch `add .../-1` (append).
+const NOT_IDEMPOTENT = ['other-mpol/prepend-image-registry', 'other/add-node-affinity'];
+
 /** A case through the packaged function: allowed, never failed open, patched into what the suite expects. */
 async function expectCase(suite: KyvernoSuite, entry: KyvernoCase) {
   const { handler } = await packagedWithRules('mutations', mutationBundle(suite));
@@ -91,6 +95,11 @@ async function expectCase(suite: KyvernoSuite, entry: KyvernoCase) {
   const patched = response.patch ? applyPatchStrictly(object, response.patch) : object;
   if (entry.patched) expect(withoutEmpty(patched)).toEqual(withoutEmpty(entry.patched));
   else if (entry.expected === 'skip') expect(response.patch).toBeUndefined();
+  // Reinvocation: the patched object, sent again, gets no patch (NOT_IDEMPOTENT lists the policies that are not).
+  if (response.patch) {
+    const again = (await invoke(handler, eventForCase({ ...entry, object: patched }))).body.response;
+    expect(again.patch !== undefined, `${entry.policy} patches its own result again`).toBe(NOT_IDEMPOTENT.includes(entry.suite));
+  }
 }
 
 const caseName = (entry: KyvernoCase) => `${entry.suite} ${entry.rule ?? entry.policy} ${entry.kind}/${entry.resource}: ${entry.expected}`;
