@@ -58,7 +58,9 @@ export async function mutateRules<P>(
   for (const rule of document.rules) {
     if (!matchesRule(request, rule.match, policy)) continue;
     matched.push(rule.name);
-    await policy.beforeMutate?.(rule.parameters);
+    // Awaited only when something loads: a microtask per rule is a cost every request would pay.
+    const loading = policy.beforeMutate?.(rule.parameters);
+    if (loading) await loading;
     const changed = mutatedCopy(policy, request, rule.parameters, current);
     const operations = diffToPatch(current, changed);
     if (operations.length === 0) continue;
