@@ -343,7 +343,8 @@ function rulesOfBundle(claimed: readonly Manifest[]): FormatResult {
   return { rules: result.rules, errors: [...read.flatMap(({ errors }) => errors), ...orphans, ...result.errors] };
 }
 
-const rulesOf = (policy: Manifest) => (Array.isArray(policy.spec?.rules) ? (policy.spec.rules as KyvernoRuleManifest[]) : []);
+/** A policy's rules as written (none when spec.rules is not a list). */
+export const rulesOf = (policy: Manifest) => (Array.isArray(policy.spec?.rules) ? (policy.spec.rules as KyvernoRuleManifest[]) : []);
 const notMutating = (rule: KyvernoRuleManifest) => rule?.mutate === undefined;
 /** A policy of this function's: one with a rule that is not a mutate rule, or with no rules (to say so). */
 const isValidatingPolicy = (manifest: Manifest) =>
@@ -363,7 +364,7 @@ export const kyvernoClusterPolicyFormat: PolicyFormat = {
 };
 
 /** Whether a PolicyException names the policy. */
-function namedBy(exception: Manifest, policy: Manifest): boolean {
+export function namedBy(exception: Manifest, policy: Manifest): boolean {
   const names = ((exception.spec?.exceptions ?? []) as { policyName?: string }[]).map((entry) => String(entry?.policyName ?? ''));
   return names.some((glob) => matchesGlob(exceptedName(policy), glob));
 }

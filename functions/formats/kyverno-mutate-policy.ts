@@ -17,15 +17,15 @@ import {
   isPolicy,
   type KyvernoRuleManifest,
   matchProblem,
+  namedBy,
   type PolicyException,
   policyNamespace,
+  rulesOf,
 } from './kyverno-cluster-policy.js';
 import { type FormatResult, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
-import { matchesGlob } from '../admission/kubernetes/glob.js';
 
 type Mutate = { patchStrategicMerge?: unknown; patchesJson6902?: unknown; foreach?: unknown; targets?: unknown };
 
-const rulesOf = (policy: Manifest) => (Array.isArray(policy.spec?.rules) ? (policy.spec.rules as KyvernoRuleManifest[]) : []);
 const mutates = (rule: KyvernoRuleManifest) => rule?.mutate !== undefined;
 
 /** Why a mutate rule cannot run here, or undefined. */
@@ -109,10 +109,7 @@ function rulesOfBundle(claimed: readonly Manifest[]): FormatResult {
 
 /** An exception that names a policy with mutate rules in the bundle. */
 function namesMutatingPolicy(exception: Manifest, bundle: readonly Manifest[]): boolean {
-  const names = ((exception.spec?.exceptions ?? []) as { policyName?: string }[]).map((entry) => String(entry?.policyName ?? ''));
-  return bundle.some(
-    (manifest) => isPolicy(manifest) && rulesOf(manifest).some(mutates) && names.some((glob) => matchesGlob(exceptedName(manifest), glob)),
-  );
+  return bundle.some((manifest) => isPolicy(manifest) && rulesOf(manifest).some(mutates) && namedBy(exception, manifest));
 }
 
 export const kyvernoMutatePolicyFormat: PolicyFormat = {

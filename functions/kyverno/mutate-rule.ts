@@ -12,14 +12,13 @@ import type { WorkDeadline } from '../admission/decide/deadline.js';
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
 import { evaluateConditions } from './conditions.js';
-import { searchJmesPath } from './jmespath.js';
 import { applyKyvernoJsonPatch, operationsOf } from './json6902.js';
 import type { KyvernoMutateRule, MutateForeach } from './kyverno-rule-schema.js';
 import { resolveAnchors } from './mutate-anchors.js';
 import { blockSelects } from './resource-filter.js';
 import { readsImages, ruleData } from './rule-data.js';
 import { strategicMerge } from './strategic-merge.js';
-import { loadContext } from './validate-rule.js';
+import { elementsOf, loadContext } from './validate-rule.js';
 import { substituteVariables, type VariableContext } from './variables.js';
 
 type Json = Record<string, unknown>;
@@ -43,12 +42,6 @@ function patched(resource: unknown, patches: Patches, context: VariableContext, 
     result = applyKyvernoJsonPatch(result, operationsOf(typeof text === 'string' ? text : JSON.stringify(text)), context.scope.budget);
   }
   return result;
-}
-
-function elementsOf(list: string, context: VariableContext): unknown[] {
-  const result = searchJmesPath(list, context.data, context.scope);
-  if (result === null || result === undefined) return [];
-  return Array.isArray(result) ? result : [result];
 }
 
 function foreachPatched(

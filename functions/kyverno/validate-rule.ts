@@ -83,7 +83,7 @@ function patternOutcome(rule: KyvernoRule, source: PatternSource, target: unknow
 }
 
 /** A list's elements: an array, or one value that is not (Kyverno's EvaluateList); null elements are skipped. */
-function elementsOf(list: string, context: VariableContext): unknown[] {
+export function elementsOf(list: string, context: VariableContext): unknown[] {
   const result = searchJmesPath(list, context.data, context.scope);
   return Array.isArray(result) ? result : [result];
 }

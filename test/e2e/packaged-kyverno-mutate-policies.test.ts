@@ -10,6 +10,7 @@ import { stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { mutationsPolicy } from '../../functions/mutations/policy.js';
 import '../../functions/kyverno/engine.js';
+import { withoutEmpty } from '../../infra/policy-tests/mutation-outcome.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { CORPORA } from '../helpers/corpora.js';
 import { invoke } from '../helpers/invoke.js';
@@ -18,23 +19,6 @@ import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-
 import { parseAllDocuments } from 'yaml';
 
 afterAll(removeRulesFolders);
-
-/**
- * The object without empty lists and maps: the API server decodes a built-in kind into its typed object, which
- * omits them, and the suites' expected objects (what Kyverno makes of the object) are read the same way.
- */
-function withoutEmpty(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutEmpty);
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    const kept = withoutEmpty(item);
-    if ((Array.isArray(kept) && kept.length === 0) || (typeof kept === 'object' && kept !== null && Object.keys(kept).length === 0))
-      continue;
-    out[key] = kept;
-  }
-  return out;
-}
 
 /** The suite's manifests, each reduced to what the mutations function runs, as `policy push` sends them. */
 function mutationBundle(suite: KyvernoSuite): string {
