@@ -13,6 +13,7 @@ import { parseGoDuration } from '../admission/kubernetes/go-duration.js';
 import { fieldsOf, formatRfc3339, fromDate, type GoTime, parseGoTime, RFC3339, truncateGoTime } from './go-time.js';
 import { semverInRange } from './semver.js';
 import { x509Decode } from './x509-decode.js';
+import { imageInfo } from './rule-data.js';
 import { activeScope } from './jmespath-scope.js';
 
 type Arguments = unknown[];
@@ -335,8 +336,10 @@ const FUNCTIONS: [string, (args: Arguments) => unknown, { types: number[]; optio
   ],
   [
     'image_normalize',
+    // Kyverno's GetImageInfo(image).String(): the path as written and `latest` when untagged, as `images` has it.
     ([image]) =>
-      parseImageReference(image as string)?.normalised ?? fail('image_normalize', `${JSON.stringify(image)} is not an image reference`),
+      (parseImageReference(image as string) && imageInfo(image)?.reference) ??
+      fail('image_normalize', `${JSON.stringify(image)} is not an image reference`),
     [string],
   ],
   ['time_now_utc', () => formatRfc3339(fromDate(activeScope().now)), []],

@@ -13,20 +13,41 @@ import { currentScope, type JmesPathScope, withScope } from './jmespath-scope.js
 // Kyverno's functions, registered on the library before any expression runs.
 import './jmespath-functions.js';
 
-type Visit = (this: unknown, node: ExpressionNode, value: JSONValue) => JSONValue;
-type Call = (this: unknown, name: string, args: JSONValue[]) => JSONValue;
+type Scopes = { data: Record<string, JSONValue>; inner?: Scopes };
+type Interpreter = { _scope: Scopes; runtime: Runtime };
+type Runtime = { _interpreter: Interpreter };
+type Visit = (this: Interpreter, node: ExpressionNode, value: JSONValue) => JSONValue;
+type Call = (this: Runtime, name: string, args: JSONValue[]) => JSONValue;
 const interpreterPrototype = Object.getPrototypeOf(TreeInterpreter) as { visit: Visit };
-const runtimePrototype = Object.getPrototypeOf((TreeInterpreter as unknown as { runtime: object }).runtime) as { callFunction: Call };
+const rootRuntime = (TreeInterpreter as unknown as Interpreter).runtime;
+const runtimePrototype = Object.getPrototypeOf(rootRuntime) as { callFunction: Call };
 const visit = interpreterPrototype.visit;
 const callFunction = runtimePrototype.callFunction;
+
+/** A let-bound variable, found as Go's scopes find it: one bound to null or false in an outer scope is still bound. */
+function variable(scopes: Scopes | undefined, name: string): JSONValue {
+  for (let scope = scopes; scope; scope = scope.inner) if (Object.hasOwn(scope.data, name)) return scope.data[name]!;
+  throw new Error(`Error referencing undefined variable ${name}`);
+}
+
 interpreterPrototype.visit = function metered(node, value) {
-  const result = visit.call(this, node, value);
+  const result =
+    (node as { type: string }).type === 'Variable' ? variable(this._scope, (node as { name: string }).name) : visit.call(this, node, value);
   currentScope()?.budget.charge(1 + units(result));
   return result;
 };
 runtimePrototype.callFunction = function metered(name, args) {
   currentScope()?.budget.charge(1 + args.reduce<number>((total, arg) => total + units(arg), 0));
-  return callFunction.call(this, name, args);
+  if (this === rootRuntime) return callFunction.call(this, name, args);
+  // Inside a let, the library's functions (bound to the root runtime) would evaluate an expression reference
+  // (`map(&...)`, `sort_by`, `max_by`) without the let's variables; Kyverno's go-jmespath evaluates it in them.
+  const outer = rootRuntime._interpreter;
+  rootRuntime._interpreter = this._interpreter;
+  try {
+    return callFunction.call(this, name, args);
+  } finally {
+    rootRuntime._interpreter = outer;
+  }
 };
 
 const compiled = new Map<string, ExpressionNode>();

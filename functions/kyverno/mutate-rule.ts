@@ -63,12 +63,16 @@ function foreachPatched(
     for (const index of order) {
       context.scope.budget.charge(1);
       if (elements[index] === null || elements[index] === undefined) continue;
+      // Kyverno resets the context per element: a nested loop's result is seen only within its element.
+      data.request = context.data.request;
       data.element = data[`element${nesting}`] = elements[index];
       data.elementIndex = data[`elementIndex${nesting}`] = index;
       loadContext(loop.context, scoped);
       if (!evaluateConditions(loop.preconditions, scoped).holds) continue;
       result = loop.foreach ? foreachPatched(loop.foreach, result, scoped, nesting + 1, kind) : patched(result, loop, scoped, kind);
     }
+    // As Kyverno's AddResource after each loop: the next loop's `request.object` is the object patched so far.
+    context.data.request = { ...(context.data.request as Json), object: result as Json };
   }
   return result;
 }

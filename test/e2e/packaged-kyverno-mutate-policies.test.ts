@@ -13,7 +13,7 @@ import '../../functions/kyverno/engine.js';
 import { withoutEmpty } from '../../infra/policy-tests/mutation-outcome.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { CORPORA } from '../helpers/corpora.js';
-import { invoke } from '../helpers/invoke.js';
+import { eventFor, invoke } from '../helpers/invoke.js';
 import { eventForCase, type KyvernoCase, type KyvernoSuite, kyvernoSuites } from '../helpers/kyverno-vpol.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 import { parseAllDocuments } from 'yaml';
@@ -117,4 +117,52 @@ describe('Kyverno ClusterPolicy mutate rules, manifests as written, on the packa
   });
 
   it.each(casesOf(accepted))('%s', (_name, suite, entry) => expectCase(suite, entry));
+});
+
+describe('foreach as Kyverno’s handler runs it (mutation/common.go)', () => {
+  const loopsPolicy = stringify({
+    apiVersion: 'kyverno.io/v1',
+    kind: 'ClusterPolicy',
+    metadata: { name: 'loops' },
+    spec: {
+      rules: [
+        {
+          name: 'two-loops',
+          match: { any: [{ resources: { kinds: ['Pod'] } }] },
+          mutate: {
+            foreach: [
+              {
+                list: 'request.object.spec.containers',
+                patchStrategicMerge: {
+                  spec: { containers: [{ name: '{{ element.name }}', image: 'mirror.example.com/{{ element.name }}:1' }] },
+                },
+              },
+              {
+                list: 'request.object.spec.containers',
+                patchesJson6902: '- op: add\n  path: /metadata/annotations/seen-{{ elementIndex }}\n  value: "{{ element.image }}"',
+              },
+            ],
+          },
+        },
+      ],
+    },
+  });
+
+  it('a loop’s request.object is the object the loops before it patched', async () => {
+    const { handler } = await packagedWithRules('mutations', loopsPolicy);
+    const object = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'default' },
+      spec: {
+        containers: [
+          { name: 'web', image: 'web:0' },
+          { name: 'log', image: 'log:0' },
+        ],
+      },
+    };
+    const { response } = (await invoke(handler, eventFor(object))).body;
+    const patched = applyPatchStrictly(object, response.patch) as any;
+    expect(patched.metadata.annotations).toEqual({ 'seen-0': 'mirror.example.com/web:1', 'seen-1': 'mirror.example.com/log:1' });
+  });
 });

@@ -330,6 +330,7 @@ describe('the seeds as data (policies/examples/)', () => {
     ['disable-service-links', 'disable-service-links.yaml', 'a MutatingAdmissionPolicy'],
     ['disable-service-links', 'disable-service-links-kyverno.yaml', 'a Kyverno ClusterPolicy'],
     ['registry-mirror', 'registry-mirror.yaml', 'a MutatingAdmissionPolicy'],
+    ['registry-mirror', 'registry-mirror-kyverno.yaml', 'a Kyverno ClusterPolicy'],
   ])('%s as %s (%s) gives the built-in function’s objects on its fixtures', async (name, file) => {
     const builtIn = await packagedWithRules(name, testRules(name));
     const asData = await packagedWithRules('mutations', readFileSync(`policies/examples/${file}`, 'utf8'));

@@ -118,3 +118,39 @@ describe('sha256, and what stays refused', () => {
     expect(problems("semver_compare('1.0.0', '>0.1.0')")).toEqual([]);
   });
 });
+
+describe('image_normalize (Kyverno GetImageInfo().String(), infos_test.go Test_ReferenceAndReferenceWithTag)', () => {
+  it.each([
+    ['nginx', 'docker.io/nginx:latest'],
+    ['nginx:v10.3', 'docker.io/nginx:v10.3'],
+    ['docker.io/test/nginx:v10.3', 'docker.io/test/nginx:v10.3'],
+    ['test/nginx', 'docker.io/test/nginx:latest'],
+    ['localhost:4443/test/nginx', 'localhost:4443/test/nginx:latest'],
+    [
+      'docker.io/test/centos@sha256:dead07b4d8ed7e29e98de0f4504d87e8880d4347859d839686a31da35a3b532f',
+      'docker.io/test/centos@sha256:dead07b4d8ed7e29e98de0f4504d87e8880d4347859d839686a31da35a3b532f',
+    ],
+  ])('%s → %s', (image, normalised) => {
+    expect(search(`image_normalize('${image}')`)).toBe(normalised);
+  });
+
+  it('what is not an image reference is an error (Test_ParseError)', () => {
+    expect(() => search("image_normalize('++')")).toThrow(/image_normalize.*"\+\+" is not an image reference/);
+  });
+});
+
+describe('let (JEP-18) as Kyverno’s go-jmespath scopes it', () => {
+  it('an expression reference sees the variables of the let it is written in', () => {
+    expect(search('let $a = `1` in map(&[@, $a], `[1, 2]`)')).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
+    expect(search('let $step = `2` in max_by(`[{"x": 1}, {"x": 3}]`, &(x + $step))')).toEqual({ x: 3 });
+    expect(search('let $a = `1` in map(&(let $b = @ in map(&[$a, $b, @], `[5]`)), `[7]`)')).toEqual([[[1, 7, 5]]]);
+  });
+
+  it('a variable bound to null or false in an outer let is bound; an unbound one is an error', () => {
+    expect(search('let $a = `null`, $f = `false` in let $b = `1` in [$a, $f, $b]')).toEqual([null, false, 1]);
+    expect(() => search('let $a = `1` in $b')).toThrow(/undefined variable b/);
+  });
+});
