@@ -62,7 +62,7 @@ interface PolicyBase<P> {
 /** What the stack hands a policy besides the request: the clock, so policies never read one. */
 export interface PolicyContext {
   now: Date;
-  /** The request's deadline, for policies whose work is long and synchronous (CEL) to stop themselves. */
+  /** The request's deadline, for policies whose work is long and synchronous (CEL, mutations) to stop themselves. */
   deadline?: WorkDeadline;
 }
 
@@ -90,7 +90,7 @@ export interface ValidatingPolicy<P> extends PolicyBase<P> {
 export interface MutatingPolicy<P> extends PolicyBase<P> {
   kind: 'mutating';
   /** `object` is the policy's own draft (a copy-on-write view of the object); change it and return it. */
-  mutate(request: AdmissionRequest, parameters: P, object: unknown): unknown;
+  mutate(request: AdmissionRequest, parameters: P, object: unknown, context: PolicyContext): unknown;
   /**
    * The policy never changes `object`: it returns a changed copy that shares what it did not change. It then
    * gets the object itself, not a draft, since finishing a draft replaced by a new object walks all of it.

@@ -19,7 +19,8 @@ import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
 import type { MutatingPolicy } from '../admission/policy.js';
 import { type CelProgram, toCel } from '../cel-engine/program.js';
 import { requestBinding } from '../cel-engine/request-binding.js';
-import { CostBudget } from '../cel-engine/cost-budget.js';
+import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
+import type { WorkDeadline } from '../admission/decide/deadline.js';
 import { LazyVariables } from '../cel/lazy-variables.js';
 import { MUTATION_FORMATS, MUTATION_REFUSALS } from '../formats/mutation-formats.js';
 import { claimedBy, isManifestData, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
@@ -97,9 +98,14 @@ interface RequestValues {
 }
 
 /** One object's bindings: the request's values, the object as the mutations before left it, lazy variables. */
-function bindingsFor(values: RequestValues, parameters: MutationParameters, object: unknown): Record<string, unknown> {
+function bindingsFor(
+  values: RequestValues,
+  parameters: MutationParameters,
+  object: unknown,
+  deadline?: WorkDeadline,
+): Record<string, unknown> {
   const bindings: Record<string, unknown> = { ...values, object: toCel(object, 'request.object') };
-  const evaluator = { variable: (program: CelProgram) => program.run(bindings, new CostBudget()) };
+  const evaluator = { variable: (program: CelProgram) => program.run(bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline)) };
   bindings.variables = new LazyVariables(parameters.declaredVariables, evaluator);
   return bindings;
 }
@@ -132,12 +138,12 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
   // The object and oldObject become CEL values before anything else, and that conversion refuses an object
   // nested beyond MAX_OBJECT_DEPTH.
   walksWholeObject: false,
-  mutate(request, parameters, original) {
+  mutate(request, parameters, original, { now, deadline }) {
     if (parameters.kyverno) {
       // Kyverno's own match and exclude (names, selectors, subjects), past the resources the stack matched.
       if (ruledOutBy(request, parameters.kyverno as never)) return original;
       const patchesPodTemplate = parameters.podControllers.includes(request.kind.kind);
-      return kyvernoEngine().mutateWithRule(parameters.kyverno, request, original, patchesPodTemplate, new Date());
+      return kyvernoEngine().mutateWithRule(parameters.kyverno, request, original, patchesPodTemplate, now, deadline);
     }
     // Autogen (a Kyverno MutatingPolicy's): a controller's pod template is mutated as a Pod, then written back.
     const controller = parameters.podControllers.includes(request.kind.kind) ? (request.kind.kind as PodController) : undefined;
@@ -152,16 +158,17 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
       params: parameters.params,
     };
     // The conditions and the first mutation see the same object: one conversion, one set of variables.
-    let bindings = bindingsFor(values, parameters, object);
+    const budget = () => new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline);
+    let bindings = bindingsFor(values, parameters, object, deadline);
     for (const { name, program } of parameters.matchConditions) {
-      const holds = program.run(bindings, new CostBudget());
+      const holds = program.run(bindings, budget());
       if (typeof holds !== 'boolean') throw new Error(`matchConditions ${name}: returned ${typeof holds}, expected a bool`);
       if (!holds) return original;
     }
     for (const [index, { patchType, program }] of parameters.patches.entries()) {
-      const value = program.run(bindings, new CostBudget());
+      const value = program.run(bindings, budget());
       object = patchType === 'JSONPatch' ? withJsonPatch(object, value, index) : withApplyConfiguration(object, value, index, kind);
-      if (index + 1 < parameters.patches.length) bindings = bindingsFor(values, parameters, object);
+      if (index + 1 < parameters.patches.length) bindings = bindingsFor(values, parameters, object, deadline);
     }
     return controller && object !== view ? withPodTemplate(controller, original, object, view) : object;
   },

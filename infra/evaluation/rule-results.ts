@@ -74,7 +74,7 @@ export async function ruleResults<P>(
       // A mutating rule on the object as sent: what it would change, or nothing.
       if (request.operation === 'DELETE' || request.operation === 'CONNECT') continue;
       const original = request.object;
-      const changes = diffToPatch(original, await policy.mutate(request, rule.parameters, structuredClone(original)));
+      const changes = diffToPatch(original, await policy.mutate(request, rule.parameters, structuredClone(original), { now }));
       results.push(
         changes.length > 0
           ? { ...base, result: 'warn', messages: changes.map(describeOperation), action: 'mutate' }

@@ -38,7 +38,8 @@ export async function mutatedBy(
     (candidate) =>
       candidate.origin?.name === policy && (!names || (candidate.origin.rule !== undefined && names.includes(candidate.origin.rule))),
   );
-  const outcome = await mutateRules(mutationsPolicy as never, { ...document, rules } as never, request);
+  // `kyverno test` runs a policy at the time it runs.
+  const outcome = await mutateRules(mutationsPolicy as never, { ...document, rules } as never, request, { now: new Date() });
   if (!outcome.verdict.patch) return { object: request.object, changed: false };
   const operations = JSON.parse(Buffer.from(outcome.verdict.patch, 'base64').toString('utf8')) as Operation[];
   return { object: applyPatch(structuredClone(request.object), operations, true, false).newDocument, changed: true };

@@ -194,7 +194,7 @@ import { TEST_RULES } from '../helpers/test-rules.js';
 
 const parameters = v.parse(${pascal}ParametersSchema, { labels: { team: 'unassigned' } });
 const pod = (labels?: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'team-a', ...(labels ? { labels } : {}) }, spec: { containers: [{ name: 'web', image: 'web:1.0' }] } });
-const mutate = (manifest: any) => ${camel}Policy.mutate(admissionReviewFor(manifest).request, parameters, structuredClone(manifest)) as any;
+const mutate = (manifest: any) => ${camel}Policy.mutate(admissionReviewFor(manifest).request, parameters, structuredClone(manifest), { now: new Date() }) as any;
 
 describe('${name}', () => {
   it.each([

@@ -18,7 +18,7 @@ async function mutated(policy: MutatingPolicy<never>, rulesText: string, object:
   const parsed = parseRulesDocument(policy, rulesText);
   if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
   const request = admissionReviewFor(object).request as AdmissionRequest;
-  const { verdict } = await mutateRules(policy, parsed.document, request);
+  const { verdict } = await mutateRules(policy, parsed.document, request, { now: new Date() });
   return verdict.patch ? applyPatchStrictly(object, verdict.patch) : structuredClone(object);
 }
 

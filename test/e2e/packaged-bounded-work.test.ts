@@ -351,4 +351,64 @@ describe('mutations as data on adversarial input: answered in time, with the rea
     const response = await answerInTime(handler, eventFor(pod(containers(5000, () => 'nginx:1'))));
     expect(response).toMatchObject({ allowed: false, status: { message: expect.stringContaining('cost limit') } });
   });
+
+  it('mutations each within the budget but together past the deadline stop at the deadline', async () => {
+    // Each mutation's expression costs about 0.65 million units on 200 containers, within its budget of 1 million.
+    const mutations = Array.from({ length: 400 }, (_, index) => ({
+      patchType: 'JSONPatch',
+      jsonPatch: {
+        expression: `object.spec.containers.all(c, object.spec.containers.exists(d, d.name == c.name + "x${index}") == false) ? [] : []`,
+      },
+    }));
+    const policy = JSON.stringify({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingAdmissionPolicy',
+      metadata: { name: 'slow' },
+      spec: {
+        failurePolicy: 'Ignore',
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+        mutations,
+      },
+    });
+    const binding = JSON.stringify({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingAdmissionPolicyBinding',
+      metadata: { name: 'slow' },
+      spec: { policyName: 'slow' },
+    });
+    const handler = await packaged('mutations', `${policy}\n---\n${binding}`);
+    const response = await answerInTime(handler, eventFor(pod(containers(200, () => 'nginx:1'))));
+    expect(response.allowed).toBe(true);
+    expect(response.patch).toBeUndefined();
+    expect(response.auditAnnotations['failed-open'], response.auditAnnotations['failed-open']).toMatch(/deadline of \d+ ms exceeded/);
+  });
+
+  it('Kyverno mutate rules each within the budget but together past the deadline stop at the deadline', async () => {
+    // Each rule's precondition costs about 0.64 million units on 300 containers, within its budget of 1 million.
+    const rules = Array.from({ length: 100 }, (_, index) => ({
+      name: `r${index}`,
+      match: { any: [{ resources: { kinds: ['Pod'] } }] },
+      preconditions: {
+        all: [
+          {
+            key: `{{ length(request.object.spec.containers[].{n: name, all: $.request.object.spec.containers[].name, i: '${index}'}) }}`,
+            operator: 'Equals',
+            value: -1,
+          },
+        ],
+      },
+      mutate: { patchStrategicMerge: { metadata: { labels: { [`r${index}`]: 'x' } } } },
+    }));
+    const policy = JSON.stringify({
+      apiVersion: 'kyverno.io/v1',
+      kind: 'ClusterPolicy',
+      metadata: { name: 'slow' },
+      spec: { failurePolicy: 'Ignore', rules },
+    });
+    const handler = await packaged('mutations', policy);
+    const response = await answerInTime(handler, eventFor(pod(containers(300, () => 'nginx:1'))));
+    expect(response.allowed).toBe(true);
+    expect(response.patch).toBeUndefined();
+    expect(response.auditAnnotations['failed-open'], response.auditAnnotations['failed-open']).toMatch(/deadline of \d+ ms exceeded/);
+  });
 });

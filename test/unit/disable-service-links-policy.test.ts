@@ -9,6 +9,7 @@ const mutate = (manifest: any, override: boolean) =>
     admissionReviewFor(manifest).request,
     v.parse(DisableServiceLinksParametersSchema, { override }),
     structuredClone(manifest),
+    { now: new Date() },
   ) as any;
 const pod = (enableServiceLinks?: boolean) => ({
   apiVersion: 'v1',

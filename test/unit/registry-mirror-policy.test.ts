@@ -92,7 +92,7 @@ describe('registry-mirror rules validation', () => {
 
 describe('registry-mirror on objects', () => {
   const mutate = (manifest: any) =>
-    registryMirrorPolicy.mutate(admissionReviewFor(manifest).request, parameters, structuredClone(manifest)) as any;
+    registryMirrorPolicy.mutate(admissionReviewFor(manifest).request, parameters, structuredClone(manifest), { now: new Date() }) as any;
   const spec = {
     containers: [{ name: 'web', image: 'nginx:1.21' }],
     initContainers: [{ name: 'init', image: 'busybox' }],

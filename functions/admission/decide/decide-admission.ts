@@ -151,7 +151,7 @@ export function createDecideAdmission<P>(
   async function evaluateOrMutate(document: RulesDocument<P>, request: AdmissionRequest, deadline: WorkDeadline) {
     return policy.kind === 'validating'
       ? await evaluateRules(policy, document, request, { now: clock(), deadline })
-      : await (await mutation!).mutateRules(policy, document, request);
+      : await (await mutation!).mutateRules(policy, document, request, { now: clock(), deadline });
   }
 
   function decisionOf(outcome: Awaited<ReturnType<typeof evaluateOrMutate>>, rulesVersion: string): Decision {

@@ -14,7 +14,8 @@ import { allowed } from '../review/admission-response.js';
 import type { RulesOutcome } from './evaluate-rules.js';
 import { diffToPatch, encodePatch, type PatchOperation } from './json-patch.js';
 import { matchesRule } from './match-rule.js';
-import type { MutatingPolicy } from '../policy.js';
+import type { MutatingPolicy, PolicyContext } from '../policy.js';
+import { DeadlineExceededError } from './deadline.js';
 import type { RulesDocument } from '../rules/rules-document-schema.js';
 
 const NEVER_PATCHED: readonly Operation[] = ['DELETE', 'CONNECT'];
@@ -32,10 +33,16 @@ function isObject(value: unknown): value is object {
 }
 
 /** The object as `policy` changes it from `object`, which is left as it was. */
-function mutatedCopy<P>(policy: MutatingPolicy<P>, request: AdmissionRequest, parameters: P, object: object): unknown {
-  if (policy.returnsCopy) return policy.mutate(request, parameters, object);
+function mutatedCopy<P>(
+  policy: MutatingPolicy<P>,
+  request: AdmissionRequest,
+  parameters: P,
+  object: object,
+  context: PolicyContext,
+): unknown {
+  if (policy.returnsCopy) return policy.mutate(request, parameters, object, context);
   return drafts.produce(object, (draft) => {
-    const result = policy.mutate(request, parameters, draft);
+    const result = policy.mutate(request, parameters, draft, context);
     // Returning the draft means "as changed"; anything else replaces the object.
     return result === draft ? undefined : (result as typeof draft);
   });
@@ -45,6 +52,7 @@ export async function mutateRules<P>(
   policy: MutatingPolicy<P>,
   document: RulesDocument<P>,
   request: AdmissionRequest,
+  context: PolicyContext,
 ): Promise<RulesOutcome> {
   const verdict = allowed();
   const original = request.object;
@@ -57,11 +65,13 @@ export async function mutateRules<P>(
   let patch: PatchOperation[] | undefined = [];
   for (const rule of document.rules) {
     if (!matchesRule(request, rule.match, policy)) continue;
+    // Between rules, as evaluate-rules checks it; within one, the policy's cost budgets read the deadline.
+    if (context.deadline?.passed()) throw new DeadlineExceededError(context.deadline.budgetMs);
     matched.push(rule.name);
     // Awaited only when something loads: a microtask per rule is a cost every request would pay.
     const loading = policy.beforeMutate?.(rule.parameters);
     if (loading) await loading;
-    const changed = mutatedCopy(policy, request, rule.parameters, current);
+    const changed = mutatedCopy(policy, request, rule.parameters, current, context);
     const operations = diffToPatch(current, changed);
     if (operations.length === 0) continue;
     if (rule.mode === 'audit') {
