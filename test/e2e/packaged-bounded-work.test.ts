@@ -305,6 +305,28 @@ describe('mutations as data on adversarial input: answered in time, with the rea
     ],
   };
 
+  const mutatingAdmissionPolicy = (mutations: unknown[], failurePolicy: string) =>
+    [
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'MutatingAdmissionPolicy',
+        metadata: { name: 'bounded' },
+        spec: {
+          failurePolicy,
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+          mutations,
+        },
+      },
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'MutatingAdmissionPolicyBinding',
+        metadata: { name: 'bounded' },
+        spec: { policyName: 'bounded' },
+      },
+    ]
+      .map((manifest) => JSON.stringify(manifest))
+      .join('\n---\n');
+
   it.each(['Fail', 'Ignore'])('a foreach over 5,000 containers stops on the cost budget (failurePolicy %s)', async (failurePolicy) => {
     const handler = await packaged('mutations', mutatePolicy(prependEveryImage, failurePolicy));
     const response = await answerInTime(handler, eventFor(pod(containers(5000, () => 'nginx:1'))));
@@ -323,31 +345,14 @@ describe('mutations as data on adversarial input: answered in time, with the rea
   });
 
   it('an apply configuration that builds a list of 25,000,000 elements stops on the cost budget', async () => {
-    const policy = JSON.stringify({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingAdmissionPolicy',
-      metadata: { name: 'huge' },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
-        mutations: [
-          {
-            patchType: 'ApplyConfiguration',
-            applyConfiguration: {
-              expression:
-                'Object{metadata: Object.metadata{finalizers: object.spec.containers.map(a, object.spec.containers.map(b, a.name + b.name))}}',
-            },
-          },
-        ],
+    const huge = {
+      patchType: 'ApplyConfiguration',
+      applyConfiguration: {
+        expression:
+          'Object{metadata: Object.metadata{finalizers: object.spec.containers.map(a, object.spec.containers.map(b, a.name + b.name))}}',
       },
-    });
-    const binding = JSON.stringify({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingAdmissionPolicyBinding',
-      metadata: { name: 'huge' },
-      spec: { policyName: 'huge' },
-    });
-    const handler = await packaged('mutations', `${policy}\n---\n${binding}`);
+    };
+    const handler = await packaged('mutations', mutatingAdmissionPolicy([huge], 'Fail'));
     const response = await answerInTime(handler, eventFor(pod(containers(5000, () => 'nginx:1'))));
     expect(response).toMatchObject({ allowed: false, status: { message: expect.stringContaining('cost limit') } });
   });
@@ -360,23 +365,7 @@ describe('mutations as data on adversarial input: answered in time, with the rea
         expression: `object.spec.containers.all(c, object.spec.containers.exists(d, d.name == c.name + "x${index}") == false) ? [] : []`,
       },
     }));
-    const policy = JSON.stringify({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingAdmissionPolicy',
-      metadata: { name: 'slow' },
-      spec: {
-        failurePolicy: 'Ignore',
-        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
-        mutations,
-      },
-    });
-    const binding = JSON.stringify({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingAdmissionPolicyBinding',
-      metadata: { name: 'slow' },
-      spec: { policyName: 'slow' },
-    });
-    const handler = await packaged('mutations', `${policy}\n---\n${binding}`);
+    const handler = await packaged('mutations', mutatingAdmissionPolicy(mutations, 'Ignore'));
     const response = await answerInTime(handler, eventFor(pod(containers(200, () => 'nginx:1'))));
     expect(response.allowed).toBe(true);
     expect(response.patch).toBeUndefined();
