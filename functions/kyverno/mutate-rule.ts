@@ -6,7 +6,7 @@
 // patched by strategic merge is walked from its end unless `order` says otherwise, as Kyverno does). As in
 // Kyverno, the variables read the request as the rule found it. An autogen rule patches the controller's pod
 // template as Kyverno's rewritten rule does: the template is patched as a Pod, then written back.
-import { isPodController, podFromTemplate, type PodController, withPodTemplate } from '../admission/kubernetes/pod-controllers.js';
+import { isPodController, mutatedAsPod } from '../admission/kubernetes/pod-controllers.js';
 import { typeOfKind } from '../admission/kubernetes/apply-schema.js';
 import type { WorkDeadline } from '../admission/decide/deadline.js';
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
@@ -90,24 +90,21 @@ export function mutateWithRule(
   deadline?: WorkDeadline,
 ): unknown {
   const kind = request.kind.kind;
-  const template = patchesPodTemplate && isPodController(kind);
-  const view = template ? podFromTemplate(kind, object) : object;
-  if (template && view === null) return object;
-  const oldView = template ? podFromTemplate(kind, request.oldObject) : request.oldObject;
-  const context: VariableContext = {
-    data: ruleData(request, view, oldView, readsImages(rule)),
-    scope: { budget: new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline), now },
-  };
-  const excepted = (rule.exceptions ?? []).some(
-    (exception) => blockSelects(request, exception.match) && evaluateConditions(exception.conditions, context).holds,
-  );
-  if (excepted) return object;
-  loadContext(rule.context, context);
-  if (!evaluateConditions(rule.preconditions, context).holds) return object;
+  const controller = patchesPodTemplate && isPodController(kind) ? kind : undefined;
   // The schema is the Pod's when a template is patched as one.
-  const patchedKind = template ? { group: '', kind: 'Pod' } : request.kind;
-  let result = patched(view, rule.mutate, context, patchedKind);
-  if (rule.mutate.foreach) result = foreachPatched(rule.mutate.foreach, result, context, 0, patchedKind);
-  if (result === view) return object;
-  return template ? withPodTemplate(kind as PodController, object, result, view) : result;
+  const patchedKind = controller ? { group: '', kind: 'Pod' } : request.kind;
+  return mutatedAsPod(controller, object, request.oldObject, (view, oldView) => {
+    const context: VariableContext = {
+      data: ruleData(request, view, oldView, readsImages(rule)),
+      scope: { budget: new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline), now },
+    };
+    const excepted = (rule.exceptions ?? []).some(
+      (exception) => blockSelects(request, exception.match) && evaluateConditions(exception.conditions, context).holds,
+    );
+    if (excepted) return view;
+    loadContext(rule.context, context);
+    if (!evaluateConditions(rule.preconditions, context).holds) return view;
+    const result = patched(view, rule.mutate, context, patchedKind);
+    return rule.mutate.foreach ? foreachPatched(rule.mutate.foreach, result, context, 0, patchedKind) : result;
+  });
 }

@@ -13,11 +13,15 @@ type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** What is known of a place: a struct's type, a keyed list or set; `schema` when its kind has one here. */
+/**
+ * What is known of a place: a struct's type, a keyed list or set; `schema` when its kind has one here; the
+ * budget the merge charges.
+ */
 interface Place {
   type?: TypeShape;
   list?: KeyedList | 'set';
   schema: boolean;
+  budget: Budget;
 }
 
 // kyaml's AssociativeSequenceKeys, in the order it tries them.
@@ -25,18 +29,20 @@ const ASSOCIATIVE_KEYS = ['mountPath', 'devicePath', 'ip', 'type', 'topologyKey'
 const DIRECTIVE = '$patch';
 const REMOVED = Symbol('removed');
 
-function placeOf(shape: FieldShape | undefined, schema: boolean): Place {
-  if (shape === undefined || shape === 'atomic-map') return { schema };
-  if (shape === 'set') return { list: 'set', schema };
-  if (typeof shape === 'string') return { type: TYPES[shape], schema };
-  return shape.strategicMerge === false ? { schema } : { list: shape, schema };
+function placeOf(shape: FieldShape | undefined, { schema, budget }: Place): Place {
+  if (shape === undefined || shape === 'atomic-map') return { schema, budget };
+  if (shape === 'set') return { list: 'set', schema, budget };
+  if (typeof shape === 'string') return { type: TYPES[shape], schema, budget };
+  return shape.strategicMerge === false ? { schema, budget } : { list: shape, schema, budget };
 }
 
 const fieldOf = (place: Place, key: string): Place =>
-  placeOf(place.type?.fields && Object.hasOwn(place.type.fields, key) ? place.type.fields[key] : undefined, place.schema);
+  placeOf(place.type?.fields && Object.hasOwn(place.type.fields, key) ? place.type.fields[key] : undefined, place);
 
 const elementOf = (place: Place): Place =>
-  place.list && place.list !== 'set' && place.list.of ? { type: TYPES[place.list.of], schema: place.schema } : { schema: place.schema };
+  place.list && place.list !== 'set' && place.list.of
+    ? { type: TYPES[place.list.of], schema: place.schema, budget: place.budget }
+    : { schema: place.schema, budget: place.budget };
 
 function directiveOf(value: unknown, where: string): string | undefined {
   if (value === undefined) return undefined;
@@ -83,7 +89,7 @@ function mergeList(dest: unknown, patch: unknown[], place: Place, where: string)
   // kustomize merges with the patch's elements first (ListIncreaseDirection prepend): each in the patch's
   // order, merged with its element of the resource, then the resource's elements the patch does not name.
   // Every element of both lists is visited: charged, so a foreach patching a long list stops on the budget.
-  budget.charge(current.length + elements.length);
+  place.budget.charge(current.length + elements.length);
   if (keys === 'set') {
     const out: unknown[] = [];
     for (const value of [...elements, ...current]) if (!out.some((seen) => JSON.stringify(seen) === JSON.stringify(value))) out.push(value);
@@ -127,15 +133,11 @@ function mergeValue(dest: unknown, patch: unknown, place: Place, where: string):
   return out;
 }
 
-// The budget of the merge running now: merges are synchronous, one at a time.
-let budget: Budget = { charge: () => {} };
-
 /**
  * The resource with the patch merged in, by the schema of its kind (`type`, with `schema` when it is known),
- * every list element visited charged to `charged`.
+ * every list element visited charged to `budget`.
  */
-export function strategicMerge(resource: unknown, patch: unknown, type: TypeShape, schema: boolean, charged: Budget): unknown {
-  budget = charged;
-  const merged = mergeValue(resource, patch, { type, schema }, '');
+export function strategicMerge(resource: unknown, patch: unknown, type: TypeShape, schema: boolean, budget: Budget): unknown {
+  const merged = mergeValue(resource, patch, { type, schema, budget }, '');
   return merged === REMOVED ? {} : merged;
 }

@@ -8,7 +8,7 @@
 // merges it, by the request kind's schema. Every expression runs on its own cost budget. The stack makes the
 // answer's patch from the object before and after.
 import { typeOfKind } from '../admission/kubernetes/apply-schema.js';
-import { podFromTemplate, type PodController, withPodTemplate } from '../admission/kubernetes/pod-controllers.js';
+import { mutatedAsPod, type PodController } from '../admission/kubernetes/pod-controllers.js';
 import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
 import { expandKyvernoRule } from '../kyverno/autogen.js';
 import { kyvernoEngine, kyvernoEngineLoaded, loadKyvernoEngine, needsKyvernoEngine } from '../kyverno/engine-loader.js';
@@ -17,6 +17,7 @@ import { ruledOutBy } from '../kyverno/resource-filter.js';
 import { applyConfiguration } from '../admission/kubernetes/server-side-apply.js';
 import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
 import type { MutatingPolicy } from '../admission/policy.js';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import { type CelProgram, toCel } from '../cel-engine/program.js';
 import { requestBinding } from '../cel-engine/request-binding.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
@@ -110,6 +111,37 @@ function bindingsFor(
   return bindings;
 }
 
+/** The object as a MutatingAdmissionPolicy's (or MutatingPolicy's) conditions and mutations leave it. */
+function mutatedByExpressions(
+  request: AdmissionRequest,
+  parameters: MutationParameters,
+  view: unknown,
+  oldView: unknown,
+  kind: { group: string; kind: string },
+  deadline: WorkDeadline | undefined,
+): unknown {
+  let object: unknown = view;
+  const values = {
+    oldObject: toCel(oldView ?? null, 'request.oldObject'),
+    request: requestBinding(request),
+    params: parameters.params,
+  };
+  // The conditions and the first mutation see the same object: one conversion, one set of variables.
+  const budget = () => new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline);
+  let bindings = bindingsFor(values, parameters, object, deadline);
+  for (const { name, program } of parameters.matchConditions) {
+    const holds = program.run(bindings, budget());
+    if (typeof holds !== 'boolean') throw new Error(`matchConditions ${name}: returned ${typeof holds}, expected a bool`);
+    if (!holds) return view;
+  }
+  for (const [index, { patchType, program }] of parameters.patches.entries()) {
+    const value = program.run(bindings, budget());
+    object = patchType === 'JSONPatch' ? withJsonPatch(object, value, index) : withApplyConfiguration(object, value, index, kind);
+    if (index + 1 < parameters.patches.length) bindings = bindingsFor(values, parameters, object, deadline);
+  }
+  return object;
+}
+
 export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
   name: 'mutations',
   kind: 'mutating',
@@ -147,29 +179,9 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
     }
     // Autogen (a Kyverno MutatingPolicy's): a controller's pod template is mutated as a Pod, then written back.
     const controller = parameters.podControllers.includes(request.kind.kind) ? (request.kind.kind as PodController) : undefined;
-    const view = controller ? podFromTemplate(controller, original) : original;
-    if (view === null) return original;
-    const oldView = controller ? podFromTemplate(controller, request.oldObject) : request.oldObject;
     const kind = controller ? { group: '', kind: 'Pod' } : request.kind;
-    let object: unknown = view;
-    const values = {
-      oldObject: toCel(oldView ?? null, 'request.oldObject'),
-      request: requestBinding(request),
-      params: parameters.params,
-    };
-    // The conditions and the first mutation see the same object: one conversion, one set of variables.
-    const budget = () => new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline);
-    let bindings = bindingsFor(values, parameters, object, deadline);
-    for (const { name, program } of parameters.matchConditions) {
-      const holds = program.run(bindings, budget());
-      if (typeof holds !== 'boolean') throw new Error(`matchConditions ${name}: returned ${typeof holds}, expected a bool`);
-      if (!holds) return original;
-    }
-    for (const [index, { patchType, program }] of parameters.patches.entries()) {
-      const value = program.run(bindings, budget());
-      object = patchType === 'JSONPatch' ? withJsonPatch(object, value, index) : withApplyConfiguration(object, value, index, kind);
-      if (index + 1 < parameters.patches.length) bindings = bindingsFor(values, parameters, object, deadline);
-    }
-    return controller && object !== view ? withPodTemplate(controller, original, object, view) : object;
+    return mutatedAsPod(controller, original, request.oldObject, (view, oldView) =>
+      mutatedByExpressions(request, parameters, view, oldView, kind, deadline),
+    );
   },
 };

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { type RuleResult, ruleResults } from '../evaluation/rule-results.js';
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
-import { bundleRules, cel } from './manifest-bundle-rules.js';
+import { cel, claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
 import { mutatedBy, mutations, sameObject } from './mutation-outcome.js';
 import { readValues, valuesFor } from './kyverno-values.js';
 import { offlineRequest } from './offline-request.js';
@@ -101,9 +101,10 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
   const otherKinds = new Map(
     manifests.filter((manifest) => !runnable.includes(manifest)).map((manifest) => [manifest.metadata?.name ?? '', manifest.kind ?? '']),
   );
+  const bundle = [...runnable, ...exceptions];
   const rulesFor = (policy: typeof cel) => {
-    const bundle = [...runnable, ...exceptions].filter((manifest) => policy.manifests!.claims(manifest, [...runnable, ...exceptions]));
-    return bundle.some(isRunnableKind) ? bundleRules([...runnable, ...exceptions], policy) : undefined;
+    const claimed = claimedBy(bundle, policy);
+    return claimed.some(isRunnableKind) ? rulesOfClaimed(claimed, bundle, policy) : undefined;
   };
   const validatingRules = rulesFor(cel);
   const mutatingRules = rulesFor(mutations);

@@ -16,12 +16,18 @@ export type BundleRules =
    */
   | { ok: false; errors: string[]; refused: boolean };
 
-/** The manifests' rules for a function (cel by default), each manifest reduced to the part it runs. */
-export function bundleRules(manifests: unknown[], policy: Policy<never> = cel): BundleRules {
-  const mine = manifests
-    .filter((manifest) => policy.manifests!.claims(manifest, manifests))
-    .map((manifest) => policy.manifests!.part?.(manifest, manifests) ?? manifest);
+/** The manifests of a bundle a function runs (cel by default), as `policy push` sends them. */
+export const claimedBy = <M>(manifests: M[], policy: Policy<never> = cel): M[] =>
+  manifests.filter((manifest) => policy.manifests!.claims(manifest, manifests));
+
+/** The rules of the claimed manifests of a bundle, each reduced to the part the function runs. */
+export function rulesOfClaimed(claimed: unknown[], manifests: unknown[], policy: Policy<never> = cel): BundleRules {
+  const mine = claimed.map((manifest) => policy.manifests!.part?.(manifest, manifests) ?? manifest);
   const parsed = parseRulesDocument(policy, JSON.stringify(mine), Number.MAX_SAFE_INTEGER);
   if (parsed.ok) return { ok: true, document: parsed.document };
   return { ok: false, errors: parsed.errors, refused: parsed.errors.every((error) => /cannot run (without the cluster|here)/.test(error)) };
 }
+
+/** The manifests' rules for a function (cel by default), each manifest reduced to the part it runs. */
+export const bundleRules = (manifests: unknown[], policy: Policy<never> = cel): BundleRules =>
+  rulesOfClaimed(claimedBy(manifests, policy), manifests, policy);

@@ -86,6 +86,24 @@ export function withPodTemplate(kind: PodController, controller: unknown, view: 
   return rebuild(controller, 0);
 }
 
+/**
+ * The object as `mutate` leaves it, run on the controller's pod template as a Pod (autogen) when `controller`
+ * is given: `mutate` gets the Pod views of the object and the old object, and its result is written back.
+ * A controller without a template is left as it is.
+ */
+export function mutatedAsPod(
+  controller: PodController | undefined,
+  object: unknown,
+  oldObject: unknown,
+  mutate: (object: unknown, oldObject: unknown) => unknown,
+): unknown {
+  if (!controller) return mutate(object, oldObject);
+  const view = podFromTemplate(controller, object);
+  if (view === null) return object;
+  const result = mutate(view, podFromTemplate(controller, oldObject));
+  return result === view ? object : withPodTemplate(controller, object, result, view);
+}
+
 /** The pod controller a name stands for: its kind (Deployment) or its resource (deployments). */
 export function podControllerNamed(name: string): PodController | undefined {
   if (isPodController(name)) return name;
