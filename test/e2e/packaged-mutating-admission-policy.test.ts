@@ -331,7 +331,7 @@ describe('the seeds as data (policies/examples/)', () => {
     ['disable-service-links', 'disable-service-links-kyverno.yaml', 'a Kyverno ClusterPolicy'],
     ['registry-mirror', 'registry-mirror.yaml', 'a MutatingAdmissionPolicy'],
     ['registry-mirror', 'registry-mirror-kyverno.yaml', 'a Kyverno ClusterPolicy'],
-  ])('%s as %s (%s) gives the built-in function’s objects on its fixtures', async (name, file) => {
+  ])('%s as %s (%s) gives the built-in function’s objects on its fixtures, and no patch on a second call', async (name, file) => {
     const builtIn = await packagedWithRules(name, testRules(name));
     const asData = await packagedWithRules('mutations', readFileSync(`policies/examples/${file}`, 'utf8'));
     const fixtures = readdirSync(`events/${name}`).filter((file) => file.endsWith('.json'));
@@ -345,7 +345,14 @@ describe('the seeds as data (policies/examples/)', () => {
         expect(response.auditAnnotations?.['failed-open'], file).toBeUndefined();
         return response.patch ? applyPatchStrictly(object, response.patch) : object;
       };
-      expect(await patchedBy(asData.handler), file).toEqual(await patchedBy(builtIn.handler));
+      const patched = await patchedBy(asData.handler);
+      expect(patched, file).toEqual(await patchedBy(builtIn.handler));
+      // Reinvocation: the patched object, sent again, is not patched.
+      const again = {
+        ...event,
+        body: JSON.stringify({ ...JSON.parse(event.body!), request: { ...JSON.parse(event.body!).request, object: patched } }),
+      };
+      expect((await invoke(asData.handler, again)).body.response.patch, file).toBeUndefined();
     }
   });
 });
