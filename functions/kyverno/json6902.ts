@@ -5,12 +5,8 @@
 import { applyOperation, type Operation } from 'fast-json-patch/index.mjs';
 import { parse } from 'yaml';
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
+import { checkedOperations, escapedSegment, unescapedSegment } from '../admission/kubernetes/json-patch-operations.js';
 import type { Budget } from './pattern.js';
-
-const OPERATIONS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
-
-const decodeSegment = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
-const encodeSegment = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** The patch's operations, or an error naming the one that is wrong. */
 export function operationsOf(text: string): Operation[] {
@@ -21,12 +17,7 @@ export function operationsOf(text: string): Operation[] {
     throw new Error(`patchesJson6902 is not YAML: ${(error as Error).message.split('\n')[0]}`);
   }
   if (!Array.isArray(parsed)) throw new Error('patchesJson6902 must be a list of operations');
-  return parsed.map((operation, index) => {
-    if (!isJsonObject(operation) || typeof operation.op !== 'string' || !OPERATIONS.has(operation.op))
-      throw new Error(`patchesJson6902[${index}].op: expected one of ${[...OPERATIONS].join(', ')}`);
-    if (typeof operation.path !== 'string') throw new Error(`patchesJson6902[${index}].path: required, a JSON Pointer`);
-    return operation as unknown as Operation;
-  });
+  return checkedOperations(parsed, 'patchesJson6902');
 }
 
 /** A list index as written (`2`, `-1`) counted from the end when negative; `extra` is 1 for an add's last segment. */
@@ -37,12 +28,12 @@ function listIndex(list: unknown[], segment: string, extra: number): string {
 /** The path with negative indices counted from the end of the lists they index (an add's last one past the end). */
 function resolvedPath(document: unknown, path: string, adding: boolean): string {
   if (!path.includes('/-')) return path;
-  const segments = path.split('/').slice(1).map(decodeSegment);
+  const segments = path.split('/').slice(1).map(unescapedSegment);
   let node = document;
   const resolved = segments.map((segment, index) => {
     const out = Array.isArray(node) ? listIndex(node, segment, adding && index === segments.length - 1 ? 1 : 0) : segment;
     node = Array.isArray(node) ? node[Number(out)] : isJsonObject(node) ? node[segment] : undefined;
-    return encodeSegment(out);
+    return escapedSegment(out);
   });
   return `/${resolved.join('/')}`;
 }
@@ -51,7 +42,7 @@ function resolvedPath(document: unknown, path: string, adding: boolean): string 
 function exists(document: unknown, path: string): boolean {
   let node = document;
   for (const raw of path.split('/').slice(1)) {
-    const segment = decodeSegment(raw);
+    const segment = unescapedSegment(raw);
     if (Array.isArray(node)) node = node[Number(segment)];
     else if (isJsonObject(node) && Object.hasOwn(node, segment)) node = node[segment];
     else return false;
@@ -62,7 +53,7 @@ function exists(document: unknown, path: string): boolean {
 
 /** Creates what an `add` at `path` needs above it: a list where the next segment is an index, else a map. */
 function ensureParents(document: Record<string, unknown>, path: string): void {
-  const segments = path.split('/').slice(1).map(decodeSegment);
+  const segments = path.split('/').slice(1).map(unescapedSegment);
   let node: unknown = document;
   for (let index = 0; index < segments.length - 1; index++) {
     const segment = segments[index]!;

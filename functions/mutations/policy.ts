@@ -26,8 +26,7 @@ import { LazyVariables } from '../cel/lazy-variables.js';
 import { MUTATION_FORMATS, MUTATION_REFUSALS } from '../formats/mutation-formats.js';
 import { claimedBy, isManifestData, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { type MutationParameters, MutationParametersSchema } from './rules.js';
-
-const OPERATIONS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+import { checkedOperations } from '../admission/kubernetes/json-patch-operations.js';
 
 /** A CEL value as JSON: ints as numbers, maps as objects; anything JSON cannot hold is an error. */
 function jsonOf(value: unknown, where: string): unknown {
@@ -61,13 +60,7 @@ function jsonOf(value: unknown, where: string): unknown {
 function operationsOf(value: unknown): Operation[] {
   const list = jsonOf(value, 'JSONPatch');
   if (!Array.isArray(list)) throw new Error('a JSONPatch expression must return a list of JSONPatch');
-  return list.map((operation, index) => {
-    const { op, path } = (operation ?? {}) as { op?: unknown; path?: unknown };
-    if (typeof op !== 'string' || !OPERATIONS.has(op))
-      throw new Error(`JSONPatch[${index}].op: expected one of ${[...OPERATIONS].join(', ')}`);
-    if (typeof path !== 'string') throw new Error(`JSONPatch[${index}].path: required, a JSON Pointer`);
-    return operation as Operation;
-  });
+  return checkedOperations(list, 'JSONPatch');
 }
 
 function withJsonPatch(object: unknown, value: unknown, index: number): unknown {

@@ -16,6 +16,7 @@ import { CORPORA } from '../helpers/corpora.js';
 import { eventFor, invoke } from '../helpers/invoke.js';
 import { eventForCase, type KyvernoCase, type KyvernoSuite, kyvernoSuites } from '../helpers/kyverno-vpol.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
+import { expectRefusals } from '../helpers/refusal-counts.js';
 import { parseAllDocuments } from 'yaml';
 
 afterAll(removeRulesFolders);
@@ -46,19 +47,6 @@ function verdictsOf(of: KyvernoSuite[]) {
     accepted: verdicts.filter(({ result }) => result.ok).map(({ suite }) => suite),
     refusals: verdicts.flatMap(({ suite, result }) => (result.ok ? [] : result.errors.map((error) => ({ suite: suite.folder, error })))),
   };
-}
-
-/** Every refusal is one of the listed reasons, each counted. */
-function expectRefusals(refusals: { suite: string; error: string }[], listed: Record<string, number>) {
-  const counted = Object.fromEntries(Object.keys(listed).map((reason) => [reason, 0]));
-  const unlisted: string[] = [];
-  for (const { suite, error } of refusals) {
-    const reason = Object.keys(listed).find((candidate) => error.includes(candidate));
-    if (reason) counted[reason]!++;
-    else unlisted.push(`${suite}: ${error}`);
-  }
-  expect(unlisted).toEqual([]);
-  expect(counted).toEqual(listed);
 }
 
 // Suites whose policy is written to patch every time: the MutatingPolicy prepends its registry to every image
