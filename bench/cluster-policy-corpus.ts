@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import '../functions/kyverno/engine.js';
+import '../functions/engines/kyverno/engine.js';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../functions/cel/policy.js';
 import { deployedVariables, unpackFunction } from '../infra/packaged-function.js';

@@ -8,7 +8,7 @@
 // all/exists/exists_one/map/filter, and `variables.<name>` bound to such a chain (or to lists joined
 // with `+`). Anything else is not judged: a warning only names a field no matched kind has.
 import * as kubernetes from '@kubernetes/client-node/dist/gen/models/all.js';
-import { celEnvironment, type ExpressionNode } from '../functions/cel-engine/environment.js';
+import { celEnvironment, type ExpressionNode } from '../functions/engines/cel/environment.js';
 import type { CelParameters } from '../functions/cel/rules.js';
 import type { Rule } from '../functions/admission/rules/rules-document-schema.js';
 import { KIND_RESOURCES } from './kubernetes-resources.js';

@@ -15,17 +15,17 @@ import { CEL_REFUSALS, POLICY_FORMATS } from '../formats/all-formats.js';
 import { claimedBy, isManifestData, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { DEFAULT_POD_CONTROLLERS, isPodController, podFromTemplate } from '../admission/kubernetes/pod-controllers.js';
 import { DeadlineExceededError, type WorkDeadline } from '../admission/decide/deadline.js';
-import { loadRegexEngine, regexEngineLoaded } from '../cel-engine/re2.js';
-import { type CelProgram, runCel, type SharedResults, toCel } from '../cel-engine/program.js';
-import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../cel-engine/cost-budget.js';
-import { requestBinding } from '../cel-engine/request-binding.js';
-import { kyvernoEngine, kyvernoEngineLoaded, loadKyvernoEngine, needsKyvernoEngine } from '../kyverno/engine-loader.js';
-import { callsRegexFunctions, type KyvernoRule, validatesWithoutCel } from '../kyverno/kyverno-rule-schema.js';
-import { expandKyvernoRule } from '../kyverno/autogen.js';
-import { ruledOutBy } from '../kyverno/resource-filter.js';
-import type { RuleOutcome } from '../kyverno/validate-patterns.js';
-import { LazyVariables } from './lazy-variables.js';
-import { paramsFor } from './params-by-request.js';
+import { loadRegexEngine, regexEngineLoaded } from '../engines/runtime/re2.js';
+import { type CelProgram, runCel, type SharedResults, toCel } from '../engines/cel/program.js';
+import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../engines/runtime/cost-budget.js';
+import { requestBinding } from '../engines/cel/request-binding.js';
+import { kyvernoEngine, kyvernoEngineLoaded, loadKyvernoEngine, needsKyvernoEngine } from '../engines/kyverno/engine-loader.js';
+import { callsRegexFunctions, type KyvernoRule, validatesWithoutCel } from '../engines/kyverno/policy/rule-schema.js';
+import { expandKyvernoRule } from '../engines/kyverno/autogen/autogen.js';
+import { ruledOutBy } from '../engines/kyverno/match/resource-filter.js';
+import type { RuleOutcome } from '../engines/kyverno/validate/validate-patterns.js';
+import { LazyVariables } from '../engines/cel/lazy-variables.js';
+import { paramsFor } from '../engines/cel/params-by-request.js';
 import { type CelParameters, CelParametersSchema, type VariableSource } from './rules.js';
 
 function booleanOf(value: unknown, where: string): boolean {

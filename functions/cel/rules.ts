@@ -2,10 +2,10 @@
 // expressions, plus the rule's own `params`. Expressions compile as the document is validated (once each),
 // so a document that does not compile is invalid, and the compiled programs live as long as the rules version.
 import * as v from '../admission/schema.js';
-import { CelNameSchema, celExpressionSchema } from '../cel-engine/expression-schema.js';
-import { type CelProgram, toCel } from '../cel-engine/program.js';
-import { KyvernoRuleSchema } from '../kyverno/kyverno-rule-schema.js';
-import { ParamsByRequestSchema } from './params-by-request.js';
+import { CelNameSchema, celExpressionSchema } from '../engines/cel/expression-schema.js';
+import { type CelProgram, toCel } from '../engines/cel/program.js';
+import { KyvernoRuleSchema } from '../engines/kyverno/policy/rule-schema.js';
+import { ParamsByRequestSchema } from '../engines/cel/params-by-request.js';
 
 const Expression = celExpressionSchema();
 const Name = CelNameSchema;

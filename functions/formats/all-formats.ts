@@ -1,7 +1,7 @@
 // Every input format an uploaded bundle of the cel function may use, in the order their rules are evaluated
 // (the mutations function's are in mutation-formats.ts).
 import { gatekeeperFormat } from './gatekeeper-constraint-template.js';
-import { kyvernoClusterPolicyFormat } from './kyverno-cluster-policy.js';
+import { kyvernoClusterPolicyFormat } from './kyverno-cluster-policy-validate-rules.js';
 import { kyvernoValidatingPolicyFormat } from './kyverno-validating-policy.js';
 import type { PolicyFormat } from './policy-format.js';
 import { validatingAdmissionPolicyFormat } from './validating-admission-policy.js';

@@ -1,5 +1,5 @@
 // Every input format an uploaded bundle of the mutations function may use, in the order their rules apply.
-import { kyvernoMutatePolicyFormat } from './kyverno-mutate-policy.js';
+import { kyvernoMutatePolicyFormat } from './kyverno-cluster-policy-mutate-rules.js';
 import { kyvernoMutatingPolicyFormat } from './kyverno-mutating-policy.js';
 import { mutatingAdmissionPolicyFormat } from './mutating-admission-policy.js';
 import type { PolicyFormat } from './policy-format.js';

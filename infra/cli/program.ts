@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 // Kyverno's engine, for the commands that read ClusterPolicies synchronously (the function loads it on demand).
-import '../../functions/kyverno/engine.js';
+import '../../functions/engines/kyverno/engine.js';
 import { print } from './cli-output.js';
 import { registerAuditCommand } from './audit-command.js';
 import { registerEventCommand } from './event-command.js';

@@ -45,7 +45,7 @@ describe('the packaged bundles', () => {
 
   // Each ESM file a cold start loads costs ~0.4 ms to resolve, read and link (functions/admission/shared-chunk.ts).
   // Not counted: a chunk of esbuild's own CommonJS interop helpers, with no source of ours (cel imports one).
-  // cel loads Kyverno's engine on demand (functions/kyverno/engine.ts): what its entry shares with the engine
+  // cel loads Kyverno's engine on demand (functions/engines/kyverno/engine.ts): what its entry shares with the engine
   // alone (CEL's cost budget and RE2, quantities, pod controllers) is one more chunk, far less than the engine.
   it.each(functionNames)('%s: a cold start loads the entry and one chunk of our code, shared with the lazy ones', async (name) => {
     const folder = join(await unpackFunction(name, TEST_PACKAGE), 'functions', name);

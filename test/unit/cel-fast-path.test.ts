@@ -1,14 +1,14 @@
-// The fast path of CEL evaluation (functions/cel-engine/fast-path.ts) against the engine it stands in
+// The fast path of CEL evaluation (functions/engines/cel/fast-path.ts) against the engine it stands in
 // for: wherever the closures answer, the answer must be the engine's. Checked on edge cases chosen for
 // each operator, and on every expression of the Kyverno ValidatingPolicy corpus against every resource of
 // its suites, as the cel policy evaluates them.
 import { describe, expect, it } from 'vitest';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
-import { compileCel, type CelProgram, EVALUATION_FAILED, evaluationPathsOf, toCel } from '../../functions/cel-engine/program.js';
-import { certainlyFails, gaveUp } from '../../functions/cel-engine/fast-path.js';
-import { CostBudget } from '../../functions/cel-engine/cost-budget.js';
-import { loadRegexEngine } from '../../functions/cel-engine/re2.js';
+import { compileCel, type CelProgram, EVALUATION_FAILED, evaluationPathsOf, toCel } from '../../functions/engines/cel/program.js';
+import { certainlyFails, gaveUp } from '../../functions/engines/cel/fast-path.js';
+import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
+import { loadRegexEngine } from '../../functions/engines/runtime/re2.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import type { CelParameters } from '../../functions/cel/rules.js';
 import { admissionReviewFor } from '../../infra/admission-event.js';

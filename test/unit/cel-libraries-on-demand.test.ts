@@ -3,9 +3,9 @@
 // runs in its own module graph, so the environment starts without them.
 import type { Environment } from '@marcbachmann/cel-js';
 import { expect, it } from 'vitest';
-import { celEnvironment, registerLibraries } from '../../functions/cel-engine/environment.js';
-import { compileCel, toCel } from '../../functions/cel-engine/program.js';
-import { LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from '../../functions/cel-engine/libraries/all-libraries.js';
+import { celEnvironment, registerLibraries } from '../../functions/engines/cel/environment.js';
+import { compileCel, toCel } from '../../functions/engines/cel/program.js';
+import { LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from '../../functions/engines/cel/libraries/all-libraries.js';
 
 const definedFunctions = () => new Set(celEnvironment.getDefinitions().functions.map((definition) => definition.signature));
 const functionName = (signature: string) => /(\w+)\(/.exec(signature)![1]!;

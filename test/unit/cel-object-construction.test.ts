@@ -2,9 +2,9 @@
 // which the engine does not parse, rewritten into the map literals it means; and jsonpatch.escapeKey. The
 // expressions are those of Kubernetes' MutatingAdmissionPolicy documentation.
 import { describe, expect, it } from 'vitest';
-import { compileCel, toCel } from '../../functions/cel-engine/program.js';
-import { withObjectsAsMaps } from '../../functions/cel-engine/object-construction.js';
-import { withIndexedPresence } from '../../functions/cel-engine/indexed-presence.js';
+import { compileCel, toCel } from '../../functions/engines/cel/program.js';
+import { withObjectsAsMaps } from '../../functions/engines/cel/object-construction.js';
+import { withIndexedPresence } from '../../functions/engines/cel/indexed-presence.js';
 
 const plain = (value: unknown): unknown =>
   JSON.parse(

@@ -8,7 +8,7 @@ import { createAdmissionHandler } from '../../functions/admission/create-admissi
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import type { Findings } from '../../functions/admission/policy.js';
-import { LazyVariables } from '../../functions/cel/lazy-variables.js';
+import { LazyVariables } from '../../functions/engines/cel/lazy-variables.js';
 import { CelParametersSchema } from '../../functions/cel/rules.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
 import { eventFor, type Handler, invoke } from '../helpers/invoke.js';

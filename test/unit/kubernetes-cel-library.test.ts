@@ -1,9 +1,9 @@
 // The Kubernetes CEL libraries and extensions the cel policy offers, one behaviour per case, with the values
 // Kubernetes' own library tests give (k8s.io/apiserver/pkg/cel/library), and the cost budget still charged.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadRegexEngine } from '../../functions/cel-engine/re2.js';
-import { compileCel, toCel } from '../../functions/cel-engine/program.js';
-import { CostBudget } from '../../functions/cel-engine/cost-budget.js';
+import { loadRegexEngine } from '../../functions/engines/runtime/re2.js';
+import { compileCel, toCel } from '../../functions/engines/cel/program.js';
+import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
 
 beforeAll(loadRegexEngine);
 

@@ -2,12 +2,12 @@
 // (pkg/engine/variables/operator: anyin_test.go, allnotin_test.go, anynotin_test.go, equal.go and
 // numeric.go's comparisons) and its documentation's variable forms.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CostBudget, CostLimitExceededError } from '../../functions/cel-engine/cost-budget.js';
-import { loadRegexEngine } from '../../functions/cel-engine/re2.js';
-import { evaluateCondition, evaluateConditions } from '../../functions/kyverno/conditions.js';
-import { searchJmesPath } from '../../functions/kyverno/jmespath.js';
-import { expressionProblems } from '../../functions/kyverno/rule-expressions.js';
-import { substituteVariables } from '../../functions/kyverno/variables.js';
+import { CostBudget, CostLimitExceededError } from '../../functions/engines/runtime/cost-budget.js';
+import { loadRegexEngine } from '../../functions/engines/runtime/re2.js';
+import { evaluateCondition, evaluateConditions } from '../../functions/engines/kyverno/variables/conditions.js';
+import { searchJmesPath } from '../../functions/engines/kyverno/jmespath/jmespath.js';
+import { expressionProblems } from '../../functions/engines/kyverno/policy/expression-problems.js';
+import { substituteVariables } from '../../functions/engines/kyverno/variables/variables.js';
 
 beforeAll(loadRegexEngine);
 

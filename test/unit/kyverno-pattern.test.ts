@@ -3,9 +3,9 @@
 // TestValidateMapWildcardKeys, the array and asterisk cases). Upstream asserts pass and skip exactly and
 // only that a failure is not a pass; so do these, and where upstream checks the failing path, so do these.
 import { describe, expect, it } from 'vitest';
-import { parseAnchor } from '../../functions/kyverno/anchor.js';
-import { matchPattern } from '../../functions/kyverno/pattern.js';
-import { CostBudget, CostLimitExceededError } from '../../functions/cel-engine/cost-budget.js';
+import { parseAnchor } from '../../functions/engines/kyverno/anchor/anchor.js';
+import { matchPattern } from '../../functions/engines/kyverno/validate/pattern.js';
+import { CostBudget, CostLimitExceededError } from '../../functions/engines/runtime/cost-budget.js';
 
 const statusOf = (pattern: string, resource: string) => matchPattern(JSON.parse(resource), JSON.parse(pattern), new CostBudget()).status;
 

@@ -1,7 +1,7 @@
 // The Pod Security Standards as Kyverno's podSecurity applies them: each control of the baseline and
 // restricted levels (as the standards' page defines them), and exclusions by control, image and field.
 import { describe, expect, it } from 'vitest';
-import { podSecurityViolations } from '../../functions/kyverno/pod-security.js';
+import { podSecurityViolations } from '../../functions/engines/kyverno/pss/pod-security.js';
 
 const restrictedContainer = {
   name: 'app',

@@ -1,10 +1,10 @@
 // Kyverno's time_* functions, semver_compare and sha256, on the cases of Kyverno's own tests
 // (pkg/engine/jmespath: time_test.go, functions_test.go Test_SemverCompare) and blang/semver's range rules.
 import { describe, expect, it } from 'vitest';
-import { CostBudget } from '../../functions/cel-engine/cost-budget.js';
-import { searchJmesPath } from '../../functions/kyverno/jmespath.js';
-import { expressionProblems } from '../../functions/kyverno/rule-expressions.js';
-import { compareSemVer, parseSemVer, semverInRange } from '../../functions/kyverno/semver.js';
+import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
+import { searchJmesPath } from '../../functions/engines/kyverno/jmespath/jmespath.js';
+import { expressionProblems } from '../../functions/engines/kyverno/policy/expression-problems.js';
+import { compareSemVer, parseSemVer, semverInRange } from '../../functions/engines/runtime/go/semver.js';
 
 const search = (expression: string) => searchJmesPath(expression, {}, { budget: new CostBudget(), now: new Date('2026-11-25T10:30:00Z') });
 

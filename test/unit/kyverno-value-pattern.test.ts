@@ -3,7 +3,7 @@
 // (validateString(value, "15s", operator.Less)) are the same pattern written with its operator ("<15s").
 import { describe, expect, it } from 'vitest';
 import { parseGoDuration } from '../../functions/admission/kubernetes/go-duration.js';
-import { matchesValuePattern, operatorOf } from '../../functions/kyverno/value-pattern.js';
+import { matchesValuePattern, operatorOf } from '../../functions/engines/kyverno/validate/value-pattern.js';
 
 type Case = [value: unknown, pattern: unknown, matches: boolean];
 

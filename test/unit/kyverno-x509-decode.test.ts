@@ -3,8 +3,8 @@
 // x509.CertificateRequest), and a certificate made by openssl with every extension Go parses.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CostBudget } from '../../functions/cel-engine/cost-budget.js';
-import { searchJmesPath } from '../../functions/kyverno/jmespath.js';
+import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
+import { searchJmesPath } from '../../functions/engines/kyverno/jmespath/jmespath.js';
 
 const pem = (name: string) => readFileSync(new URL(`../fixtures/x509/${name}.pem`, import.meta.url), 'utf8');
 const decode = (text: string) =>

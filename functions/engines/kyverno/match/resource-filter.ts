@@ -1,0 +1,153 @@
+// Kyverno's match and exclude blocks (pkg/engine/utils/match.go): `any` (one filter is enough), `all` (every
+// filter), or the legacy single filter. A filter is a resource description (kinds, names, namespaces,
+// annotations, selector, operations) and the requesting subjects; every field it gives must hold. Kinds are
+// written `Pod`, `v1/Pod`, `apps/v1/Deployment`, `Pod/exec` (a subresource) or with wildcards. What only the
+// cluster can answer (a namespace's labels, roles bound to the user) is refused when the rules are read
+// (formats/kyverno-cluster-policy-validate-rules.ts), so every field here is judged from the request alone.
+import { resourceOfKind } from '../../../admission/kubernetes/kind-resource.js';
+import { matchesGlob } from '../../../admission/kubernetes/glob.js';
+import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
+import { type LabelSelector, matchesLabelSelector } from '../../../admission/kubernetes/label-selector.js';
+import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
+import type { KyvernoRule } from '../policy/rule-schema.js';
+
+export interface ResourceDescription {
+  kinds?: string[];
+  name?: string;
+  names?: string[];
+  namespaces?: string[];
+  annotations?: Record<string, string>;
+  selector?: { matchLabels?: Record<string, string>; matchExpressions?: LabelSelector['matchExpressions'] };
+  operations?: string[];
+}
+
+export interface Subject {
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+export interface ResourceFilter {
+  resources?: ResourceDescription;
+  subjects?: Subject[];
+}
+
+export interface MatchBlock extends ResourceFilter {
+  any?: ResourceFilter[];
+  all?: ResourceFilter[];
+}
+
+/** A kind selector's parts: group, version, kind and subresource, `*` where not written. */
+export interface KindSelector {
+  group: string;
+  version: string;
+  kind: string;
+  subresource: string;
+}
+
+const isKindName = (part: string) => /^[A-Z]/.test(part);
+
+/** Kyverno's ParseKindSelector: `Pod`, `v1/Pod`, `apps/v1/Deployment` (any part may be a wildcard), `Pod/exec`, `apps/v1/Deployment/scale`. */
+export function parseKindSelector(text: string): KindSelector {
+  const parts = text.split('/');
+  const any = '*';
+  if (parts.length === 1) return { group: any, version: any, kind: parts[0]!, subresource: '' };
+  if (parts.length === 2)
+    return isKindName(parts[1]!) || parts[1] === any
+      ? { group: any, version: parts[0]!, kind: parts[1]!, subresource: '' }
+      : { group: any, version: any, kind: parts[0]!, subresource: parts[1]! };
+  if (parts.length === 3)
+    return isKindName(parts[2]!) || parts[2] === any
+      ? { group: parts[0]!, version: parts[1]!, kind: parts[2]!, subresource: '' }
+      : { group: any, version: parts[0]!, kind: parts[1]!, subresource: parts[2]! };
+  return { group: parts[0]!, version: parts[1]!, kind: parts[2]!, subresource: parts.slice(3).join('/') };
+}
+
+function matchesKind(request: AdmissionRequest, text: string): boolean {
+  const selector = parseKindSelector(text);
+  const { group, version } = request.kind;
+  if (selector.group !== '*' && !matchesGlob(group, selector.group)) return false;
+  if (selector.version !== '*' && !matchesGlob(version, selector.version)) return false;
+  const subresource = request.subResource ?? '';
+  // A kind names its own requests only; a subresource's requests (whose kind is the subresource's, such as
+  // PodExecOptions) are matched by naming the kind's resource and the subresource.
+  if (selector.subresource === '') return subresource === '' && matchesGlob(request.kind.kind, selector.kind);
+  if (subresource === '' || !matchesGlob(subresource, selector.subresource)) return false;
+  return selector.kind === '*' || request.resource.resource === resourceOfKind(selector.kind);
+}
+
+type ObjectMetadata = { name?: unknown; namespace?: unknown; labels?: unknown; annotations?: unknown };
+
+function metadataOf(request: AdmissionRequest): ObjectMetadata {
+  const object = (request.operation === 'DELETE' ? request.oldObject : request.object) as { metadata?: ObjectMetadata } | null | undefined;
+  return object?.metadata && typeof object.metadata === 'object' ? object.metadata : {};
+}
+
+const stringMap = (value: unknown): Record<string, string> => (isJsonObject(value) ? (value as Record<string, string>) : {});
+
+function objectName(request: AdmissionRequest): string {
+  const name = metadataOf(request).name;
+  return typeof name === 'string' && name !== '' ? name : (request.name ?? '');
+}
+
+/** The namespace Kyverno checks `namespaces` against: a Namespace object's own name, else the request's. */
+function namespaceOf(request: AdmissionRequest): string {
+  if (request.kind.kind === 'Namespace' && request.kind.group === '') return objectName(request);
+  return request.namespace ?? '';
+}
+
+/** matchLabels with Kyverno's wildcards in keys and values; matchExpressions as Kubernetes reads them. */
+function matchesSelector(labels: Record<string, string>, selector: NonNullable<ResourceDescription['selector']>): boolean {
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    const present = Object.keys(labels).filter((label) => matchesGlob(label, key));
+    if (!present.some((label) => matchesGlob(labels[label]!, value))) return false;
+  }
+  return matchesLabelSelector(labels, { matchExpressions: selector.matchExpressions });
+}
+
+function matchesDescription(request: AdmissionRequest, description: ResourceDescription): boolean {
+  if (description.kinds && !description.kinds.some((kind) => matchesKind(request, kind))) return false;
+  if (description.operations && !description.operations.includes(request.operation)) return false;
+  const name = objectName(request);
+  if (description.name && !matchesGlob(name, description.name)) return false;
+  if (description.names && !description.names.some((glob) => matchesGlob(name, glob))) return false;
+  if (description.namespaces && !description.namespaces.some((glob) => matchesGlob(namespaceOf(request), glob))) return false;
+  const metadata = metadataOf(request);
+  if (description.annotations) {
+    const annotations = stringMap(metadata.annotations);
+    for (const [key, value] of Object.entries(description.annotations)) {
+      if (!Object.keys(annotations).some((annotation) => matchesGlob(annotation, key) && matchesGlob(annotations[annotation]!, value)))
+        return false;
+    }
+  }
+  return !description.selector || matchesSelector(stringMap(metadata.labels), description.selector);
+}
+
+/** Kyverno's subjects: a User or Group by name (wildcards), a ServiceAccount by namespace and name. */
+function matchesSubject(request: AdmissionRequest, subject: Subject): boolean {
+  const username = request.userInfo.username ?? '';
+  if (subject.kind === 'User') return matchesGlob(username, subject.name);
+  if (subject.kind === 'Group') return (request.userInfo.groups ?? []).some((group) => matchesGlob(group, subject.name));
+  return username === `system:serviceaccount:${subject.namespace ?? ''}:${subject.name}`;
+}
+
+function matchesFilter(request: AdmissionRequest, filter: ResourceFilter): boolean {
+  if (filter.resources && !matchesDescription(request, filter.resources)) return false;
+  return !filter.subjects?.length || filter.subjects.some((subject) => matchesSubject(request, subject));
+}
+
+const hasFilter = (block: ResourceFilter) => block.resources !== undefined || (block.subjects?.length ?? 0) > 0;
+
+/** Whether a block selects the request: one filter of `any`, every filter of `all`, or the legacy single filter. */
+export function blockSelects(request: AdmissionRequest, block: MatchBlock): boolean {
+  if (block.any?.length) return block.any.some((filter) => matchesFilter(request, filter));
+  if (block.all?.length) return block.all.every((filter) => matchesFilter(request, filter));
+  return hasFilter(block) && matchesFilter(request, block);
+}
+
+/** Why the rule does not apply to the request (Kyverno's match and exclude), or undefined when it does. */
+export function ruledOutBy(request: AdmissionRequest, rule: KyvernoRule): string | undefined {
+  if (!blockSelects(request, rule.match)) return 'the rule does not match';
+  if (rule.exclude && blockSelects(request, rule.exclude)) return 'the rule excludes the request';
+  return undefined;
+}

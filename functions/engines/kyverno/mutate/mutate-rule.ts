@@ -1,0 +1,110 @@
+// One Kyverno mutate rule on one request, after its match (pkg/engine/handlers/mutation): its exceptions,
+// context entries and preconditions, then patchStrategicMerge (variables substituted, anchors resolved
+// against the resource, then merged: strategic-merge.ts), patchesJson6902 (json6902.ts) or foreach: per
+// element of the list, with `element` and `elementIndex`, its context and
+// preconditions, each element's patch applied to the resource as the elements before it left it (a list
+// patched by strategic merge is walked from its end unless `order` says otherwise, as Kyverno does). As in
+// Kyverno, the variables read the request as the rule found it. An autogen rule patches the controller's pod
+// template as Kyverno's rewritten rule does: the template is patched as a Pod, then written back.
+import { isPodController, mutatedAsPod } from '../../../admission/kubernetes/pod-controllers.js';
+import { typeOfKind } from '../../../admission/kubernetes/apply-schema.js';
+import type { WorkDeadline } from '../../../admission/decide/deadline.js';
+import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
+import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../../runtime/cost-budget.js';
+import { evaluateConditions } from '../variables/conditions.js';
+import { applyKyvernoJsonPatch, operationsOf } from './json6902.js';
+import type { KyvernoMutateRule, MutateForeach } from '../policy/rule-schema.js';
+import { resolveAnchors } from './mutate-anchors.js';
+import { blockSelects } from '../match/resource-filter.js';
+import { readsImages, ruleData } from '../context/rule-data.js';
+import { strategicMerge } from './strategic-merge.js';
+import { elementsOf, loadContext } from '../validate/validate-rule.js';
+import { substituteVariables, type VariableContext } from '../variables/variables.js';
+
+type Json = Record<string, unknown>;
+
+interface Patches {
+  patchStrategicMerge?: unknown;
+  patchesJson6902?: string;
+}
+
+/** The resource with one rule's (or foreach element's) patches applied. */
+function patched(resource: unknown, patches: Patches, context: VariableContext, kind: { group: string; kind: string }): unknown {
+  let result = resource;
+  if (patches.patchStrategicMerge !== undefined) {
+    const patch = substituteVariables(patches.patchStrategicMerge, context);
+    const resolved = resolveAnchors(patch, result, context.scope.budget);
+    const { type, builtIn } = typeOfKind(kind.group, kind.kind);
+    result = strategicMerge(result, resolved, type, builtIn, context.scope.budget);
+  }
+  if (patches.patchesJson6902 !== undefined) {
+    const text = substituteVariables(patches.patchesJson6902, context);
+    result = applyKyvernoJsonPatch(result, operationsOf(typeof text === 'string' ? text : JSON.stringify(text)), context.scope.budget);
+  }
+  return result;
+}
+
+function foreachPatched(
+  loops: readonly MutateForeach[],
+  resource: unknown,
+  context: VariableContext,
+  nesting: number,
+  kind: { group: string; kind: string },
+): unknown {
+  let result = resource;
+  for (const loop of loops) {
+    const elements = elementsOf(loop.list, context);
+    const order = elements.map((_, index) => index);
+    // A strategic merge puts the patch's elements first, so Kyverno walks its list backwards unless told.
+    if (loop.order ? loop.order === 'Descending' : loop.patchStrategicMerge !== undefined) order.reverse();
+    // One data object per loop, its element fields set per element: expressions read them in turn.
+    const data: Json = { ...context.data };
+    const scoped: VariableContext = { ...context, data };
+    for (const index of order) {
+      context.scope.budget.charge(1);
+      if (elements[index] === null || elements[index] === undefined) continue;
+      // Kyverno resets the context per element: a nested loop's result is seen only within its element.
+      data.request = context.data.request;
+      data.element = data[`element${nesting}`] = elements[index];
+      data.elementIndex = data[`elementIndex${nesting}`] = index;
+      loadContext(loop.context, scoped);
+      if (!evaluateConditions(loop.preconditions, scoped).holds) continue;
+      result = loop.foreach ? foreachPatched(loop.foreach, result, scoped, nesting + 1, kind) : patched(result, loop, scoped, kind);
+    }
+    // As Kyverno's AddResource after each loop: the next loop's `request.object` is the object patched so far.
+    context.data.request = { ...(context.data.request as Json), object: result as Json };
+  }
+  return result;
+}
+
+/**
+ * The object as the rule leaves it (the object itself when the rule does not apply). `patchesPodTemplate`
+ * when the rule was made for the controller's Pods (autogen).
+ */
+export function mutateWithRule(
+  rule: KyvernoMutateRule,
+  request: AdmissionRequest,
+  object: unknown,
+  patchesPodTemplate: boolean,
+  now: Date,
+  deadline?: WorkDeadline,
+): unknown {
+  const kind = request.kind.kind;
+  const controller = patchesPodTemplate && isPodController(kind) ? kind : undefined;
+  // The schema is the Pod's when a template is patched as one.
+  const patchedKind = controller ? { group: '', kind: 'Pod' } : request.kind;
+  return mutatedAsPod(controller, object, request.oldObject, (view, oldView) => {
+    const context: VariableContext = {
+      data: ruleData(request, view, oldView, readsImages(rule)),
+      scope: { budget: new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline), now },
+    };
+    const excepted = (rule.exceptions ?? []).some(
+      (exception) => blockSelects(request, exception.match) && evaluateConditions(exception.conditions, context).holds,
+    );
+    if (excepted) return view;
+    loadContext(rule.context, context);
+    if (!evaluateConditions(rule.preconditions, context).holds) return view;
+    const result = patched(view, rule.mutate, context, patchedKind);
+    return rule.mutate.foreach ? foreachPatched(rule.mutate.foreach, result, context, 0, patchedKind) : result;
+  });
+}

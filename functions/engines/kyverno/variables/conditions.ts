@@ -1,0 +1,189 @@
+// Kyverno's conditions (preconditions and validate.deny, pkg/engine/variables/operator): `any` holds when
+// one condition does, `all` when every one does, both when both are given; a plain list is `all`. Each
+// condition compares its key and value (variables substituted) with an operator, as Kyverno's handlers
+// compare them: Equals by type, with wildcards in text, quantities and durations; the In family over
+// lists (wildcards both ways), JSON lists in text, or a range; the numeric operators over numbers,
+// durations, quantities and versions.
+import { isDeepStrictEqual } from 'node:util';
+import { matchesGlob } from '../../../admission/kubernetes/glob.js';
+import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
+import { quantityNanos } from '../../../admission/kubernetes/quantity.js';
+import { parseGoDuration } from '../../../admission/kubernetes/go-duration.js';
+import { goText } from '../../runtime/go/text.js';
+import { matchesValuePattern, operatorOf } from '../validate/value-pattern.js';
+import { substituteVariables, type VariableContext } from './variables.js';
+import type { Condition, Conditions } from './condition-types.js';
+
+export type { Condition, Conditions } from './condition-types.js';
+
+/** Seconds of a Go duration (text), or of a number taken as seconds. */
+function seconds(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value !== 'string') return undefined;
+  const nanos = parseGoDuration(value);
+  return nanos === undefined ? undefined : Number(nanos) / 1e9;
+}
+
+/** Kyverno's parseDuration: both durations, at least one written as one (a number is seconds). */
+function durations(key: unknown, value: unknown): [number, number] | undefined {
+  const written =
+    (typeof key === 'string' && parseGoDuration(key) !== undefined) || (typeof value === 'string' && parseGoDuration(value) !== undefined);
+  const [a, b] = [seconds(key), seconds(value)];
+  return written && a !== undefined && b !== undefined ? [a, b] : undefined;
+}
+
+const quantity = (text: unknown): bigint | undefined => (typeof text === 'string' ? quantityNanos(text) : undefined);
+
+const asNumber = (value: unknown): number | undefined => {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return undefined;
+};
+
+function equals(key: unknown, value: unknown): boolean {
+  if (typeof key === 'boolean') return value === key;
+  if (typeof key === 'number') {
+    if (typeof value === 'number') return value === key;
+    return typeof value === 'string' && asNumber(value) === key;
+  }
+  if (typeof key === 'string') {
+    const pair = durations(key, value);
+    if (pair) return pair[0] === pair[1];
+    const keyQuantity = quantity(key);
+    if (keyQuantity !== undefined && typeof value === 'string') return quantity(value) === keyQuantity;
+    return typeof value === 'string' && matchesGlob(key, value);
+  }
+  if (Array.isArray(key) || isJsonObject(key)) return isDeepStrictEqual(key, value);
+  return false;
+}
+
+const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+function order(key: unknown, value: unknown): number | undefined {
+  const pair = durations(key, value);
+  if (pair) return Math.sign(pair[0] - pair[1]);
+  const [keyQuantity, valueQuantity] = [quantity(key), quantity(value)];
+  if (typeof key === 'string' && keyQuantity !== undefined && valueQuantity !== undefined)
+    return keyQuantity < valueQuantity ? -1 : keyQuantity > valueQuantity ? 1 : 0;
+  const [a, b] = [asNumber(key), asNumber(value)];
+  if (a !== undefined && b !== undefined) return Math.sign(a - b);
+  const [versionA, versionB] = [SEMVER.exec(String(key)), SEMVER.exec(String(value))];
+  if (typeof key === 'string' && versionA && versionB) {
+    for (let index = 1; index <= 3; index++) {
+      const difference = Number(versionA[index]) - Number(versionB[index]);
+      if (difference !== 0) return Math.sign(difference);
+    }
+    return 0;
+  }
+  return undefined;
+}
+
+/** The value as a list of texts: a list, a JSON list written as text, or the text itself. */
+function valueTexts(value: unknown): string[] | undefined {
+  if (Array.isArray(value)) return value.map(goText);
+  if (typeof value === 'number' || typeof value === 'boolean') return [goText(value)];
+  if (typeof value !== 'string') return undefined;
+  try {
+    const parsed = JSON.parse(value);
+    if (Array.isArray(parsed)) return parsed.map(goText);
+  } catch {
+    // not JSON: the text itself
+  }
+  return [value];
+}
+
+const either = (a: string, b: string) => matchesGlob(a, b) || matchesGlob(b, a);
+
+/** How many of the key's texts the value holds, and how many there are; a range value judges each as a number. */
+function membership(key: unknown, value: unknown): { found: number; total: number } | undefined {
+  const keys = Array.isArray(key) ? key.map(goText) : key === null || key === undefined || isJsonObject(key) ? undefined : [goText(key)];
+  if (!keys) return undefined;
+  if (typeof value === 'string' && (operatorOf(value) === '-' || operatorOf(value) === '!-')) {
+    return { found: keys.filter((text) => matchesValuePattern(text, value)).length, total: keys.length };
+  }
+  const values = valueTexts(value);
+  if (!values) return undefined;
+  return { found: keys.filter((text) => values.some((candidate) => either(text, candidate))).length, total: keys.length };
+}
+
+/** One condition's outcome, on its key and value after substitution. */
+export function evaluateCondition(operator: string, key: unknown, value: unknown): boolean {
+  switch (operator) {
+    case 'Equals':
+    case 'Equal':
+      return equals(key, value);
+    case 'NotEquals':
+    case 'NotEqual':
+      return !equals(key, value);
+    case 'In':
+    case 'AnyIn': {
+      const counted = membership(key, value);
+      return counted !== undefined && counted.found > 0;
+    }
+    case 'AllIn': {
+      const counted = membership(key, value);
+      return counted !== undefined && counted.total > 0 && counted.found === counted.total;
+    }
+    case 'NotIn':
+    case 'AllNotIn': {
+      const counted = membership(key, value);
+      return counted !== undefined && counted.found === 0;
+    }
+    case 'AnyNotIn': {
+      const counted = membership(key, value);
+      return counted !== undefined && counted.found < counted.total;
+    }
+    case 'GreaterThan':
+    case 'GreaterThanOrEquals':
+    case 'LessThan':
+    case 'LessThanOrEquals': {
+      const sign = order(key, value);
+      if (sign === undefined) return false;
+      return operator === 'GreaterThan'
+        ? sign > 0
+        : operator === 'GreaterThanOrEquals'
+          ? sign >= 0
+          : operator === 'LessThan'
+            ? sign < 0
+            : sign <= 0;
+    }
+    default: {
+      const [a, b] = [seconds(key), seconds(value)];
+      if (a === undefined || b === undefined) return false;
+      if (operator === 'DurationGreaterThan') return a > b;
+      if (operator === 'DurationGreaterThanOrEquals') return a >= b;
+      if (operator === 'DurationLessThan') return a < b;
+      return a <= b;
+    }
+  }
+}
+
+export interface ConditionsOutcome {
+  holds: boolean;
+  /** The messages of the conditions that decided, for denials and skips. */
+  messages: string[];
+}
+
+function judge(condition: Condition, context: VariableContext): boolean {
+  const key = substituteVariables(condition.key, context);
+  const value = substituteVariables(condition.value ?? null, context);
+  return evaluateCondition(condition.operator, key, value);
+}
+
+/** Whether the conditions hold, with Kyverno's variables resolved leniently (a failed expression is null). */
+export function evaluateConditions(conditions: Conditions | undefined, context: VariableContext): ConditionsOutcome {
+  if (!conditions) return { holds: true, messages: [] };
+  const lenient = { ...context, lenient: true };
+  const { any, all } = Array.isArray(conditions) ? { any: undefined, all: conditions } : conditions;
+  const messages: string[] = [];
+  if (any?.length) {
+    const passed = any.filter((condition) => judge(condition, lenient));
+    if (passed.length === 0) return { holds: false, messages: any.flatMap(({ message }) => (message ? [message] : [])) };
+    messages.push(...passed.flatMap(({ message }) => (message ? [message] : [])));
+  }
+  for (const condition of all ?? []) {
+    if (!judge(condition, lenient)) return { holds: false, messages: condition.message ? [condition.message] : [] };
+    if (condition.message) messages.push(condition.message);
+  }
+  return { holds: true, messages };
+}

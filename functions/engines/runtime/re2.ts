@@ -1,0 +1,33 @@
+// Regular expressions on RE2 (re2js: linear time, RE2's syntax as Kubernetes has it), loaded when a rule
+// first needs it. The engine's own `matches` uses JavaScript's backtracking RegExp, so it is never called.
+import type { RE2JS } from 're2js';
+import { chargeMatch } from '../cel/metering.js';
+
+let re2: typeof RE2JS | undefined;
+const compiledPatterns = new Map<string, RE2JS>();
+const MAX_CACHED_PATTERNS = 256;
+
+export const regexEngineLoaded = () => re2 !== undefined;
+
+/** Loads RE2 for rules that use regular expressions; until then, calling one is an error. */
+export async function loadRegexEngine(): Promise<void> {
+  re2 ??= (await import('re2js')).RE2JS;
+}
+
+/** A pattern compiled by RE2, cached (patterns may come from requests, so the cache is bounded). */
+export function re2Pattern(pattern: string): RE2JS {
+  if (!re2) throw new Error('the regular expression engine is not loaded');
+  let compiled = compiledPatterns.get(pattern);
+  if (!compiled) {
+    if (compiledPatterns.size >= MAX_CACHED_PATTERNS) compiledPatterns.clear();
+    compiled = re2.compile(pattern);
+    compiledPatterns.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+/** `text.matches(pattern)` on RE2, charged to the active budget. */
+export function re2Matches(text: string, pattern: string): boolean {
+  chargeMatch(text, pattern);
+  return re2Pattern(pattern).matcher(text).find();
+}
