@@ -3,7 +3,7 @@
 // Kubernetes and Kyverno add (libraries/all-libraries.ts). Chosen over @bufbuild/cel by measurement
 // (bench/cel-engines.ts). This file is the only one that knows the engine's internals:
 // - metering: every node the engine evaluates goes through its evaluator's `run`, which is wrapped to
-//   charge the active cost budget (metering.ts) 1 unit per node plus, where something walks it, its
+//   charge the evaluation's cost budget (runtime/evaluation.ts) 1 unit per node plus, where something walks it, its
 //   result's size, so every comprehension iteration and call is paid for and no expression runs unbounded
 //   (the fast path, which runs first, counts the same way ahead of time);
 // - `matches` runs on RE2 (re2.ts): the engine's own uses JavaScript's backtracking RegExp, so calls to it
@@ -11,7 +11,8 @@
 import { Environment, Optional } from '@marcbachmann/cel-js';
 import { CEL_LIBRARIES, LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from './libraries/all-libraries.js';
 import { registerLibrary } from './libraries/cel-library.js';
-import { active, units } from './metering.js';
+import { currentEvaluation } from '../runtime/evaluation.js';
+import { units } from '../runtime/size-units.js';
 import { re2Matches } from '../runtime/re2.js';
 
 /** The variables a ValidatingAdmissionPolicy binds; the last two need the cluster (refused by compileCel). */
@@ -86,7 +87,7 @@ export function markNavigation(node: ExpressionNode, parent?: ExpressionNode): v
   forEachChild(node, (child) => markNavigation(child, node));
 }
 
-/** Wraps the environment's evaluator so that every node it evaluates is charged to the active budget. */
+/** Wraps the environment's evaluator so that every node it evaluates is charged to the evaluation's budget. */
 function meterEvaluation(env: Environment): void {
   const probe = env.parse('true');
   const root = probe.ast as unknown as {
@@ -96,9 +97,11 @@ function meterEvaluation(env: Environment): void {
     const run = evaluator.run;
     evaluator.run = function meteredRun(this: unknown, node: ExpressionNode, context: unknown) {
       const result = run.call(this, node, context);
-      const budget = active();
-      if (budget)
-        budget.charge((node as { chargedOne?: boolean }).chargedOne === true || isAccumulator(result, context) ? 1 : 1 + units(result));
+      const evaluation = currentEvaluation();
+      if (evaluation)
+        evaluation.budget.charge(
+          (node as { chargedOne?: boolean }).chargedOne === true || isAccumulator(result, context) ? 1 : 1 + units(result),
+        );
       return result;
     };
     delete (root as { evaluate?: unknown }).evaluate;

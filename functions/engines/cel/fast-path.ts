@@ -15,7 +15,8 @@
 // walks are charged by their size. That is never less than the nodes actually evaluated.
 import { Optional } from '@marcbachmann/cel-js';
 import { CEL_VARIABLES, DROPPED_MAP_KEYS, type ExpressionNode, LENIENT_OR_VALUE, lenientOrValue, RE2_MATCHES } from './environment.js';
-import { chargeWalked, units } from './metering.js';
+import { chargeWalked } from './metering.js';
+import { units } from '../runtime/size-units.js';
 import { re2Matches } from '../runtime/re2.js';
 import { isPlainMap } from './values.js';
 import type { CostBudget } from '../runtime/cost-budget.js';

@@ -14,7 +14,7 @@ import {
   registerLibrariesFor,
   rewriteCalls,
 } from './environment.js';
-import { withBudget } from './metering.js';
+import { withEvaluation } from '../runtime/evaluation.js';
 import { mayTestIndexedPresence, withIndexedPresence } from './indexed-presence.js';
 import { mayConstructObjects, withObjectsAsMaps } from './object-construction.js';
 import { DeadlineExceededError } from '../../admission/decide/deadline.js';
@@ -174,7 +174,7 @@ function compileProgram(source: string, { constructsObjects = false }: CompileOp
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
-      result = withBudget(budget, () => evaluate(bindings));
+      result = withEvaluation({ budget }, () => evaluate(bindings));
     } catch (error) {
       throw budget.failure ?? new Error(firstLine(error));
     } finally {
@@ -191,8 +191,8 @@ function compileProgram(source: string, { constructsObjects = false }: CompileOp
     if (closures) {
       const spent = budget.spent;
       try {
-        // The closures charge `budget` themselves; only RE2 matching charges the active one.
-        return usesRegex ? withBudget(budget, () => closures(bindings, budget)) : closures(bindings, budget);
+        // The closures charge `budget` themselves; only RE2 matching charges the evaluation's.
+        return usesRegex ? withEvaluation({ budget }, () => closures(bindings, budget)) : closures(bindings, budget);
       } catch (error) {
         // The request's deadline ends the evaluation; anything else the closures did not answer with
         // certainty (a type they leave to the engine, an error, the budget), the engine answers from the start.

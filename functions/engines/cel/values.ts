@@ -16,15 +16,6 @@ export function celMapEntries(value: unknown): [unknown, unknown][] | undefined 
   return isPlainMap(value) ? Object.entries(value) : undefined;
 }
 
-/** The number of entries of a CEL map, counted without building a list of them; undefined if not a map. */
-export function celMapSize(value: unknown): number | undefined {
-  if (value instanceof Map) return value.size;
-  if (!isPlainMap(value)) return undefined;
-  let size = 0;
-  for (const key in value) if (Object.hasOwn(value, key)) size++;
-  return size;
-}
-
 /** A map held as a plain object: the engine reads an object whose constructor is Object (or none) as a map. */
 export const isPlainMap = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && (value.constructor === Object || value.constructor === undefined);

@@ -1,7 +1,9 @@
-// Regular expressions on RE2 (re2js: linear time, RE2's syntax as Kubernetes has it), loaded when a rule
-// first needs it. The engine's own `matches` uses JavaScript's backtracking RegExp, so it is never called.
+// Regular expressions on RE2 (re2js: linear time, RE2's syntax as Kubernetes has it) for every engine, loaded
+// when a rule first needs it. No engine's own regular expressions (CEL's `matches` is JavaScript's
+// backtracking RegExp) are ever called.
 import type { RE2JS } from 're2js';
-import { chargeMatch } from '../cel/metering.js';
+import { currentEvaluation } from './evaluation.js';
+import { units } from './size-units.js';
 
 let re2: typeof RE2JS | undefined;
 const compiledPatterns = new Map<string, RE2JS>();
@@ -26,7 +28,12 @@ export function re2Pattern(pattern: string): RE2JS {
   return compiled;
 }
 
-/** `text.matches(pattern)` on RE2, charged to the active budget. */
+/** RE2 matching takes time in the text's length times the pattern's: charged to the evaluation in progress. */
+export function chargeMatch(text: string, pattern: string): void {
+  currentEvaluation()?.budget.charge(units(text) * units(pattern));
+}
+
+/** `text.matches(pattern)` on RE2, charged to the evaluation in progress. */
 export function re2Matches(text: string, pattern: string): boolean {
   chargeMatch(text, pattern);
   return re2Pattern(pattern).matcher(text).find();

@@ -14,7 +14,7 @@ import { fieldsOf, formatRfc3339, fromDate, type GoTime, parseGoTime, RFC3339, t
 import { semverInRange } from '../../runtime/go/semver.js';
 import { x509Decode } from '../../runtime/go/x509-decode.js';
 import { imageInfo } from '../context/rule-data.js';
-import { activeScope } from './scope.js';
+import { evaluationTime } from '../../runtime/evaluation.js';
 
 type Arguments = unknown[];
 const string = { types: [TYPE_STRING] };
@@ -342,14 +342,14 @@ const FUNCTIONS: [string, (args: Arguments) => unknown, { types: number[]; optio
       fail('image_normalize', `${JSON.stringify(image)} is not an image reference`),
     [string],
   ],
-  ['time_now_utc', () => formatRfc3339(fromDate(activeScope().now)), []],
+  ['time_now_utc', () => formatRfc3339(fromDate(evaluationTime())), []],
   // Go's time.Now() in the zone Kyverno runs in, UTC.
-  ['time_now', () => formatRfc3339(fromDate(activeScope().now)), []],
+  ['time_now', () => formatRfc3339(fromDate(evaluationTime())), []],
   [
     'time_since',
     ([layout, from, to]) => {
       const parse = (text: unknown) => timeArgument('time_since', text, layout === '' ? RFC3339 : String(layout));
-      const end = to === '' ? fromDate(activeScope().now) : parse(to);
+      const end = to === '' ? fromDate(evaluationTime()) : parse(to);
       return goDurationText(end.nanos - parse(from).nanos);
     },
     [string, string, string],

@@ -1,17 +1,16 @@
-// JMESPath as Kyverno evaluates it: the JMESPath Community edition (@jmespath-community/jmespath, the
-// specification Kyverno's go-jmespath follows: let, arithmetic, the community functions) with Kyverno's own
-// functions (functions.ts). Chosen by measurement over @metrichor/jmespath (faster, but without
-// arithmetic or let) and jmespath 0.16 (unmaintained since 2016; see the commit). Every node the
-// interpreter visits and every function it calls is charged to the active budget, by the size of what it
-// makes (metering.ts's units, as CEL is charged), so no expression and no request can run unbounded: the library has no budget of its own, so its
-// interpreter's two entry points are wrapped here, once.
+// JMESPath as Kyverno evaluates it: the JMESPath Community edition (@jmespath-community/jmespath), the
+// specification Kyverno's go-jmespath follows (let, arithmetic, the community functions), with Kyverno's own
+// functions (functions.ts); why this library and not a faster one, the README's dependencies say. The library
+// has no budget of its own, so its interpreter's two entry points are wrapped here, once: every node visited
+// and every function called is charged to the evaluation in progress by the size of what it makes (size
+// units, as CEL is charged), so no expression and no request can run unbounded.
 import { compile, type JSONValue, TreeInterpreter } from '@jmespath-community/jmespath';
-
-type ExpressionNode = ReturnType<typeof compile>;
-import { units } from '../../cel/metering.js';
-import { currentScope, type JmesPathScope, withScope } from './scope.js';
+import { currentEvaluation, type Evaluation, withEvaluation } from '../../runtime/evaluation.js';
+import { units } from '../../runtime/size-units.js';
 // Kyverno's functions, registered on the library before any expression runs.
 import './functions.js';
+
+type ExpressionNode = ReturnType<typeof compile>;
 
 type Scopes = { data: Record<string, JSONValue>; inner?: Scopes };
 type Interpreter = { _scope: Scopes; runtime: Runtime };
@@ -33,11 +32,11 @@ function variable(scopes: Scopes | undefined, name: string): JSONValue {
 interpreterPrototype.visit = function metered(node, value) {
   const result =
     (node as { type: string }).type === 'Variable' ? variable(this._scope, (node as { name: string }).name) : visit.call(this, node, value);
-  currentScope()?.budget.charge(1 + units(result));
+  currentEvaluation()?.budget.charge(1 + units(result));
   return result;
 };
 runtimePrototype.callFunction = function metered(name, args) {
-  currentScope()?.budget.charge(1 + args.reduce<number>((total, arg) => total + units(arg), 0));
+  currentEvaluation()?.budget.charge(1 + args.reduce<number>((total, arg) => total + units(arg), 0));
   if (this === rootRuntime) return callFunction.call(this, name, args);
   // Inside a let, the library's functions (bound to the root runtime) would evaluate an expression reference
   // (`map(&...)`, `sort_by`, `max_by`) without the let's variables; Kyverno's go-jmespath evaluates it in them.
@@ -101,8 +100,8 @@ function walk(data: unknown, path: readonly string[]): unknown {
   return value ?? null;
 }
 
-/** Evaluates an expression on `data`, charging `scope.budget`. */
-export function searchJmesPath(expression: string, data: unknown, scope: JmesPathScope): unknown {
+/** Evaluates an expression on `data`, charging `evaluation.budget`. */
+export function searchJmesPath(expression: string, data: unknown, evaluation: Evaluation): unknown {
   const node = compileJmesPath(expression);
   if (node instanceof Error) throw node;
   let path = fieldPaths.get(node);
@@ -111,10 +110,8 @@ export function searchJmesPath(expression: string, data: unknown, scope: JmesPat
     fieldPaths.set(node, path);
   }
   if (path) {
-    scope.budget.charge(path.length);
+    evaluation.budget.charge(path.length);
     return walk(data, path);
   }
-  return withScope(scope, () => TreeInterpreter.search(node, data as JSONValue));
+  return withEvaluation(evaluation, () => TreeInterpreter.search(node, data as JSONValue));
 }
-
-export type { JmesPathScope };

@@ -6,7 +6,7 @@ import { applyOperation, type Operation } from 'fast-json-patch/index.mjs';
 import { parse } from 'yaml';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { checkedOperations, escapedSegment, unescapedSegment } from '../../../admission/kubernetes/json-patch-operations.js';
-import type { Budget } from '../validate/pattern.js';
+import type { CostBudget } from '../../runtime/cost-budget.js';
 
 /** The patch's operations, or an error naming the one that is wrong. */
 export function operationsOf(text: string): Operation[] {
@@ -82,7 +82,7 @@ function ensureParents(document: Record<string, unknown>, path: string): void {
  * The document with the operations applied in order, as a new object; the first that cannot apply is an
  * error. The copy is charged to the budget by its size, so a foreach patching a large object stops on it.
  */
-export function applyKyvernoJsonPatch(document: unknown, operations: Operation[], budget: Budget): unknown {
+export function applyKyvernoJsonPatch(document: unknown, operations: Operation[], budget: CostBudget): unknown {
   const text = JSON.stringify(document);
   budget.charge(Math.ceil(text.length / 64) + operations.length);
   let patched = JSON.parse(text) as Record<string, unknown>;

@@ -7,7 +7,8 @@
 // pattern serves every resource element in turn), so patches agree with Kyverno's.
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { type Anchor, parseAnchor } from '../anchor/anchor.js';
-import { type Budget, matchPattern } from '../validate/pattern.js';
+import type { CostBudget } from '../../runtime/cost-budget.js';
+import { matchPattern } from '../validate/pattern.js';
 
 type Json = Record<string, unknown>;
 
@@ -43,7 +44,7 @@ function hasAnchors(pattern: unknown, test: (anchor: Anchor | undefined) => bool
 }
 
 class Preprocessing {
-  constructor(private readonly budget: Budget) {}
+  constructor(private readonly budget: CostBudget) {}
 
   /** `+(key)`: dropped where the resource has the field, else written as a plain key. How many there were. */
   addIfNotPresent(pattern: unknown, resource: unknown): number {
@@ -178,7 +179,7 @@ function deleteAnchorsInList(node: unknown[], traverseMaps: boolean): boolean {
  * The patch with its anchors resolved against the resource, or an empty patch when a condition fails (the
  * patch does not apply). Errors other than a failed condition are the rule's errors.
  */
-export function resolveAnchors(patch: unknown, resource: unknown, budget: Budget): unknown {
+export function resolveAnchors(patch: unknown, resource: unknown, budget: CostBudget): unknown {
   const pattern = structuredClone(patch);
   try {
     new Preprocessing(budget).walk(pattern, resource);

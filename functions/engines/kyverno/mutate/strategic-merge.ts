@@ -7,7 +7,7 @@
 // its list. A kind without a schema here merges a list by key when every element has one of kyaml's
 // associative keys (name, containerPort, ...), as kyaml infers it.
 import { type FieldShape, type KeyedList, TYPES, type TypeShape } from '../../../admission/kubernetes/apply-schema.js';
-import type { Budget } from '../validate/pattern.js';
+import type { CostBudget } from '../../runtime/cost-budget.js';
 
 type Json = Record<string, unknown>;
 
@@ -21,7 +21,7 @@ interface Place {
   type?: TypeShape;
   list?: KeyedList | 'set';
   schema: boolean;
-  budget: Budget;
+  budget: CostBudget;
 }
 
 // kyaml's AssociativeSequenceKeys, in the order it tries them.
@@ -137,7 +137,7 @@ function mergeValue(dest: unknown, patch: unknown, place: Place, where: string):
  * The resource with the patch merged in, by the schema of its kind (`type`, with `schema` when it is known),
  * every list element visited charged to `budget`.
  */
-export function strategicMerge(resource: unknown, patch: unknown, type: TypeShape, schema: boolean, budget: Budget): unknown {
+export function strategicMerge(resource: unknown, patch: unknown, type: TypeShape, schema: boolean, budget: CostBudget): unknown {
   const merged = mergeValue(resource, patch, { type, schema, budget }, '');
   return merged === REMOVED ? {} : merged;
 }

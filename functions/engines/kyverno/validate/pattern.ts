@@ -7,14 +7,11 @@
 // Every node visited is charged to the budget: a pattern over thousands of containers stops on it.
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { matchesGlob } from '../../../admission/kubernetes/glob.js';
-import { units } from '../../cel/metering.js';
+import type { CostBudget } from '../../runtime/cost-budget.js';
+import { units } from '../../runtime/size-units.js';
 import { type Anchor, anchorText, parseAnchor } from '../anchor/anchor.js';
 import { goText } from '../../runtime/go/text.js';
 import { matchesValuePattern } from './value-pattern.js';
-
-export interface Budget {
-  charge(units: number): void;
-}
 
 type JsonMap = Record<string, unknown>;
 
@@ -40,7 +37,7 @@ export type PatternResult =
   | { status: 'fail'; message: string; path: string };
 
 /** Whether `resource` matches `pattern`, as Kyverno's MatchPattern decides it. */
-export function matchPattern(resource: unknown, pattern: unknown, budget: Budget): PatternResult {
+export function matchPattern(resource: unknown, pattern: unknown, budget: CostBudget): PatternResult {
   const walk = new PatternWalk(budget);
   const mismatch = walk.element(resource, pattern, '/');
   if (!mismatch) return { status: 'pass' };
@@ -53,7 +50,7 @@ class PatternWalk {
   /** Each condition, existence and negation anchor seen, and whether any map it was laid over had its key. */
   private readonly anchorKeys = new Map<string, boolean>();
 
-  constructor(private readonly budget: Budget) {}
+  constructor(private readonly budget: CostBudget) {}
 
   anchorKeyMissing(): boolean {
     for (const found of this.anchorKeys.values()) if (!found) return true;

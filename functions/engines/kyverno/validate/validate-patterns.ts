@@ -1,7 +1,8 @@
 // A Kyverno rule's validate.pattern or validate.anyPattern on one resource, with the outcome worded as
 // Kyverno words it (pkg/engine/handlers/validation: buildErrorMessage, buildAnyPatternErrorMessage), so
 // the messages people alert on read the same: `validation error: <message> rule <rule> failed at path <path>`.
-import { type Budget, matchPattern } from './pattern.js';
+import type { CostBudget } from '../../runtime/cost-budget.js';
+import { matchPattern } from './pattern.js';
 
 export type RuleOutcome = { status: 'pass' } | { status: 'skip'; message: string } | { status: 'fail'; message: string };
 
@@ -26,7 +27,7 @@ function patternFailure(rule: PatternRule, path: string, error: string): string 
  * `pathPrefix` places the paths in the object the request holds when the rule judged a part of it (a pod
  * template: `/spec/template`).
  */
-export function validatePatterns(resource: unknown, rule: PatternRule, budget: Budget, pathPrefix = ''): RuleOutcome {
+export function validatePatterns(resource: unknown, rule: PatternRule, budget: CostBudget, pathPrefix = ''): RuleOutcome {
   if (rule.pattern !== undefined) {
     const result = matchPattern(resource, rule.pattern, budget);
     if (result.status === 'pass') return result;

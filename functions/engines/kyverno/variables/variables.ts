@@ -7,7 +7,8 @@
 // write expressions; here request content is only ever data.
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { isBudgetSpent } from '../../runtime/cost-budget.js';
-import { type JmesPathScope, searchJmesPath } from '../jmespath/jmespath.js';
+import type { Evaluation } from '../../runtime/evaluation.js';
+import { searchJmesPath } from '../jmespath/jmespath.js';
 
 // A variable: `{{`, then text, one level of `{...}` (JMESPath hashes) or nested variables, then `}}`.
 interface Variable {
@@ -41,7 +42,8 @@ const ESCAPED = /\\(\{\{)/g;
 export interface VariableContext {
   /** The data expressions read: request, serviceAccountName, images, element, context entries. */
   data: Record<string, unknown>;
-  scope: JmesPathScope;
+  /** The evaluation's budget and clock. */
+  scope: Evaluation;
   /** DELETE: request.object reads request.oldObject. */
   deleting?: boolean;
   /**

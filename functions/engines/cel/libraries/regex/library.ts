@@ -1,7 +1,6 @@
 // Kubernetes' regex library for CEL (k8s.io/apiserver/pkg/cel/library/regex.go): find and findAll, on RE2
 // like `matches`, charged to the cost budget by the text's length times the pattern's.
-import { chargeMatch } from '../../metering.js';
-import { re2Pattern } from '../../../runtime/re2.js';
+import { chargeMatch, re2Pattern } from '../../../runtime/re2.js';
 import type { CelLibrary } from '../cel-library.js';
 
 function find(text: string, pattern: string): string {

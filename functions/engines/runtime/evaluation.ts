@@ -1,0 +1,32 @@
+// The evaluation in progress, for the code an engine's library calls back with no way to pass it along (a
+// CEL function, a JMESPath function, RE2 matching): the cost budget its steps are charged to, and the clock
+// that time functions read, since policies never read the system's. Set around one evaluation and restored
+// after it, so an evaluation inside another sees its own.
+import type { CostBudget } from './cost-budget.js';
+
+export interface Evaluation {
+  budget: CostBudget;
+  /** The stack's clock; absent where the evaluation reads no time. */
+  now?: Date;
+}
+
+let current: Evaluation | undefined;
+
+export const currentEvaluation = (): Evaluation | undefined => current;
+
+/** The evaluation's clock; reading it outside an evaluation that has one is a programming error. */
+export function evaluationTime(): Date {
+  if (!current?.now) throw new Error('a time function ran outside an evaluation with a clock');
+  return current.now;
+}
+
+/** Runs `work` as the evaluation in progress. */
+export function withEvaluation<T>(evaluation: Evaluation, work: () => T): T {
+  const previous = current;
+  current = evaluation;
+  try {
+    return work();
+  } finally {
+    current = previous;
+  }
+}
