@@ -106,6 +106,12 @@ describe('Equals and the numeric operators (equal.go, numeric.go)', () => {
     ['GreaterThan', '2Gi', '1Gi', true],
     ['GreaterThan', 3, '2.5', true],
     ['LessThanOrEquals', '1.2.3', '1.10.0', true],
+    // Versions as numeric.go compares them (blang's Parse and Compare; numeric_test.go's semver cases).
+    ['GreaterThan', '1.2.0', '1.1.0', true],
+    ['LessThan', '2.0.0', '1.9.0', false],
+    ['GreaterThanOrEquals', '1.5.0', '1.5.0', true],
+    ['LessThan', '1.0.0-alpha', '1.0.0', true],
+    ['GreaterThan', 'v1.2.0', '1.1.0', false],
     ['GreaterThanOrEquals', '90s', '1m', true],
     ['LessThan', 'abc', 1, false],
     ['DurationGreaterThan', '2h', '90m', true],

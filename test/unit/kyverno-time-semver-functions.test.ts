@@ -101,7 +101,7 @@ describe('semver_compare (functions_test.go, blang/semver ranges)', () => {
       expect(compareSemVer(parseSemVer(ordered[index - 1]!)!, parseSemVer(ordered[index]!)!)).toBe(-1);
     expect(parseSemVer('01.0.0')).toBeUndefined();
     expect(parseSemVer('1.0.0-01')).toBeUndefined();
-    expect(semverInRange('1.0.0', '1.0.0')).toBe(true);
+    expect(semverInRange(parseSemVer('1.0.0')!, '1.0.0')).toBe(true);
   });
 });
 

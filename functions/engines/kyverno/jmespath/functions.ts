@@ -11,7 +11,7 @@ import { quantityNanos } from '../../../admission/kubernetes/quantity.js';
 import { re2Pattern } from '../../runtime/re2.js';
 import { parseGoDuration } from '../../../admission/kubernetes/go-duration.js';
 import { fieldsOf, formatRfc3339, fromDate, type GoTime, parseGoTime, RFC3339, truncateGoTime } from '../../runtime/go/time.js';
-import { semverInRange } from '../../runtime/go/semver.js';
+import { parseSemVer, semverInRange, ZERO_VERSION } from '../../runtime/go/semver.js';
 import { x509Decode } from '../../runtime/go/x509-decode.js';
 import { imageInfo } from '../context/rule-data.js';
 import { evaluationTime } from '../../runtime/evaluation.js';
@@ -407,7 +407,8 @@ const FUNCTIONS: [string, (args: Arguments) => unknown, { types: number[]; optio
     'semver_compare',
     ([version, range]) => {
       try {
-        return semverInRange(String(version), String(range));
+        // As Kyverno: a version that does not parse is 0.0.0 (the parse error is ignored).
+        return semverInRange(parseSemVer(String(version)) ?? ZERO_VERSION, String(range));
       } catch (error) {
         return fail('semver_compare', (error as Error).message);
       }

@@ -9,6 +9,7 @@ import { matchesGlob } from '../../../admission/kubernetes/glob.js';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { quantityNanos } from '../../../admission/kubernetes/quantity.js';
 import { parseGoDuration } from '../../../admission/kubernetes/go-duration.js';
+import { compareSemVer, parseSemVer } from '../../runtime/go/semver.js';
 import { goText } from '../../runtime/go/text.js';
 import { matchesValuePattern, operatorOf } from '../validate/value-pattern.js';
 import { substituteVariables, type VariableContext } from './variables.js';
@@ -57,8 +58,6 @@ function equals(key: unknown, value: unknown): boolean {
   return false;
 }
 
-const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
-
 function order(key: unknown, value: unknown): number | undefined {
   const pair = durations(key, value);
   if (pair) return Math.sign(pair[0] - pair[1]);
@@ -67,15 +66,10 @@ function order(key: unknown, value: unknown): number | undefined {
     return keyQuantity < valueQuantity ? -1 : keyQuantity > valueQuantity ? 1 : 0;
   const [a, b] = [asNumber(key), asNumber(value)];
   if (a !== undefined && b !== undefined) return Math.sign(a - b);
-  const [versionA, versionB] = [SEMVER.exec(String(key)), SEMVER.exec(String(value))];
-  if (typeof key === 'string' && versionA && versionB) {
-    for (let index = 1; index <= 3; index++) {
-      const difference = Number(versionA[index]) - Number(versionB[index]);
-      if (difference !== 0) return Math.sign(difference);
-    }
-    return 0;
-  }
-  return undefined;
+  // Versions as Kyverno's numeric operators read them: both strict SemVer (blang's Parse), prereleases ordered.
+  const versionA = typeof key === 'string' ? parseSemVer(key) : undefined;
+  const versionB = versionA && typeof value === 'string' ? parseSemVer(value) : undefined;
+  return versionA && versionB ? compareSemVer(versionA, versionB) : undefined;
 }
 
 /** The value as a list of texts: a list, a JSON list written as text, or the text itself. */

@@ -1,21 +1,25 @@
-// Semantic versions and ranges as Kyverno's semver_compare reads them (github.com/blang/semver v4): a version
-// is strict SemVer 2.0 (`1.2.3-rc.1+build`); a range is comparisons (`<`, `<=`, `>`, `>=`, `=`, `==`, `!`, `!=`,
-// none for equal) joined by spaces (and) and `||` (or, lower precedence), with `x` wildcards (`1.2.x`, `1.x`).
-// A version that does not parse is 0.0.0, as Kyverno ignores the parse error; a range that does not parse is
-// an error.
+// Semantic versions as Go's github.com/blang/semver v4 reads them: the one parser for every engine, since
+// Kubernetes' CEL semver library, Kyverno's semver_compare and Kyverno's numeric condition operators all use
+// blang's. A version is strict SemVer 2.0 (`1.2.3-rc.1+build`: no leading `v`, no leading zeros); versions
+// compare by SemVer precedence (a prerelease below its release, build metadata ignored). A range is
+// comparisons (`<`, `<=`, `>`, `>=`, `=`, `==`, `!`, `!=`, none for equal) joined by spaces (and) and `||`
+// (or, lower precedence), with `x` wildcards (`1.2.x`, `1.x`); a range that does not parse is an error.
 
 export interface SemVer {
-  major: number;
-  minor: number;
-  patch: number;
-  pre: (string | number)[];
+  major: bigint;
+  minor: bigint;
+  patch: bigint;
+  /** The prerelease identifiers as written: numeric ones compare as numbers. */
+  pre: string[];
 }
 
-const ZERO: SemVer = { major: 0, minor: 0, patch: 0, pre: [] };
+export const ZERO_VERSION: SemVer = { major: 0n, minor: 0n, patch: 0n, pre: [] };
+
 const NUMERIC = /^(0|[1-9][0-9]*)$/;
 const IDENTIFIER = /^[0-9A-Za-z-]+$/;
+const DIGITS = /^[0-9]+$/;
 
-/** The version, or undefined when it is not strict SemVer. */
+/** The version, or undefined when it is not strict SemVer (blang's Parse). */
 export function parseSemVer(text: string): SemVer | undefined {
   const build = text.indexOf('+');
   const withoutBuild = build === -1 ? text : text.slice(0, build);
@@ -30,31 +34,32 @@ export function parseSemVer(text: string): SemVer | undefined {
   const dash = withoutBuild.indexOf('-');
   const core = (dash === -1 ? withoutBuild : withoutBuild.slice(0, dash)).split('.');
   if (core.length !== 3 || !core.every((part) => NUMERIC.test(part))) return undefined;
-  const pre: (string | number)[] = [];
-  if (dash !== -1) {
-    for (const part of withoutBuild.slice(dash + 1).split('.')) {
-      if (!IDENTIFIER.test(part)) return undefined;
-      if (/^[0-9]+$/.test(part)) {
-        if (!NUMERIC.test(part)) return undefined; // a numeric identifier has no leading zero
-        pre.push(Number(part));
-      } else pre.push(part);
-    }
-  }
-  const [major, minor, patch] = core.map(Number) as [number, number, number];
+  const pre = dash === -1 ? [] : withoutBuild.slice(dash + 1).split('.');
+  // A numeric identifier has no leading zero.
+  if (pre.some((part) => !IDENTIFIER.test(part) || (DIGITS.test(part) && !NUMERIC.test(part)))) return undefined;
+  const [major, minor, patch] = core.map(BigInt) as [bigint, bigint, bigint];
   return { major, minor, patch, pre };
 }
 
+const sign = (a: bigint | string, b: bigint | string): -1 | 0 | 1 => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Two prerelease identifiers: numbers by value, below any alphanumeric one, which compare as text. */
+function compareIdentifiers(a: string, b: string): -1 | 0 | 1 {
+  const [numericA, numericB] = [DIGITS.test(a), DIGITS.test(b)];
+  if (numericA && numericB) return sign(BigInt(a), BigInt(b));
+  if (numericA !== numericB) return numericA ? -1 : 1;
+  return sign(a, b);
+}
+
 /** -1, 0 or 1, by SemVer precedence (build metadata ignored). */
-export function compareSemVer(a: SemVer, b: SemVer): number {
-  for (const key of ['major', 'minor', 'patch'] as const) if (a[key] !== b[key]) return a[key] < b[key] ? -1 : 1;
+export function compareSemVer(a: SemVer, b: SemVer): -1 | 0 | 1 {
+  for (const key of ['major', 'minor', 'patch'] as const) if (a[key] !== b[key]) return sign(a[key], b[key]);
   if (a.pre.length === 0 || b.pre.length === 0) return a.pre.length === b.pre.length ? 0 : a.pre.length === 0 ? 1 : -1;
   for (let index = 0; index < Math.min(a.pre.length, b.pre.length); index++) {
-    const [x, y] = [a.pre[index]!, b.pre[index]!];
-    if (x === y) continue;
-    if (typeof x !== typeof y) return typeof x === 'number' ? -1 : 1;
-    return x < y ? -1 : 1;
+    const order = compareIdentifiers(a.pre[index]!, b.pre[index]!);
+    if (order !== 0) return order;
   }
-  return a.pre.length === b.pre.length ? 0 : a.pre.length < b.pre.length ? -1 : 1;
+  return sign(BigInt(a.pre.length), BigInt(b.pre.length));
 }
 
 const COMPARATORS: Record<string, (order: number) => boolean> = {
@@ -129,8 +134,7 @@ function comparison(compare: (order: number) => boolean, text: string, part: str
 }
 
 /** Whether the version is in the range (blang's ParseRange and Range). */
-export function semverInRange(versionText: string, range: string): boolean {
-  const version = parseSemVer(versionText) ?? ZERO;
+export function semverInRange(version: SemVer, range: string): boolean {
   const parts = partsOf(range);
   if (parts[0] === '||') throw new Error("the first element of the range is '||'");
   if (parts.at(-1) === '||') throw new Error("the last element of the range is '||'");
