@@ -21,7 +21,7 @@ import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../engines/runtime/cost-b
 import { requestBinding } from '../engines/cel/request-binding.js';
 import { kyvernoEngine, kyvernoEngineLoaded, loadKyvernoEngine, needsKyvernoEngine } from '../engines/kyverno/engine-loader.js';
 import { callsRegexFunctions, type KyvernoRule, validatesWithoutCel } from '../engines/kyverno/policy/rule-schema.js';
-import { expandKyvernoRule } from '../engines/kyverno/autogen/autogen.js';
+import { expandKyvernoRule } from '../engines/kyverno/autogen/expand.js';
 import { ruledOutBy } from '../engines/kyverno/match/resource-filter.js';
 import type { RuleOutcome } from '../engines/kyverno/validate/validate-patterns.js';
 import { LazyVariables } from '../engines/cel/lazy-variables.js';

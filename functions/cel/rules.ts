@@ -4,7 +4,7 @@
 import * as v from '../admission/schema.js';
 import { CelNameSchema, celExpressionSchema } from '../engines/cel/expression-schema.js';
 import { type CelProgram, toCel } from '../engines/cel/program.js';
-import { KyvernoRuleSchema } from '../engines/kyverno/policy/rule-schema.js';
+import { kyvernoRuleSchemaOf } from '../engines/kyverno/policy/rule-schema.js';
 import { ParamsByRequestSchema } from '../engines/cel/params-by-request.js';
 
 const Expression = celExpressionSchema();
@@ -48,7 +48,7 @@ export const CelParametersSchema = v.pipe(
     // Variables with a fixed value (Gatekeeper binds a constraint's parameters as variables.params).
     variableValues: v.optional(v.record(v.string(), v.unknown()), () => ({})),
     // A Kyverno ClusterPolicy rule: its match, exclude and patterns, judged with the validations.
-    kyverno: v.optional(KyvernoRuleSchema),
+    kyverno: v.optional(kyvernoRuleSchemaOf('validate')),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (dataset.typed && dataset.value.validations.length === 0 && !dataset.value.kyverno)

@@ -1,7 +1,7 @@
 // Every input format an uploaded bundle of the cel function may use, in the order their rules are evaluated
 // (the mutations function's are in mutation-formats.ts).
 import { gatekeeperFormat } from './gatekeeper-constraint-template.js';
-import { kyvernoClusterPolicyFormat } from './kyverno-cluster-policy-validate-rules.js';
+import { kyvernoClusterPolicyValidateRulesFormat } from './kyverno-cluster-policy-validate-rules.js';
 import { kyvernoValidatingPolicyFormat } from './kyverno-validating-policy.js';
 import type { PolicyFormat } from './policy-format.js';
 import { validatingAdmissionPolicyFormat } from './validating-admission-policy.js';
@@ -10,7 +10,7 @@ export const POLICY_FORMATS: readonly PolicyFormat[] = [
   validatingAdmissionPolicyFormat,
   kyvernoValidatingPolicyFormat,
   gatekeeperFormat,
-  kyvernoClusterPolicyFormat,
+  kyvernoClusterPolicyValidateRulesFormat,
 ];
 
 const MUTATING = 'mutating policies are run by the mutations function, not cel';

@@ -1,56 +1,51 @@
-// Kyverno's ClusterPolicy and Policy mutate rules as rules of the mutations function: each rule with its
-// match, exclude, context, preconditions and mutate (patchStrategicMerge, patchesJson6902, foreach), and the
-// autogen rules Kyverno makes for it (autogen-<rule>, autogen-cronjob-<rule>), which patch the controllers'
-// pod templates. Validate rules are the cel function's: `policy push` gives each function its rules of a
-// policy that has both (part), and a function given the other's rules refuses them with the reason. What
-// needs the cluster is refused: context lookups, `mutate.targets` (mutating existing resources).
+// Kyverno's ClusterPolicy and Policy mutate rules as rules of the mutations function (what both ClusterPolicy
+// formats read alike is in kyverno-cluster-policy-parts.ts): each rule with its match, exclude, context,
+// preconditions and mutate (patchStrategicMerge, patchesJson6902, foreach), and the autogen rules Kyverno
+// makes for it, which patch the controllers' pod templates. Validate rules are the cel function's: `policy
+// push` gives each function its rules of a policy that has both (part), and a function given the other's
+// rules refuses them with the reason. What needs the cluster is refused: context lookups, `mutate.targets`
+// (mutating existing resources). Not to be confused with Kyverno's MutatingPolicy (kyverno-mutating-policy.ts).
+import { autogenControllers } from '../engines/kyverno/autogen/controllers.js';
 import { kyvernoEngine } from '../engines/kyverno/engine-loader.js';
+import type { WrittenRule } from '../engines/kyverno/policy/rule-schema.js';
 import {
-  autogenControllers,
-  autogenOf,
+  annotationsOf,
   clusterNeed,
-  exceptedName,
-  exceptionsField,
-  exceptionsFor,
   exceptionsOf,
   isException,
   isPolicy,
-  type KyvernoRuleManifest,
+  kyvernoRuleOf,
   matchProblem,
+  modelRuleOf,
   namedBy,
   type PolicyException,
-  policyNamespace,
   rulesOf,
-} from './kyverno-cluster-policy-validate-rules.js';
+} from './kyverno-cluster-policy-parts.js';
 import { type FormatResult, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
 type Mutate = { patchStrategicMerge?: unknown; patchesJson6902?: unknown; foreach?: unknown; targets?: unknown };
 
-const mutates = (rule: KyvernoRuleManifest) => rule?.mutate !== undefined;
+const mutates = (rule: WrittenRule) => rule?.mutate !== undefined;
 
 /** Why a mutate rule cannot run here, or undefined. */
-function refusalOf(rule: KyvernoRuleManifest): string | undefined {
+function refusalOf(rule: WrittenRule): string | undefined {
   const mutate = rule.mutate as Mutate;
   if (mutate.targets) return 'mutate.targets changes existing resources in the cluster';
   if (mutate.patchStrategicMerge === undefined && mutate.patchesJson6902 === undefined && mutate.foreach === undefined)
     return 'mutate needs patchStrategicMerge, patchesJson6902 or foreach';
   const need = clusterNeed(rule, mutate.foreach);
   if (need) return need;
-  const [problem] = kyvernoEngine().expressionProblems(rule as Record<string, unknown>);
+  const [problem] = kyvernoEngine().expressionProblems(rule);
   return problem;
 }
 
 function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[]): FormatResult {
-  const name = nameOf(policy);
-  const kind = String(policy.kind);
-  const label = `${kind} ${name}`;
-  const spec = policy.spec ?? {};
-  const namespace = policyNamespace(policy);
+  const label = `${String(policy.kind)} ${nameOf(policy)}`;
   const manifestRules = rulesOf(policy);
   if (!manifestRules.some(mutates)) return { rules: [], errors: [`${label}: has no mutate rules; its rules are run by the cel function`] };
   const errors: string[] = [];
   const rules: TranslatedRule[] = [];
-  const controllers = autogenControllers(policy, manifestRules);
+  const shared = { policy, exceptions, controllers: autogenControllers(annotationsOf(policy), manifestRules) };
   manifestRules.forEach((rule, index) => {
     const ruleName = rule.name ?? '';
     if (!mutates(rule)) {
@@ -65,31 +60,15 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[]): FormatR
       errors.push(`${label}${ruleName ? ` rule ${ruleName}` : ''}: ${refusal && ruleName ? `cannot run here: ${problem}` : problem}`);
       return;
     }
-    const autogen = autogenOf(rule, ruleName, controllers, exceptions, policy);
     const { targets: _targets, ...mutate } = rule.mutate as Mutate;
+    const { origin, ...model } = modelRuleOf(policy, ruleName);
     rules.push({
       rule: {
-        name: `${name}/${ruleName}`,
-        mode: 'enforce',
-        failurePolicy: spec.failurePolicy ?? 'Fail',
+        ...model,
         // Kyverno registers its mutating webhook with reinvocationPolicy IfNeeded.
         reinvocationPolicy: 'IfNeeded',
-        origin: { kind, name, rule: ruleName },
-        ...(spec.webhookTimeoutSeconds !== undefined ? { timeoutSeconds: spec.webhookTimeoutSeconds } : {}),
-        match: namespace ? { namespaces: [namespace] } : {},
-        parameters: {
-          kyverno: {
-            policy: name,
-            rule: ruleName,
-            match: rule.match,
-            ...(rule.exclude ? { exclude: rule.exclude } : {}),
-            ...(rule.context ? { context: rule.context } : {}),
-            ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
-            ...exceptionsField(exceptionsFor(exceptions, exceptedName(policy), ruleName)),
-            ...(autogen.length > 0 ? { autogen } : {}),
-            mutate,
-          },
-        },
+        origin,
+        parameters: { kyverno: kyvernoRuleOf(shared, rule, ruleName, { mutate }) },
       },
       label: `${label} rule ${ruleName}`,
       parametersAt: `spec.rules[${index}].mutate`,
@@ -112,7 +91,7 @@ function namesMutatingPolicy(exception: Manifest, bundle: readonly Manifest[]): 
   return bundle.some((manifest) => isPolicy(manifest) && rulesOf(manifest).some(mutates) && namedBy(exception, manifest));
 }
 
-export const kyvernoMutatePolicyFormat: PolicyFormat = {
+export const kyvernoClusterPolicyMutateRulesFormat: PolicyFormat = {
   name: 'Kyverno ClusterPolicy (mutate rules)',
   claims: (manifest, bundle) =>
     (isPolicy(manifest) && rulesOf(manifest).some(mutates)) || (isException(manifest) && namesMutatingPolicy(manifest, bundle)),

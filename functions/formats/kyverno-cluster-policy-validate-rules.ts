@@ -1,54 +1,35 @@
-// Kyverno's ClusterPolicy and Policy (kyverno.io v1, v2beta1): each validate rule as a native rule of the cel
-// function, naming the autogen rules Kyverno would make for it (autogen-<rule> for the pod controllers,
-// autogen-cronjob-<rule> for CronJobs), which are made, with the native match (the resources and operations
-// its kinds name, for registration), once the rule is validated (functions/engines/kyverno/autogen/autogen.ts). The rule's
-// match and exclude are Kyverno's own (resource-filter.ts). A namespaced Policy applies in its own namespace
-// only. What needs the cluster, or is not a validation, is refused with its reason, never skipped: a rule that
-// cannot run as written must not be enforced as something else.
-// PolicyExceptions (kyverno.io v2) in the bundle go with the rules they name.
+// Kyverno's ClusterPolicy and Policy validate rules as rules of the cel function (what both ClusterPolicy
+// formats read alike is in kyverno-cluster-policy-parts.ts). Each rule runs on Kyverno's engine, naming the
+// autogen rules Kyverno would make for it, which are made with the native match (the resources and
+// operations its kinds name, for registration) once the rule is validated (engines/kyverno/autogen/). Its
+// validate.cel and celPreconditions are CEL, beside the Kyverno rule. A namespaced Policy applies in its own
+// namespace only. What needs the cluster, or is not a validation, is refused with its reason, never
+// skipped: a rule that cannot run as written must not be enforced as something else. PolicyExceptions in
+// the bundle go with the rules they name.
 import { matchesGlob } from '../admission/kubernetes/glob.js';
-import { DEFAULT_POD_CONTROLLERS, isPodController, type PodController } from '../admission/kubernetes/pod-controllers.js';
-import { filtersOf } from '../engines/kyverno/autogen/autogen.js';
-import type { MatchBlock } from '../engines/kyverno/match/resource-filter.js';
+import { autogenControllers } from '../engines/kyverno/autogen/controllers.js';
 import { kyvernoEngine } from '../engines/kyverno/engine-loader.js';
+import type { WrittenRule } from '../engines/kyverno/policy/rule-schema.js';
 import { type CelValidation, isParamIn, paramsOf } from './kyverno-cel-params.js';
-import { type FormatResult, groupOf, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
-
-export type KyvernoRuleManifest = {
-  name?: string;
-  match?: MatchBlock & { resources?: { namespaceSelector?: unknown } };
-  exclude?: MatchBlock;
-  context?: Record<string, unknown>[];
-  preconditions?: unknown;
-  celPreconditions?: { name: string; expression: string }[];
-  validate?: Record<string, unknown>;
-  mutate?: unknown;
-  generate?: unknown;
-  verifyImages?: unknown;
-};
-
-/** Kyverno's default autogen controllers (pkg/autogen/v1): every pod controller. */
-const AUTOGEN_CONTROLLERS: PodController[] = [...DEFAULT_POD_CONTROLLERS, 'ReplicationController'];
-const AUTOGEN_ANNOTATION = 'pod-policies.kyverno.io/autogen-controllers';
-
-/** What a rule (with its foreach loops) needs the cluster for: a context lookup, namespace labels, role bindings. */
-export function clusterNeed(rule: KyvernoRuleManifest, loops: unknown): string | undefined {
-  for (const entry of [...(rule.context ?? []), ...foreachContexts(loops)]) {
-    for (const source of ['apiCall', 'configMap', 'imageRegistry', 'globalReference'])
-      if (entry[source] !== undefined) return `context ${String(entry.name)}: ${source} reads the cluster or a registry`;
-    if (entry.variable === undefined) return `context ${String(entry.name)}: only variable entries can run without the cluster`;
-  }
-  for (const filter of [...filtersOf(rule.match), ...filtersOf(rule.exclude)]) {
-    const resources = filter.resources as Record<string, unknown> | undefined;
-    if (resources?.namespaceSelector) return "match.resources.namespaceSelector reads the namespace's labels from the cluster";
-    const roles = filter as { roles?: unknown; clusterRoles?: unknown };
-    if (roles.roles || roles.clusterRoles) return 'roles and clusterRoles are bound to users in the cluster';
-  }
-  return undefined;
-}
+import {
+  annotationsOf,
+  clusterNeed,
+  exceptedName,
+  exceptionsOf,
+  isException,
+  isPolicy,
+  kyvernoRuleOf,
+  matchProblem,
+  modelRuleOf,
+  namedBy,
+  type PolicyException,
+  policyNamespace,
+  rulesOf,
+} from './kyverno-cluster-policy-parts.js';
+import { type FormatResult, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
 /** Why a rule cannot run here, or undefined. */
-function refusalOf(rule: KyvernoRuleManifest): string | undefined {
+function refusalOf(rule: WrittenRule): string | undefined {
   if (rule.generate) return 'generate rules write to the cluster';
   if (rule.verifyImages) return 'verifyImages needs registry access';
   if (rule.mutate) return 'mutate rules are run by the mutations function (`policy push` sends it them)';
@@ -59,56 +40,8 @@ function refusalOf(rule: KyvernoRuleManifest): string | undefined {
   if (validate.manifests) return 'validate.manifests verifies signatures against keys outside the bundle';
   if (!validate.pattern && !validate.anyPattern && !validate.cel && !validate.deny && !validate.foreach && !validate.podSecurity)
     return 'validate needs pattern, anyPattern, deny, foreach, podSecurity or cel';
-  const [problem] = kyvernoEngine().expressionProblems(rule as Record<string, unknown>);
+  const [problem] = kyvernoEngine().expressionProblems(rule);
   return problem;
-}
-
-/** The context entries of every foreach, however deep. */
-export function foreachContexts(loops: unknown): Record<string, unknown>[] {
-  if (!Array.isArray(loops)) return [];
-  return loops.flatMap((loop: { context?: Record<string, unknown>[]; foreach?: unknown }) => [
-    ...(loop?.context ?? []),
-    ...foreachContexts(loop?.foreach),
-  ]);
-}
-
-/** What a rule's match lacks: the resources (kinds) it applies to, which registration needs. */
-export function matchProblem(match: MatchBlock | undefined): string | undefined {
-  if (!match) return 'match: required';
-  if (!filtersOf(match).some((filter) => filter.resources)) return 'match: name the resources it applies to (resources.kinds)';
-  return undefined;
-}
-
-/** Kyverno's CanAutoGen: every filter names kinds without a name, selector or annotations, and some rule names Pods. */
-function canAutogen(rules: KyvernoRuleManifest[]): boolean {
-  let needed = false;
-  for (const rule of rules) {
-    for (const filter of [...filtersOf(rule.match), ...filtersOf(rule.exclude)]) {
-      const resources = filter.resources;
-      if (!resources) continue;
-      const kinds = resources.kinds ?? [];
-      if (resources.name || resources.names?.length || resources.selector || resources.annotations) return false;
-      if (kinds.length > 1 && kinds.includes('Pod')) return false;
-      if (kinds.some((kind) => kind === 'Pod' || isPodController(kind))) needed = true;
-    }
-  }
-  return needed;
-}
-
-/** The controllers autogen makes rules for: the annotation's list, `none`, or every pod controller. */
-export function autogenControllers(policy: Manifest, rules: KyvernoRuleManifest[]): PodController[] {
-  if (!canAutogen(rules)) return [];
-  const annotations = ((policy.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {}) as Record<
-    string,
-    string
-  >;
-  const requested = annotations[AUTOGEN_ANNOTATION];
-  if (requested === undefined || requested === '') return AUTOGEN_CONTROLLERS;
-  if (requested === 'none') return [];
-  return requested
-    .split(',')
-    .map((kind) => kind.trim())
-    .filter(isPodController);
 }
 
 type Override = { action?: string; namespaces?: string[]; namespaceSelector?: unknown };
@@ -171,51 +104,31 @@ function withOverrides(translated: TranslatedRule, action: string, overrides: Ov
   return [base, ...variants];
 }
 
-export type PolicyException = { name: string; policyName: string; ruleNames: string[]; spec: Record<string, unknown> };
+/** Kyverno's default for a CEL expression's message: the rule's validate.message. */
+const withMessage = (expressions: unknown, message: unknown): unknown =>
+  Array.isArray(expressions) && typeof message === 'string'
+    ? expressions.map((expression) =>
+        expression && typeof expression === 'object' && !expression.message ? { ...expression, message } : expression,
+      )
+    : expressions;
 
-/** A PolicyException's entries: which policies' rules it excepts, and its match, conditions and podSecurity. */
-export function exceptionsOf(manifest: Manifest): { entries: PolicyException[]; errors: string[] } {
-  const namespace = typeof manifest.metadata?.namespace === 'string' ? manifest.metadata.namespace : '';
-  const name = namespace ? `${namespace}/${nameOf(manifest)}` : nameOf(manifest);
-  const label = `PolicyException ${name}`;
-  const spec = manifest.spec ?? {};
-  const listed = spec.exceptions as { policyName?: string; ruleNames?: string[] }[] | undefined;
-  const errors: string[] = [];
-  if (!Array.isArray(listed) || listed.length === 0) errors.push(`${label}: spec.exceptions: required, the policies and rules it excepts`);
-  if (!spec.match) errors.push(`${label}: spec.match: required, the requests it excepts`);
-  const [problem] = kyvernoEngine().expressionProblems({ preconditions: spec.conditions });
-  if (problem) errors.push(`${label}: spec.conditions: ${problem}`);
-  if (errors.length > 0) return { entries: [], errors };
-  return {
-    entries: listed!.map((entry) => ({ name, policyName: String(entry.policyName ?? ''), ruleNames: entry.ruleNames ?? [], spec })),
-    errors: [],
-  };
-}
-
-/** The exceptions that name a rule: its policy (`namespace/name` for a Policy) and its name, with wildcards. */
-export function exceptionsFor(exceptions: PolicyException[], policy: string, rule: string): Record<string, unknown>[] {
-  return exceptions
-    .filter((exception) => matchesGlob(policy, exception.policyName) && exception.ruleNames.some((glob) => matchesGlob(rule, glob)))
-    .map(({ name, spec }) => ({
-      name,
-      match: spec.match,
-      ...(spec.conditions ? { conditions: spec.conditions } : {}),
-      ...(spec.podSecurity ? { podSecurity: spec.podSecurity } : {}),
-    }));
+/** What a validate rule judges with Kyverno's own means: everything of validate but its CEL. */
+function kyvernoValidation(validate: Record<string, unknown>): Record<string, unknown> {
+  const judged: Record<string, unknown> = {};
+  for (const field of ['message', 'pattern', 'anyPattern', 'deny', 'foreach', 'podSecurity'])
+    if (validate[field] !== undefined) judged[field] = validate[field];
+  return judged;
 }
 
 function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], params: Manifest[]): FormatResult {
-  const name = nameOf(policy);
-  const kind = String(policy.kind);
-  const label = `${kind} ${name}`;
+  const label = `${String(policy.kind)} ${nameOf(policy)}`;
   const spec = policy.spec ?? {};
-  const namespace = policyNamespace(policy);
   if (!Array.isArray(spec.rules) || spec.rules.length === 0)
     return { rules: [], errors: [`${label}: spec.rules: required, one or more rules`] };
-  const manifestRules = spec.rules as KyvernoRuleManifest[];
+  const manifestRules = rulesOf(policy);
   const errors: string[] = [];
   const rules: TranslatedRule[] = [];
-  const controllers = autogenControllers(policy, manifestRules);
+  const shared = { policy, exceptions, controllers: autogenControllers(annotationsOf(policy), manifestRules) };
   manifestRules.forEach((rule, index) => {
     const ruleName = rule.name ?? '';
     const refusal = ruleName ? refusalOf(rule) : `spec.rules[${index}].name: required`;
@@ -235,8 +148,6 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], params: 
       errors.push(`${label} rule ${ruleName}: validate.cel.${paramsProblem}`);
       return;
     }
-    // Made from this rule once it is validated (functions/engines/kyverno/autogen/autogen.ts).
-    const autogen = autogenOf(rule, ruleName, controllers, exceptions, policy);
     const cel = (validate.cel ?? {}) as Record<string, unknown>;
     const parameters = {
       ...(cel.expressions ? { validations: withMessage(cel.expressions, validate.message) } : {}),
@@ -244,90 +155,21 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], params: 
       ...(cel.variables ? { variables: cel.variables } : {}),
       ...(cel.auditAnnotations ? { auditAnnotations: cel.auditAnnotations } : {}),
       ...(rule.celPreconditions ? { matchConditions: rule.celPreconditions } : {}),
-      kyverno: {
-        policy: name,
-        rule: ruleName,
-        match: rule.match,
-        ...(rule.exclude ? { exclude: rule.exclude } : {}),
-        ...(validate.message !== undefined ? { message: validate.message } : {}),
-        ...(validate.pattern !== undefined ? { pattern: validate.pattern } : {}),
-        ...(validate.anyPattern !== undefined ? { anyPattern: validate.anyPattern } : {}),
-        ...(validate.deny !== undefined ? { deny: validate.deny } : {}),
-        ...(validate.foreach !== undefined ? { foreach: validate.foreach } : {}),
-        ...(validate.podSecurity !== undefined ? { podSecurity: validate.podSecurity } : {}),
-        ...(rule.context ? { context: rule.context } : {}),
-        ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
-        ...exceptionsField(exceptionsFor(exceptions, exceptedName(policy), ruleName)),
-        ...(autogen.length > 0 ? { autogen } : {}),
-      },
+      kyverno: kyvernoRuleOf(shared, rule, ruleName, { validate: kyvernoValidation(validate) }),
     };
+    const model = modelRuleOf(policy, ruleName);
     const translated: TranslatedRule = {
-      rule: {
-        name: `${name}/${ruleName}`,
-        mode: 'enforce',
-        failurePolicy: spec.failurePolicy ?? 'Fail',
-        origin: { kind, name, rule: ruleName },
-        ...(spec.background === false ? { background: false } : {}),
-        ...(spec.webhookTimeoutSeconds !== undefined ? { timeoutSeconds: spec.webhookTimeoutSeconds } : {}),
-        // The resources it names join this once the rule is validated (functions/engines/kyverno/autogen/autogen.ts).
-        match: namespace ? { namespaces: [namespace] } : {},
-        parameters,
-      },
+      rule: { ...model, ...(spec.background === false ? { background: false } : {}), parameters },
       label: `${label} rule ${ruleName}`,
       parametersAt: `spec.rules[${index}].validate`,
       matchAt: `spec.rules[${index}].match`,
     };
     // A namespaced Policy acts in its own namespace only: overrides by namespace are a ClusterPolicy's.
-    const overrides = namespace ? [] : actions.overrides;
+    const overrides = policyNamespace(policy) ? [] : actions.overrides;
     rules.push(...withOverrides(translated, actions.action, overrides, spec.emitWarning === true));
   });
   return { rules: errors.length > 0 ? [] : rules, errors };
 }
-
-/** The autogen rules Kyverno makes for a rule that names Pods: autogen-<rule>, autogen-cronjob-<rule>, with their exceptions. */
-export function autogenOf(
-  rule: KyvernoRuleManifest,
-  ruleName: string,
-  controllers: PodController[],
-  exceptions: PolicyException[],
-  policy: Manifest,
-): { rule: string; controllers: string[] }[] {
-  if (!filtersOf(rule.match).some((filter) => filter.resources?.kinds?.includes('Pod'))) return [];
-  const others = controllers.filter((controller) => controller !== 'CronJob');
-  const autogenFor = (autogenName: string, kinds: string[]) => ({
-    rule: autogenName,
-    controllers: kinds,
-    ...exceptionsField(exceptionsFor(exceptions, exceptedName(policy), autogenName)),
-  });
-  return [
-    ...(others.length > 0 ? [autogenFor(`autogen-${ruleName}`, others)] : []),
-    ...(controllers.includes('CronJob') ? [autogenFor(`autogen-cronjob-${ruleName}`, ['CronJob'])] : []),
-  ];
-}
-
-export const exceptionsField = (exceptions: Record<string, unknown>[]) => (exceptions.length > 0 ? { exceptions } : {});
-
-export const isPolicy = (manifest: Manifest) =>
-  groupOf(manifest) === 'kyverno.io' && (manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy');
-export const isException = (manifest: Manifest) => groupOf(manifest) === 'kyverno.io' && manifest.kind === 'PolicyException';
-
-/** Kyverno's default for a CEL expression's message: the rule's validate.message. */
-const withMessage = (expressions: unknown, message: unknown): unknown =>
-  Array.isArray(expressions) && typeof message === 'string'
-    ? expressions.map((expression) =>
-        expression && typeof expression === 'object' && !expression.message ? { ...expression, message } : expression,
-      )
-    : expressions;
-
-/** The namespace a Policy acts in (`default` when not written); none for a ClusterPolicy. */
-export const policyNamespace = (policy: Manifest): string | undefined =>
-  policy.kind === 'Policy' ? String(policy.metadata?.namespace ?? 'default') : undefined;
-
-/** How a PolicyException names a policy: `namespace/name` for a Policy, the name for a ClusterPolicy. */
-export const exceptedName = (policy: Manifest): string => {
-  const namespace = policyNamespace(policy);
-  return namespace ? `${namespace}/${nameOf(policy)}` : nameOf(policy);
-};
 
 /** Policies, and the exceptions in the same bundle; an exception that names no policy there is an error. */
 function rulesOfBundle(claimed: readonly Manifest[]): FormatResult {
@@ -343,15 +185,13 @@ function rulesOfBundle(claimed: readonly Manifest[]): FormatResult {
   return { rules: result.rules, errors: [...read.flatMap(({ errors }) => errors), ...orphans, ...result.errors] };
 }
 
-/** A policy's rules as written (none when spec.rules is not a list). */
-export const rulesOf = (policy: Manifest) => (Array.isArray(policy.spec?.rules) ? (policy.spec.rules as KyvernoRuleManifest[]) : []);
-const notMutating = (rule: KyvernoRuleManifest) => rule?.mutate === undefined;
+const notMutating = (rule: WrittenRule) => rule?.mutate === undefined;
 /** A policy of this function's: one with a rule that is not a mutate rule, or with no rules (to say so). */
 const isValidatingPolicy = (manifest: Manifest) =>
   isPolicy(manifest) && (rulesOf(manifest).length === 0 || rulesOf(manifest).some(notMutating));
 
-export const kyvernoClusterPolicyFormat: PolicyFormat = {
-  name: 'Kyverno ClusterPolicy',
+export const kyvernoClusterPolicyValidateRulesFormat: PolicyFormat = {
+  name: 'Kyverno ClusterPolicy (validate rules)',
   claims: (manifest, bundle) =>
     isValidatingPolicy(manifest) ||
     (isException(manifest) && !bundle.some((other) => isPolicy(other) && !isValidatingPolicy(other) && namedBy(manifest, other))) ||
@@ -362,9 +202,3 @@ export const kyvernoClusterPolicyFormat: PolicyFormat = {
       : manifest,
   rulesOf: rulesOfBundle,
 };
-
-/** Whether a PolicyException names the policy. */
-export function namedBy(exception: Manifest, policy: Manifest): boolean {
-  const names = ((exception.spec?.exceptions ?? []) as { policyName?: string }[]).map((entry) => String(entry?.policyName ?? ''));
-  return names.some((glob) => matchesGlob(exceptedName(policy), glob));
-}

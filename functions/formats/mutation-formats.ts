@@ -1,5 +1,5 @@
 // Every input format an uploaded bundle of the mutations function may use, in the order their rules apply.
-import { kyvernoMutatePolicyFormat } from './kyverno-cluster-policy-mutate-rules.js';
+import { kyvernoClusterPolicyMutateRulesFormat } from './kyverno-cluster-policy-mutate-rules.js';
 import { kyvernoMutatingPolicyFormat } from './kyverno-mutating-policy.js';
 import { mutatingAdmissionPolicyFormat } from './mutating-admission-policy.js';
 import type { PolicyFormat } from './policy-format.js';
@@ -7,7 +7,7 @@ import type { PolicyFormat } from './policy-format.js';
 export const MUTATION_FORMATS: readonly PolicyFormat[] = [
   mutatingAdmissionPolicyFormat,
   kyvernoMutatingPolicyFormat,
-  kyvernoMutatePolicyFormat,
+  kyvernoClusterPolicyMutateRulesFormat,
 ];
 
 const VALIDATING = 'validating policies are run by the cel function, not mutations';

@@ -10,7 +10,7 @@
 import { typeOfKind } from '../admission/kubernetes/apply-schema.js';
 import { mutatedAsPod, type PodController } from '../admission/kubernetes/pod-controllers.js';
 import { loadRegexEngine, regexEngineLoaded } from '../engines/runtime/re2.js';
-import { expandKyvernoRule } from '../engines/kyverno/autogen/autogen.js';
+import { expandKyvernoRule } from '../engines/kyverno/autogen/expand.js';
 import { kyvernoEngine, kyvernoEngineLoaded, loadKyvernoEngine, needsKyvernoEngine } from '../engines/kyverno/engine-loader.js';
 import { callsRegexFunctions } from '../engines/kyverno/policy/rule-schema.js';
 import { ruledOutBy } from '../engines/kyverno/match/resource-filter.js';
@@ -154,7 +154,7 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
     const kyverno = parameters.kyverno;
     // Kyverno's engine, loaded the first time a rule needs it: a bundle of MutatingAdmissionPolicies never does.
     if (kyverno && !kyvernoEngineLoaded()) loads.push(loadKyvernoEngine());
-    if (!regexEngineLoaded() && (parameters.usesRegex || (kyverno && callsRegexFunctions(kyverno as never)))) loads.push(loadRegexEngine());
+    if (!regexEngineLoaded() && (parameters.usesRegex || (kyverno && callsRegexFunctions(kyverno)))) loads.push(loadRegexEngine());
     return loads.length > 0 ? Promise.all(loads).then(() => undefined) : undefined;
   },
   routesEachPolicy: true,
@@ -166,7 +166,7 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
   mutate(request, parameters, original, { now, deadline }) {
     if (parameters.kyverno) {
       // Kyverno's own match and exclude (names, selectors, subjects), past the resources the stack matched.
-      if (ruledOutBy(request, parameters.kyverno as never)) return original;
+      if (ruledOutBy(request, parameters.kyverno)) return original;
       const patchesPodTemplate = parameters.podControllers.includes(request.kind.kind);
       return kyvernoEngine().mutateWithRule(parameters.kyverno, request, original, patchesPodTemplate, now, deadline);
     }

@@ -1,12 +1,12 @@
 // mutations' parameters: MutatingAdmissionPolicy's shape (mutations, JSONPatch or ApplyConfiguration, with
 // variables and matchConditions as CEL and the rule's own params), or a Kyverno mutate rule (kyverno), whose
-// autogen rules are made once it is validated (functions/engines/kyverno/autogen/autogen.ts). Expressions compile as the document is validated; a mutation's may construct
+// autogen rules are made once it is validated (functions/engines/kyverno/autogen/expand.ts). Expressions compile as the document is validated; a mutation's may construct
 // objects (`JSONPatch{...}`, `Object{...}`).
 import * as v from '../admission/schema.js';
 import { CelNameSchema, celExpressionSchema } from '../engines/cel/expression-schema.js';
 import { applyConfigurationTypeProblem } from '../engines/cel/object-construction.js';
 import { type CelProgram, toCel } from '../engines/cel/program.js';
-import { KyvernoMutateRuleSchema } from '../engines/kyverno/policy/rule-schema.js';
+import { kyvernoRuleSchemaOf } from '../engines/kyverno/policy/rule-schema.js';
 
 const Expression = celExpressionSchema();
 const MutationExpression = celExpressionSchema({ constructsObjects: true });
@@ -50,7 +50,7 @@ const MutationSchema = v.pipe(
 export const MutationParametersSchema = v.pipe(
   v.strictObject({
     mutations: v.optional(v.array(MutationSchema), () => []),
-    kyverno: v.optional(KyvernoMutateRuleSchema),
+    kyverno: v.optional(kyvernoRuleSchemaOf('mutate')),
     // Set on the autogen rules of a Kyverno rule: the controllers whose pod templates they patch.
     podControllers: v.optional(v.array(v.string()), () => []),
     variables: v.optional(v.array(v.strictObject({ name: CelNameSchema, expression: Expression })), () => []),

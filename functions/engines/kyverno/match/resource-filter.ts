@@ -3,39 +3,17 @@
 // annotations, selector, operations) and the requesting subjects; every field it gives must hold. Kinds are
 // written `Pod`, `v1/Pod`, `apps/v1/Deployment`, `Pod/exec` (a subresource) or with wildcards. What only the
 // cluster can answer (a namespace's labels, roles bound to the user) is refused when the rules are read
-// (formats/kyverno-cluster-policy-validate-rules.ts), so every field here is judged from the request alone.
+// (formats/kyverno-cluster-policy-parts.ts), so every field here is judged from the request alone.
 import { resourceOfKind } from '../../../admission/kubernetes/kind-resource.js';
 import { matchesGlob } from '../../../admission/kubernetes/glob.js';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
-import { type LabelSelector, matchesLabelSelector } from '../../../admission/kubernetes/label-selector.js';
+import { matchesLabelSelector } from '../../../admission/kubernetes/label-selector.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
-import type { KyvernoRule } from '../policy/rule-schema.js';
+import type { KyvernoRule, MatchBlock, ResourceFilter } from '../policy/rule-schema.js';
 
-export interface ResourceDescription {
-  kinds?: string[];
-  name?: string;
-  names?: string[];
-  namespaces?: string[];
-  annotations?: Record<string, string>;
-  selector?: { matchLabels?: Record<string, string>; matchExpressions?: LabelSelector['matchExpressions'] };
-  operations?: string[];
-}
-
-export interface Subject {
-  kind: string;
-  name: string;
-  namespace?: string;
-}
-
-export interface ResourceFilter {
-  resources?: ResourceDescription;
-  subjects?: Subject[];
-}
-
-export interface MatchBlock extends ResourceFilter {
-  any?: ResourceFilter[];
-  all?: ResourceFilter[];
-}
+export type { MatchBlock, ResourceFilter } from '../policy/rule-schema.js';
+type ResourceDescription = NonNullable<ResourceFilter['resources']>;
+type Subject = NonNullable<ResourceFilter['subjects']>[number];
 
 /** A kind selector's parts: group, version, kind and subresource, `*` where not written. */
 export interface KindSelector {
@@ -137,6 +115,10 @@ function matchesFilter(request: AdmissionRequest, filter: ResourceFilter): boole
 }
 
 const hasFilter = (block: ResourceFilter) => block.resources !== undefined || (block.subjects?.length ?? 0) > 0;
+
+/** Every filter of a block: its `any`, its `all`, and the block itself (the legacy single filter). */
+export const filtersOf = (block: MatchBlock | undefined): ResourceFilter[] =>
+  block ? [...(block.any ?? []), ...(block.all ?? []), block] : [];
 
 /** Whether a block selects the request: one filter of `any`, every filter of `all`, or the legacy single filter. */
 export function blockSelects(request: AdmissionRequest, block: MatchBlock): boolean {

@@ -10,16 +10,17 @@ import { isPodController, mutatedAsPod } from '../../../admission/kubernetes/pod
 import { typeOfKind } from '../../../admission/kubernetes/apply-schema.js';
 import type { WorkDeadline } from '../../../admission/decide/deadline.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
-import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../../runtime/cost-budget.js';
-import { evaluateConditions } from '../variables/conditions.js';
-import { applyKyvernoJsonPatch, operationsOf } from './json6902.js';
-import type { KyvernoMutateRule, MutateForeach } from '../policy/rule-schema.js';
-import { resolveAnchors } from './mutate-anchors.js';
-import { blockSelects } from '../match/resource-filter.js';
+import { loadContext } from '../context/context-entries.js';
+import { elementApplies, elementsOf, loopScope } from '../context/foreach.js';
 import { readsImages, ruleData } from '../context/rule-data.js';
-import { strategicMerge } from './strategic-merge.js';
-import { elementsOf, loadContext } from '../validate/validate-rule.js';
+import { ruleContext } from '../context/rule-context.js';
+import { exceptionsThatApply } from '../match/exceptions.js';
+import type { KyvernoRule, MutateForeach } from '../policy/rule-schema.js';
+import { evaluateConditions } from '../variables/conditions.js';
 import { substituteVariables, type VariableContext } from '../variables/variables.js';
+import { applyKyvernoJsonPatch, operationsOf } from './json6902.js';
+import { resolveAnchors } from './mutate-anchors.js';
+import { strategicMerge } from './strategic-merge.js';
 
 type Json = Record<string, unknown>;
 
@@ -57,18 +58,13 @@ function foreachPatched(
     const order = elements.map((_, index) => index);
     // A strategic merge puts the patch's elements first, so Kyverno walks its list backwards unless told.
     if (loop.order ? loop.order === 'Descending' : loop.patchStrategicMerge !== undefined) order.reverse();
-    // One data object per loop, its element fields set per element: expressions read them in turn.
-    const data: Json = { ...context.data };
-    const scoped: VariableContext = { ...context, data };
+    const scoped = loopScope(context);
     for (const index of order) {
       context.scope.budget.charge(1);
       if (elements[index] === null || elements[index] === undefined) continue;
       // Kyverno resets the context per element: a nested loop's result is seen only within its element.
-      data.request = context.data.request;
-      data.element = data[`element${nesting}`] = elements[index];
-      data.elementIndex = data[`elementIndex${nesting}`] = index;
-      loadContext(loop.context, scoped);
-      if (!evaluateConditions(loop.preconditions, scoped).holds) continue;
+      scoped.data.request = context.data.request;
+      if (!elementApplies(loop, scoped, elements[index], index, nesting)) continue;
       result = loop.foreach ? foreachPatched(loop.foreach, result, scoped, nesting + 1, kind) : patched(result, loop, scoped, kind);
     }
     // As Kyverno's AddResource after each loop: the next loop's `request.object` is the object patched so far.
@@ -82,29 +78,25 @@ function foreachPatched(
  * when the rule was made for the controller's Pods (autogen).
  */
 export function mutateWithRule(
-  rule: KyvernoMutateRule,
+  rule: KyvernoRule,
   request: AdmissionRequest,
   object: unknown,
   patchesPodTemplate: boolean,
   now: Date,
   deadline?: WorkDeadline,
 ): unknown {
+  const mutate = rule.mutate;
+  if (!mutate) throw new Error(`rule ${rule.rule} has no mutate: only mutate rules mutate`);
   const kind = request.kind.kind;
   const controller = patchesPodTemplate && isPodController(kind) ? kind : undefined;
   // The schema is the Pod's when a template is patched as one.
   const patchedKind = controller ? { group: '', kind: 'Pod' } : request.kind;
   return mutatedAsPod(controller, object, request.oldObject, (view, oldView) => {
-    const context: VariableContext = {
-      data: ruleData(request, view, oldView, readsImages(rule)),
-      scope: { budget: new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline), now },
-    };
-    const excepted = (rule.exceptions ?? []).some(
-      (exception) => blockSelects(request, exception.match) && evaluateConditions(exception.conditions, context).holds,
-    );
-    if (excepted) return view;
+    const context = ruleContext(ruleData(request, view, oldView, readsImages(rule)), now, deadline);
+    if (exceptionsThatApply(rule, request, context).length > 0) return view;
     loadContext(rule.context, context);
     if (!evaluateConditions(rule.preconditions, context).holds) return view;
-    const result = patched(view, rule.mutate, context, patchedKind);
-    return rule.mutate.foreach ? foreachPatched(rule.mutate.foreach, result, context, 0, patchedKind) : result;
+    const result = patched(view, mutate, context, patchedKind);
+    return mutate.foreach ? foreachPatched(mutate.foreach, result, context, 0, patchedKind) : result;
   });
 }

@@ -5,11 +5,12 @@ import { isRegistered } from '@jmespath-community/jmespath';
 import { UNSUPPORTED_FUNCTIONS } from '../jmespath/functions.js';
 import { compileJmesPath, functionsCalledBy } from '../jmespath/jmespath.js';
 import { variablesIn } from '../variables/variables.js';
+import type { WrittenRule } from './rule-schema.js';
 
 type Loop = { list?: unknown; context?: unknown; foreach?: unknown };
 
 /** Every JMESPath expression of a rule's validate or mutate and context, as written. */
-function expressionsOf(rule: Record<string, unknown>): string[] {
+function expressionsOf(rule: WrittenRule): string[] {
   const expressions = variablesIn([rule.context, rule.preconditions, rule.validate, rule.mutate]);
   const visit = (loops: unknown) => {
     if (!Array.isArray(loops)) return;
@@ -35,7 +36,7 @@ function expressionsOf(rule: Record<string, unknown>): string[] {
 const PLAIN_PATH = /^\s*[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*\s*$/;
 
 /** Why the rule's expressions cannot run here, each naming the expression; empty when they all can. */
-export function expressionProblems(rule: Record<string, unknown>): string[] {
+export function expressionProblems(rule: WrittenRule): string[] {
   const problems: string[] = [];
   if (JSON.stringify(rule.validate ?? null).includes('$('))
     problems.push('$( ) references to other fields of the pattern are not supported yet');

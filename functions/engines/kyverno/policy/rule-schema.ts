@@ -1,6 +1,8 @@
-// A Kyverno ClusterPolicy rule as the cel function runs it (parameters.kyverno): its policy and rule names,
-// match and exclude as Kyverno reads them (resource-filter.ts), and what it validates: pattern, anyPattern,
-// or CEL expressions (the validations beside it). The ClusterPolicy format writes these from the manifest.
+// A Kyverno ClusterPolicy or Policy rule as Kyverno's engine runs it here: the shape a ClusterPolicy writes
+// (match, exclude, context, preconditions, then validate or mutate), with what the formats add to it: the
+// policy's name, the PolicyExceptions that name the rule, and the autogen rules made from it (autogen/).
+// The engine's one rule type, KyvernoRule, is inferred from this schema; WrittenRule is a rule as a
+// ClusterPolicy writes it, before a format has read it.
 import * as v from '../../../admission/schema.js';
 import { type Condition, OPERATORS } from '../variables/condition-types.js';
 import { POD_SECURITY_CONTROLS } from '../pss/controls.js';
@@ -39,6 +41,9 @@ const MatchBlockSchema = v.strictObject({
   any: v.optional(v.array(ResourceFilterSchema)),
   all: v.optional(v.array(ResourceFilterSchema)),
 });
+export type ResourceFilter = v.InferOutput<typeof ResourceFilterSchema>;
+/** A match or exclude block: `any`, `all`, or the legacy single filter. */
+export type MatchBlock = v.InferOutput<typeof MatchBlockSchema>;
 
 const ConditionSchema = v.strictObject({
   key: v.unknown(),
@@ -50,32 +55,56 @@ const ConditionsSchema = v.union([
   v.array(ConditionSchema),
   v.strictObject({ any: v.optional(v.array(ConditionSchema)), all: v.optional(v.array(ConditionSchema)) }),
 ]);
+type Conditions = Condition[] | { any?: Condition[]; all?: Condition[] };
 const ContextEntrySchema = v.strictObject({
   name: v.pipe(v.string(), v.minLength(1)),
   variable: v.strictObject({ value: v.optional(v.unknown()), jmesPath: v.optional(v.string()), default: v.optional(v.unknown()) }),
 });
+export type ContextEntry = v.InferOutput<typeof ContextEntrySchema>;
 
-export interface Foreach {
+/** What every foreach loop has, in validate and mutate rules alike: its list, then per element its context and preconditions. */
+export interface Loop {
   list: string;
+  context?: ContextEntry[];
+  preconditions?: Conditions;
+}
+const loopEntries = {
+  list: v.pipe(v.string(), v.minLength(1)),
+  context: v.optional(v.array(ContextEntrySchema)),
+  preconditions: v.optional(ConditionsSchema),
+};
+
+export interface Foreach extends Loop {
   elementScope?: boolean;
-  context?: v.InferOutput<typeof ContextEntrySchema>[];
-  preconditions?: Condition[] | { any?: Condition[]; all?: Condition[] };
   pattern?: unknown;
   anyPattern?: unknown[];
-  deny?: { conditions?: Condition[] | { any?: Condition[]; all?: Condition[] } };
+  deny?: { conditions?: Conditions };
   foreach?: Foreach[];
 }
 
 const ForeachSchema: v.GenericSchema<unknown, Foreach> = v.strictObject({
-  list: v.pipe(v.string(), v.minLength(1)),
+  ...loopEntries,
   elementScope: v.optional(v.boolean()),
-  context: v.optional(v.array(ContextEntrySchema)),
-  preconditions: v.optional(ConditionsSchema),
   pattern: v.optional(v.unknown()),
   anyPattern: v.optional(v.array(v.unknown())),
   deny: v.optional(v.strictObject({ conditions: v.optional(ConditionsSchema) })),
   foreach: v.optional(v.array(v.lazy(() => ForeachSchema))),
 }) as v.GenericSchema<unknown, Foreach>;
+
+export interface MutateForeach extends Loop {
+  order?: 'Ascending' | 'Descending';
+  patchStrategicMerge?: unknown;
+  patchesJson6902?: string;
+  foreach?: MutateForeach[];
+}
+
+const MutateForeachSchema: v.GenericSchema<unknown, MutateForeach> = v.strictObject({
+  ...loopEntries,
+  order: v.optional(v.picklist(['Ascending', 'Descending'])),
+  patchStrategicMerge: v.optional(v.unknown()),
+  patchesJson6902: v.optional(v.string()),
+  foreach: v.optional(v.array(v.lazy(() => MutateForeachSchema))),
+}) as v.GenericSchema<unknown, MutateForeach>;
 
 const PodSecurityExclusionSchema = v.strictObject({
   controlName: v.picklist(POD_SECURITY_CONTROLS),
@@ -91,27 +120,15 @@ const ExceptionSchema = v.strictObject({
   conditions: v.optional(ConditionsSchema),
   podSecurity: v.optional(v.array(PodSecurityExclusionSchema)),
 });
+export type Exception = v.InferOutput<typeof ExceptionSchema>;
 
-// The autogen rules made from a rule once it is validated (autogen.ts): their names, the pod controllers that
-// replace Pod in match and exclude, and the exceptions that name them.
-const AutogenSchema = v.optional(
-  v.array(v.strictObject({ rule: v.string(), controllers: v.array(v.string()), exceptions: v.optional(v.array(ExceptionSchema)) })),
-);
-
-export const KyvernoRuleSchema = v.strictObject({
-  policy: v.string(),
-  rule: v.string(),
-  match: MatchBlockSchema,
-  exclude: v.optional(MatchBlockSchema),
+/** What a validate rule judges with Kyverno's own means; validate.cel is CEL's, beside the rule (the rule's `embedded`). */
+const ValidateSchema = v.strictObject({
   message: v.optional(v.string()),
   pattern: v.optional(v.unknown()),
   anyPattern: v.optional(v.array(v.unknown())),
-  context: v.optional(v.array(ContextEntrySchema)),
-  preconditions: v.optional(ConditionsSchema),
   deny: v.optional(v.strictObject({ conditions: v.optional(ConditionsSchema) })),
   foreach: v.optional(v.array(ForeachSchema)),
-  exceptions: v.optional(v.array(ExceptionSchema)),
-  autogen: AutogenSchema,
   podSecurity: v.optional(
     v.strictObject({
       level: v.picklist(['baseline', 'restricted']),
@@ -120,53 +137,68 @@ export const KyvernoRuleSchema = v.strictObject({
     }),
   ),
 });
-export type KyvernoRule = v.InferOutput<typeof KyvernoRuleSchema>;
 
-export interface MutateForeach {
-  list: string;
-  order?: 'Ascending' | 'Descending';
-  context?: v.InferOutput<typeof ContextEntrySchema>[];
-  preconditions?: Condition[] | { any?: Condition[]; all?: Condition[] };
-  patchStrategicMerge?: unknown;
-  patchesJson6902?: string;
-  foreach?: MutateForeach[];
-}
-
-const MutateForeachSchema: v.GenericSchema<unknown, MutateForeach> = v.strictObject({
-  list: v.pipe(v.string(), v.minLength(1)),
-  order: v.optional(v.picklist(['Ascending', 'Descending'])),
-  context: v.optional(v.array(ContextEntrySchema)),
-  preconditions: v.optional(ConditionsSchema),
+const MutateSchema = v.strictObject({
   patchStrategicMerge: v.optional(v.unknown()),
   patchesJson6902: v.optional(v.string()),
-  foreach: v.optional(v.array(v.lazy(() => MutateForeachSchema))),
-}) as v.GenericSchema<unknown, MutateForeach>;
-
-/** A Kyverno mutate rule as the mutations function runs it (parameters.kyverno): the same parts as a validate rule's. */
-export const KyvernoMutateRuleSchema = v.strictObject({
-  policy: v.string(),
-  rule: v.string(),
-  match: MatchBlockSchema,
-  exclude: v.optional(MatchBlockSchema),
-  context: v.optional(v.array(ContextEntrySchema)),
-  preconditions: v.optional(ConditionsSchema),
-  exceptions: v.optional(v.array(ExceptionSchema)),
-  autogen: AutogenSchema,
-  mutate: v.strictObject({
-    patchStrategicMerge: v.optional(v.unknown()),
-    patchesJson6902: v.optional(v.string()),
-    foreach: v.optional(v.array(MutateForeachSchema)),
-  }),
+  foreach: v.optional(v.array(MutateForeachSchema)),
 });
-export type KyvernoMutateRule = v.InferOutput<typeof KyvernoMutateRuleSchema>;
 
-/** Whether the rule validates with Kyverno's own means (else with CEL). */
-export const validatesWithoutCel = (rule: KyvernoRule) =>
-  rule.pattern !== undefined ||
-  rule.anyPattern !== undefined ||
-  rule.deny !== undefined ||
-  rule.foreach !== undefined ||
-  rule.podSecurity !== undefined;
+export const KyvernoRuleSchema = v.pipe(
+  v.strictObject({
+    /** The policy's name and the rule's, as reports name them. */
+    policy: v.string(),
+    rule: v.string(),
+    match: MatchBlockSchema,
+    exclude: v.optional(MatchBlockSchema),
+    context: v.optional(v.array(ContextEntrySchema)),
+    preconditions: v.optional(ConditionsSchema),
+    exceptions: v.optional(v.array(ExceptionSchema)),
+    // The autogen rules made from this rule once it is validated (autogen/expand.ts): their names, the pod
+    // controllers that replace Pod in match and exclude, and the exceptions that name them.
+    autogen: v.optional(
+      v.array(v.strictObject({ rule: v.string(), controllers: v.array(v.string()), exceptions: v.optional(v.array(ExceptionSchema)) })),
+    ),
+    validate: v.optional(ValidateSchema),
+    mutate: v.optional(MutateSchema),
+  }),
+  v.check(({ validate, mutate }) => (validate === undefined) !== (mutate === undefined), 'expected one of validate or mutate'),
+);
+export type KyvernoRule = v.InferOutput<typeof KyvernoRuleSchema>;
+/** A rule as a format writes it for the engine, before the schema has read it. */
+export type KyvernoRuleInput = v.InferInput<typeof KyvernoRuleSchema>;
+
+/** A rule of the given kind: the cel function runs validate rules, the mutations function mutate rules. */
+export const kyvernoRuleSchemaOf = (kind: 'validate' | 'mutate') =>
+  v.pipe(
+    KyvernoRuleSchema,
+    v.check((rule) => rule[kind] !== undefined, `expected a ${kind} rule`),
+  );
+
+/**
+ * A rule as a ClusterPolicy writes it, which the ClusterPolicy formats read: the schema's fields, not yet
+ * checked, and what the formats refuse or hand to CEL (celPreconditions, validate.cel).
+ */
+export type WrittenRule = Partial<Pick<KyvernoRuleInput, 'preconditions'>> & {
+  name?: string;
+  match?: MatchBlock & { resources?: { namespaceSelector?: unknown } };
+  exclude?: MatchBlock;
+  context?: Record<string, unknown>[];
+  celPreconditions?: { name: string; expression: string }[];
+  validate?: Record<string, unknown>;
+  mutate?: Record<string, unknown>;
+  generate?: unknown;
+  verifyImages?: unknown;
+};
+
+/** Whether the rule validates with Kyverno's own means (else with CEL alone). */
+export const validatesWithoutCel = ({ validate }: KyvernoRule) =>
+  validate !== undefined &&
+  (validate.pattern !== undefined ||
+    validate.anyPattern !== undefined ||
+    validate.deny !== undefined ||
+    validate.foreach !== undefined ||
+    validate.podSecurity !== undefined);
 
 // Known once per rule of a rules version, when it first runs: reading a bundle never pays for it.
 const regexCallers = new WeakMap<KyvernoRule, boolean>();

@@ -1,51 +1,37 @@
-// One Kyverno validate rule on one request, after its match (pkg/engine/handlers/validation): context
-// entries, preconditions, then deny conditions, pattern or anyPattern (variables substituted), the Pod
-// Security Standards (podSecurity), or foreach over a list, each element judged with `element` and
-// `elementIndex` (and `element<N>` when nested). As in Kyverno: a deny whose conditions hold fails with the
-// rule's message; a foreach fails at the first element that fails and applies when at least one element did;
-// patterns do not judge a deleted resource. The message's variables are resolved only for a failure.
-import { CostBudget, isBudgetSpent, PER_EXPRESSION_COST_LIMIT } from '../../runtime/cost-budget.js';
+// One Kyverno validate rule on one request, after its match (pkg/engine/handlers/validation): its
+// exceptions, context entries, preconditions, then deny conditions, pattern or anyPattern (variables
+// substituted), the Pod Security Standards (podSecurity), or foreach over a list, each element judged with
+// `element` and `elementIndex` (and `element<N>` when nested). As in Kyverno: a deny whose conditions hold
+// fails with the rule's message; a foreach fails at the first element that fails and applies when at least
+// one element did; patterns do not judge a deleted resource. The message's variables are resolved only for
+// a failure.
 import type { WorkDeadline } from '../../../admission/decide/deadline.js';
-import { type Conditions, evaluateConditions } from '../variables/conditions.js';
-import { searchJmesPath } from '../jmespath/jmespath.js';
-import type { Foreach, KyvernoRule } from '../policy/rule-schema.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
-import { podSecurityViolations } from '../pss/pod-security.js';
-import { blockSelects } from '../match/resource-filter.js';
-import { type RuleOutcome, validatePatterns } from './validate-patterns.js';
+import { isBudgetSpent } from '../../runtime/cost-budget.js';
+import { loadContext } from '../context/context-entries.js';
+import { elementApplies, elementsOf, loopScope } from '../context/foreach.js';
+import { ruleContext } from '../context/rule-context.js';
+import { exceptedMessage, exceptionsThatApply } from '../match/exceptions.js';
+import type { Foreach, KyvernoRule } from '../policy/rule-schema.js';
+import { type PodSecurityExclusion, podSecurityViolations } from '../pss/pod-security.js';
+import { type Conditions, evaluateConditions } from '../variables/conditions.js';
 import { substituteVariables, type VariableContext } from '../variables/variables.js';
+import { type RuleOutcome, validatePatterns } from './validate-patterns.js';
 
-type ContextEntry = NonNullable<KyvernoRule['context']>[number];
+type Validate = NonNullable<KyvernoRule['validate']>;
 
 export interface RuleInput {
   /** The admission request, for the match of the rule's exceptions. */
   request: AdmissionRequest;
   /** What the rule judges (the object, or for autogen the pod template as a Pod). */
   resource: unknown;
-  /** Kyverno's context data (rule-data.ts). */
+  /** Kyverno's context data (context/rule-data.ts). */
   data: Record<string, unknown>;
   deleting: boolean;
   /** Where `resource` sits in the request's object, for paths in messages (`/spec/template`). */
   pathPrefix: string;
   now: Date;
   deadline?: WorkDeadline;
-}
-
-/** Context entries in order: a value, or a JMESPath over the context or over that value, else the default. */
-export function loadContext(entries: readonly ContextEntry[] | undefined, context: VariableContext): void {
-  for (const { name, variable } of entries ?? []) {
-    const value = variable.value === undefined ? undefined : substituteVariables(variable.value, context);
-    let result = value;
-    if (variable.jmesPath !== undefined) {
-      const expression = String(substituteVariables(variable.jmesPath, context));
-      result = searchJmesPath(expression, value === undefined ? context.data : value, context.scope);
-    }
-    if (result === null || result === undefined) {
-      if (variable.default === undefined) throw new Error(`context ${name}: the variable resolved to null and has no default`);
-      result = substituteVariables(variable.default, context);
-    }
-    context.data[name] = result;
-  }
 }
 
 /** The rule's message with variables substituted, or as written when they cannot be resolved. */
@@ -62,7 +48,7 @@ function messageOf(message: string | undefined, context: VariableContext): strin
 function denyOutcome(rule: KyvernoRule, conditions: Conditions | undefined, context: VariableContext): RuleOutcome {
   const { holds, messages } = evaluateConditions(conditions, context);
   if (!holds) return { status: 'pass' };
-  const text = [messageOf(rule.message, context), ...messages].filter((part) => part !== undefined && part !== '').join('; ');
+  const text = [messageOf(rule.validate?.message, context), ...messages].filter((part) => part !== undefined && part !== '').join('; ');
   return { status: 'fail', message: text || `validation error: rule ${rule.rule} failed` };
 }
 
@@ -76,16 +62,10 @@ function patternOutcome(rule: KyvernoRule, source: PatternSource, target: unknow
   const anyPattern = source.anyPattern === undefined ? undefined : (substituteVariables(source.anyPattern, context) as unknown[]);
   return validatePatterns(
     target,
-    { rule: rule.rule, message: () => messageOf(rule.message, context), pattern, anyPattern },
+    { rule: rule.rule, message: () => messageOf(rule.validate?.message, context), pattern, anyPattern },
     context.scope.budget,
     prefix,
   );
-}
-
-/** A list's elements: an array, or one value that is not (Kyverno's EvaluateList); null elements are skipped. */
-export function elementsOf(list: string, context: VariableContext): unknown[] {
-  const result = searchJmesPath(list, context.data, context.scope);
-  return Array.isArray(result) ? result : [result];
 }
 
 function foreachOutcome(
@@ -104,16 +84,11 @@ function foreachOutcome(
       if (isBudgetSpent(error)) throw error;
       continue; // as Kyverno: a list that cannot be evaluated is passed over
     }
-    // One data object per loop, its element fields set per element: expressions read them in turn.
-    const data: Record<string, unknown> = { ...context.data };
-    const scoped: VariableContext = { ...context, data };
+    const scoped = loopScope(context);
     for (let index = 0; index < elements.length; index++) {
       const element = elements[index];
       if (element === null || element === undefined) continue;
-      data.element = data[`element${nesting}`] = element;
-      data.elementIndex = data[`elementIndex${nesting}`] = index;
-      loadContext(loop.context, scoped);
-      if (!evaluateConditions(loop.preconditions, scoped).holds) continue;
+      if (!elementApplies(loop, scoped, element, index, nesting)) continue;
       let outcome: RuleOutcome | undefined;
       if (loop.deny) outcome = denyOutcome(rule, loop.deny.conditions, scoped);
       else if (loop.pattern !== undefined || loop.anyPattern !== undefined)
@@ -127,38 +102,41 @@ function foreachOutcome(
   return applied === 0 ? undefined : { status: 'pass' };
 }
 
+function podSecurityOutcome(
+  rule: KyvernoRule,
+  podSecurity: NonNullable<Validate['podSecurity']>,
+  resource: unknown,
+  excepted: readonly PodSecurityExclusion[],
+): RuleOutcome {
+  const { level, version, exclude } = podSecurity;
+  const violations = podSecurityViolations(resource, level, [...exclude, ...excepted]);
+  if (violations.length === 0) return { status: 'pass' };
+  return {
+    status: 'fail',
+    message: `Validation rule '${rule.rule}' failed. It violates PodSecurity "${level}:${version}": ${violations.join('; ')}`,
+  };
+}
+
 /** The rule's outcome on the request: pass, fail (with Kyverno's message) or skip (with why). */
 export function validateRule(rule: KyvernoRule, input: RuleInput): RuleOutcome {
-  const context: VariableContext = {
-    data: input.data,
-    scope: { budget: new CostBudget(PER_EXPRESSION_COST_LIMIT, input.deadline), now: input.now },
-    deleting: input.deleting,
-  };
-  const exceptions = (rule.exceptions ?? []).filter(
-    (exception) => blockSelects(input.request, exception.match) && evaluateConditions(exception.conditions, context).holds,
-  );
-  if (exceptions.some((exception) => !exception.podSecurity))
-    return { status: 'skip', message: `rule is skipped due to policy exceptions ${exceptions.map(({ name }) => name).join(', ')}` };
+  const context = ruleContext(input.data, input.now, input.deadline, input.deleting);
+  const exceptions = exceptionsThatApply(rule, input.request, context);
+  if (exceptions.some((exception) => !exception.podSecurity)) return { status: 'skip', message: exceptedMessage(exceptions) };
   loadContext(rule.context, context);
   const preconditions = evaluateConditions(rule.preconditions, context);
   if (!preconditions.holds) return { status: 'skip', message: ['preconditions not met', ...preconditions.messages].join('; ') };
-  if (rule.deny) return denyOutcome(rule, rule.deny.conditions, context);
-  if (rule.pattern !== undefined || rule.anyPattern !== undefined) {
+  const validate: Validate = rule.validate ?? {};
+  if (validate.deny) return denyOutcome(rule, validate.deny.conditions, context);
+  if (validate.pattern !== undefined || validate.anyPattern !== undefined) {
     if (input.deleting) return { status: 'skip', message: 'patterns do not judge a deleted resource' };
-    return patternOutcome(rule, rule, input.resource, context, input.pathPrefix);
+    return patternOutcome(rule, validate, input.resource, context, input.pathPrefix);
   }
-  if (rule.podSecurity) {
+  if (validate.podSecurity) {
     if (input.deleting) return { status: 'skip', message: 'podSecurity does not judge a deleted resource' };
-    const { level, version, exclude } = rule.podSecurity;
     const excepted = exceptions.flatMap((exception) => exception.podSecurity ?? []);
-    const violations = podSecurityViolations(input.resource, level, [...exclude, ...excepted]);
-    if (violations.length === 0) return { status: 'pass' };
-    return {
-      status: 'fail',
-      message: `Validation rule '${rule.rule}' failed. It violates PodSecurity "${level}:${version}": ${violations.join('; ')}`,
-    };
+    return podSecurityOutcome(rule, validate.podSecurity, input.resource, excepted);
   }
-  if (rule.foreach)
-    return foreachOutcome(rule, rule.foreach, input.resource, context, 0) ?? { status: 'skip', message: 'no element applied' };
+  if (validate.foreach)
+    return foreachOutcome(rule, validate.foreach, input.resource, context, 0) ?? { status: 'skip', message: 'no element applied' };
   return { status: 'pass' };
 }

@@ -1,19 +1,15 @@
 // A Kyverno rule as rules of the model, made once the rule is validated: its native match (the resources its
-// kind selectors name, for registration and the stack's matching), then Kyverno's autogen rules
-// (autogen-<rule> for the pod controllers, autogen-cronjob-<rule> for CronJobs), each the rule with Pod
-// replaced by the controllers in its match and exclude, judging the controllers' pod templates. Made from
-// the validated rule, not validated again: the Kyverno match is the one source of each, and a bundle's cold
-// start does not pay three times for most of its rules.
+// kind selectors name, for registration and the stack's matching), then the autogen rules named in it
+// (controllers.ts), each the rule with Pod replaced by the controllers in its match and exclude, judging the
+// controllers' pod templates. Made from the validated rule, not validated again, so the Kyverno match is the
+// one source of each and a bundle's cold start validates most of its rules once, not three times.
 import type { Rule } from '../../../admission/rules/rules-document-schema.js';
 import type { KyvernoRule } from '../policy/rule-schema.js';
 import { resourceOfKind } from '../../../admission/kubernetes/kind-resource.js';
-import { type MatchBlock, parseKindSelector, type ResourceFilter } from '../match/resource-filter.js';
+import { filtersOf, type MatchBlock, parseKindSelector, type ResourceFilter } from '../match/resource-filter.js';
 
 type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 const ALL_OPERATIONS: Operation[] = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
-
-export const filtersOf = (block: MatchBlock | undefined): ResourceFilter[] =>
-  block ? [...(block.any ?? []), ...(block.all ?? []), block] : [];
 
 /** The block with Pod replaced by `kinds` wherever it is named. */
 export function withKinds<Block extends MatchBlock | undefined>(block: Block, kinds: string[]): Block {

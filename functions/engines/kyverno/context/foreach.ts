@@ -1,0 +1,31 @@
+// What foreach loops of validate and mutate rules share (Kyverno's pkg/engine/handlers: EvaluateList and
+// the per-element context): the list's elements, and each element's variables, context and preconditions.
+// Each loop runs in a scope of its own: a copy of the rule's data whose element fields are set per element.
+import type { Loop } from '../policy/rule-schema.js';
+import { searchJmesPath } from '../jmespath/jmespath.js';
+import { evaluateConditions } from '../variables/conditions.js';
+import type { VariableContext } from '../variables/variables.js';
+import { loadContext } from './context-entries.js';
+
+/** A list's elements: an array, or one value that is not (Kyverno's EvaluateList); null elements are skipped by the loops. */
+export function elementsOf(list: string, context: VariableContext): unknown[] {
+  const result = searchJmesPath(list, context.data, context.scope);
+  return Array.isArray(result) ? result : [result];
+}
+
+/** The scope a loop's elements are judged in: the rule's context over a copy of its data. */
+export function loopScope(context: VariableContext): VariableContext {
+  return { ...context, data: { ...context.data } };
+}
+
+/**
+ * Makes `element` the loop's current one (`element`, `elementIndex`, and `element<N>` for the loop `nesting`
+ * deep), loads the loop's context, and tells whether its preconditions hold for it.
+ */
+export function elementApplies(loop: Loop, scoped: VariableContext, element: unknown, index: number, nesting: number): boolean {
+  const data = scoped.data;
+  data.element = data[`element${nesting}`] = element;
+  data.elementIndex = data[`elementIndex${nesting}`] = index;
+  loadContext(loop.context, scoped);
+  return evaluateConditions(loop.preconditions, scoped).holds;
+}

@@ -1,0 +1,156 @@
+// What the two ClusterPolicy formats (validate rules for cel, mutate rules for mutations) read alike in
+// Kyverno's ClusterPolicy and Policy (kyverno.io v1, v2beta1): the policies and their rules, the
+// PolicyExceptions (kyverno.io v2) that name them, what a rule needs the cluster for (refused with the
+// reason), and each rule as Kyverno's engine runs it, with the rule-of-the-model fields both formats give it.
+import { matchesGlob } from '../admission/kubernetes/glob.js';
+import type { PodController } from '../admission/kubernetes/pod-controllers.js';
+import { autogenRulesOf } from '../engines/kyverno/autogen/controllers.js';
+import { kyvernoEngine } from '../engines/kyverno/engine-loader.js';
+import { filtersOf, type MatchBlock } from '../engines/kyverno/match/resource-filter.js';
+import type { KyvernoRuleInput, WrittenRule } from '../engines/kyverno/policy/rule-schema.js';
+import { groupOf, type Manifest, nameOf } from './policy-format.js';
+
+export const isPolicy = (manifest: Manifest) =>
+  groupOf(manifest) === 'kyverno.io' && (manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy');
+export const isException = (manifest: Manifest) => groupOf(manifest) === 'kyverno.io' && manifest.kind === 'PolicyException';
+
+/** A policy's rules as written (none when spec.rules is not a list). */
+export const rulesOf = (policy: Manifest) => (Array.isArray(policy.spec?.rules) ? (policy.spec.rules as WrittenRule[]) : []);
+
+/** The policy's annotations (autogen reads one). */
+export const annotationsOf = (policy: Manifest): Record<string, string> =>
+  ((policy.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {}) as Record<string, string>;
+
+/** The namespace a Policy acts in (`default` when not written); none for a ClusterPolicy. */
+export const policyNamespace = (policy: Manifest): string | undefined =>
+  policy.kind === 'Policy' ? String(policy.metadata?.namespace ?? 'default') : undefined;
+
+/** How a PolicyException names a policy: `namespace/name` for a Policy, the name for a ClusterPolicy. */
+export const exceptedName = (policy: Manifest): string => {
+  const namespace = policyNamespace(policy);
+  return namespace ? `${namespace}/${nameOf(policy)}` : nameOf(policy);
+};
+
+/** The context entries of every foreach, however deep. */
+function foreachContexts(loops: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(loops)) return [];
+  return loops.flatMap((loop: { context?: Record<string, unknown>[]; foreach?: unknown }) => [
+    ...(loop?.context ?? []),
+    ...foreachContexts(loop?.foreach),
+  ]);
+}
+
+/** What a rule (with its foreach loops) needs the cluster for: a context lookup, namespace labels, role bindings. */
+export function clusterNeed(rule: WrittenRule, loops: unknown): string | undefined {
+  for (const entry of [...(rule.context ?? []), ...foreachContexts(loops)]) {
+    for (const source of ['apiCall', 'configMap', 'imageRegistry', 'globalReference'])
+      if (entry[source] !== undefined) return `context ${String(entry.name)}: ${source} reads the cluster or a registry`;
+    if (entry.variable === undefined) return `context ${String(entry.name)}: only variable entries can run without the cluster`;
+  }
+  for (const filter of [...filtersOf(rule.match), ...filtersOf(rule.exclude)]) {
+    const resources = filter.resources as Record<string, unknown> | undefined;
+    if (resources?.namespaceSelector) return "match.resources.namespaceSelector reads the namespace's labels from the cluster";
+    const roles = filter as { roles?: unknown; clusterRoles?: unknown };
+    if (roles.roles || roles.clusterRoles) return 'roles and clusterRoles are bound to users in the cluster';
+  }
+  return undefined;
+}
+
+/** What a rule's match lacks: the resources (kinds) it applies to, which registration needs. */
+export function matchProblem(match: MatchBlock | undefined): string | undefined {
+  if (!match) return 'match: required';
+  if (!filtersOf(match).some((filter) => filter.resources)) return 'match: name the resources it applies to (resources.kinds)';
+  return undefined;
+}
+
+export type PolicyException = { name: string; policyName: string; ruleNames: string[]; spec: Record<string, unknown> };
+
+/** A PolicyException's entries: which policies' rules it excepts, and its match, conditions and podSecurity. */
+export function exceptionsOf(manifest: Manifest): { entries: PolicyException[]; errors: string[] } {
+  const namespace = typeof manifest.metadata?.namespace === 'string' ? manifest.metadata.namespace : '';
+  const name = namespace ? `${namespace}/${nameOf(manifest)}` : nameOf(manifest);
+  const label = `PolicyException ${name}`;
+  const spec = manifest.spec ?? {};
+  const listed = spec.exceptions as { policyName?: string; ruleNames?: string[] }[] | undefined;
+  const errors: string[] = [];
+  if (!Array.isArray(listed) || listed.length === 0) errors.push(`${label}: spec.exceptions: required, the policies and rules it excepts`);
+  if (!spec.match) errors.push(`${label}: spec.match: required, the requests it excepts`);
+  const [problem] = kyvernoEngine().expressionProblems({ preconditions: spec.conditions as WrittenRule['preconditions'] });
+  if (problem) errors.push(`${label}: spec.conditions: ${problem}`);
+  if (errors.length > 0) return { entries: [], errors };
+  return {
+    entries: listed!.map((entry) => ({ name, policyName: String(entry.policyName ?? ''), ruleNames: entry.ruleNames ?? [], spec })),
+    errors: [],
+  };
+}
+
+/** The exceptions that name a rule: its policy (`namespace/name` for a Policy) and its name, with wildcards. */
+function exceptionsFor(exceptions: readonly PolicyException[], policy: string, rule: string): Record<string, unknown>[] {
+  return exceptions
+    .filter((exception) => matchesGlob(policy, exception.policyName) && exception.ruleNames.some((glob) => matchesGlob(rule, glob)))
+    .map(({ name, spec }) => ({
+      name,
+      match: spec.match,
+      ...(spec.conditions ? { conditions: spec.conditions } : {}),
+      ...(spec.podSecurity ? { podSecurity: spec.podSecurity } : {}),
+    }));
+}
+
+/** Whether a PolicyException names the policy. */
+export function namedBy(exception: Manifest, policy: Manifest): boolean {
+  const names = ((exception.spec?.exceptions ?? []) as { policyName?: string }[]).map((entry) => String(entry?.policyName ?? ''));
+  return names.some((glob) => matchesGlob(exceptedName(policy), glob));
+}
+
+/** What a policy's rules share: the exceptions in its bundle, and the controllers autogen makes rules for. */
+export interface PolicyContext {
+  policy: Manifest;
+  exceptions: readonly PolicyException[];
+  controllers: readonly PodController[];
+}
+
+/**
+ * The rule as Kyverno's engine runs it: as written (match, exclude, context, preconditions), with its
+ * policy's name, the exceptions that name it and its autogen rules, and its validate or mutate part.
+ */
+export function kyvernoRuleOf(
+  { policy, exceptions, controllers }: PolicyContext,
+  rule: WrittenRule,
+  ruleName: string,
+  part: { validate: Record<string, unknown> } | { mutate: Record<string, unknown> },
+): KyvernoRuleInput {
+  const excepted = (name: string) => exceptionsFor(exceptions, exceptedName(policy), name);
+  const ruleExceptions = excepted(ruleName);
+  const autogen = autogenRulesOf(rule, ruleName, controllers, excepted);
+  return {
+    policy: nameOf(policy),
+    rule: ruleName,
+    match: rule.match!,
+    ...(rule.exclude ? { exclude: rule.exclude } : {}),
+    ...(rule.context ? { context: rule.context as KyvernoRuleInput['context'] } : {}),
+    ...(rule.preconditions ? { preconditions: rule.preconditions } : {}),
+    ...(ruleExceptions.length > 0 ? { exceptions: ruleExceptions as KyvernoRuleInput['exceptions'] } : {}),
+    ...(autogen.length > 0 ? { autogen: autogen as KyvernoRuleInput['autogen'] } : {}),
+    // As written: the schema checks it when the rules are read.
+    ...(part as Pick<KyvernoRuleInput, 'validate' | 'mutate'>),
+  };
+}
+
+/**
+ * What every rule of the model made from a ClusterPolicy rule has: its name (`<policy>/<rule>`), its
+ * failure policy (Kyverno's default Fail), its origin for reports, its webhook's timeout, and for a Policy
+ * its namespace (the resources the rule names join the match once it is validated).
+ */
+export function modelRuleOf(policy: Manifest, ruleName: string): Record<string, unknown> & { match: Record<string, unknown> } {
+  const name = nameOf(policy);
+  const spec = policy.spec ?? {};
+  const namespace = policyNamespace(policy);
+  return {
+    name: `${name}/${ruleName}`,
+    mode: 'enforce',
+    failurePolicy: spec.failurePolicy ?? 'Fail',
+    origin: { kind: String(policy.kind), name, rule: ruleName },
+    ...(spec.webhookTimeoutSeconds !== undefined ? { timeoutSeconds: spec.webhookTimeoutSeconds } : {}),
+    match: namespace ? { namespaces: [namespace] } : {},
+  };
+}
