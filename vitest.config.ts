@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/package-once.ts'],
-    setupFiles: ['test/helpers/quiet-logs.ts', 'test/helpers/kyverno-engine.ts'],
+    setupFiles: ['test/helpers/quiet-logs.ts', 'test/helpers/engines.ts'],
     // Tests that read metric lines turn them back on for the handler they import.
     env: {
       POWERTOOLS_LOG_LEVEL: 'SILENT',

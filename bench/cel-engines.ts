@@ -12,7 +12,7 @@ import { strings } from '@bufbuild/cel/ext';
 import { Environment } from '@marcbachmann/cel-js';
 import { build } from 'esbuild';
 import { parseAllDocuments } from 'yaml';
-import { toCel } from '../functions/engines/cel/program.js';
+import { toCel } from '../functions/engines/cel/index.js';
 import { CORPORA } from '../test/helpers/corpora.js';
 import { sampleDeployment } from './sample-review.js';
 import {

@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import '../functions/engines/kyverno/engine.js';
+import { loadEngines } from '../functions/engines/registry.js';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../functions/cel/policy.js';
 import { deployedVariables, unpackFunction } from '../infra/packaged-function.js';
@@ -21,6 +21,9 @@ import { kyvernoSuites } from '../test/helpers/kyverno-vpol.js';
 import { BENCH_PACKAGE } from './bench-package.js';
 import { medianRun, ms, quantile, ratioSpread, runChild, runToExit, verdict, type WarmRun, warmRatio } from './child-process.js';
 import { sampleEvent } from './sample-review.js';
+
+// The bundle is read here synchronously, as the CLI reads it.
+await loadEngines();
 
 const COLD_ROUNDS = 15;
 const VALIDATE_ROUNDS = 5;

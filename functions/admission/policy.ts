@@ -30,6 +30,11 @@ interface PolicyBase<P> {
   /** The rules each validated rule stands for (cel: autogen, for the pod controllers), itself first. */
   expandRule?(rule: Rule<P>): Rule<P>[];
   /**
+   * Loads what running a rule needs (its engine, loaded on demand) before the stack runs it, since
+   * evaluation is synchronous; undefined when nothing is missing.
+   */
+  prepareRule?(parameters: P): Promise<void> | undefined;
+  /**
    * Accepts Kubernetes manifests as its rules object (cel): detects and translates them; `prepare` loads what
    * the translation of these manifests needs (an engine loaded on demand) before the synchronous read.
    */
@@ -62,7 +67,7 @@ interface PolicyBase<P> {
 /** What the stack hands a policy besides the request: the clock, so policies never read one. */
 export interface PolicyContext {
   now: Date;
-  /** The request's deadline, for policies whose work is long and synchronous (CEL, mutations) to stop themselves. */
+  /** The request's deadline, for policies whose work is long and synchronous (the engines) to stop themselves. */
   deadline?: WorkDeadline;
 }
 
@@ -96,8 +101,6 @@ export interface MutatingPolicy<P> extends PolicyBase<P> {
    * gets the object itself, not a draft, since finishing a draft replaced by a new object walks all of it.
    */
   returnsCopy?: true;
-  /** Loads what `mutate` needs for these parameters (an engine loaded on demand), since it runs synchronously. */
-  beforeMutate?(parameters: P): Promise<void> | undefined;
 }
 
 export type Policy<P> = ValidatingPolicy<P> | MutatingPolicy<P>;

@@ -5,9 +5,7 @@
 // push` gives each function its rules of a policy that has both (part), and a function given the other's
 // rules refuses them with the reason. What needs the cluster is refused: context lookups, `mutate.targets`
 // (mutating existing resources). Not to be confused with Kyverno's MutatingPolicy (kyverno-mutating-policy.ts).
-import { autogenControllers } from '../engines/kyverno/autogen/controllers.js';
-import { kyvernoEngine } from '../engines/kyverno/engine-loader.js';
-import type { WrittenRule } from '../engines/kyverno/policy/rule-schema.js';
+import { autogenControllers, kyvernoEngine, type WrittenRule } from '../engines/kyverno/index.js';
 import {
   annotationsOf,
   clusterNeed,
@@ -35,7 +33,7 @@ function refusalOf(rule: WrittenRule): string | undefined {
     return 'mutate needs patchStrategicMerge, patchesJson6902 or foreach';
   const need = clusterNeed(rule, mutate.foreach);
   if (need) return need;
-  const [problem] = kyvernoEngine().expressionProblems(rule);
+  const [problem] = kyvernoEngine.check(rule);
   return problem;
 }
 
@@ -93,6 +91,7 @@ function namesMutatingPolicy(exception: Manifest, bundle: readonly Manifest[]): 
 
 export const kyvernoClusterPolicyMutateRulesFormat: PolicyFormat = {
   name: 'Kyverno ClusterPolicy (mutate rules)',
+  engines: [kyvernoEngine],
   claims: (manifest, bundle) =>
     (isPolicy(manifest) && rulesOf(manifest).some(mutates)) || (isException(manifest) && namesMutatingPolicy(manifest, bundle)),
   part: (manifest) =>

@@ -4,10 +4,14 @@
 // reason), and each rule as Kyverno's engine runs it, with the rule-of-the-model fields both formats give it.
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import type { PodController } from '../admission/kubernetes/pod-controllers.js';
-import { autogenRulesOf } from '../engines/kyverno/autogen/controllers.js';
-import { kyvernoEngine } from '../engines/kyverno/engine-loader.js';
-import { filtersOf, type MatchBlock } from '../engines/kyverno/match/resource-filter.js';
-import type { KyvernoRuleInput, WrittenRule } from '../engines/kyverno/policy/rule-schema.js';
+import {
+  autogenRulesOf,
+  filtersOf,
+  type KyvernoRuleInput,
+  kyvernoEngine,
+  type MatchBlock,
+  type WrittenRule,
+} from '../engines/kyverno/index.js';
 import { groupOf, type Manifest, nameOf } from './policy-format.js';
 
 export const isPolicy = (manifest: Manifest) =>
@@ -75,7 +79,7 @@ export function exceptionsOf(manifest: Manifest): { entries: PolicyException[]; 
   const errors: string[] = [];
   if (!Array.isArray(listed) || listed.length === 0) errors.push(`${label}: spec.exceptions: required, the policies and rules it excepts`);
   if (!spec.match) errors.push(`${label}: spec.match: required, the requests it excepts`);
-  const [problem] = kyvernoEngine().expressionProblems({ preconditions: spec.conditions as WrittenRule['preconditions'] });
+  const [problem] = kyvernoEngine.check({ preconditions: spec.conditions });
   if (problem) errors.push(`${label}: spec.conditions: ${problem}`);
   if (errors.length > 0) return { entries: [], errors };
   return {

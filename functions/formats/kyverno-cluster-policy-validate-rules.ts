@@ -7,9 +7,7 @@
 // skipped: a rule that cannot run as written must not be enforced as something else. PolicyExceptions in
 // the bundle go with the rules they name.
 import { matchesGlob } from '../admission/kubernetes/glob.js';
-import { autogenControllers } from '../engines/kyverno/autogen/controllers.js';
-import { kyvernoEngine } from '../engines/kyverno/engine-loader.js';
-import type { WrittenRule } from '../engines/kyverno/policy/rule-schema.js';
+import { autogenControllers, kyvernoEngine, type WrittenRule } from '../engines/kyverno/index.js';
 import { type CelValidation, isParamIn, paramsOf } from './kyverno-cel-params.js';
 import {
   annotationsOf,
@@ -40,7 +38,7 @@ function refusalOf(rule: WrittenRule): string | undefined {
   if (validate.manifests) return 'validate.manifests verifies signatures against keys outside the bundle';
   if (!validate.pattern && !validate.anyPattern && !validate.cel && !validate.deny && !validate.foreach && !validate.podSecurity)
     return 'validate needs pattern, anyPattern, deny, foreach, podSecurity or cel';
-  const [problem] = kyvernoEngine().expressionProblems(rule);
+  const [problem] = kyvernoEngine.check(rule);
   return problem;
 }
 
@@ -192,6 +190,7 @@ const isValidatingPolicy = (manifest: Manifest) =>
 
 export const kyvernoClusterPolicyValidateRulesFormat: PolicyFormat = {
   name: 'Kyverno ClusterPolicy (validate rules)',
+  engines: [kyvernoEngine],
   claims: (manifest, bundle) =>
     isValidatingPolicy(manifest) ||
     (isException(manifest) && !bundle.some((other) => isPolicy(other) && !isValidatingPolicy(other) && namedBy(manifest, other))) ||

@@ -4,6 +4,7 @@
 // actions (mode or validationActions), a failure policy, and its origin, the name reports give it. Matching,
 // actions, failure policy, metrics, registration, `policy test` and `audit` read those rules, never a format.
 // Adding a format is a module here and a line in all-formats.ts.
+import type { Engine } from '../engines/engine.js';
 
 export type Manifest = {
   apiVersion?: unknown;
@@ -38,6 +39,8 @@ export function joinResults(results: readonly FormatResult[]): FormatResult {
 export interface PolicyFormat {
   /** As its users know it: `ValidatingAdmissionPolicy`. */
   name: string;
+  /** The engines whose checks reading its manifests needs: loaded before a bundle it claims from is read, and only then. */
+  engines?: readonly Engine[];
   /** Whether a manifest is this format's: one of its policies, or a companion they name (bindings, params, constraints). */
   claims(manifest: Manifest, bundle: readonly Manifest[]): boolean;
   /** The rules of the manifests it claimed, in their order; a companion whose policy is missing is an error. */

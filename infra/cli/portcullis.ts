@@ -5,11 +5,14 @@
 import { type Command, CommanderError } from 'commander';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { EXIT, UsageError } from './cli-errors.js';
+import { loadEngines } from '../../functions/engines/registry.js';
 import { createProgram } from './program.js';
 
 // The AWS SDK warns about Node 20 on every S3 call; the functions run on Node 22, this CLI is not the place.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+// The commands read rules documents synchronously; the functions load engines on demand instead.
+await loadEngines();
 const program = createProgram();
 
 try {

@@ -2,8 +2,6 @@
 // to read (the docs name only commands that are here).
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-// Kyverno's engine, for the commands that read ClusterPolicies synchronously (the function loads it on demand).
-import '../../functions/engines/kyverno/engine.js';
 import { print } from './cli-output.js';
 import { registerAuditCommand } from './audit-command.js';
 import { registerEventCommand } from './event-command.js';

@@ -67,6 +67,8 @@ export async function ruleResults<P>(
       continue;
     }
     try {
+      // What the rule's engine needs, loaded as the stack loads it before running a rule.
+      await policy.prepareRule?.(rule.parameters);
       if (policy.kind === 'validating') {
         results.push(resultOf(rule as Rule<unknown>, await policy.evaluate(request, rule.parameters, { now })));
         continue;

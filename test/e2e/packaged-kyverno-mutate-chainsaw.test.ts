@@ -9,7 +9,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { mutationsPolicy } from '../../functions/mutations/policy.js';
-import '../../functions/engines/kyverno/engine.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { type ChainsawCase, chainsawCases, holds } from '../helpers/chainsaw.js';
 import { CORPORA } from '../helpers/corpora.js';

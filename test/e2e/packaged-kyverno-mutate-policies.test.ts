@@ -9,7 +9,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { mutationsPolicy } from '../../functions/mutations/policy.js';
-import '../../functions/engines/kyverno/engine.js';
 import { withoutEmpty } from '../../infra/policy-tests/mutation-outcome.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { CORPORA } from '../helpers/corpora.js';

@@ -11,6 +11,7 @@ import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
 import { loadRegexEngine } from '../../functions/engines/runtime/re2.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import type { CelParameters } from '../../functions/cel/rules.js';
+import { type CelValidation, celEngine } from '../../functions/engines/cel/index.js';
 import { admissionReviewFor } from '../../infra/admission-event.js';
 import { kyvernoSuites } from '../helpers/kyverno-vpol.js';
 
@@ -236,23 +237,26 @@ describe('on the Kyverno ValidatingPolicy corpus, every expression against every
       if (!parsed.ok) continue;
       for (const rule of parsed.document.rules) {
         const parameters = rule.parameters as CelParameters;
-        const wrapped: CelParameters = {
-          ...parameters,
-          validations: parameters.validations.map((validation) => ({
+        if (parameters.run.engine !== celEngine) continue;
+        const cel = parameters.run.rule as CelValidation;
+        const wrappedRule: CelValidation = {
+          ...cel,
+          validations: cel.validations.map((validation) => ({
             ...validation,
             program: compared(validation.program)!,
             messageProgram: compared(validation.messageProgram),
           })),
-          variables: parameters.variables.map((variable) => ({ ...variable, program: compared(variable.program)! })),
+          variables: cel.variables.map((variable) => ({ ...variable, program: compared(variable.program)! })),
           declaredVariables: new Map(
-            [...parameters.declaredVariables].map(([name, source]) => [
+            [...cel.declaredVariables].map(([name, source]) => [
               name,
               'program' in source ? { program: compared(source.program)! } : source,
             ]),
           ),
-          matchConditions: parameters.matchConditions.map((condition) => ({ ...condition, program: compared(condition.program)! })),
-          auditAnnotations: parameters.auditAnnotations.map((annotation) => ({ ...annotation, program: compared(annotation.program)! })),
+          matchConditions: cel.matchConditions.map((condition) => ({ ...condition, program: compared(condition.program)! })),
+          auditAnnotations: cel.auditAnnotations.map((annotation) => ({ ...annotation, program: compared(annotation.program)! })),
         };
+        const wrapped: CelParameters = { ...parameters, run: { ...parameters.run, rule: wrappedRule } };
         for (const { object } of suite.cases) {
           if (!object) continue;
           const request = admissionReviewFor(object).request as AdmissionRequest;

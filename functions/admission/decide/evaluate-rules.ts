@@ -68,6 +68,8 @@ export async function evaluateRules<P>(
     let findings: Findings;
     try {
       // Awaiting only a real promise: a microtask per rule adds up over a bundle of dozens.
+      const loading = policy.prepareRule?.(rule.parameters);
+      if (loading) await loading;
       const evaluated = policy.evaluate(request, rule.parameters, context);
       findings = evaluated instanceof Promise ? await evaluated : evaluated;
     } catch (error) {

@@ -69,7 +69,7 @@ export async function mutateRules<P>(
     if (context.deadline?.passed()) throw new DeadlineExceededError(context.deadline.budgetMs);
     matched.push(rule.name);
     // Awaited only when something loads: a microtask per rule is a cost every request would pay.
-    const loading = policy.beforeMutate?.(rule.parameters);
+    const loading = policy.prepareRule?.(rule.parameters);
     if (loading) await loading;
     const changed = mutatedCopy(policy, request, rule.parameters, current, context);
     const operations = diffToPatch(current, changed);

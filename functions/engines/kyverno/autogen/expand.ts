@@ -4,6 +4,7 @@
 // controllers' pod templates. Made from the validated rule, not validated again, so the Kyverno match is the
 // one source of each and a bundle's cold start validates most of its rules once, not three times.
 import type { Rule } from '../../../admission/rules/rules-document-schema.js';
+import type { EngineRule } from '../../engine.js';
 import type { KyvernoRule } from '../policy/rule-schema.js';
 import { resourceOfKind } from '../../../admission/kubernetes/kind-resource.js';
 import { filtersOf, type MatchBlock, parseKindSelector, type ResourceFilter } from '../match/resource-filter.js';
@@ -69,16 +70,18 @@ function resourceRulesOf(block: MatchBlock) {
     });
 }
 
-type KyvernoParameters = { kyverno?: KyvernoRule; podControllers: string[] };
+type ExpandedParameters = { run: EngineRule; podControllers: string[] };
 
 /** The rule with its native match, then its autogen rules: named, matched and excepted as Kyverno's. */
-export function expandKyvernoRule<P extends KyvernoParameters>(rule: Rule<P>): Rule<P>[] {
-  const kyverno = rule.parameters.kyverno!;
+export function expandKyvernoRule<P extends ExpandedParameters>(rule: Rule<P>): Rule<P>[] {
+  // The engine expands only its own rules.
+  const run = rule.parameters.run;
+  const kyverno = run.rule as KyvernoRule;
   const { autogen = [], ...base } = kyverno;
   const expanded: Rule<P> = {
     ...rule,
     match: { ...rule.match, resourceRules: resourceRulesOf(base.match) },
-    parameters: { ...rule.parameters, kyverno: base },
+    parameters: { ...rule.parameters, run: { ...run, rule: base } },
   };
   // `<policy>/<rule>`, and after it what the format added (`/override-0`).
   const suffix = rule.name.slice(`${kyverno.policy}/${kyverno.rule}`.length);
@@ -93,12 +96,15 @@ export function expandKyvernoRule<P extends KyvernoParameters>(rule: Rule<P>): R
       parameters: {
         ...rule.parameters,
         podControllers: controllers,
-        kyverno: {
-          ...unexcepted,
-          rule: name,
-          match,
-          ...(base.exclude ? { exclude: withKinds(base.exclude, controllers) } : {}),
-          ...(exceptions?.length ? { exceptions } : {}),
+        run: {
+          ...run,
+          rule: {
+            ...unexcepted,
+            rule: name,
+            match,
+            ...(base.exclude ? { exclude: withKinds(base.exclude, controllers) } : {}),
+            ...(exceptions?.length ? { exceptions } : {}),
+          },
         },
       },
     };

@@ -1,10 +1,10 @@
-// One Kyverno validate rule on one request, after its match (pkg/engine/handlers/validation): its
-// exceptions, context entries, preconditions, then deny conditions, pattern or anyPattern (variables
-// substituted), the Pod Security Standards (podSecurity), or foreach over a list, each element judged with
-// `element` and `elementIndex` (and `element<N>` when nested). As in Kyverno: a deny whose conditions hold
-// fails with the rule's message; a foreach fails at the first element that fails and applies when at least
-// one element did; patterns do not judge a deleted resource. The message's variables are resolved only for
-// a failure.
+// One Kyverno validate rule on one request, after its match (pkg/engine/engine.go, then
+// pkg/engine/handlers/validation). selectRule: its exceptions, context entries and preconditions.
+// judgeRule: deny conditions, pattern or anyPattern (variables substituted), the Pod Security Standards
+// (podSecurity), or foreach over a list, each element judged with `element` and `elementIndex` (and
+// `element<N>` when nested). As in Kyverno: a deny whose conditions hold fails with the rule's message; a
+// foreach fails at the first element that fails and applies when at least one element did; patterns do not
+// judge a deleted resource. The message's variables are resolved only for a failure.
 import type { WorkDeadline } from '../../../admission/decide/deadline.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
 import { isBudgetSpent } from '../../runtime/cost-budget.js';
@@ -12,7 +12,7 @@ import { loadContext } from '../context/context-entries.js';
 import { elementApplies, elementsOf, loopScope } from '../context/foreach.js';
 import { ruleContext } from '../context/rule-context.js';
 import { exceptedMessage, exceptionsThatApply } from '../match/exceptions.js';
-import type { Foreach, KyvernoRule } from '../policy/rule-schema.js';
+import type { Exception, Foreach, KyvernoRule } from '../policy/rule-schema.js';
 import { type PodSecurityExclusion, podSecurityViolations } from '../pss/pod-security.js';
 import { type Conditions, evaluateConditions } from '../variables/conditions.js';
 import { substituteVariables, type VariableContext } from '../variables/variables.js';
@@ -117,14 +117,28 @@ function podSecurityOutcome(
   };
 }
 
-/** The rule's outcome on the request: pass, fail (with Kyverno's message) or skip (with why). */
-export function validateRule(rule: KyvernoRule, input: RuleInput): RuleOutcome {
+/** A rule that applies: its evaluation context and the exceptions that apply (podSecurity ones narrow it). */
+export interface Selected {
+  context: VariableContext;
+  exceptions: Exception[];
+}
+
+/**
+ * Whether the rule applies to the request, past its match (Kyverno's engine.go, before the handler): its
+ * exceptions, then its context entries and preconditions. The skip's outcome when it does not.
+ */
+export function selectRule(rule: KyvernoRule, input: RuleInput): Selected | RuleOutcome {
   const context = ruleContext(input.data, input.now, input.deadline, input.deleting);
   const exceptions = exceptionsThatApply(rule, input.request, context);
   if (exceptions.some((exception) => !exception.podSecurity)) return { status: 'skip', message: exceptedMessage(exceptions) };
   loadContext(rule.context, context);
   const preconditions = evaluateConditions(rule.preconditions, context);
   if (!preconditions.holds) return { status: 'skip', message: ['preconditions not met', ...preconditions.messages].join('; ') };
+  return { context, exceptions };
+}
+
+/** Kyverno's own validation of a rule that applies (deny, pattern, podSecurity or foreach): pass when it has none. */
+export function judgeRule(rule: KyvernoRule, input: RuleInput, { context, exceptions }: Selected): RuleOutcome {
   const validate: Validate = rule.validate ?? {};
   if (validate.deny) return denyOutcome(rule, validate.deny.conditions, context);
   if (validate.pattern !== undefined || validate.anyPattern !== undefined) {

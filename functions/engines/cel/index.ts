@@ -1,0 +1,61 @@
+// The CEL engine's entry, all that code outside engines/cel/ imports. CEL runs Kubernetes' admission
+// policies (ValidatingAdmissionPolicy, MutatingAdmissionPolicy), Kyverno's CEL policies, Gatekeeper's
+// K8sNativeValidation and the native rules documents, whose fields are its rules' (validation-rule.ts,
+// mutation-rule.ts). It loads with the functions that run it, its mutation (with the JSON Patch and
+// server-side apply it uses) when a mutation rule first runs, so the validating function never loads it;
+// RE2 loads when a rule first needs it.
+import type { Engine } from '../engine.js';
+import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
+import { type CelMutation, CelMutationSchema } from './mutation-rule.js';
+import type { CelProgram } from './program.js';
+import { validateWithCel } from './validate.js';
+import { type CelValidation, CelValidationSchema } from './validation-rule.js';
+
+let mutation: typeof import('./mutate.js') | undefined;
+
+async function loadMutation(): Promise<void> {
+  mutation ??= await import('./mutate.js');
+}
+
+const isMutation = (rule: CelValidation | CelMutation): rule is CelMutation => 'patches' in rule;
+
+export const celEngine: Engine<CelValidation, CelMutation> = {
+  name: 'cel',
+  schemas: { validating: CelValidationSchema, mutating: CelMutationSchema },
+  load(rule) {
+    const loads = [
+      ...(rule && isMutation(rule) && !mutation ? [loadMutation()] : []),
+      ...(rule?.usesRegex && !regexEngineLoaded() ? [loadRegexEngine()] : []),
+    ];
+    return loads.length > 0 ? Promise.all(loads).then(() => undefined) : undefined;
+  },
+  // Its schemas compile every expression when the rules are read: nothing is left to check.
+  check: () => [],
+  validate: validateWithCel,
+  mutate(request, rule, object, context) {
+    if (!mutation) throw new Error("CEL's mutation is not loaded (the engine's load() runs before a mutation rule runs)");
+    return mutation.mutateWithCel(request, rule, object, context);
+  },
+  webhookMatchConditions(rule) {
+    // The API server's own environment has object, oldObject and request (and authorizer, which cel
+    // refuses), and none of Kyverno's functions.
+    const apiServerCan = (program: CelProgram) => !program.usesKyvernoLibrary && program.readsOnlyTheRequest;
+    return rule.matchConditions
+      .filter(({ program }) => apiServerCan(program))
+      .map(({ name, program }) => ({ name, expression: program.source }));
+  },
+  celExpressions: (rule) => [
+    ...rule.variables.map(({ name, program }) => ({ where: `variables ${name}`, source: program.source })),
+    ...rule.matchConditions.map(({ name, program }) => ({ where: `matchConditions ${name}`, source: program.source })),
+    ...rule.validations.flatMap(({ program, messageProgram }, index) => [
+      { where: `validations[${index}].expression`, source: program.source },
+      ...(messageProgram ? [{ where: `validations[${index}].messageExpression`, source: messageProgram.source }] : []),
+    ]),
+    ...rule.auditAnnotations.map(({ key, program }) => ({ where: `auditAnnotations ${key}`, source: program.source })),
+  ],
+};
+
+export { celEnvironment, type ExpressionNode } from './environment.js';
+export { type CelMutation, celMutationOf, mutationEntries } from './mutation-rule.js';
+export { toCel } from './program.js';
+export { type CelValidation, celValidationOf, conditionsOnly, validationEntries } from './validation-rule.js';

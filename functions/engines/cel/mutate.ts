@@ -1,0 +1,132 @@
+// The CEL engine's mutation of one object, as Kubernetes applies a MutatingAdmissionPolicy: the
+// matchConditions must all hold; each mutation's expression sees the object as the mutations before it left
+// it (`object`), with `oldObject`, `request`, `params` and lazily evaluated `variables`; a JSONPatch
+// mutation's operations are applied in order as RFC 6902 says, and one that does not apply (a missing
+// parent, a failed `test`) is an error, resolved by the failure policy; an ApplyConfiguration's object is
+// merged in as server-side apply merges it, by the request kind's schema. Every expression runs on its own
+// cost budget. A rule written for Pods patches a controller's pod template as a Pod (Kyverno's autogen).
+import '../bundle-layout.js'; // the bundle's layout: see that file
+import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
+import type { WorkDeadline } from '../../admission/decide/deadline.js';
+import { typeOfKind } from '../../admission/kubernetes/apply-schema.js';
+import { checkedOperations } from '../../admission/kubernetes/json-patch-operations.js';
+import { mutatedAsPod, type PodController } from '../../admission/kubernetes/pod-controllers.js';
+import { applyConfiguration } from '../../admission/kubernetes/server-side-apply.js';
+import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
+import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../runtime/cost-budget.js';
+import type { EngineContext } from '../engine.js';
+import { LazyVariables } from './lazy-variables.js';
+import type { CelMutation } from './mutation-rule.js';
+import { type CelProgram, toCel } from './program.js';
+import { requestBinding } from './request-binding.js';
+
+/** A CEL value as JSON: ints as numbers, maps as objects; anything JSON cannot hold is an error. */
+function jsonOf(value: unknown, where: string): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new Error(`${where}: ${value} is not a JSON number`);
+    return value;
+  }
+  if (typeof value === 'bigint') {
+    if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER))
+      throw new Error(`${where}: ${value} is too large for JSON`);
+    return Number(value);
+  }
+  if (Array.isArray(value)) return value.map((item, index) => jsonOf(item, `${where}[${index}]`));
+  const entries =
+    value instanceof Map
+      ? [...value.entries()]
+      : value && Object.getPrototypeOf(value) === Object.prototype
+        ? Object.entries(value)
+        : undefined;
+  if (!entries) throw new Error(`${where}: a ${(value as object)?.constructor?.name ?? typeof value} cannot be written into an object`);
+  const object: Record<string, unknown> = {};
+  for (const [key, item] of entries) {
+    if (typeof key !== 'string') throw new Error(`${where}: a map key must be a string`);
+    Object.defineProperty(object, key, { value: jsonOf(item, `${where}.${key}`), enumerable: true, writable: true, configurable: true });
+  }
+  return object;
+}
+
+/** A JSONPatch expression's value as RFC 6902 operations, or an error saying which is wrong. */
+function operationsOf(value: unknown): Operation[] {
+  const list = jsonOf(value, 'JSONPatch');
+  if (!Array.isArray(list)) throw new Error('a JSONPatch expression must return a list of JSONPatch');
+  return checkedOperations(list, 'JSONPatch');
+}
+
+function withJsonPatch(object: unknown, value: unknown, index: number): unknown {
+  const operations = operationsOf(value);
+  try {
+    return applyPatch(object, operations, true, false).newDocument;
+  } catch (error) {
+    throw new Error(`mutations[${index}]: the JSONPatch does not apply: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+function withApplyConfiguration(object: unknown, value: unknown, index: number, kind: { group: string; kind: string }): unknown {
+  const configuration = jsonOf(value, 'Object');
+  if (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration))
+    throw new Error(`mutations[${index}]: must evaluate to Object but got ${Array.isArray(configuration) ? 'list' : typeof configuration}`);
+  try {
+    const { type, builtIn } = typeOfKind(kind.group, kind.kind);
+    return applyConfiguration(object as Record<string, unknown>, configuration as Record<string, unknown>, type, builtIn);
+  } catch (error) {
+    throw new Error(`mutations[${index}]: invalid ApplyConfiguration: ${(error as Error).message}`);
+  }
+}
+
+/** What every mutation of a request binds alike, converted to CEL values once per request. */
+interface RequestValues {
+  oldObject: unknown;
+  request: unknown;
+  params: unknown;
+}
+
+/** One object's bindings: the request's values, the object as the mutations before left it, lazy variables. */
+function bindingsFor(values: RequestValues, rule: CelMutation, object: unknown, deadline?: WorkDeadline): Record<string, unknown> {
+  const bindings: Record<string, unknown> = { ...values, object: toCel(object, 'request.object') };
+  const evaluator = { variable: (program: CelProgram) => program.run(bindings, new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline)) };
+  bindings.variables = new LazyVariables(rule.declaredVariables, evaluator);
+  return bindings;
+}
+
+/** The object as a MutatingAdmissionPolicy's (or MutatingPolicy's) conditions and mutations leave it. */
+function mutatedByExpressions(
+  request: AdmissionRequest,
+  rule: CelMutation,
+  view: unknown,
+  oldView: unknown,
+  kind: { group: string; kind: string },
+  deadline: WorkDeadline | undefined,
+): unknown {
+  let object: unknown = view;
+  const values = {
+    oldObject: toCel(oldView ?? null, 'request.oldObject'),
+    request: requestBinding(request),
+    params: rule.params,
+  };
+  // The conditions and the first mutation see the same object: one conversion, one set of variables.
+  const budget = () => new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline);
+  let bindings = bindingsFor(values, rule, object, deadline);
+  for (const { name, program } of rule.matchConditions) {
+    const holds = program.run(bindings, budget());
+    if (typeof holds !== 'boolean') throw new Error(`matchConditions ${name}: returned ${typeof holds}, expected a bool`);
+    if (!holds) return view;
+  }
+  for (const [index, { patchType, program }] of rule.patches.entries()) {
+    const value = program.run(bindings, budget());
+    object = patchType === 'JSONPatch' ? withJsonPatch(object, value, index) : withApplyConfiguration(object, value, index, kind);
+    if (index + 1 < rule.patches.length) bindings = bindingsFor(values, rule, object, deadline);
+  }
+  return object;
+}
+
+/** The object as the rule leaves it; autogen mutates a controller's pod template as a Pod, then writes it back. */
+export function mutateWithCel(request: AdmissionRequest, rule: CelMutation, object: unknown, context: EngineContext): unknown {
+  const controller = context.podTemplate ? (request.kind.kind as PodController) : undefined;
+  const kind = controller ? { group: '', kind: 'Pod' } : request.kind;
+  return mutatedAsPod(controller, object, request.oldObject, (view, oldView) =>
+    mutatedByExpressions(request, rule, view, oldView, kind, context.deadline),
+  );
+}

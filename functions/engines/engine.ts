@@ -1,0 +1,71 @@
+// What an engine is: the semantics a rule of the policy model runs on (CEL, Kyverno's engine, next Rego),
+// behind one contract, so the functions run, load and ask every engine alike and never name one. Each engine
+// is a folder of its own with an entry module (index.ts) that is all code outside the folder imports; an
+// engine imports the runtime (runtime/) and the Kubernetes helpers, never another engine. registry.ts lists
+// them; docs/architecture.md says how to add one.
+import type { Findings, PolicyContext } from '../admission/policy.js';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
+import type * as v from '../admission/schema.js';
+import type { Rule } from '../admission/rules/rules-document-schema.js';
+
+/** What a function hands an engine besides the request and the rule. */
+export interface EngineContext extends PolicyContext {
+  /** The request's object is a pod controller judged (or patched) by its pod template, as a Pod (autogen). */
+  podTemplate: boolean;
+  /** The part of the rule another engine runs for this one (a Kyverno rule's validate.cel and celPreconditions). */
+  embedded?: EngineRule;
+}
+
+/**
+ * An engine. `Validation` and `Mutation` are its own forms of the rules it validates and mutates with, which
+ * its schemas make from a rules document once per rules version (compiled, checked), never per request.
+ */
+export interface Engine<Validation = unknown, Mutation = unknown> {
+  /** As rules documents and reports name it; a rule for an engine other than CEL rides in the field of this name. */
+  readonly name: string;
+  /** The schemas of its rules, which check and compile them when a rules version is read; none for a kind of rule it does not run. */
+  readonly schemas: { validating?: v.GenericSchema<unknown, Validation>; mutating?: v.GenericSchema<unknown, Mutation> };
+  /**
+   * Loads what running the rule needs and is not loaded yet (the engine's evaluator, RE2), before the
+   * synchronous evaluation; undefined when nothing is missing, so a loaded engine costs no microtask.
+   * Without a rule, what reading rules needs (check), as a format asks before its manifests are read.
+   */
+  load(rule?: Validation | Mutation): Promise<void> | undefined;
+  /**
+   * Why a rule as its format read it (before the schema) cannot run here, each problem naming what it found;
+   * none when it can. The formats ask when a bundle is read, at upload and in the function alike, after load.
+   */
+  check(written: unknown): string[];
+  /** The rule's findings on the request, within the cost budgets and the deadline of the context. */
+  validate(request: AdmissionRequest, rule: Validation, context: EngineContext): Findings;
+  /** The object as the rule leaves it, a copy (`object` itself is never changed), within the context's budgets and deadline. */
+  mutate(request: AdmissionRequest, rule: Mutation, object: unknown, context: EngineContext): unknown;
+  /** The rules a validated rule stands for, itself first: Kyverno's autogen rules. Absent: the rule alone. */
+  expand?<P extends { run: EngineRule; podControllers: string[] }>(rule: Rule<P>): Rule<P>[];
+  /** The conditions of the rule that the API server can evaluate itself, for registration; none when absent. */
+  webhookMatchConditions?(rule: Validation): { name: string; expression: string }[];
+  /** The CEL expressions the rule writes, for `policy validate`'s check of the fields they read. */
+  celExpressions?(rule: Validation): { where: string; source: string }[];
+}
+
+/** A rule as its engine runs it: the engine, its form of the rule, and the part another engine runs for it. */
+export interface EngineRule {
+  readonly engine: Engine;
+  readonly rule: unknown;
+  readonly embedded?: EngineRule;
+}
+
+/** Pairs a rule with the engine that runs it (the pair is checked here, then the engine is held as any engine). */
+export const engineRule = <V, M>(engine: Engine<V, M>, rule: V | M, embedded?: EngineRule): EngineRule => ({
+  engine: engine as Engine,
+  rule,
+  ...(embedded ? { embedded } : {}),
+});
+
+/** The one way a function loads what a rule needs: its engine's, and its embedded part's engine's. */
+export function loadEngineRule({ engine, rule, embedded }: EngineRule): Promise<void> | undefined {
+  const own = engine.load(rule);
+  const other = embedded?.engine.load(embedded.rule);
+  if (own && other) return Promise.all([own, other]).then(() => undefined);
+  return own ?? other;
+}

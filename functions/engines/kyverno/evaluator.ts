@@ -1,0 +1,66 @@
+// Kyverno's evaluator: what index.ts loads when a bundle first holds Kyverno rules, so functions without
+// them never load JMESPath, the YAML parser its functions use, the pattern walk or the patches.
+// Validation as Kyverno's engine runs a rule: match and exclude, then exceptions, context and preconditions,
+// then the rule's own validation; a rule's validate.cel and celPreconditions are another engine's (the
+// context's `embedded`), judged where Kyverno's validate.cel handler judges them, once the preconditions hold.
+// An autogen rule judges or patches the controller's pod template as a Pod.
+import '../bundle-layout.js'; // the bundle's layout: see that file
+import { isPodController, POD_CONTROLLERS, podFromTemplate } from '../../admission/kubernetes/pod-controllers.js';
+import type { Findings } from '../../admission/policy.js';
+import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
+import type { EngineContext } from '../engine.js';
+import { readsImages, ruleData } from './context/rule-data.js';
+import { ruledOutBy } from './match/resource-filter.js';
+import { mutateWithRule } from './mutate/mutate-rule.js';
+import { expressionProblems } from './policy/expression-problems.js';
+import { type KyvernoRule, validatesWithoutCel } from './policy/rule-schema.js';
+import type { RuleOutcome } from './validate/validate-patterns.js';
+import { judgeRule, type RuleInput, selectRule } from './validate/validate-rule.js';
+
+/** A Kyverno outcome as findings: a failure is a violation, a skip says why the rule did not apply. */
+function findingsOf(outcome: RuleOutcome): Findings {
+  if (outcome.status === 'skip') return { violations: [], skipped: outcome.message };
+  return { violations: outcome.status === 'fail' ? [outcome.message] : [] };
+}
+
+const decides = (findings: Findings) => !Array.isArray(findings) && (findings.skipped !== undefined || findings.violations.length > 0);
+
+/** What the rule judges: the object, or for an autogen rule the controller's pod template as a Pod. */
+function inputOf(request: AdmissionRequest, rule: KyvernoRule, context: EngineContext): RuleInput {
+  const kind = request.kind.kind;
+  const template = context.podTemplate && isPodController(kind);
+  const object = template ? podFromTemplate(kind, request.object) : request.object;
+  const oldObject = template ? podFromTemplate(kind, request.oldObject) : request.oldObject;
+  return {
+    request,
+    resource: object,
+    data: ruleData(request, object, oldObject, readsImages(rule)),
+    deleting: request.operation === 'DELETE',
+    pathPrefix: template ? `/${POD_CONTROLLERS[kind].template.join('/')}` : '',
+    now: context.now,
+    deadline: context.deadline,
+  };
+}
+
+function validate(request: AdmissionRequest, rule: KyvernoRule, context: EngineContext): Findings {
+  const ruledOut = ruledOutBy(request, rule);
+  if (ruledOut) return { violations: [], skipped: ruledOut };
+  const input = inputOf(request, rule, context);
+  const selected = selectRule(rule, input);
+  if ('status' in selected) return findingsOf(selected);
+  const { embedded } = context;
+  if (embedded) {
+    const findings = embedded.engine.validate(request, embedded.rule, context);
+    if (!validatesWithoutCel(rule) || decides(findings)) return findings;
+  }
+  return findingsOf(judgeRule(rule, input, selected));
+}
+
+function mutate(request: AdmissionRequest, rule: KyvernoRule, object: unknown, context: EngineContext): unknown {
+  // Kyverno's own match and exclude (names, selectors, subjects), past the resources the stack matched.
+  if (ruledOutBy(request, rule)) return object;
+  return mutateWithRule(rule, request, object, context.podTemplate, context.now, context.deadline);
+}
+
+export const evaluator = { validate, mutate, expressionProblems };
+export type Evaluator = typeof evaluator;

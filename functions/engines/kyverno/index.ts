@@ -1,0 +1,40 @@
+// Kyverno's engine entry, all that code outside engines/kyverno/ imports. What reading a rules document
+// needs (the rule schema, autogen, match blocks) loads with the functions; the evaluator (evaluator.ts)
+// loads the first time a rule needs it (load), and RE2 with it when the rule calls Kyverno's regex_ functions.
+import type { Engine } from '../engine.js';
+import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
+import { expandKyvernoRule } from './autogen/expand.js';
+import type { Evaluator } from './evaluator.js';
+import { callsRegexFunctions, type KyvernoRule, kyvernoRuleSchemaOf, type WrittenRule } from './policy/rule-schema.js';
+
+let loaded: Evaluator | undefined;
+
+async function loadEvaluator(): Promise<void> {
+  loaded ??= (await import('./evaluator.js')).evaluator;
+}
+
+/** The evaluator; running a rule before load() is a programming error, said as such. */
+function evaluator(): Evaluator {
+  if (!loaded) throw new Error("Kyverno's evaluator is not loaded (the engine's load() runs before a rule is read or run)");
+  return loaded;
+}
+
+export const kyvernoEngine: Engine<KyvernoRule, KyvernoRule> = {
+  name: 'kyverno',
+  schemas: { validating: kyvernoRuleSchemaOf('validate'), mutating: kyvernoRuleSchemaOf('mutate') },
+  load(rule) {
+    const loads = [
+      ...(loaded ? [] : [loadEvaluator()]),
+      ...(rule && !regexEngineLoaded() && callsRegexFunctions(rule) ? [loadRegexEngine()] : []),
+    ];
+    return loads.length > 0 ? Promise.all(loads).then(() => undefined) : undefined;
+  },
+  check: (written) => evaluator().expressionProblems(written as WrittenRule),
+  validate: (request, rule, context) => evaluator().validate(request, rule, context),
+  mutate: (request, rule, object, context) => evaluator().mutate(request, rule, object, context),
+  expand: expandKyvernoRule,
+};
+
+export { autogenControllers, autogenRulesOf } from './autogen/controllers.js';
+export { filtersOf, type MatchBlock } from './match/resource-filter.js';
+export type { KyvernoRuleInput, WrittenRule } from './policy/rule-schema.js';

@@ -1,0 +1,24 @@
+// Every engine that runs rules of the policy model, in one list: the functions build their rules'
+// parameters from it, and tools that run rules outside a function (the CLI, tests, benchmarks) load them
+// all from it. CEL's rules are the native document's own fields (the shape of Kubernetes' admission
+// policies); any other engine's rule rides in the field of its name (`kyverno: …`), with the rule's CEL
+// beside it as its embedded part. Adding an engine is a folder and a line here.
+import { celEngine } from './cel/index.js';
+import type { Engine } from './engine.js';
+import { kyvernoEngine } from './kyverno/index.js';
+
+/** The engines whose rules ride in a field of their own name, beside CEL's. */
+export const NAMED_ENGINES: readonly Engine[] = [kyvernoEngine as Engine];
+
+export const ENGINES: readonly Engine[] = [celEngine as Engine, ...NAMED_ENGINES];
+
+/**
+ * Loads what reading rules needs of every engine, for tools that read rules documents synchronously (the
+ * CLI, tests, benchmarks); what running a rule needs, the policy's prepareRule loads.
+ */
+export async function loadEngines(): Promise<void> {
+  await Promise.all(ENGINES.map((engine) => engine.load()));
+}
+
+export { celEngine } from './cel/index.js';
+export { kyvernoEngine } from './kyverno/index.js';
