@@ -4,11 +4,9 @@
 // validate.cel and celPreconditions) is that rule's embedded part. Each part is checked and compiled by its
 // engine's schema as the document is validated, once per rules version.
 import * as v from '../admission/schema.js';
-import { type EngineRule, engineRule } from '../engines/engine.js';
 import { celEngine, celValidationOf, validationEntries } from '../engines/cel/index.js';
-import { NAMED_ENGINES } from '../engines/registry.js';
-
-const VALIDATING = NAMED_ENGINES.filter((engine) => engine.schemas.validating);
+import { type EngineRule, engineRule } from '../engines/engine.js';
+import { namedEngineFields, namedEnginesIn } from '../engines/registry.js';
 
 /**
  * @example { validations: [{ expression: "object.spec.replicas <= 2", message: "at most 2 replicas" }] }
@@ -18,18 +16,18 @@ export const CelParametersSchema = v.pipe(
     ...validationEntries,
     // Kinds whose pod template the rule judges as a Pod (autogen: pod-controllers.ts).
     podControllers: v.optional(v.array(v.string()), () => []),
-    ...Object.fromEntries(VALIDATING.map((engine) => [engine.name, v.optional(engine.schemas.validating!)])),
+    ...namedEngineFields('validating'),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
-    const named = VALIDATING.filter((engine) => (dataset.value as Record<string, unknown>)[engine.name] !== undefined);
+    const named = namedEnginesIn(dataset.value, 'validating');
     if (named.length > 1) addIssue({ message: `expected one engine's rule, not ${named.map(({ name }) => name).join(' and ')}` });
     if (dataset.value.validations.length === 0 && named.length === 0)
       addIssue({ path: v.issuePath('validations'), message: 'required: at least one validation' });
   }),
   v.transform((parameters): { run: EngineRule; podControllers: string[] } => {
     const cel = celValidationOf(parameters);
-    const named = VALIDATING.find((engine) => (parameters as Record<string, unknown>)[engine.name] !== undefined);
+    const [named] = namedEnginesIn(parameters, 'validating');
     const writesCel = cel.validations.length > 0 || cel.matchConditions.length > 0 || cel.auditAnnotations.length > 0;
     const run = named
       ? engineRule(named, (parameters as Record<string, unknown>)[named.name], writesCel ? engineRule(celEngine, cel) : undefined)

@@ -3,6 +3,7 @@
 // all from it. CEL's rules are the native document's own fields (the shape of Kubernetes' admission
 // policies); any other engine's rule rides in the field of its name (`kyverno: …`), with the rule's CEL
 // beside it as its embedded part. Adding an engine is a folder and a line here.
+import * as v from '../admission/schema.js';
 import { celEngine } from './cel/index.js';
 import type { Engine } from './engine.js';
 import { kyvernoEngine } from './kyverno/index.js';
@@ -11,6 +12,24 @@ import { kyvernoEngine } from './kyverno/index.js';
 export const NAMED_ENGINES: readonly Engine[] = [kyvernoEngine as Engine];
 
 export const ENGINES: readonly Engine[] = [celEngine as Engine, ...NAMED_ENGINES];
+
+type Kind = 'validating' | 'mutating';
+
+const namedEnginesOf = (kind: Kind) => NAMED_ENGINES.filter((engine) => engine.schemas[kind]);
+
+/** For a function's parameters: each named engine's rule of the kind, an optional field of the engine's name. */
+export const namedEngineFields = (kind: Kind) =>
+  Object.fromEntries(namedEnginesOf(kind).map((engine) => [engine.name, v.optional(engine.schemas[kind]!)]));
+
+/** The named engines whose rules of the kind a function's parameters hold (one, for a valid rule). */
+export const namedEnginesIn = (parameters: object, kind: Kind): Engine[] =>
+  namedEnginesOf(kind).filter((engine) => (parameters as Record<string, unknown>)[engine.name] !== undefined);
+
+/** The named engines of the kind, as a function's errors list them: `kyverno`. */
+export const namedEngineNames = (kind: Kind) =>
+  namedEnginesOf(kind)
+    .map(({ name }) => name)
+    .join(', ');
 
 /**
  * Loads what reading rules needs of every engine, for tools that read rules documents synchronously (the

@@ -6,9 +6,7 @@
 import * as v from '../admission/schema.js';
 import { celEngine, celMutationOf, mutationEntries } from '../engines/cel/index.js';
 import { type EngineRule, engineRule } from '../engines/engine.js';
-import { NAMED_ENGINES } from '../engines/registry.js';
-
-const MUTATING = NAMED_ENGINES.filter((engine) => engine.schemas.mutating);
+import { namedEngineFields, namedEngineNames, namedEnginesIn } from '../engines/registry.js';
 
 /**
  * @example { mutations: [{ patchType: JSONPatch, jsonPatch: { expression: '[JSONPatch{op: "add", path: "/metadata/labels/team", value: "web"}]' } }] }
@@ -18,18 +16,18 @@ export const MutationParametersSchema = v.pipe(
     ...mutationEntries,
     // Set on the autogen rules of a Kyverno rule, and by a MutatingPolicy's autogen: the controllers whose pod templates they patch.
     podControllers: v.optional(v.array(v.string()), () => []),
-    ...Object.fromEntries(MUTATING.map((engine) => [engine.name, v.optional(engine.schemas.mutating!)])),
+    ...namedEngineFields('mutating'),
   }),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
-    const named = MUTATING.filter((engine) => (dataset.value as Record<string, unknown>)[engine.name] !== undefined);
+    const named = namedEnginesIn(dataset.value, 'mutating');
     if ((dataset.value.mutations.length === 0) === (named.length === 0) || named.length > 1)
       addIssue({
-        message: `expected either mutations (one or more) or one other engine's rule (${MUTATING.map(({ name }) => name).join(', ')})`,
+        message: `expected either mutations (one or more) or one other engine's rule (${namedEngineNames('mutating')})`,
       });
   }),
   v.transform((parameters): { run: EngineRule; podControllers: string[] } => {
-    const named = MUTATING.find((engine) => (parameters as Record<string, unknown>)[engine.name] !== undefined);
+    const [named] = namedEnginesIn(parameters, 'mutating');
     const run = named
       ? engineRule(named, (parameters as Record<string, unknown>)[named.name])
       : engineRule(celEngine, celMutationOf(parameters));

@@ -3,11 +3,11 @@
 // Kubernetes and Kyverno add (libraries/all-libraries.ts). Chosen over @bufbuild/cel by measurement
 // (bench/cel-engines.ts). This file is the only one that knows the engine's internals:
 // - metering: every node the engine evaluates goes through its evaluator's `run`, which is wrapped to
-//   charge the evaluation's cost budget (runtime/evaluation.ts) 1 unit per node plus, where something walks it, its
-//   result's size, so every comprehension iteration and call is paid for and no expression runs unbounded
-//   (the fast path, which runs first, counts the same way ahead of time);
-// - `matches` runs on RE2 (re2.ts): the engine's own uses JavaScript's backtracking RegExp, so calls to it
-//   are renamed before type checking.
+//   charge the evaluation's cost budget (runtime/evaluation.ts) 1 unit per node plus, where something walks
+//   it, its result's size, so every comprehension iteration and call is paid for and no expression runs
+//   unbounded (the fast path, which runs first, counts the same way ahead of time);
+// - `matches` runs on RE2 (runtime/re2.ts): the engine's own uses JavaScript's backtracking RegExp, so calls
+//   to it are renamed before type checking.
 import { Environment, Optional } from '@marcbachmann/cel-js';
 import { CEL_LIBRARIES, LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from './libraries/all-libraries.js';
 import { registerLibrary } from './libraries/cel-library.js';

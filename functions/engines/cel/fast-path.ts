@@ -1,18 +1,18 @@
-// The fast path of CEL evaluation. The engine walks its syntax tree node by node and, for dyn values (all of
-// a request), resolves every operator by the operands' runtime types at every step: with a bundle of
-// manifests loaded that was most of a request's time. The constructs Kubernetes policies are written with
-// (field and optional selection, orValue, has, the comprehension macros, comparisons, `in`, list
-// concatenation, string tests) are compiled here, once, into JavaScript closures.
+// The fast path of CEL evaluation, because the engine walks its syntax tree node by node and, for dyn
+// values (all of a request), resolves every operator by the operands' runtime types at every step (cel's
+// warm figures in `npm run bench` show what that costs a bundle of manifests). The constructs Kubernetes
+// policies are written with (field and optional selection, orValue, has, the comprehension macros,
+// comparisons, `in`, list concatenation, string tests) are compiled here, once, into JavaScript closures.
 // A closure returns a value only where the result is certain: operands of the types it handles, no error.
 // Anywhere else it gives up, and the engine evaluates the whole expression again from the start: evaluation
 // is pure, so the engine's answer stands whenever there is any doubt (its error messages, its absorption of
 // errors by `||`, `&&` and the macros, its overloads). The one exception is an error that is certain too
 // (FAILS): a caller that needs no words for it is spared the engine. The tests compare the two on every
 // expression of the corpus (test/unit/cel-fast-path.test.ts).
-// Cost, as the engine's metering charges it (environment.ts, metering.ts), but counted ahead instead of node by node
-// (far slower): every node of the expression outside comprehensions is charged once, up front;
-// every iteration charges the nodes of the comprehension's body; values that an operator or a function
-// walks are charged by their size. That is never less than the nodes actually evaluated.
+// Cost, as the engine's metering charges it (environment.ts, metering.ts), but counted ahead, since counting
+// node by node would cost what the closures save: every node of the expression outside comprehensions is
+// charged once, up front; every iteration charges the nodes of the comprehension's body; values that an
+// operator or a function walks are charged by their size. That is never less than the nodes actually evaluated.
 import { Optional } from '@marcbachmann/cel-js';
 import { CEL_VARIABLES, DROPPED_MAP_KEYS, type ExpressionNode, LENIENT_OR_VALUE, lenientOrValue, RE2_MATCHES } from './environment.js';
 import { chargeWalked } from './metering.js';

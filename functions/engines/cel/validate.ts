@@ -42,9 +42,9 @@ interface RequestBindings extends JudgedObject {
 }
 
 // The request as CEL values, converted once per request however many rules judge it (a bundle of
-// manifests is dozens of rules). Kept on the request itself, not in a module-level WeakMap: V8's young-
-// generation collections keep a WeakMap's young entries alive, so every request's converted object was
-// promoted to the old generation, and the collections that copied them held requests up.
+// manifests is dozens of rules). Kept on the request itself rather than in a module-level WeakMap, whose
+// young entries V8's young-generation collections keep alive: every request's converted object would be
+// promoted to the old generation.
 const BINDINGS = Symbol('cel bindings');
 type WithBindings = AdmissionRequest & { [BINDINGS]?: RequestBindings };
 

@@ -32,7 +32,7 @@ function expressionsOf(rule: WrittenRule): string[] {
 }
 
 // A plain path (`request.object.metadata.name`) parses and calls no function, so it is not parsed to be
-// checked: most expressions are one, and the parser is what reading a bundle spent most on here.
+// checked, since most expressions are one and parsing is the costly part of reading a bundle.
 const PLAIN_PATH = /^\s*[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*\s*$/;
 
 /** Why the rule's expressions cannot run here, each naming the expression; empty when they all can. */
