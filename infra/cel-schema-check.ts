@@ -8,7 +8,7 @@
 // all/exists/exists_one/map/filter, and `variables.<name>` bound to such a chain (or to lists joined
 // with `+`). Anything else is not judged: a warning only names a field no matched kind has.
 import * as kubernetes from '@kubernetes/client-node/dist/gen/models/all.js';
-import { celEnvironment, type ExpressionNode } from '../functions/engines/cel/index.js';
+import { type CelValidation, celEngine, celEnvironment, celExpressionsOf, type ExpressionNode } from '../functions/engines/cel/index.js';
 import type { CelParameters } from '../functions/cel/rules.js';
 import type { Rule } from '../functions/admission/rules/rules-document-schema.js';
 import { KIND_RESOURCES } from './kubernetes-resources.js';
@@ -146,9 +146,9 @@ function kindsOf(rule: Rule<CelParameters>): string[] | undefined {
   return [...kinds];
 }
 
-/** Each CEL expression of a rule, whichever engine runs it, with where it was written. */
+/** Each CEL expression of a rule (its own, or the CEL beside another engine's rule), with where it was written. */
 function expressionsOf({ run }: CelParameters): { where: string; source: string }[] {
-  return [run, run.embedded].flatMap((part) => (part?.engine.celExpressions ? part.engine.celExpressions(part.rule) : []));
+  return [run, run.embedded].flatMap((part) => (part?.engine === celEngine ? celExpressionsOf(part.rule as CelValidation) : []));
 }
 
 /** The fields of one rule's expressions that none of its matched kinds' schemas has, as messages. */

@@ -44,8 +44,8 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   // An engine's own expansion (Kyverno's autogen, with the native match), else a native rule's pod templates.
   expandRule: (rule) => rule.parameters.run.engine.expand?.(rule) ?? [withPodControllerKinds(rule)],
   prepareRule: ({ run }) => loadEngineRule(run),
-  evaluate(request, { run, podControllers }, context) {
+  evaluate(request, { run, podControllers }, { now, deadline }) {
     const podTemplate = podControllers.includes(request.kind.kind);
-    return run.engine.validate(request, run.rule, { ...context, podTemplate, embedded: run.embedded });
+    return run.engine.validate(request, run.rule, { now, deadline, podTemplate, embedded: run.embedded });
   },
 };

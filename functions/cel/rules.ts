@@ -13,7 +13,7 @@ import { namedEngineFields, namedEnginesIn } from '../engines/registry.js';
  */
 export const CelParametersSchema = v.pipe(
   v.strictObject({
-    ...validationEntries,
+    ...validationEntries(),
     // Kinds whose pod template the rule judges as a Pod (autogen: pod-controllers.ts).
     podControllers: v.optional(v.array(v.string()), () => []),
     ...namedEngineFields('validating'),

@@ -23,8 +23,12 @@ export interface EngineContext extends PolicyContext {
 export interface Engine<Validation = unknown, Mutation = unknown> {
   /** As rules documents and reports name it; a rule for an engine other than CEL rides in the field of this name. */
   readonly name: string;
-  /** The schemas of its rules, which check and compile them when a rules version is read; none for a kind of rule it does not run. */
-  readonly schemas: { validating?: v.GenericSchema<unknown, Validation>; mutating?: v.GenericSchema<unknown, Mutation> };
+  /**
+   * The schemas of the rules that ride in its field, which check and compile them when a rules version is
+   * read (none for a kind of rule it does not run). CEL has none: its fields are the native document's own,
+   * which the functions build their parameters from (engines/cel: validationEntries, mutationEntries).
+   */
+  readonly schemas?: { validating?: v.GenericSchema<unknown, Validation>; mutating?: v.GenericSchema<unknown, Mutation> };
   /**
    * Loads what running the rule needs and is not loaded yet (the engine's evaluator, RE2), before the
    * synchronous evaluation; undefined when nothing is missing, so a loaded engine costs no microtask.
@@ -44,8 +48,6 @@ export interface Engine<Validation = unknown, Mutation = unknown> {
   expand?<P extends { run: EngineRule; podControllers: string[] }>(rule: Rule<P>): Rule<P>[];
   /** The conditions of the rule that the API server can evaluate itself, for registration; none when absent. */
   webhookMatchConditions?(rule: Validation): { name: string; expression: string }[];
-  /** The CEL expressions the rule writes, for `policy validate`'s check of the fields they read. */
-  celExpressions?(rule: Validation): { where: string; source: string }[];
 }
 
 /** A rule as its engine runs it: the engine, its form of the rule, and the part another engine runs for it. */
@@ -63,9 +65,9 @@ export const engineRule = <V, M>(engine: Engine<V, M>, rule: V | M, embedded?: E
 });
 
 /** The one way a function loads what a rule needs: its engine's, and its embedded part's engine's. */
-export function loadEngineRule({ engine, rule, embedded }: EngineRule): Promise<void> | undefined {
-  const own = engine.load(rule);
-  const other = embedded?.engine.load(embedded.rule);
+export function loadEngineRule(run: EngineRule): Promise<void> | undefined {
+  const own = run.engine.load(run.rule);
+  const other = run.embedded?.engine.load(run.embedded.rule);
   if (own && other) return Promise.all([own, other]).then(() => undefined);
   return own ?? other;
 }

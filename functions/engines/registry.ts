@@ -15,11 +15,11 @@ export const ENGINES: readonly Engine[] = [celEngine as Engine, ...NAMED_ENGINES
 
 type Kind = 'validating' | 'mutating';
 
-const namedEnginesOf = (kind: Kind) => NAMED_ENGINES.filter((engine) => engine.schemas[kind]);
+const namedEnginesOf = (kind: Kind) => NAMED_ENGINES.filter((engine) => engine.schemas?.[kind]);
 
 /** For a function's parameters: each named engine's rule of the kind, an optional field of the engine's name. */
 export const namedEngineFields = (kind: Kind) =>
-  Object.fromEntries(namedEnginesOf(kind).map((engine) => [engine.name, v.optional(engine.schemas[kind]!)]));
+  Object.fromEntries(namedEnginesOf(kind).map((engine) => [engine.name, v.optional(engine.schemas![kind]!)]));
 
 /** The named engines whose rules of the kind a function's parameters hold (one, for a valid rule). */
 export const namedEnginesIn = (parameters: object, kind: Kind): Engine[] =>

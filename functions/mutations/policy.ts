@@ -30,8 +30,8 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
   // The object and oldObject become CEL values before anything else, and that conversion refuses an object
   // nested beyond MAX_OBJECT_DEPTH.
   walksWholeObject: false,
-  mutate(request, { run, podControllers }, original, context) {
+  mutate(request, { run, podControllers }, original, { now, deadline }) {
     const podTemplate = podControllers.includes(request.kind.kind);
-    return run.engine.mutate(request, run.rule, original, { ...context, podTemplate });
+    return run.engine.mutate(request, run.rule, original, { now, deadline, podTemplate });
   },
 };

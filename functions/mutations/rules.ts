@@ -13,7 +13,7 @@ import { namedEngineFields, namedEngineNames, namedEnginesIn } from '../engines/
  */
 export const MutationParametersSchema = v.pipe(
   v.strictObject({
-    ...mutationEntries,
+    ...mutationEntries(),
     // Set on the autogen rules of a Kyverno rule, and by a MutatingPolicy's autogen: the controllers whose pod templates they patch.
     podControllers: v.optional(v.array(v.string()), () => []),
     ...namedEngineFields('mutating'),

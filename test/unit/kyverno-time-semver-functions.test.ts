@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
 import { searchJmesPath } from '../../functions/engines/kyverno/jmespath/jmespath.js';
 import { expressionProblems } from '../../functions/engines/kyverno/policy/expression-problems.js';
-import { compareSemVer, parseSemVer, semverInRange } from '../../functions/engines/runtime/go/semver.js';
+import { compareSemVer, parseSemVer } from '../../functions/engines/runtime/go/semver.js';
+import { semverInRange } from '../../functions/engines/runtime/go/semver-range.js';
 
 const search = (expression: string) => searchJmesPath(expression, {}, { budget: new CostBudget(), now: new Date('2026-11-25T10:30:00Z') });
 

@@ -6,10 +6,10 @@
 // RE2 loads when a rule first needs it.
 import type { Engine } from '../engine.js';
 import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
-import { type CelMutation, CelMutationSchema } from './mutation-rule.js';
+import type { CelMutation } from './mutation-rule.js';
 import type { CelProgram } from './program.js';
 import { validateWithCel } from './validate.js';
-import { type CelValidation, CelValidationSchema } from './validation-rule.js';
+import type { CelValidation } from './validation-rule.js';
 
 let mutation: typeof import('./mutate.js') | undefined;
 
@@ -21,13 +21,12 @@ const isMutation = (rule: CelValidation | CelMutation): rule is CelMutation => '
 
 export const celEngine: Engine<CelValidation, CelMutation> = {
   name: 'cel',
-  schemas: { validating: CelValidationSchema, mutating: CelMutationSchema },
   load(rule) {
-    const loads = [
-      ...(rule && isMutation(rule) && !mutation ? [loadMutation()] : []),
-      ...(rule?.usesRegex && !regexEngineLoaded() ? [loadRegexEngine()] : []),
-    ];
-    return loads.length > 0 ? Promise.all(loads).then(() => undefined) : undefined;
+    // Asked before every rule of every request: nothing is allocated when nothing is missing.
+    const mutating = rule !== undefined && !mutation && isMutation(rule);
+    const regex = rule?.usesRegex === true && !regexEngineLoaded();
+    if (!mutating && !regex) return undefined;
+    return Promise.all([mutating && loadMutation(), regex && loadRegexEngine()]).then(() => undefined);
   },
   // Its schemas compile every expression when the rules are read: nothing is left to check.
   check: () => [],
@@ -44,18 +43,20 @@ export const celEngine: Engine<CelValidation, CelMutation> = {
       .filter(({ program }) => apiServerCan(program))
       .map(({ name, program }) => ({ name, expression: program.source }));
   },
-  celExpressions: (rule) => [
-    ...rule.variables.map(({ name, program }) => ({ where: `variables ${name}`, source: program.source })),
-    ...rule.matchConditions.map(({ name, program }) => ({ where: `matchConditions ${name}`, source: program.source })),
-    ...rule.validations.flatMap(({ program, messageProgram }, index) => [
-      { where: `validations[${index}].expression`, source: program.source },
-      ...(messageProgram ? [{ where: `validations[${index}].messageExpression`, source: messageProgram.source }] : []),
-    ]),
-    ...rule.auditAnnotations.map(({ key, program }) => ({ where: `auditAnnotations ${key}`, source: program.source })),
-  ],
 };
+
+/** The expressions a validation rule writes, with where, for `policy validate`'s check of the fields they read. */
+export const celExpressionsOf = (rule: CelValidation): { where: string; source: string }[] => [
+  ...rule.variables.map(({ name, program }) => ({ where: `variables ${name}`, source: program.source })),
+  ...rule.matchConditions.map(({ name, program }) => ({ where: `matchConditions ${name}`, source: program.source })),
+  ...rule.validations.flatMap(({ program, messageProgram }, index) => [
+    { where: `validations[${index}].expression`, source: program.source },
+    ...(messageProgram ? [{ where: `validations[${index}].messageExpression`, source: messageProgram.source }] : []),
+  ]),
+  ...rule.auditAnnotations.map(({ key, program }) => ({ where: `auditAnnotations ${key}`, source: program.source })),
+];
 
 export { celEnvironment, type ExpressionNode } from './environment.js';
 export { type CelMutation, celMutationOf, mutationEntries } from './mutation-rule.js';
 export { toCel } from './program.js';
-export { type CelValidation, celValidationOf, conditionsOnly, validationEntries } from './validation-rule.js';
+export { type CelValidation, celValidationOf, validationEntries } from './validation-rule.js';

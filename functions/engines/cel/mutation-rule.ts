@@ -8,56 +8,57 @@ import { CelNameSchema, celExpressionSchema } from './expression-schema.js';
 import { applyConfigurationTypeProblem } from './object-construction.js';
 import { type CelProgram, toCel } from './program.js';
 
-const Expression = celExpressionSchema();
-const MutationExpression = celExpressionSchema({ constructsObjects: true });
-
 const FIELD_OF = { JSONPatch: 'jsonPatch', ApplyConfiguration: 'applyConfiguration' } as const;
 
-/** One mutation: its patchType and the expression in that type's own field, which must be the only one set. */
-const MutationSchema = v.pipe(
-  v.strictObject({
-    patchType: v.picklist(['JSONPatch', 'ApplyConfiguration']),
-    jsonPatch: v.optional(v.strictObject({ expression: MutationExpression })),
-    applyConfiguration: v.optional(
-      v.strictObject({
-        expression: v.pipe(
-          MutationExpression,
-          v.rawCheck(({ dataset, addIssue }) => {
-            const problem = dataset.typed ? applyConfigurationTypeProblem(dataset.value.source) : undefined;
-            if (problem) addIssue({ message: problem });
-          }),
-        ),
-      }),
-    ),
-  }),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const field = FIELD_OF[dataset.value.patchType];
-    for (const other of Object.values(FIELD_OF))
-      if (other === field && !dataset.value[other]) addIssue({ message: `${other}: required for patchType ${dataset.value.patchType}` });
-      else if (other !== field && dataset.value[other])
-        addIssue({ message: `${other}: must not be set for patchType ${dataset.value.patchType}` });
-  }),
-  v.transform((mutation) => ({
-    patchType: mutation.patchType,
-    program: (mutation.patchType === 'JSONPatch' ? mutation.jsonPatch : mutation.applyConfiguration)!.expression,
-  })),
-);
-
 /**
+ * The fields, made when a function builds its parameters' schema: one that runs no mutation bundles none.
  * @example { mutations: [{ patchType: JSONPatch, jsonPatch: { expression: '[JSONPatch{op: "add", path: "/metadata/labels/team", value: "web"}]' } }] }
  */
-export const mutationEntries = {
-  mutations: v.optional(v.array(MutationSchema), () => []),
-  variables: v.optional(v.array(v.strictObject({ name: CelNameSchema, expression: Expression })), () => []),
-  matchConditions: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), expression: Expression })), () => []),
-  params: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
-};
+export function mutationEntries() {
+  const Expression = celExpressionSchema();
+  const MutationExpression = celExpressionSchema({ constructsObjects: true });
+  /** One mutation: its patchType and the expression in that type's own field, which must be the only one set. */
+  const MutationSchema = v.pipe(
+    v.strictObject({
+      patchType: v.picklist(['JSONPatch', 'ApplyConfiguration']),
+      jsonPatch: v.optional(v.strictObject({ expression: MutationExpression })),
+      applyConfiguration: v.optional(
+        v.strictObject({
+          expression: v.pipe(
+            MutationExpression,
+            v.rawCheck(({ dataset, addIssue }) => {
+              const problem = dataset.typed ? applyConfigurationTypeProblem(dataset.value.source) : undefined;
+              if (problem) addIssue({ message: problem });
+            }),
+          ),
+        }),
+      ),
+    }),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const field = FIELD_OF[dataset.value.patchType];
+      for (const other of Object.values(FIELD_OF))
+        if (other === field && !dataset.value[other]) addIssue({ message: `${other}: required for patchType ${dataset.value.patchType}` });
+        else if (other !== field && dataset.value[other])
+          addIssue({ message: `${other}: must not be set for patchType ${dataset.value.patchType}` });
+    }),
+    v.transform((mutation) => ({
+      patchType: mutation.patchType,
+      program: (mutation.patchType === 'JSONPatch' ? mutation.jsonPatch : mutation.applyConfiguration)!.expression,
+    })),
+  );
+  return {
+    mutations: v.optional(v.array(MutationSchema), () => []),
+    variables: v.optional(v.array(v.strictObject({ name: CelNameSchema, expression: Expression })), () => []),
+    matchConditions: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), expression: Expression })), () => []),
+    params: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+  };
+}
 
-const MutationFieldsSchema = v.strictObject(mutationEntries);
+type MutationFields = v.InferOutput<ReturnType<typeof v.strictObject<ReturnType<typeof mutationEntries>>>>;
 
 /** The rule as the engine runs it, made once per rules version from the fields as validated. */
-export function celMutationOf(fields: v.InferOutput<typeof MutationFieldsSchema>) {
+export function celMutationOf(fields: MutationFields) {
   return {
     patches: fields.mutations,
     // Loads RE2 before the rule first runs (the engine's load).
@@ -74,5 +75,3 @@ export function celMutationOf(fields: v.InferOutput<typeof MutationFieldsSchema>
   };
 }
 export type CelMutation = ReturnType<typeof celMutationOf>;
-
-export const CelMutationSchema = v.pipe(MutationFieldsSchema, v.transform(celMutationOf));

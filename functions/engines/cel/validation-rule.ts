@@ -8,46 +8,47 @@ import { CelNameSchema, celExpressionSchema } from './expression-schema.js';
 import { ParamsByRequestSchema } from './params-by-request.js';
 import { type CelProgram, toCel } from './program.js';
 
-const Expression = celExpressionSchema();
-
 /**
+ * The fields, made when a function builds its parameters' schema: one that runs no validation bundles none.
  * @example { validations: [{ expression: "object.spec.replicas <= 2", message: "at most 2 replicas" }] }
  */
-export const validationEntries = {
-  validations: v.optional(
-    v.array(
-      v.strictObject({
-        expression: Expression,
-        message: v.optional(v.string()),
-        messageExpression: v.optional(Expression),
-        reason: v.optional(v.picklist(['Unauthorized', 'Forbidden', 'Invalid', 'RequestEntityTooLarge'])),
-      }),
+export function validationEntries() {
+  const Expression = celExpressionSchema();
+  return {
+    validations: v.optional(
+      v.array(
+        v.strictObject({
+          expression: Expression,
+          message: v.optional(v.string()),
+          messageExpression: v.optional(Expression),
+          reason: v.optional(v.picklist(['Unauthorized', 'Forbidden', 'Invalid', 'RequestEntityTooLarge'])),
+        }),
+      ),
+      () => [],
     ),
-    () => [],
-  ),
-  variables: v.optional(v.array(v.strictObject({ name: CelNameSchema, expression: Expression })), () => []),
-  matchConditions: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), expression: Expression })), () => []),
-  auditAnnotations: v.optional(
-    v.array(
-      v.strictObject({
-        key: v.pipe(
-          v.string(),
-          v.regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, 'expected a qualified name of at most 63 characters'),
-        ),
-        valueExpression: Expression,
-      }),
+    variables: v.optional(v.array(v.strictObject({ name: CelNameSchema, expression: Expression })), () => []),
+    matchConditions: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), expression: Expression })), () => []),
+    auditAnnotations: v.optional(
+      v.array(
+        v.strictObject({
+          key: v.pipe(
+            v.string(),
+            v.regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, 'expected a qualified name of at most 63 characters'),
+          ),
+          valueExpression: Expression,
+        }),
+      ),
+      () => [],
     ),
-    () => [],
-  ),
-  params: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
-  // Params chosen per request from the bundle's param objects (a Kyverno validate.cel paramRef).
-  paramsByRequest: v.optional(ParamsByRequestSchema),
-  // Variables with a fixed value (Gatekeeper binds a constraint's parameters as variables.params).
-  variableValues: v.optional(v.record(v.string(), v.unknown()), () => ({})),
-};
+    params: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+    // Params chosen per request from the bundle's param objects (a Kyverno validate.cel paramRef).
+    paramsByRequest: v.optional(ParamsByRequestSchema),
+    // Variables with a fixed value (Gatekeeper binds a constraint's parameters as variables.params).
+    variableValues: v.optional(v.record(v.string(), v.unknown()), () => ({})),
+  };
+}
 
-const ValidationFieldsSchema = v.strictObject(validationEntries);
-type ValidationFields = v.InferOutput<typeof ValidationFieldsSchema>;
+type ValidationFields = v.InferOutput<ReturnType<typeof v.strictObject<ReturnType<typeof validationEntries>>>>;
 
 /** A variable's expression, or its fixed value (as CEL values). */
 export type VariableSource = { program: CelProgram } | { value: unknown };
@@ -89,8 +90,3 @@ export function celValidationOf(fields: ValidationFields) {
   };
 }
 export type CelValidation = ReturnType<typeof celValidationOf>;
-
-export const CelValidationSchema = v.pipe(ValidationFieldsSchema, v.transform(celValidationOf));
-
-/** The rule's part that only gates another engine's validation: its conditions, none of its validations. */
-export const conditionsOnly = (rule: CelValidation): CelValidation => ({ ...rule, validations: [], auditAnnotations: [] });

@@ -23,11 +23,10 @@ export const kyvernoEngine: Engine<KyvernoRule, KyvernoRule> = {
   name: 'kyverno',
   schemas: { validating: kyvernoRuleSchemaOf('validate'), mutating: kyvernoRuleSchemaOf('mutate') },
   load(rule) {
-    const loads = [
-      ...(loaded ? [] : [loadEvaluator()]),
-      ...(rule && !regexEngineLoaded() && callsRegexFunctions(rule) ? [loadRegexEngine()] : []),
-    ];
-    return loads.length > 0 ? Promise.all(loads).then(() => undefined) : undefined;
+    // Asked before every rule of every request: nothing is allocated when nothing is missing.
+    const regex = rule !== undefined && !regexEngineLoaded() && callsRegexFunctions(rule);
+    if (loaded && !regex) return undefined;
+    return Promise.all([!loaded && loadEvaluator(), regex && loadRegexEngine()]).then(() => undefined);
   },
   check: (written) => evaluator().expressionProblems(written as WrittenRule),
   validate: (request, rule, context) => evaluator().validate(request, rule, context),
