@@ -7,6 +7,7 @@ import { DEFAULT_POD_CONTROLLERS } from '../admission/kubernetes/pod-controllers
 import type { ValidatingPolicy } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
 import { loadEngineRule } from '../engines/engine.js';
+import { loadEnginesWrittenIn } from '../engines/registry.js';
 import { CEL_REFUSALS, POLICY_FORMATS } from '../formats/all-formats.js';
 import { claimedBy, isManifestData, loadEnginesFor, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { type CelParameters, CelParametersSchema } from './rules.js';
@@ -32,7 +33,9 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     translate: (documents) => rulesFromManifests(documents, { formats: POLICY_FORMATS, refusals: CEL_REFUSALS }),
     claims: (manifest, bundle) => claimedBy(POLICY_FORMATS, manifest, bundle),
     part: (manifest, bundle) => partFor(POLICY_FORMATS, manifest, bundle),
-    prepare: (data) => loadEnginesFor(POLICY_FORMATS, data),
+    prepare: async (data) => {
+      await Promise.all([loadEnginesFor(POLICY_FORMATS, data), loadEnginesWrittenIn(data)]);
+    },
   },
   routesEachPolicy: true,
   readsFieldsInExpressions: true,

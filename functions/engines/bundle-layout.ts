@@ -1,4 +1,4 @@
-// Imported by every module an engine loads on demand (Kyverno's evaluator, CEL's mutation), for the bundle's
+// Imported by every module an engine loads on demand (Kyverno's evaluator, Rego's, CEL's mutation), for the bundle's
 // layout only, as admission/shared-chunk.ts is by the stack's lazy modules. esbuild puts the code a
 // function's entry shares with its lazy modules into one chunk per set of importers: a lazy module that
 // reached only its own engine split the engines' code on the cold path into a chunk per engine and one for

@@ -7,9 +7,10 @@ import * as v from '../admission/schema.js';
 import { celEngine } from './cel/index.js';
 import type { Engine } from './engine.js';
 import { kyvernoEngine } from './kyverno/index.js';
+import { regoEngine } from './rego/index.js';
 
 /** The engines whose rules ride in a field of their own name, beside CEL's. */
-export const NAMED_ENGINES: readonly Engine[] = [kyvernoEngine as Engine];
+export const NAMED_ENGINES: readonly Engine[] = [kyvernoEngine as Engine, regoEngine as Engine];
 
 export const ENGINES: readonly Engine[] = [celEngine as Engine, ...NAMED_ENGINES];
 
@@ -31,6 +32,16 @@ export const namedEngineNames = (kind: Kind) =>
     .map(({ name }) => name)
     .join(', ');
 
+/** Loads the named engines whose fields a native rules document's rules write, before it is read. */
+export async function loadEnginesWrittenIn(data: unknown): Promise<void> {
+  const rules = (data as { rules?: unknown } | null)?.rules;
+  if (!Array.isArray(rules)) return;
+  const written = NAMED_ENGINES.filter((engine) =>
+    rules.some((rule) => typeof rule?.parameters === 'object' && rule.parameters !== null && engine.name in rule.parameters),
+  );
+  await Promise.all(written.map((engine) => engine.load()));
+}
+
 /**
  * Loads what reading rules needs of every engine, for tools that read rules documents synchronously (the
  * CLI, tests, benchmarks); what running a rule needs, the policy's prepareRule loads.
@@ -41,3 +52,4 @@ export async function loadEngines(): Promise<void> {
 
 export { celEngine } from './cel/index.js';
 export { kyvernoEngine } from './kyverno/index.js';
+export { regoEngine } from './rego/index.js';

@@ -1,18 +1,23 @@
-// Gatekeeper's ConstraintTemplate with a K8sNativeValidation engine, and its constraints, as native rules:
-// one per constraint. As Gatekeeper binds them: variables.params is the constraint's spec.parameters,
-// variables.anyObject is the object (oldObject on DELETE), params is the constraint itself. The
-// constraint's match (kinds, namespaces, excludedNamespaces, labelSelector, namespaceSelector, name, scope)
-// is the rule's; enforcementAction deny/warn/dryrun becomes Deny/Warn/Audit. Gatekeeper's webhook fails open
-// (Ignore) unless the constraint says otherwise. Templates with Rego only are refused: no Rego engine here.
+// Gatekeeper's ConstraintTemplate and its constraints, one rule per constraint. A template with a
+// K8sNativeValidation engine runs its CEL (as Gatekeeper does by default since 3.17): variables.params is the
+// constraint's spec.parameters, variables.anyObject the object (oldObject on DELETE), params the constraint.
+// Otherwise its Rego runs on the Rego engine (gatekeeper-rego-target.ts). The constraint's match (kinds,
+// namespaces, excludedNamespaces, labelSelector, namespaceSelector, name, scope) is the rule's;
+// enforcementAction deny/warn/dryrun becomes Deny/Warn/Audit, `scoped` takes the actions of the webhook's
+// enforcement point; denials and warnings are worded as Gatekeeper's webhook words them. Gatekeeper's
+// webhook fails open (Ignore). A template whose Rego reads data.inventory (the cluster's objects) or calls
+// external data is refused, as nothing here provides them.
+import { regoEngine } from '../engines/rego/index.js';
 import { celParameters } from './cel-rule-parts.js';
+import { type RegoCode, regoCodeOf, regoRuleOf } from './gatekeeper-rego-target.js';
 import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule, joinResults } from './policy-format.js';
 
 const ACTIONS: Record<string, string[]> = { deny: ['Deny'], warn: ['Warn'], dryrun: ['Audit'] };
 
 type Code = { engine?: string; source?: Record<string, unknown> };
 
-/** The template's K8sNativeValidation source and where it sits, or an error. */
-export function nativeValidationOf(template: Manifest): { source: Record<string, unknown>; at: string } | { error: string } {
+/** The template's K8sNativeValidation source and where it sits, or undefined. */
+export function nativeValidationOf(template: Manifest): { source: Record<string, unknown>; at: string } | undefined {
   const targets = (template.spec?.targets ?? []) as { code?: Code[] }[];
   for (const [targetIndex, target] of targets.entries()) {
     for (const [codeIndex, code] of (target.code ?? []).entries()) {
@@ -20,7 +25,7 @@ export function nativeValidationOf(template: Manifest): { source: Record<string,
         return { source: code.source ?? {}, at: `spec.targets[${targetIndex}].code[${codeIndex}].source` };
     }
   }
-  return { error: `ConstraintTemplate ${nameOf(template)}: no K8sNativeValidation code; Rego templates cannot run here (only CEL)` };
+  return undefined;
 }
 
 export function constraintKindOf(template: Manifest): string | undefined {
@@ -50,9 +55,82 @@ function matchOfConstraint(given: Record<string, unknown>): Record<string, unkno
   return match;
 }
 
-export function rulesFromConstraintTemplate(template: Manifest, constraints: Manifest[]): FormatResult {
+/** What the template runs: its CEL, else its Rego, else why neither can run. */
+type TemplateCode = { cel: { source: Record<string, unknown>; at: string } } | { rego: RegoCode } | { error: string };
+
+function codeOf(template: Manifest): TemplateCode {
   const native = nativeValidationOf(template);
-  if ('error' in native) return { rules: [], errors: [native.error] };
+  if (native) return { cel: native };
+  const rego = regoCodeOf(template);
+  return 'error' in rego ? rego : { rego };
+}
+
+// Gatekeeper's enforcement points: the webhook's, and every point.
+const WEBHOOK_POINTS = new Set(['validation.gatekeeper.sh', '*']);
+
+type ScopedAction = { action?: unknown; enforcementPoints?: { name?: unknown }[] };
+
+/** The constraint's actions at the webhook: its enforcementAction, or with `scoped`, those its webhook point names. */
+function actionsOf(constraint: Manifest): string[] | { error: string } {
+  const spec = (constraint.spec ?? {}) as Record<string, unknown>;
+  const action = typeof spec.enforcementAction === 'string' ? spec.enforcementAction : 'deny';
+  const name = `${constraint.kind} ${nameOf(constraint)}`;
+  if (action !== 'scoped')
+    return ACTIONS[action] ?? { error: `${name}: spec.enforcementAction ${action} is not supported (deny, warn, dryrun or scoped)` };
+  const scoped = (spec.scopedEnforcementActions ?? []) as ScopedAction[];
+  if (!Array.isArray(scoped)) return { error: `${name}: spec.scopedEnforcementActions must be a list` };
+  const actions = new Set<string>();
+  for (const [index, entry] of scoped.entries()) {
+    const webhook = (entry.enforcementPoints ?? []).some((point) => WEBHOOK_POINTS.has(String(point?.name)));
+    if (!webhook) continue;
+    const mapped = ACTIONS[String(entry.action)];
+    if (!mapped)
+      return {
+        error: `${name}: spec.scopedEnforcementActions[${index}].action ${String(entry.action)} is not supported (deny, warn or dryrun)`,
+      };
+    for (const one of mapped) actions.add(one);
+  }
+  // No action at the webhook: the constraint only audits, as dryrun does.
+  return actions.size > 0 ? [...actions] : ['Audit'];
+}
+
+const INVENTORY = /data\.inventory\b|by a computed name/;
+
+/** The rule's engine parameters for one constraint, or why the constraint cannot run. */
+function parametersFor(
+  code: Exclude<TemplateCode, { error: string }>,
+  constraint: Manifest,
+  template: string,
+  data?: Record<string, unknown>,
+): { parameters: Record<string, unknown>; at: string } | { error: string } {
+  if ('cel' in code) {
+    const spec = (constraint.spec ?? {}) as Record<string, unknown>;
+    const parameters = celParameters(code.cel.source);
+    parameters.variables = [
+      { name: 'anyObject', expression: "request.operation == 'DELETE' ? oldObject : object" },
+      ...((parameters.variables as unknown[]) ?? []),
+    ];
+    parameters.variableValues = { params: spec.parameters ?? {} };
+    parameters.params = constraint;
+    return { parameters, at: code.cel.at };
+  }
+  const rego = code.rego;
+  const rule = regoRuleOf(rego, constraint, data);
+  const problems = regoEngine.check(rule);
+  if (problems.length > 0) {
+    const reason = problems.map((problem) =>
+      INVENTORY.test(problem)
+        ? `its Rego ${problem}: data.inventory holds the cluster objects Gatekeeper syncs (a referential policy), which nothing provides here yet; \`portcullis policy test\` runs it with a suite's inventory`
+        : problem,
+    );
+    return { error: `ConstraintTemplate ${template}: ${reason.join('; ')}` };
+  }
+  return { parameters: { rego: rule }, at: rego.at };
+}
+
+export function rulesFromConstraintTemplate(template: Manifest, constraints: Manifest[], data?: Record<string, unknown>): FormatResult {
+  const code = codeOf(template);
+  if ('error' in code) return { rules: [], errors: [code.error] };
   const templateName = nameOf(template);
   const rules: TranslatedRule[] = [];
   const errors: string[] = [];
@@ -71,31 +149,28 @@ export function rulesFromConstraintTemplate(template: Manifest, constraints: Man
       );
       continue;
     }
-    const match = matchOfConstraint(given);
-    const action = typeof spec.enforcementAction === 'string' ? spec.enforcementAction : 'deny';
-    if (!ACTIONS[action]) {
-      errors.push(`${constraint.kind} ${name}: spec.enforcementAction ${action} is not supported (deny, warn or dryrun)`);
+    const actions = actionsOf(constraint);
+    if ('error' in actions) {
+      errors.push(actions.error);
       continue;
     }
-    const parameters = celParameters(native.source);
-    parameters.variables = [
-      { name: 'anyObject', expression: "request.operation == 'DELETE' ? oldObject : object" },
-      ...((parameters.variables as unknown[]) ?? []),
-    ];
-    parameters.variableValues = { params: spec.parameters ?? {} };
-    parameters.params = constraint;
+    const made = parametersFor(code, constraint, templateName, data);
+    if ('error' in made) {
+      errors.push(made.error);
+      break;
+    }
     rules.push({
       rule: {
         name: `${templateName}/${name}`,
         mode: 'enforce',
         failurePolicy: 'Ignore',
-        validationActions: ACTIONS[action],
-        origin: { kind: String(constraint.kind), name },
-        match,
-        parameters,
+        validationActions: actions,
+        origin: { kind: String(constraint.kind), name, wording: 'gatekeeper' },
+        match: matchOfConstraint(given),
+        parameters: made.parameters,
       },
       label: `ConstraintTemplate ${templateName} (constraint ${name})`,
-      parametersAt: native.at,
+      parametersAt: made.at,
       matchAt: 'spec.match',
     });
   }
@@ -109,22 +184,30 @@ export function rulesFromConstraintTemplate(template: Manifest, constraints: Man
 const isTemplate = (manifest: Manifest) => groupOf(manifest) === 'templates.gatekeeper.sh' && manifest.kind === 'ConstraintTemplate';
 const isConstraint = (manifest: Manifest) => groupOf(manifest) === 'constraints.gatekeeper.sh';
 
-export const gatekeeperFormat: PolicyFormat = {
-  name: 'Gatekeeper ConstraintTemplate',
-  claims: (manifest) => isTemplate(manifest) || isConstraint(manifest),
-  rulesOf(claimed) {
-    const templates = claimed.filter(isTemplate);
-    const constraints = claimed.filter(isConstraint);
-    const results = templates.map((template) =>
-      rulesFromConstraintTemplate(
-        template,
-        constraints.filter((constraint) => constraint.kind === constraintKindOf(template)),
-      ),
-    );
-    const orphans = constraints.filter((constraint) => !templates.some((template) => constraintKindOf(template) === constraint.kind));
-    const errors = orphans.map(
-      (constraint) => `${constraint.kind} ${nameOf(constraint)}: no ConstraintTemplate in the bundle defines kind ${constraint.kind}`,
-    );
-    return joinResults([...results, { rules: [], errors }]);
-  },
-};
+/** The format, given base documents for the Rego (a gator suite's inventory, in `policy test`). */
+export function gatekeeperFormatWith(data?: Record<string, unknown>): PolicyFormat {
+  return {
+    name: 'Gatekeeper ConstraintTemplate',
+    claims: (manifest) => isTemplate(manifest) || isConstraint(manifest),
+    // The Rego engine loads for a bundle with a template that runs Rego, and only then.
+    engines: (claimed) => (claimed.some((manifest) => isTemplate(manifest) && !nativeValidationOf(manifest)) ? [regoEngine] : []),
+    rulesOf(claimed) {
+      const templates = claimed.filter(isTemplate);
+      const constraints = claimed.filter(isConstraint);
+      const results = templates.map((template) =>
+        rulesFromConstraintTemplate(
+          template,
+          constraints.filter((constraint) => constraint.kind === constraintKindOf(template)),
+          data,
+        ),
+      );
+      const orphans = constraints.filter((constraint) => !templates.some((template) => constraintKindOf(template) === constraint.kind));
+      const errors = orphans.map(
+        (constraint) => `${constraint.kind} ${nameOf(constraint)}: no ConstraintTemplate in the bundle defines kind ${constraint.kind}`,
+      );
+      return joinResults([...results, { rules: [], errors }]);
+    },
+  };
+}
+
+export const gatekeeperFormat: PolicyFormat = gatekeeperFormatWith();

@@ -91,7 +91,7 @@ function namesMutatingPolicy(exception: Manifest, bundle: readonly Manifest[]): 
 
 export const kyvernoClusterPolicyMutateRulesFormat: PolicyFormat = {
   name: 'Kyverno ClusterPolicy (mutate rules)',
-  engines: [kyvernoEngine],
+  engines: () => [kyvernoEngine],
   claims: (manifest, bundle) =>
     (isPolicy(manifest) && rulesOf(manifest).some(mutates)) || (isException(manifest) && namesMutatingPolicy(manifest, bundle)),
   part: (manifest) =>

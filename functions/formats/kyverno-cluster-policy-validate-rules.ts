@@ -190,7 +190,7 @@ const isValidatingPolicy = (manifest: Manifest) =>
 
 export const kyvernoClusterPolicyValidateRulesFormat: PolicyFormat = {
   name: 'Kyverno ClusterPolicy (validate rules)',
-  engines: [kyvernoEngine],
+  engines: () => [kyvernoEngine],
   claims: (manifest, bundle) =>
     isValidatingPolicy(manifest) ||
     (isException(manifest) && !bundle.some((other) => isPolicy(other) && !isValidatingPolicy(other) && namedBy(manifest, other))) ||

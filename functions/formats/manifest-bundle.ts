@@ -72,8 +72,12 @@ export function rulesFromManifests(documents: unknown[], { formats, refusals }: 
 /** Loads the engines that the formats claiming the bundle's manifests need to read them, and only those. */
 export async function loadEnginesFor(formats: readonly PolicyFormat[], data: unknown): Promise<void> {
   const manifests = manifestsOf(Array.isArray(data) ? data : [data]);
-  const needed = formats.filter((format) => format.engines && manifests.some((manifest) => format.claims(manifest, manifests)));
-  await Promise.all([...new Set(needed.flatMap((format) => format.engines!))].map((engine) => engine.load()));
+  const needed = formats.flatMap((format) => {
+    if (!format.engines) return [];
+    const claimed = manifests.filter((manifest) => format.claims(manifest, manifests));
+    return claimed.length > 0 ? format.engines(claimed) : [];
+  });
+  await Promise.all([...new Set(needed)].map((engine) => engine.load()));
 }
 
 /** The part of a manifest the formats that claim it run: what `policy push` sends their function. */

@@ -39,8 +39,8 @@ export function joinResults(results: readonly FormatResult[]): FormatResult {
 export interface PolicyFormat {
   /** As its users know it: `ValidatingAdmissionPolicy`. */
   name: string;
-  /** The engines whose checks reading its manifests needs: loaded before a bundle it claims from is read, and only then. */
-  engines?: readonly Engine[];
+  /** The engines whose checks reading these manifests of its needs: loaded before the bundle is read, and only then. */
+  engines?(claimed: readonly Manifest[]): readonly Engine[];
   /** Whether a manifest is this format's: one of its policies, or a companion they name (bindings, params, constraints). */
   claims(manifest: Manifest, bundle: readonly Manifest[]): boolean;
   /** The rules of the manifests it claimed, in their order; a companion whose policy is missing is an error. */

@@ -1,6 +1,6 @@
 // `portcullis policy test <paths...>`: runs test files and compares each case with its expected result,
-// for CI: Portcullis PolicyTest files, Kyverno's kyverno-test.yaml and gator's suite.yaml, as written
-// (infra/policy-tests/). Exit 1 on any mismatch; skipped cases (what Portcullis cannot run) say why and
+// for CI: Portcullis PolicyTest files, Kyverno's kyverno-test.yaml, gator's suite.yaml, and Rego unit tests
+// as `opa test` runs them, as written (infra/policy-tests/). Exit 1 on any mismatch; skipped cases (what Portcullis cannot run) say why and
 // never count as passed. Given a rules document instead, it shows that document's decision on each of
 // the policy's fixtures (events/<policy>/), as before: a way to look, not a test.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { createAdmissionHandler } from '../../functions/admission/create-admissi
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import type { CaseOutcome } from '../policy-tests/case-outcome.js';
 import { junitReport } from '../policy-tests/junit-report.js';
+import { regoFilesIn, runOpaTests } from '../policy-tests/opa-test.js';
 import { InvalidTestFileError } from '../policy-tests/portcullis-test.js';
 import { findTestFiles, isTestFile, runTestFile } from '../policy-tests/test-files.js';
 import { EXIT, UsageError } from './cli-errors.js';
@@ -54,9 +55,11 @@ async function runTests(paths: string[], output: TestOutput): Promise<number> {
     if (error instanceof InvalidTestFileError) throw new UsageError(error.message);
     throw error;
   }
-  if (files.length === 0)
-    throw new UsageError(`no test files under ${paths.join(', ')} (PolicyTest, kyverno-test.yaml or gator suite.yaml)`);
-  const outcomes: CaseOutcome[] = [];
+  const regoFiles = regoFilesIn(paths);
+  if (files.length === 0 && regoFiles.length === 0)
+    throw new UsageError(`no test files under ${paths.join(', ')} (PolicyTest, kyverno-test.yaml, gator suite.yaml or Rego tests)`);
+  // Rego unit tests, as `opa test` runs the paths' .rego files together.
+  const outcomes: CaseOutcome[] = regoFiles.length > 0 ? await runOpaTests(regoFiles) : [];
   for (const { file, document } of files) {
     try {
       outcomes.push(...(await runTestFile(file, document)));
@@ -139,21 +142,23 @@ const isFile = (path: string) => {
 export function registerPolicyTestCommand(policy: Command): void {
   policy
     .command('test')
-    .description('run test files (PolicyTest, kyverno-test.yaml, gator suite.yaml) and compare each case with its expected result')
+    .description(
+      'run test files (PolicyTest, kyverno-test.yaml, gator suite.yaml) and Rego unit tests (as opa test), and compare each case with its expected result',
+    )
     .argument(
       '<paths...>',
-      'test files, or folders to search for them; or one rules document, to see its decision on each fixture in events/<policy>/',
+      'test files, or folders to search for them (with their .rego files, run as opa test runs them); or one rules document, to see its decision on each fixture in events/<policy>/',
     )
     .option('--policy <name>', 'with a rules document: the policy it is for (default: the file name)')
     .addOption(outputOption(['table', 'json', 'yaml'], 'table').choices(['table', 'json', 'yaml', 'junit']))
     .addHelpText(
       'after',
-      '\nExit 1 when a case does not get its expected result. Skipped cases (policies that need the cluster, Rego\ntemplates, mocked values) are listed with the reason and do not fail the run.',
+      '\nExit 1 when a case does not get its expected result. Skipped cases (policies that need the cluster, mocked\nvalues, todo_test_ rules) are listed with the reason and do not fail the run.',
     )
     .action(async (paths: string[], options: { policy?: string; output: TestOutput }) => {
       // The stack's decision lines and metrics are for the functions; here the report is the output.
       dropStackOutput();
-      const rulesDocument = paths.length === 1 && isFile(paths[0]!) && !isTestFile(paths[0]!);
+      const rulesDocument = paths.length === 1 && isFile(paths[0]!) && !isTestFile(paths[0]!) && !paths[0]!.endsWith('.rego');
       process.exitCode = rulesDocument ? await showFixtureDecisions(paths[0]!, options) : await runTests(paths, options.output);
     });
 }

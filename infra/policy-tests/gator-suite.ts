@@ -1,14 +1,16 @@
 // Gatekeeper's own test format, run as written: a gator `suite.yaml` (`test.gatekeeper.sh` Suite) pairs a
 // ConstraintTemplate with a constraint and states, per object, assertions on the violations (`violations:
-// yes|no|<n>`, `message`: an unanchored regular expression filtering which are counted). Templates with a
-// K8sNativeValidation (CEL) engine run on the cel engine; Rego-only templates and cases that need the
-// inventory of cluster objects are skipped with the reason. An object may be a whole AdmissionReview.
+// yes|no|<n>`, `message`: an unanchored regular expression filtering which are counted). A template runs
+// as the cel function runs it (its CEL if it has a K8sNativeValidation engine, else its Rego); a case's
+// `inventory:` objects are the Rego's data.inventory, laid out as Gatekeeper syncs them. An object may be a
+// whole AdmissionReview.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { ruleResults } from '../evaluation/rule-results.js';
 import { type CaseOutcome, failed, passed, skipped } from './case-outcome.js';
-import { bundleRules, cel } from './manifest-bundle-rules.js';
+import { inventoryOf } from './gatekeeper-inventory.js';
+import { type BundleRules, bundleRules, cel, celWithData } from './manifest-bundle-rules.js';
 import { offlineRequest } from './offline-request.js';
 import { yamlDocuments } from './yaml-documents.js';
 
@@ -26,15 +28,12 @@ interface GatorSuite {
   }[];
 }
 
-type Manifest = { apiVersion?: string; kind?: string; spec?: { targets?: { code?: { engine?: string }[] }[] } };
+type Manifest = { apiVersion?: string; kind?: string };
 
 export const isGatorSuite = (document: Manifest) =>
   document.kind === 'Suite' && String(document.apiVersion).startsWith('test.gatekeeper.sh/');
 
 const documentsOf = (file: string) => yamlDocuments<Manifest>(file);
-
-const hasCel = (template: Manifest) =>
-  (template.spec?.targets ?? []).some((target) => (target.code ?? []).some((code) => code.engine === 'K8sNativeValidation'));
 
 /** Whether violation messages satisfy an assertion (violations defaults to yes), and if not, why. */
 export function assertionMismatch(violations: string[], assertion: GatorAssertion): string | undefined {
@@ -48,30 +47,28 @@ export function assertionMismatch(violations: string[], assertion: GatorAssertio
   return `expected violations${counted}: ${expected}\ngot:     ${count}${violations.length > 0 ? `\n  ${violations.join('\n  ')}` : ''}`;
 }
 
+/** The rules of a test's template and constraint, with the case's inventory (empty without one), as gator has it. */
+function rulesFor(folder: string, manifests: Manifest[], inventory: string[] = []): BundleRules {
+  const laidOut = inventoryOf(inventory.flatMap((file) => documentsOf(join(folder, file))));
+  if (!laidOut.ok) return { ok: false, errors: [laidOut.error], refused: false };
+  return bundleRules(manifests, celWithData({ inventory: laidOut.inventory }));
+}
+
 export async function runGatorSuite(file: string): Promise<CaseOutcome[]> {
   const folder = dirname(file);
   const suite = parse(readFileSync(file, 'utf8')) as GatorSuite;
   const outcomes: CaseOutcome[] = [];
   for (const test of suite.tests ?? []) {
-    const template = documentsOf(join(folder, String(test.template)));
-    const constraint = documentsOf(join(folder, String(test.constraint)));
-    const rules = template.some(hasCel) ? bundleRules([...template, ...constraint]) : undefined;
+    const manifests = [...documentsOf(join(folder, String(test.template))), ...documentsOf(join(folder, String(test.constraint)))];
     for (const entry of test.cases ?? []) {
       const name = `${test.name}: ${entry.name}`;
-      if (!rules) {
-        outcomes.push(skipped(file, name, `template ${test.template} has only Rego: Portcullis runs the K8sNativeValidation (CEL) engine`));
-        continue;
-      }
+      const rules = rulesFor(folder, manifests, entry.inventory);
       if (!rules.ok) {
         outcomes.push(
           rules.refused
             ? skipped(file, name, rules.errors.join('; '))
             : failed(file, name, `the template and constraint are not valid:\n${rules.errors.join('\n')}`),
         );
-        continue;
-      }
-      if (entry.inventory && entry.inventory.length > 0) {
-        outcomes.push(skipped(file, name, 'needs the inventory of cluster objects (data.inventory): Portcullis judges the request alone'));
         continue;
       }
       const request = offlineRequest(parse(readFileSync(join(folder, String(entry.object)), 'utf8')));

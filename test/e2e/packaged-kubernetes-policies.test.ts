@@ -98,6 +98,7 @@ describe("Gatekeeper's requiredlabels CEL template with its suite, template and 
       ({ violations }) => violations === undefined || violations === 'yes' || (typeof violations === 'number' && violations > 0),
     );
     expect(body.response.allowed).toBe(!expectViolation);
-    if (expectViolation) expect(body.response.status.message).toMatch(/^K8sRequiredLabels '[^']+' denied request: /);
+    // Worded as Gatekeeper's webhook words it: `[<constraint>] <msg>`, one line per violation.
+    if (expectViolation) expect(body.response.status.message).toMatch(new RegExp(`^\\[${constraint[0].metadata.name}\\] `));
   });
 });

@@ -3,7 +3,8 @@
 // and annotates. Rules from Kubernetes manifests act as ValidatingAdmissionPolicy's validationActions:
 // Deny denies (with the violation's reason), Warn warns, Audit adds the `validation_failure` annotation,
 // and each rule's own failurePolicy resolves an error in that rule alone; a Kyverno ClusterPolicy's rules are
-// worded as Kyverno words its denials and warnings (kyverno-denial.ts). (Mutating: mutate-rules.ts.)
+// worded as Kyverno words its denials and warnings (kyverno-denial.ts), a Gatekeeper constraint's as
+// Gatekeeper's webhook words them. (Mutating: mutate-rules.ts.)
 import type { AdmissionRequest } from '../review/admission-review-schema.js';
 import { allowed, type Verdict } from '../review/admission-response.js';
 import { DeadlineExceededError } from './deadline.js';
@@ -53,7 +54,8 @@ export async function evaluateRules<P>(
 ): Promise<RulesOutcome> {
   let logDetails: Record<string, unknown> | undefined;
   const matched: string[] = [];
-  const denials: { rule: string; text: string; native?: boolean; reason?: DenialReason; kyverno?: KyvernoFailure }[] = [];
+  const denials: { rule: string; text: string; native?: boolean; reason?: DenialReason; kyverno?: KyvernoFailure; gatekeeper?: boolean }[] =
+    [];
   const verdictWarnings: string[] = [];
   const annotations: Record<string, string> = {};
   const validationFailures: unknown[] = [];
@@ -102,18 +104,22 @@ export async function evaluateRules<P>(
     }
     for (const [index, violation] of violations.entries()) {
       const kyverno = kyvernoFailure(rule, violation.message).kyverno;
+      // Gatekeeper's webhook: one line per violation, `[<constraint>] <msg>`, denials and warnings alike.
+      const gatekeeper = rule.origin?.wording === 'gatekeeper' ? `[${rule.origin.name}] ${violation.message}` : undefined;
       if (rule.validationActions.includes('Deny'))
         denials.push({
           rule: rule.name,
-          text: `${describe(rule)} denied request: ${violation.message}`,
+          text: gatekeeper ?? `${describe(rule)} denied request: ${violation.message}`,
           reason: violation.reason,
           kyverno,
+          gatekeeper: gatekeeper !== undefined,
         });
       if (rule.validationActions.includes('Warn'))
         verdictWarnings.push(
-          kyverno
-            ? `policy ${kyverno.policy}.${kyverno.rule}: ${kyverno.message}`
-            : `Validation failed for ${describe(rule)}: ${violation.message}`,
+          gatekeeper ??
+            (kyverno
+              ? `policy ${kyverno.policy}.${kyverno.rule}: ${kyverno.message}`
+              : `Validation failed for ${describe(rule)}: ${violation.message}`),
         );
       if (rule.validationActions.includes('Audit')) {
         validationFailures.push({
@@ -130,8 +136,11 @@ export async function evaluateRules<P>(
   let verdict = allowed();
   if (denials.length > 0) {
     // Native rules' messages start with the policy's name, as they always have; manifests' name themselves.
-    const others = denials.filter(({ kyverno }) => !kyverno);
+    const others = denials.filter(({ kyverno, gatekeeper }) => !kyverno && !gatekeeper);
     const texts = others.map(({ text, native }, index) => (native && index === 0 ? `${policy.name}: ${text}` : text));
+    // Gatekeeper's lines, joined by newlines as its webhook joins them, each once.
+    const gatekeeperLines = [...new Set(denials.filter(({ gatekeeper }) => gatekeeper).map(({ text }) => text))];
+    if (gatekeeperLines.length > 0) texts.unshift(gatekeeperLines.join('\n'));
     const failures = denials.flatMap(({ kyverno }) => (kyverno ? [kyverno] : []));
     // Loaded only when a ClusterPolicy denies: the other functions never need it.
     if (failures.length > 0) texts.push((await import('./kyverno-denial.js')).kyvernoBlockedMessage(request, failures));

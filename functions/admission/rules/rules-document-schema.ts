@@ -74,7 +74,14 @@ export function ruleSchema<P extends v.GenericSchema>(parametersSchema: P) {
     // The manifest a rule came from, named in its messages as Kubernetes names it.
     // A Kyverno ClusterPolicy's rule also names the rule of the policy it came from.
     origin: v.optional(
-      v.strictObject({ kind: v.string(), name: v.string(), binding: v.optional(v.string()), rule: v.optional(v.string()) }),
+      v.strictObject({
+        kind: v.string(),
+        name: v.string(),
+        binding: v.optional(v.string()),
+        rule: v.optional(v.string()),
+        // Denials and warnings worded as Gatekeeper's webhook words them: `[<constraint>] <message>`.
+        wording: v.optional(v.picklist(['gatekeeper'])),
+      }),
     ),
     // false: the rule judges admission requests only, and `audit` leaves it out (Kyverno's background: false).
     background: v.optional(v.boolean()),
@@ -124,7 +131,7 @@ export type RulesDocument<P> = {
     match?: Match;
     failurePolicy?: FailurePolicy;
     validationActions?: ValidationAction[];
-    origin?: { kind: string; name: string; binding?: string; rule?: string };
+    origin?: { kind: string; name: string; binding?: string; rule?: string; wording?: 'gatekeeper' };
     background?: boolean;
     timeoutSeconds?: number;
     reinvocationPolicy?: 'Never' | 'IfNeeded';

@@ -18,8 +18,21 @@ const ZERO_TO_UNIX_SECONDS = 62_135_596_800n;
 
 export const RFC3339 = '2006-01-02T15:04:05Z07:00';
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+export const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+export const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 // Go's layout elements, longest first where one is the start of another.
 const ELEMENTS = [
@@ -57,10 +70,10 @@ const ELEMENTS = [
   'Z0700',
   'Z07',
 ] as const;
-type Element = (typeof ELEMENTS)[number] | 'fraction';
+export type Element = (typeof ELEMENTS)[number] | 'fraction';
 
 /** The layout as literal text and elements, as Go's nextStdChunk reads it. */
-function elementsOf(layout: string): (Element | { literal: string } | { fraction: number })[] {
+export function elementsOf(layout: string): (Element | { literal: string } | { fraction: number })[] {
   const parts: (Element | { literal: string } | { fraction: number })[] = [];
   let literal = '';
   for (let index = 0; index < layout.length; ) {
@@ -154,7 +167,8 @@ export function parseGoTime(layout: string, text: string): GoTime {
       continue;
     }
     if (typeof part === 'object') {
-      nanos = fraction(read, part.fraction);
+      // The seconds may have read the fraction already.
+      nanos = fraction(read, part.fraction) ?? nanos;
       continue;
     }
     switch (part) {
@@ -248,7 +262,7 @@ export function parseGoTime(layout: string, text: string): GoTime {
   return { nanos: BigInt(date.getTime()) * NANOS_PER_MS + nanos - BigInt(offset) * NANOS_PER_SECOND, offset };
 }
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+export const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 const daysIn = (year: number, month: number) => (month === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[month - 1]!);
 
@@ -256,8 +270,8 @@ function fractionNanos(digits: string): bigint {
   return BigInt(digits.slice(0, 9).padEnd(9, '0'));
 }
 
-function fraction(read: Reader, digits: number): bigint {
-  if (read.text[read.at] !== '.' && read.text[read.at] !== ',') return 0n;
+function fraction(read: Reader, digits: number): bigint | undefined {
+  if (read.text[read.at] !== '.' && read.text[read.at] !== ',') return undefined;
   const start = ++read.at;
   while (/[0-9]/.test(read.text[read.at] ?? '')) read.at++;
   if (read.at - start < 1 || (digits > 0 && read.at - start > Math.max(digits, 9)))

@@ -1,0 +1,67 @@
+// The admission target: how a request becomes a Rego policy's input and its answer becomes findings, as
+// Gatekeeper's target (frameworks' `admission.k8s.gatekeeper.sh`) does it. The input is `review`, the
+// AdmissionRequest as it lies (on DELETE, `object` is `oldObject`, as Gatekeeper's webhook sets it), beside
+// the rule's fixed fields (`parameters`); the answer is the set at the rule's violations path, each member
+// an object whose `msg` is a violation, in OPA's order of the set, identical messages once. Evaluation is
+// OPA's default (a built-in's error makes its call undefined), charged to one cost budget under the deadline.
+import type { Findings } from '../../admission/policy.js';
+import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
+import type { EngineContext } from '../engine.js';
+import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../runtime/cost-budget.js';
+import { withEvaluation } from '../runtime/evaluation.js';
+import type { CompiledPolicy } from './compile/compile-policy.js';
+import { RegoEvalError } from './eval/evaluator.js';
+import { evaluateDocument } from './eval/query.js';
+import { isObject, objectGet, RegoSet, sortedMembers, type Value } from './values.js';
+
+export interface RegoValidation {
+  policy: CompiledPolicy;
+  /** The document whose members are the violations: `['k8sallowedrepos', 'violation']`. */
+  violations: string[];
+  /** The input's fixed fields beside `review` (Gatekeeper's `parameters`). */
+  input: Record<string, unknown>;
+  /** Base documents under data (`policy test`'s inventory); none in a function. */
+  data: Record<string, unknown>;
+  usesRegex: boolean;
+}
+
+/** A whole Rego evaluation's budget: the same as one CEL expression's. */
+export const REGO_COST_LIMIT = PER_EXPRESSION_COST_LIMIT;
+
+export function reviewOf(request: AdmissionRequest): Record<string, unknown> {
+  const oldObject = (request as { oldObject?: unknown }).oldObject;
+  return request.operation === 'DELETE' && oldObject !== undefined && oldObject !== null ? { ...request, object: oldObject } : request;
+}
+
+export function validateWithRego(request: AdmissionRequest, rule: RegoValidation, context: EngineContext): Findings {
+  const input = { ...rule.input, review: reviewOf(request) } as Value;
+  const budget = new CostBudget(REGO_COST_LIMIT, context.deadline);
+  const evaluation = { budget, now: context.now };
+  let result: Value | undefined;
+  try {
+    result = withEvaluation(evaluation, () =>
+      evaluateDocument(rule.policy, rule.violations, {
+        input,
+        data: rule.data as Value,
+        strictBuiltinErrors: false,
+        builtins: { now: context.now, charge: (units) => budget.charge(units) },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof RegoEvalError) throw new Error(`Rego evaluation error: ${error.message}`);
+    throw error;
+  }
+  return { violations: messagesOf(result, rule) };
+}
+
+function messagesOf(result: Value | undefined, rule: RegoValidation): string[] {
+  if (result === undefined) return [];
+  if (!(result instanceof RegoSet)) throw new Error(`data.${rule.violations.join('.')} is not a set of violations`);
+  const messages = new Set<string>();
+  for (const member of sortedMembers(result)) {
+    const msg = isObject(member) ? objectGet(member, 'msg') : undefined;
+    if (typeof msg !== 'string') throw new Error(`data.${rule.violations.join('.')}: a violation has no string "msg"`);
+    messages.add(msg);
+  }
+  return [...messages];
+}

@@ -1,0 +1,177 @@
+// Encodings (OPA's encoding category): JSON and YAML text, base64, base64url, hex and URL queries. A
+// value becomes JSON as OPA's ast.JSON makes it (a set an array, keys sorted); text becomes a value as
+// OPA's json.unmarshal reads it. Every conversion is charged by the size of what it reads.
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { units } from '../../runtime/size-units.js';
+import { fromJson, makeObject, RegoSet, sortedEntries, sortedMembers, type Value } from '../values.js';
+import { type Builtin, BuiltinError, type BuiltinContext, builtin } from './builtin.js';
+import { numberText, regoText } from './format.js';
+import { object, string } from './operands.js';
+
+/** A value as plain JSON data: sets as sorted arrays, objects with sorted string keys. */
+export function toJsonData(value: Value): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(toJsonData);
+  if (value instanceof RegoSet) return sortedMembers(value).map(toJsonData);
+  const data: Record<string, unknown> = {};
+  for (const [key, item] of sortedEntries(value))
+    Object.defineProperty(data, typeof key === 'string' ? key : regoText(key), {
+      value: toJsonData(item),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  return data;
+}
+
+/** JSON text as Go's encoding/json writes it: compact, numbers as OPA prints them. */
+export function jsonText(value: Value): string {
+  if (typeof value === 'number') return numberText(value);
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
+  if (value instanceof RegoSet) return `[${sortedMembers(value).map(jsonText).join(',')}]`;
+  return `{${sortedEntries(value)
+    .map(([key, item]) => `${JSON.stringify(typeof key === 'string' ? key : regoText(key))}:${jsonText(item)}`)
+    .join(',')}}`;
+}
+
+function readJson(name: string, text: string, context: BuiltinContext): Value {
+  context.charge(1 + units(text));
+  try {
+    return fromJson(JSON.parse(text));
+  } catch (error) {
+    throw new BuiltinError(name, (error as Error).message);
+  }
+}
+
+function readYaml(name: string, text: string, context: BuiltinContext): Value {
+  context.charge(1 + units(text) * 2);
+  try {
+    return fromJson(parseYaml(text, { maxAliasCount: 100 }) ?? null);
+  } catch (error) {
+    throw new BuiltinError(name, (error as Error).message);
+  }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
+
+function decodeBase64(name: string, text: string, url: boolean): string {
+  const valid = url ? BASE64URL.test(text) : BASE64.test(text) && text.length % 4 === 0;
+  if (!valid) throw new BuiltinError(name, 'illegal base64 data');
+  return Buffer.from(text, url ? 'base64url' : 'base64').toString('utf8');
+}
+
+/** Go's url.QueryEscape: spaces as `+`, everything but unreserved characters percent-encoded. */
+const queryEscape = (text: string) =>
+  encodeURIComponent(text)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
+
+function queryUnescape(name: string, text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw new BuiltinError(name, `invalid URL escape in ${JSON.stringify(text)}`);
+  }
+}
+
+const sized = (context: BuiltinContext, text: string) => {
+  context.charge(1 + units(text));
+  return text;
+};
+
+export const ENCODING: Builtin[] = [
+  builtin('json.marshal', 1, (args, context) => sized(context, jsonText(args[0]!))),
+  builtin('json.marshal_with_options', 2, (args, context) => {
+    const options = object('json.marshal_with_options', args, 1);
+    const indent = (options as Record<string, Value>).indent;
+    const prefix = (options as Record<string, Value>).prefix;
+    const pretty = (options as Record<string, Value>).pretty;
+    const text =
+      pretty === false && indent === undefined && prefix === undefined
+        ? jsonText(args[0]!)
+        : JSON.stringify(toJsonData(args[0]!), null, typeof indent === 'string' ? indent : '\t');
+    return sized(
+      context,
+      typeof prefix === 'string'
+        ? text
+            .split('\n')
+            .map((line) => prefix + line)
+            .join('\n')
+        : text,
+    );
+  }),
+  builtin('json.unmarshal', 1, (args, context) => readJson('json.unmarshal', string('json.unmarshal', args, 0), context)),
+  builtin('json.is_valid', 1, (args, context) => {
+    if (typeof args[0] !== 'string') return false;
+    context.charge(1 + units(args[0]));
+    try {
+      JSON.parse(args[0]);
+      return true;
+    } catch {
+      return false;
+    }
+  }),
+  builtin('yaml.marshal', 1, (args, context) => sized(context, stringifyYaml(toJsonData(args[0]!), { lineWidth: 0 }))),
+  builtin('yaml.unmarshal', 1, (args, context) => readYaml('yaml.unmarshal', string('yaml.unmarshal', args, 0), context)),
+  builtin('yaml.is_valid', 1, (args, context) => {
+    if (typeof args[0] !== 'string') return false;
+    try {
+      readYaml('yaml.is_valid', args[0], context);
+      return true;
+    } catch (error) {
+      if (error instanceof BuiltinError) return false;
+      throw error;
+    }
+  }),
+  builtin('base64.encode', 1, (args, context) => sized(context, Buffer.from(string('base64.encode', args, 0), 'utf8').toString('base64'))),
+  builtin('base64.decode', 1, (args, context) => sized(context, decodeBase64('base64.decode', string('base64.decode', args, 0), false))),
+  builtin('base64.is_valid', 1, (args) => typeof args[0] === 'string' && BASE64.test(args[0]) && args[0].length % 4 === 0),
+  builtin('base64url.encode', 1, (args, context) => {
+    const encoded = Buffer.from(string('base64url.encode', args, 0), 'utf8').toString('base64url');
+    return sized(context, encoded.padEnd(Math.ceil(encoded.length / 4) * 4, '='));
+  }),
+  builtin('base64url.encode_no_pad', 1, (args, context) =>
+    sized(context, Buffer.from(string('base64url.encode_no_pad', args, 0), 'utf8').toString('base64url')),
+  ),
+  builtin('base64url.decode', 1, (args, context) =>
+    sized(context, decodeBase64('base64url.decode', string('base64url.decode', args, 0), true)),
+  ),
+  builtin('hex.encode', 1, (args, context) => sized(context, Buffer.from(string('hex.encode', args, 0), 'utf8').toString('hex'))),
+  builtin('hex.decode', 1, (args, context) => {
+    const text = string('hex.decode', args, 0);
+    if (!/^([0-9a-fA-F]{2})*$/.test(text)) throw new BuiltinError('hex.decode', 'invalid byte in hex string');
+    return sized(context, Buffer.from(text, 'hex').toString('utf8'));
+  }),
+  builtin('urlquery.encode', 1, (args, context) => sized(context, queryEscape(string('urlquery.encode', args, 0)))),
+  builtin('urlquery.decode', 1, (args, context) => sized(context, queryUnescape('urlquery.decode', string('urlquery.decode', args, 0)))),
+  builtin('urlquery.encode_object', 1, (args, context) => {
+    const parts: string[] = [];
+    for (const [key, value] of sortedEntries(object('urlquery.encode_object', args, 0))) {
+      if (typeof key !== 'string') throw new BuiltinError('urlquery.encode_object', 'object keys must be strings');
+      const values =
+        typeof value === 'string'
+          ? [value]
+          : Array.isArray(value) || value instanceof RegoSet
+            ? [...(Array.isArray(value) ? value : sortedMembers(value))]
+            : undefined;
+      if (!values || values.some((item) => typeof item !== 'string'))
+        throw new BuiltinError('urlquery.encode_object', 'values must be strings, arrays of strings or sets of strings');
+      for (const item of values) parts.push(`${queryEscape(key)}=${queryEscape(item as string)}`);
+    }
+    return sized(context, parts.join('&'));
+  }),
+  builtin('urlquery.decode_object', 1, (args, context) => {
+    const text = sized(context, string('urlquery.decode_object', args, 0));
+    const entries = new Map<string, Value[]>();
+    for (const part of text.split(/[&;]/)) {
+      if (part === '') continue;
+      const at = part.indexOf('=');
+      const key = queryUnescape('urlquery.decode_object', at === -1 ? part : part.slice(0, at));
+      const value = at === -1 ? '' : queryUnescape('urlquery.decode_object', part.slice(at + 1));
+      entries.set(key, [...(entries.get(key) ?? []), value]);
+    }
+    return makeObject(entries);
+  }),
+];

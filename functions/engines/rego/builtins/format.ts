@@ -1,0 +1,168 @@
+// Values as text, as OPA prints them: in Rego's own syntax (`{"a": 1}`, `["x", "y"]`, sets `{"x"}`,
+// `set()`), strings quoted inside collections; and sprintf as Go's fmt.Sprintf formats OPA's values (%v
+// and %s give a string unquoted, %q quoted, %d an integer, %f %e %g numbers, %t booleans, %x hex).
+import { RegoSet, sortedEntries, sortedMembers, type Value } from '../values.js';
+
+/** A number as OPA prints it: integers as integers, others in Go's shortest form. */
+export function numberText(value: number): string {
+  if (Number.isInteger(value) && Math.abs(value) < 1e21) return String(value);
+  const text = String(value);
+  return text.includes('e') ? text.replace(/e([+-])(\d)$/, 'e$10$2') : text;
+}
+
+/** A value in Rego's syntax. */
+export function regoText(value: Value): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'boolean':
+      return String(value);
+    case 'number':
+      return numberText(value);
+    case 'string':
+      return JSON.stringify(value);
+    default:
+      if (Array.isArray(value)) return `[${value.map(regoText).join(', ')}]`;
+      if (value instanceof RegoSet) return value.size === 0 ? 'set()' : `{${sortedMembers(value).map(regoText).join(', ')}}`;
+      return `{${sortedEntries(value)
+        .map(([key, item]) => `${regoText(key)}: ${regoText(item)}`)
+        .join(', ')}}`;
+  }
+}
+
+const VERB = /%([-+# 0]*)(\d+|\*)?(?:\.(\d*|\*))?([a-zA-Z%])/g;
+
+function pad(text: string, width: number | undefined, flags: string): string {
+  if (width === undefined || text.length >= width) return text;
+  if (flags.includes('-')) return text.padEnd(width);
+  if (flags.includes('0') && /^[-+]?[\d.]/.test(text)) {
+    const sign = /^[-+]/.test(text) ? text[0]! : '';
+    return sign + text.slice(sign.length).padStart(width - sign.length, '0');
+  }
+  return text.padStart(width);
+}
+
+/** Go's %e exponent: a sign and at least two digits. */
+const goExponent = (text: string) => text.replace(/e([+-])(\d)$/, 'e$10$2');
+
+/** strconv.FormatFloat(value, 'g', -1, 64), Go's %v and %g: the shortest digits, exponent form when exp < -4 or exp ≥ 6. */
+function goShortest(value: number): string {
+  const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
+  const exponent = Number(exponentText);
+  if (exponent < -4 || exponent >= 6) return goExponent(`${mantissa}e${exponent < 0 ? '' : '+'}${exponent}`);
+  return String(value);
+}
+
+type GoArg = { kind: 'int'; value: number } | { kind: 'float'; value: number } | { kind: 'string'; value: string };
+
+/** OPA hands fmt integers as int, other numbers as float64, strings as strings, anything else as its Rego text. */
+function goArg(value: Value): GoArg {
+  if (typeof value === 'number') return Number.isInteger(value) ? { kind: 'int', value } : { kind: 'float', value };
+  return { kind: 'string', value: typeof value === 'string' ? value : regoText(value) };
+}
+
+const bad = (verb: string, arg: GoArg) =>
+  `%!${verb}(${arg.kind === 'int' ? 'int' : arg.kind === 'float' ? 'float64' : 'string'}=${arg.kind === 'float' ? goShortest(arg.value) : String(arg.value)})`;
+
+const signed = (text: string, value: number, flags: string) =>
+  value >= 0 && flags.includes('+') ? `+${text}` : value >= 0 && flags.includes(' ') ? ` ${text}` : text;
+
+function formatInt(verb: string, flags: string, value: number): string | undefined {
+  const sharp = flags.includes('#');
+  switch (verb) {
+    case 'v':
+    case 'd':
+      return signed(String(value), value, flags);
+    case 'b':
+      return signed(value.toString(2), value, flags);
+    case 'o':
+      return signed((sharp ? '0' : '') + value.toString(8), value, flags);
+    case 'O':
+      return signed(`0o${value.toString(8)}`, value, flags);
+    case 'x':
+      return signed((sharp ? '0x' : '') + value.toString(16), value, flags);
+    case 'X':
+      return signed((sharp ? '0X' : '') + value.toString(16).toUpperCase(), value, flags);
+    case 'c':
+      return String.fromCodePoint(value);
+    case 'q':
+      return `'${String.fromCodePoint(value)}'`;
+    default:
+      return undefined;
+  }
+}
+
+function formatFloat(verb: string, flags: string, precision: number | undefined, value: number): string | undefined {
+  switch (verb) {
+    case 'v':
+      return signed(goShortest(value), value, flags);
+    case 'g':
+    case 'G': {
+      const text = precision === undefined ? goShortest(value) : goExponentOrFixed(value, precision);
+      return signed(verb === 'G' ? text.toUpperCase() : text, value, flags);
+    }
+    case 'f':
+    case 'F':
+      return signed(value.toFixed(precision ?? 6), value, flags);
+    case 'e':
+    case 'E': {
+      const text = goExponent(value.toExponential(precision ?? 6));
+      return signed(verb === 'E' ? text.toUpperCase() : text, value, flags);
+    }
+    default:
+      return undefined;
+  }
+}
+
+function goExponentOrFixed(value: number, precision: number): string {
+  const digits = Math.max(precision, 1);
+  const [mantissa, exponentText] = value.toExponential(digits - 1).split('e') as [string, string];
+  const exponent = Number(exponentText);
+  const trimmed = mantissa.includes('.') ? mantissa.replace(/\.?0+$/, '') : mantissa;
+  if (exponent < -4 || exponent >= digits) return goExponent(`${trimmed}e${exponent < 0 ? '' : '+'}${exponent}`);
+  return String(Number(value.toPrecision(digits)));
+}
+
+function formatString(verb: string, precision: number | undefined, value: string): string | undefined {
+  switch (verb) {
+    case 'v':
+    case 's':
+      return precision === undefined ? value : [...value].slice(0, precision).join('');
+    case 'q':
+      return JSON.stringify(value);
+    case 'x':
+      return Buffer.from(value, 'utf8').toString('hex');
+    case 'X':
+      return Buffer.from(value, 'utf8').toString('hex').toUpperCase();
+    default:
+      return undefined;
+  }
+}
+
+function formatOne(verb: string, flags: string, precision: number | undefined, arg: GoArg): string {
+  const text =
+    arg.kind === 'int'
+      ? formatInt(verb, flags, arg.value)
+      : arg.kind === 'float'
+        ? formatFloat(verb, flags, precision, arg.value)
+        : formatString(verb, precision, arg.value);
+  return text ?? bad(verb, arg);
+}
+
+/** Go's fmt.Sprintf over OPA's values, as OPA's sprintf hands them to it. */
+export function sprintf(format: string, values: readonly Value[]): string {
+  const args = values.map(goArg);
+  let next = 0;
+  const result = format.replace(VERB, (_whole, flags: string, width: string | undefined, precision: string | undefined, verb: string) => {
+    if (verb === '%') return '%';
+    const widthValue = width === '*' ? Number(values[next++]) : width === undefined ? undefined : Number(width);
+    const precisionValue = precision === '*' ? Number(values[next++]) : precision === undefined ? undefined : Number(precision || 0);
+    if (next >= args.length) return `%!${verb}(MISSING)`;
+    return pad(formatOne(verb, flags, precisionValue, args[next++]!), widthValue, flags);
+  });
+  if (next < args.length)
+    return `${result}%!(EXTRA ${args
+      .slice(next)
+      .map((arg) => `${arg.kind === 'float' ? 'float64' : arg.kind}=${formatOne('v', '', undefined, arg)}`)
+      .join(', ')})`;
+  return result;
+}

@@ -1,0 +1,179 @@
+// Regular expressions (OPA's regex category) on RE2, the syntax OPA's Go regexp has, in linear time: each
+// match is charged to the evaluation's budget by its text's and pattern's size. glob.match turns a glob
+// into an RE2 pattern, with gobwas/glob's syntax as OPA uses it (`*`, `**`, `?`, `[…]`, `[!…]`, `{a,b}`).
+import { re2Pattern, regexEngineLoaded } from '../../runtime/re2.js';
+import { units } from '../../runtime/size-units.js';
+import type { Value } from '../values.js';
+import { type Builtin, BuiltinError, type BuiltinContext, builtin } from './builtin.js';
+import { integer, string } from './operands.js';
+
+function compiled(name: string, pattern: string) {
+  if (!regexEngineLoaded()) throw new Error("RE2 is not loaded (the Rego engine's load() runs before a rule that calls a regex built-in)");
+  try {
+    return re2Pattern(pattern);
+  } catch (error) {
+    throw new BuiltinError(name, `error parsing regexp: ${(error as Error).message}`);
+  }
+}
+
+function matcher(name: string, pattern: string, text: string, context: BuiltinContext) {
+  context.charge(1 + units(text) * Math.max(1, units(pattern)));
+  return compiled(name, pattern).matcher(text);
+}
+
+/** Every match of `pattern` in `text` (at most `limit`, all when negative): the whole match and its groups. */
+function findAll(name: string, pattern: string, text: string, limit: number, context: BuiltinContext): string[][] {
+  const m = matcher(name, pattern, text, context);
+  const found: string[][] = [];
+  let from = 0;
+  while ((limit < 0 || found.length < limit) && from <= text.length && m.find(from)) {
+    const groups: string[] = [];
+    for (let group = 0; group <= m.groupCount(); group++) groups.push(m.group(group) ?? '');
+    found.push(groups);
+    from = m.end() > m.start() ? m.end() : m.end() + 1;
+  }
+  return found;
+}
+
+/** Go's Regexp.Expand: `$1`, `$name`, `${name}`, `$$`; a group that does not exist is empty. */
+function expand(template: string, group: (name: string) => string): string {
+  return template.replace(/\$(?:\$|\{(\w+)\}|(\w+))/g, (whole, braced: string | undefined, bare: string | undefined) => {
+    if (whole === '$$') return '$';
+    const name = braced ?? bare!;
+    try {
+      return group(name);
+    } catch {
+      return '';
+    }
+  });
+}
+
+const RE2_SPECIAL = /[\\.+*?()|[\]{}^$]/g;
+
+/** A glob as an RE2 pattern: `*` and `?` stop at the delimiters, `**` does not. */
+export function globPattern(glob: string, delimiters: readonly string[]): string {
+  const notDelimiter = delimiters.length === 0 ? '[\\s\\S]' : `[^${delimiters.map((d) => d.replace(/[\\\]^-]/g, '\\$&')).join('')}]`;
+  let out = '';
+  let depth = 0;
+  for (let index = 0; index < glob.length; index++) {
+    const char = glob[index]!;
+    if (char === '\\' && index + 1 < glob.length) out += glob[++index]!.replace(RE2_SPECIAL, '\\$&');
+    else if (char === '*') {
+      if (glob[index + 1] === '*') {
+        index++;
+        out += '[\\s\\S]*';
+      } else out += `${notDelimiter}*`;
+    } else if (char === '?') out += notDelimiter;
+    else if (char === '[') {
+      const close = glob.indexOf(']', index + 1);
+      if (close === -1) throw new Error('unexpected end of input');
+      let inner = glob.slice(index + 1, close);
+      const negated = inner.startsWith('!');
+      if (negated) inner = inner.slice(1);
+      out += `[${negated ? '^' : ''}${inner.replace(/[\\\]^]/g, '\\$&')}]`;
+      index = close;
+    } else if (char === '{') {
+      depth++;
+      out += '(?:';
+    } else if (char === '}' && depth > 0) {
+      depth--;
+      out += ')';
+    } else if (char === ',' && depth > 0) out += '|';
+    else out += char.replace(RE2_SPECIAL, '\\$&');
+  }
+  if (depth > 0) throw new Error('unexpected end of input');
+  return `^${out}$`;
+}
+
+export const REGEX: Builtin[] = [
+  builtin('regex.match', 2, (args, context) =>
+    matcher('regex.match', string('regex.match', args, 0), string('regex.match', args, 1), context).find(),
+  ),
+  builtin('re_match', 2, (args, context) => matcher('re_match', string('re_match', args, 0), string('re_match', args, 1), context).find()),
+  builtin('regex.is_valid', 1, (args) => {
+    if (typeof args[0] !== 'string') return false;
+    try {
+      compiled('regex.is_valid', args[0]);
+      return true;
+    } catch {
+      return false;
+    }
+  }),
+  builtin('regex.split', 2, (args, context) => {
+    const [pattern, text] = [string('regex.split', args, 0), string('regex.split', args, 1)];
+    const parts: Value[] = [];
+    let last = 0;
+    const m = matcher('regex.split', pattern, text, context);
+    for (let from = 0; from <= text.length && m.find(from); ) {
+      if (m.end() === 0 && m.start() === 0) {
+        from = 1;
+        continue;
+      }
+      parts.push(text.slice(last, m.start()));
+      last = m.end();
+      from = m.end() > m.start() ? m.end() : m.end() + 1;
+    }
+    parts.push(text.slice(last));
+    return parts;
+  }),
+  builtin('regex.find_n', 3, (args, context) =>
+    findAll(
+      'regex.find_n',
+      string('regex.find_n', args, 0),
+      string('regex.find_n', args, 1),
+      integer('regex.find_n', args, 2),
+      context,
+    ).map((groups) => groups[0]!),
+  ),
+  builtin('regex.find_all_string_submatch_n', 3, (args, context) =>
+    findAll(
+      'regex.find_all_string_submatch_n',
+      string('regex.find_all_string_submatch_n', args, 0),
+      string('regex.find_all_string_submatch_n', args, 1),
+      integer('regex.find_all_string_submatch_n', args, 2),
+      context,
+    ),
+  ),
+  builtin('regex.replace', 3, (args, context) => {
+    const [text, pattern, replacement] = [
+      string('regex.replace', args, 0),
+      string('regex.replace', args, 1),
+      string('regex.replace', args, 2),
+    ];
+    const m = matcher('regex.replace', pattern, text, context);
+    let out = '';
+    let last = 0;
+    for (let from = 0; from <= text.length && m.find(from); ) {
+      context.charge(1 + units(replacement));
+      out += text.slice(last, m.start()) + expand(replacement, (name) => m.group(/^\d+$/.test(name) ? Number(name) : name) ?? '');
+      last = m.end();
+      from = m.end() > m.start() ? m.end() : m.end() + 1;
+    }
+    return out + text.slice(last);
+  }),
+  builtin('glob.match', 3, (args, context) => {
+    const pattern = string('glob.match', args, 0);
+    const delimitersValue = args[1];
+    let delimiters: string[];
+    if (delimitersValue === null) delimiters = [];
+    else if (Array.isArray(delimitersValue)) {
+      delimiters = delimitersValue.map((d) =>
+        typeof d === 'string'
+          ? d
+          : (() => {
+              throw new BuiltinError('glob.match', 'operand 2 must be an array of strings');
+            })(),
+      );
+      if (delimiters.length === 0) delimiters = ['.'];
+    } else throw new BuiltinError('glob.match', 'operand 2 must be one of {array, null}');
+    const text = string('glob.match', args, 2);
+    let regex: string;
+    try {
+      regex = globPattern(pattern, delimiters);
+    } catch (error) {
+      throw new BuiltinError('glob.match', (error as Error).message);
+    }
+    return matcher('glob.match', regex, text, context).matches();
+  }),
+  builtin('glob.quote_meta', 1, (args) => string('glob.quote_meta', args, 0).replace(/[*?\\[\]{}]/g, '\\$&')),
+];

@@ -1,0 +1,48 @@
+// Every built-in the engine has, by name, as OPA's topdown registers them: one list per category; and the
+// built-ins it refuses, with the reason, so a policy that calls one is refused at upload, not at a request.
+import { AGGREGATES } from './aggregates.js';
+import type { Builtin } from './builtin.js';
+import { COLLECTIONS } from './collections.js';
+import { COMPARISON } from './comparison.js';
+import { CRYPTO } from './crypto.js';
+import { ENCODING } from './encoding.js';
+import { GRAPH } from './graph.js';
+import { JSON_PATHS } from './json-paths.js';
+import { NUMBERS } from './numbers.js';
+import { REGEX } from './regex.js';
+import { SEMVER } from './semver.js';
+import { STRINGS } from './strings.js';
+import { TIME } from './time.js';
+import { TYPES } from './types.js';
+import { UNITS } from './units.js';
+
+export const BUILTINS: ReadonlyMap<string, Builtin> = new Map(
+  [
+    ...COMPARISON,
+    ...NUMBERS,
+    ...AGGREGATES,
+    ...STRINGS,
+    ...TYPES,
+    ...COLLECTIONS,
+    ...REGEX,
+    ...ENCODING,
+    ...JSON_PATHS,
+    ...UNITS,
+    ...SEMVER,
+    ...TIME,
+    ...GRAPH,
+    ...CRYPTO,
+  ].map((builtin) => [builtin.name, builtin]),
+);
+
+const OUTSIDE = 'reaches outside the evaluation, which sees only the request and its parameters';
+
+/** OPA's built-ins a policy may not call here, and why: the upload error names them. */
+export const REFUSED_BUILTINS: ReadonlyMap<string, string> = new Map([
+  ['http.send', `${OUTSIDE} (an HTTP request)`],
+  ['net.lookup_ip_addr', `${OUTSIDE} (a DNS lookup)`],
+  ['opa.runtime', `${OUTSIDE} (OPA's runtime configuration and environment)`],
+  ['providers.aws.sign_req', `${OUTSIDE} (signing with credentials)`],
+  ['external_data', `${OUTSIDE} (Gatekeeper's external data providers)`],
+  ['io.jwt.decode_verify', 'verifies with keys the policy would carry; not supported'],
+]);

@@ -1,0 +1,111 @@
+// Strings, as OPA's strings category (topdown/strings.go): searching, slicing, trimming, case, joining and
+// splitting, formatting. Indexes count characters (runes), as Go's do over a string's runes.
+import { RegoSet, sortedMembers, type Value } from '../values.js';
+import { type Builtin, BuiltinError, builtin } from './builtin.js';
+import { sprintf } from './format.js';
+import { array, integer, number, object, string, strings } from './operands.js';
+
+const runes = (text: string) => [...text];
+
+/** Go's strings.Trim family: the cutset is a set of characters. */
+function trimWith(text: string, cutset: string, left: boolean, right: boolean): string {
+  const cut = new Set(runes(cutset));
+  const chars = runes(text);
+  let start = 0;
+  let end = chars.length;
+  while (left && start < end && cut.has(chars[start]!)) start++;
+  while (right && end > start && cut.has(chars[end - 1]!)) end--;
+  return chars.slice(start, end).join('');
+}
+
+const nonEmpty = (name: string, needle: string) => {
+  if (needle === '') throw new BuiltinError(name, 'empty search character');
+  return needle;
+};
+
+const two = (name: string, apply: (a: string, b: string) => Value) =>
+  builtin(name, 2, (args) => apply(string(name, args, 0), string(name, args, 1)));
+
+/** The character index of the first `needle` in `text`, or -1. */
+function runeIndex(text: string, needle: string, from = 0): number {
+  const unit = text.indexOf(needle, from);
+  return unit === -1 ? -1 : runes(text.slice(0, unit)).length;
+}
+
+export const STRINGS: Builtin[] = [
+  builtin('concat', 2, (args) => {
+    const delimiter = string('concat', args, 0);
+    const value = args[1]!;
+    const list = value instanceof RegoSet ? sortedMembers(value) : value;
+    return strings('concat', [list], 0).join(delimiter);
+  }),
+  two('contains', (text, needle) => text.includes(needle)),
+  two('startswith', (text, prefix) => text.startsWith(prefix)),
+  two('endswith', (text, suffix) => text.endsWith(suffix)),
+  builtin('lower', 1, (args) => string('lower', args, 0).toLowerCase()),
+  builtin('upper', 1, (args) => string('upper', args, 0).toUpperCase()),
+  builtin('replace', 3, (args) =>
+    string('replace', args, 0)
+      .split(string('replace', args, 1))
+      .join(string('replace', args, 2)),
+  ),
+  two('split', (text, delimiter) => (delimiter === '' ? runes(text) : text.split(delimiter))),
+  two('trim', (text, cutset) => trimWith(text, cutset, true, true)),
+  two('trim_left', (text, cutset) => trimWith(text, cutset, true, false)),
+  two('trim_right', (text, cutset) => trimWith(text, cutset, false, true)),
+  two('trim_prefix', (text, prefix) => (text.startsWith(prefix) ? text.slice(prefix.length) : text)),
+  two('trim_suffix', (text, suffix) => (suffix !== '' && text.endsWith(suffix) ? text.slice(0, -suffix.length) : text)),
+  builtin('trim_space', 1, (args) => string('trim_space', args, 0).trim()),
+  builtin('substring', 3, (args) => {
+    const chars = runes(string('substring', args, 0));
+    const start = integer('substring', args, 1);
+    const length = integer('substring', args, 2);
+    if (start < 0) throw new BuiltinError('substring', 'negative offset');
+    if (start >= chars.length) return '';
+    return chars.slice(start, length < 0 ? undefined : start + length).join('');
+  }),
+  two('indexof', (text, needle) => runeIndex(text, nonEmpty('indexof', needle))),
+  two('indexof_n', (text, needle) => {
+    const found: Value[] = [];
+    nonEmpty('indexof_n', needle);
+    for (let unit = text.indexOf(needle); unit !== -1; unit = text.indexOf(needle, unit + 1)) found.push(runes(text.slice(0, unit)).length);
+    return found;
+  }),
+  two('strings.count', (text, needle) => (needle === '' ? runes(text).length + 1 : text.split(needle).length - 1)),
+  builtin('strings.reverse', 1, (args) =>
+    runes(string('strings.reverse', args, 0))
+      .reverse()
+      .join(''),
+  ),
+  builtin('strings.replace_n', 2, (args) => {
+    const patterns = object('strings.replace_n', args, 0);
+    let text = string('strings.replace_n', args, 1);
+    const pairs = Object.entries(patterns).filter((pair): pair is [string, string] => typeof pair[1] === 'string');
+    // Go's strings.NewReplacer: one pass, earlier patterns first at each position.
+    let result = '';
+    for (let index = 0; index < text.length; ) {
+      const match = pairs.find(([old]) => old !== '' && text.startsWith(old, index));
+      if (match) {
+        result += match[1];
+        index += match[0].length;
+      } else result += text[index++];
+    }
+    text = result;
+    return text;
+  }),
+  builtin('strings.any_prefix_match', 2, (args) => {
+    const [search, bases] = [strings('strings.any_prefix_match', args, 0, true), strings('strings.any_prefix_match', args, 1, true)];
+    return search.some((text) => bases.some((base) => text.startsWith(base)));
+  }),
+  builtin('strings.any_suffix_match', 2, (args) => {
+    const [search, bases] = [strings('strings.any_suffix_match', args, 0, true), strings('strings.any_suffix_match', args, 1, true)];
+    return search.some((text) => bases.some((base) => text.endsWith(base)));
+  }),
+  builtin('format_int', 2, (args) => {
+    const value = number('format_int', args, 0);
+    const base = integer('format_int', args, 1);
+    if (![2, 8, 10, 16].includes(base)) throw new BuiltinError('format_int', 'operand 2 must be one of {2, 8, 10, 16}');
+    return Math.trunc(value).toString(base);
+  }),
+  builtin('sprintf', 2, (args) => sprintf(string('sprintf', args, 0), array('sprintf', args, 1))),
+];

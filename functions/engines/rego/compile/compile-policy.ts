@@ -1,0 +1,197 @@
+// A set of modules compiled into one policy, once per rules version, as OPA's compiler does it: the rules
+// gathered by the document they define (data.<package>.<head>), each rule's names resolved and body
+// ordered (rule-compiler.ts), then the whole checked: one kind of rule per document, one default, the same
+// arity for every definition of a function, every called function known, no recursion.
+import type { Builtin } from '../builtins/builtin.js';
+import { REFUSED_BUILTINS } from '../builtins/registry.js';
+import type * as ast from '../syntax/ast.js';
+import { RegoCompileError } from './errors.js';
+import { baseDocumentsRead, checkRecursion } from './dependencies.js';
+import type { FunctionRef, RuleGroup, RuleKind, RuleNode, Term } from './ir.js';
+import { RuleCompiler } from './rule-compiler.js';
+
+export interface CompiledPolicy {
+  root: RuleNode;
+  /** Every group by its path joined with dots (`test.p`). */
+  groups: Map<string, RuleGroup>;
+  /** Resolves a function a query calls (no package, no imports). */
+  resolveFunction(name: string[], loc: ast.Location): FunctionRef;
+  /** The base documents its rules read under data (dependencies.ts: baseDocumentsRead). */
+  baseDocuments: ReadonlySet<string>;
+  /** The built-ins its rules call, by name. */
+  builtinsCalled: ReadonlySet<string>;
+}
+
+const pathKey = (path: readonly string[]) => path.join('\u0000');
+
+interface Definition {
+  module: ast.Module;
+  rule: ast.Rule;
+  body: ast.Literal[];
+  path: string[];
+  kind: RuleKind;
+}
+
+/** Where a rule's document is, and its kind: a function, a set, part of an object (dynamic keys), or a complete value. */
+function definitionsOf(module: ast.Module): Definition[] {
+  return module.rules.flatMap((rule) => {
+    const head = rule.head;
+    const staticParts: string[] = [];
+    for (const part of head.path) {
+      if (part.type !== 'string') break;
+      staticParts.push(part.value);
+    }
+    const dynamic = head.path.length > staticParts.length;
+    const path = [...module.package, head.name, ...staticParts];
+    const kind: RuleKind = head.args ? 'function' : head.contains ? 'set' : dynamic ? 'object' : 'complete';
+    const rest = head.path.slice(staticParts.length);
+    const normalized: ast.Rule = { ...rule, head: { ...head, path: rest } };
+    return [rule.body, ...rule.otherBodies].map((body) => ({ module, rule: normalized, body, path, kind }));
+  });
+}
+
+function importsOf(module: ast.Module): Map<string, string[]> {
+  const imports = new Map<string, string[]>();
+  for (const declared of module.imports) {
+    if (declared.path[0] !== 'data' && declared.path[0] !== 'input') continue;
+    const alias = declared.alias ?? declared.path.at(-1)!;
+    if (imports.has(alias))
+      throw withFile(new RegoCompileError(`import ${alias}: this import shadows previous import`, declared.loc), module.file);
+    imports.set(alias, declared.path);
+  }
+  return imports;
+}
+
+const withFile = (error: RegoCompileError, file: string) => {
+  error.file = file;
+  return error;
+};
+
+export function compilePolicy(modules: readonly ast.Module[], builtins: ReadonlyMap<string, Builtin>): CompiledPolicy {
+  const definitions = modules.flatMap(definitionsOf);
+  const groups = new Map<string, RuleGroup>();
+  for (const definition of definitions) {
+    const key = pathKey(definition.path);
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { path: definition.path, kind: definition.kind, rules: [] }));
+    const arity = definition.rule.head.args?.length;
+    if (group.kind !== definition.kind || (arity !== undefined && group.arity !== undefined && group.arity !== arity))
+      throw withFile(
+        new RegoCompileError(
+          `rule data.${definition.path.join('.')} conflicts with the following rule: kinds or arities differ`,
+          definition.rule.loc,
+        ),
+        definition.module.file,
+      );
+    if (arity !== undefined) group.arity = arity;
+  }
+  const root: RuleNode = { children: new Map() };
+  const nodeAt = (path: readonly string[]) => {
+    let node = root;
+    for (const part of path) {
+      let child = node.children.get(part);
+      if (!child) node.children.set(part, (child = { children: new Map() }));
+      node = child;
+    }
+    return node;
+  };
+  // A package is a document even with no rules: `data.<package>` is then {}.
+  for (const module of modules) nodeAt(module.package);
+  for (const group of groups.values()) nodeAt(group.path).group = group;
+  const ruleNames = new Map<string, Set<string>>();
+  for (const { module, rule } of definitions) {
+    const key = pathKey(module.package);
+    if (!ruleNames.has(key)) ruleNames.set(key, new Set());
+    ruleNames.get(key)!.add(rule.head.name);
+  }
+  const functionAt = (path: string[], name: string, loc: ast.Location): FunctionRef | undefined => {
+    const group = groups.get(pathKey(path));
+    if (!group) return undefined;
+    if (group.kind !== 'function') throw new RegoCompileError(`${name} is not a function (data.${path.join('.')} is a rule)`, loc);
+    return { name: `data.${path.join('.')}`, rule: path, arity: group.arity! };
+  };
+  const builtinsCalled = new Set<string>();
+  /** A function by its name as a module writes it: an import, a data path, the package's own, a built-in. */
+  const resolverFor =
+    (pkg: readonly string[] | undefined, imports: ReadonlyMap<string, string[]>) =>
+    (name: string[], loc: ast.Location): FunctionRef => {
+      const imported = imports.get(name[0]!);
+      if (imported && imported[0] === 'data') {
+        const found = functionAt([...imported.slice(1), ...name.slice(1)], name.join('.'), loc);
+        if (found) return found;
+      }
+      if (name[0] === 'data') {
+        const found = functionAt(name.slice(1), name.join('.'), loc);
+        if (found) return found;
+      }
+      const local = pkg && groups.get(pathKey([...pkg, ...name]));
+      if (local?.kind === 'function') return { name: `data.${local.path.join('.')}`, rule: local.path, arity: local.arity! };
+      const builtin = builtins.get(name.join('.'));
+      if (builtin) builtinsCalled.add(builtin.name);
+      if (builtin) return { name: builtin.name, builtin, arity: builtin.arity };
+      const refused = REFUSED_BUILTINS.get(name.join('.'));
+      if (refused) throw new RegoCompileError(`${name.join('.')} ${refused}: refused`, loc);
+      throw new RegoCompileError(`could not find function ${name.join('.')}`, loc);
+    };
+  for (const module of modules) {
+    const imports = importsOf(module);
+    const scope = {
+      pkg: module.package,
+      ruleNames: ruleNames.get(pathKey(module.package)) ?? new Set<string>(),
+      imports,
+      file: module.file,
+      v1: module.v1,
+      resolveFunction: resolverFor(module.package, imports),
+    };
+    for (const definition of definitions.filter((candidate) => candidate.module === module)) {
+      const group = groups.get(pathKey(definition.path))!;
+      let compiled: ReturnType<RuleCompiler['compile']>;
+      try {
+        compiled = new RuleCompiler(scope).compile(definition.rule, definition.body);
+      } catch (error) {
+        if (error instanceof RegoCompileError) throw withFile(error, module.file);
+        throw error;
+      }
+      if (definition.rule.isDefault) {
+        if (group.defaultRule)
+          throw withFile(
+            new RegoCompileError(`multiple default rules data.${group.path.join('.')} found`, definition.rule.loc),
+            module.file,
+          );
+        if (!isConstant(compiled.value))
+          throw withFile(
+            new RegoCompileError(`invalid default value: a default rule's value must be a constant`, definition.rule.loc),
+            module.file,
+          );
+        group.defaultRule = compiled;
+      } else group.rules.push(compiled);
+    }
+  }
+  checkRecursion(groups.values(), root);
+  return {
+    root,
+    groups: new Map([...groups.values()].map((group) => [group.path.join('.'), group])),
+    resolveFunction: resolverFor(undefined, new Map()),
+    baseDocuments: baseDocumentsRead(groups.values(), root),
+    builtinsCalled,
+  };
+}
+
+/** A term with no vars, refs or calls: what a default rule's value may be. */
+/** A default's value: no var or reference outside a comprehension (ast/compile.go: checkDefaultRuleValue). */
+function isConstant(term: Term): boolean {
+  switch (term.t) {
+    case 'const':
+    case 'arraycompr':
+    case 'setcompr':
+    case 'objectcompr':
+      return true;
+    case 'array':
+    case 'set':
+      return term.items.every(isConstant);
+    case 'object':
+      return term.entries.every(([key, value]) => isConstant(key) && isConstant(value));
+    default:
+      return false;
+  }
+}

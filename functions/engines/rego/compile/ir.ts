@@ -1,0 +1,94 @@
+// The compiled form of a Rego policy, made once per rules version: every name resolved (a rule, an
+// import, a built-in, `input`, `data`, or a local var, which becomes a slot of its rule's frame), every
+// body ordered so that each literal's inputs are bound before it runs, and the rules gathered by the path
+// of the document they define (data.<package>.<name>…). The evaluator walks this form only.
+import type { Location } from '../syntax/ast.js';
+import type { Value } from '../values.js';
+import type { Builtin } from '../builtins/builtin.js';
+
+export type Term =
+  | { t: 'const'; value: Value }
+  | { t: 'var'; slot: number; name: string }
+  | { t: 'input' }
+  | { t: 'data' }
+  /** `head.path…`: each selector a term (a const key, or a var that iterates). */
+  | { t: 'ref'; head: Term; path: Term[] }
+  | { t: 'array'; items: Term[] }
+  | { t: 'object'; entries: [Term, Term][] }
+  | { t: 'set'; items: Term[] }
+  /** Comprehensions: `locals` are the slots their body owns; any other slot they read is the enclosing body's. */
+  | { t: 'arraycompr'; head: Term; body: Literal[]; locals: Set<number> }
+  | { t: 'setcompr'; head: Term; body: Literal[]; locals: Set<number> }
+  | { t: 'objectcompr'; key: Term; value: Term; body: Literal[]; locals: Set<number> }
+  | { t: 'call'; fn: FunctionRef; args: Term[] };
+
+/** A function as a call names it: its name for messages and `with` replacement, and what it is. */
+export interface FunctionRef {
+  name: string;
+  /** Its parameters: a call with one more argument unifies that one with the result. */
+  arity: number;
+  builtin?: Builtin;
+  /** A function rule's path under data. */
+  rule?: string[];
+}
+
+export type Expr =
+  | { k: 'term'; term: Term }
+  | { k: 'unify'; left: Term; right: Term }
+  | { k: 'somein'; key?: Term; value: Term; collection: Term }
+  | { k: 'every'; key?: Term; value: Term; domain: Term; body: Literal[]; locals: Set<number> }
+  /** `some x` declares: nothing to evaluate. */
+  | { k: 'true' };
+
+export type WithTarget = { kind: 'input'; path: string[] } | { kind: 'data'; path: string[] } | { kind: 'function'; name: string };
+
+export interface With {
+  target: WithTarget;
+  value: Term;
+  /** A function replaced by another function (not by a value). */
+  replacement?: FunctionRef;
+}
+
+export interface Literal {
+  expr: Expr;
+  negated: boolean;
+  withs: With[];
+  loc: Location;
+}
+
+export interface ElseClause {
+  value: Term;
+  body: Literal[];
+}
+
+export interface CompiledRule {
+  /** A function's parameters, patterns unified with the arguments. */
+  params?: Term[];
+  /** The keys of a rule that defines part of an object (`p[k] = v`, `a.b[k] := v`), outermost first. */
+  keys: Term[];
+  /** A multi-value rule's member (`p contains x`). */
+  member?: Term;
+  value: Term;
+  body: Literal[];
+  elses: ElseClause[];
+  frameSize: number;
+  file: string;
+  loc: Location;
+}
+
+export type RuleKind = 'complete' | 'set' | 'object' | 'function';
+
+/** The rules that define one document (data.<path>), of one kind. */
+export interface RuleGroup {
+  path: string[];
+  kind: RuleKind;
+  rules: CompiledRule[];
+  defaultRule?: CompiledRule;
+  arity?: number;
+}
+
+/** The tree of documents rules define: a node per path segment, a group where rules define it. */
+export interface RuleNode {
+  children: Map<string, RuleNode>;
+  group?: RuleGroup;
+}

@@ -1,0 +1,245 @@
+// OPA's safety check and body ordering (ast/compile.go: checkSafetyRuleBodies, reorderBodyForSafety): every
+// var a literal reads must be bound before it runs, by an earlier literal, a function's parameters, or the
+// body around a comprehension. Literals keep their written order where they can; one that reads a var bound
+// later moves after it, and a var nothing binds is an error. What binds: unification (either side, when the
+// other is known), `some … in`, a call's output argument, and the vars a reference iterates (`x[i]`).
+import { RegoCompileError } from './errors.js';
+import type { Literal, Term } from './ir.js';
+
+interface Vars {
+  /** Vars that must be bound before the term is evaluated. */
+  needed: Set<number>;
+  /** Vars a unification (or a call's output) can bind: patterns. */
+  patterns: Set<number>;
+  /** Vars a reference binds by iterating (`x[i]`). */
+  generated: Set<number>;
+}
+
+const emptyVars = (): Vars => ({ needed: new Set(), patterns: new Set(), generated: new Set() });
+
+/** Every slot a term reads or binds, but for those its comprehensions own. */
+export function slotsIn(term: Term, into = new Set<number>()): Set<number> {
+  switch (term.t) {
+    case 'var':
+      into.add(term.slot);
+      break;
+    case 'ref':
+      slotsIn(term.head, into);
+      for (const part of term.path) slotsIn(part, into);
+      break;
+    case 'array':
+    case 'set':
+      for (const item of term.items) slotsIn(item, into);
+      break;
+    case 'object':
+      for (const [key, value] of term.entries) slotsIn(value, slotsIn(key, into));
+      break;
+    case 'arraycompr':
+    case 'setcompr':
+    case 'objectcompr': {
+      const inner = term.t === 'objectcompr' ? slotsIn(term.value, slotsIn(term.key)) : slotsIn(term.head);
+      for (const literal of term.body) literalSlots(literal, inner);
+      for (const slot of inner) if (!term.locals.has(slot)) into.add(slot);
+      break;
+    }
+    case 'call':
+      for (const arg of term.args) slotsIn(arg, into);
+      break;
+    default:
+      break;
+  }
+  return into;
+}
+
+export function literalSlots(literal: Literal, into = new Set<number>()): Set<number> {
+  const expr = literal.expr;
+  switch (expr.k) {
+    case 'term':
+      slotsIn(expr.term, into);
+      break;
+    case 'unify':
+      slotsIn(expr.right, slotsIn(expr.left, into));
+      break;
+    case 'somein':
+      if (expr.key) slotsIn(expr.key, into);
+      slotsIn(expr.collection, slotsIn(expr.value, into));
+      break;
+    case 'every': {
+      slotsIn(expr.domain, into);
+      const inner = expr.key ? slotsIn(expr.key) : new Set<number>();
+      slotsIn(expr.value, inner);
+      for (const literal of expr.body) literalSlots(literal, inner);
+      for (const slot of inner) if (!expr.locals.has(slot)) into.add(slot);
+      break;
+    }
+    default:
+      break;
+  }
+  for (const modifier of literal.withs) slotsIn(modifier.value, into);
+  return into;
+}
+
+function analyze(term: Term, pattern: boolean, vars: Vars): void {
+  switch (term.t) {
+    case 'var':
+      (pattern ? vars.patterns : vars.needed).add(term.slot);
+      break;
+    case 'ref':
+      analyze(term.head, false, vars);
+      for (const part of term.path) {
+        if (part.t === 'var') vars.generated.add(part.slot);
+        else {
+          // A selector with vars inside (`p[{"msg": msg}]`) binds them by unifying with each key.
+          const inner = varsOf(part, true);
+          for (const slot of inner.needed) vars.needed.add(slot);
+          for (const slot of [...inner.patterns, ...inner.generated]) vars.generated.add(slot);
+        }
+      }
+      break;
+    case 'array':
+      for (const item of term.items) analyze(item, pattern, vars);
+      break;
+    case 'set':
+      for (const item of term.items) analyze(item, false, vars);
+      break;
+    case 'object':
+      for (const [key, value] of term.entries) {
+        analyze(key, false, vars);
+        analyze(value, pattern, vars);
+      }
+      break;
+    case 'arraycompr':
+    case 'setcompr':
+    case 'objectcompr':
+      for (const slot of slotsIn(term)) vars.needed.add(slot);
+      break;
+    case 'call':
+      for (const [index, arg] of term.args.entries()) analyze(arg, index === term.fn.arity, vars);
+      break;
+    default:
+      break;
+  }
+}
+
+const varsOf = (term: Term, pattern: boolean): Vars => {
+  const vars = emptyVars();
+  analyze(term, pattern, vars);
+  return vars;
+};
+
+const within = (slots: Iterable<number>, bound: ReadonlySet<number>) => {
+  for (const slot of slots) if (!bound.has(slot)) return false;
+  return true;
+};
+
+/** Whether `left = right` can run: one side known, or both arrays (objects) whose items can pair up. */
+function unifiable(left: Term, right: Term, bound: ReadonlySet<number>): boolean {
+  const [l, r] = [varsOf(left, true), varsOf(right, true)];
+  if (!within(l.needed, bound) || !within(r.needed, bound)) return false;
+  if (within(l.patterns, bound) || within(r.patterns, bound)) return true;
+  if (left.t === 'array' && right.t === 'array' && left.items.length === right.items.length)
+    return left.items.every((item, index) => unifiable(item, right.items[index]!, bound));
+  if (left.t === 'object' && right.t === 'object' && left.entries.length === right.entries.length)
+    return left.entries.every(([key, value]) => {
+      const match = right.entries.find(([other]) => other.t === 'const' && key.t === 'const' && other.value === key.value);
+      return match !== undefined && unifiable(value, match[1], bound);
+    });
+  return false;
+}
+
+interface Step {
+  ready(bound: ReadonlySet<number>): boolean;
+  outputs: Set<number>;
+  /** The vars it reads, for the error when nothing can bind them. */
+  reads: Set<number>;
+}
+
+function stepOf(literal: Literal, shared: ReadonlySet<number>): Step {
+  const withsNeed = emptyVars();
+  for (const modifier of literal.withs) analyze(modifier.value, false, withsNeed);
+  const expr = literal.expr;
+  if (literal.negated) {
+    const all = literalSlots(literal);
+    const reads = new Set([...all].filter((slot) => shared.has(slot)));
+    return { ready: (bound) => within(reads, bound), outputs: new Set(), reads };
+  }
+  switch (expr.k) {
+    case 'term': {
+      const vars = varsOf(expr.term, false);
+      return {
+        ready: (bound) => within(vars.needed, bound) && within(withsNeed.needed, bound),
+        outputs: new Set([...vars.generated, ...vars.patterns]),
+        reads: new Set([...vars.needed, ...withsNeed.needed]),
+      };
+    }
+    case 'unify': {
+      const [l, r] = [varsOf(expr.left, true), varsOf(expr.right, true)];
+      return {
+        ready: (bound) => unifiable(expr.left, expr.right, bound) && within(withsNeed.needed, bound),
+        outputs: new Set([...l.patterns, ...r.patterns, ...l.generated, ...r.generated]),
+        reads: new Set([...l.needed, ...r.needed, ...withsNeed.needed, ...[...l.patterns, ...r.patterns]]),
+      };
+    }
+    case 'somein': {
+      const collection = varsOf(expr.collection, false);
+      const target = emptyVars();
+      if (expr.key) analyze(expr.key, true, target);
+      analyze(expr.value, true, target);
+      return {
+        ready: (bound) => within(collection.needed, bound) && within(target.needed, bound) && within(withsNeed.needed, bound),
+        outputs: new Set([...collection.generated, ...target.patterns, ...target.generated]),
+        reads: new Set([...collection.needed, ...target.needed]),
+      };
+    }
+    case 'every': {
+      const domain = varsOf(expr.domain, false);
+      const outer = new Set([...literalSlots(literal)].filter((slot) => !expr.locals.has(slot) && !domain.generated.has(slot)));
+      for (const slot of domain.needed) outer.add(slot);
+      return { ready: (bound) => within(outer, bound), outputs: domain.generated, reads: outer };
+    }
+    default:
+      return { ready: () => true, outputs: new Set(), reads: new Set() };
+  }
+}
+
+/**
+ * The body in an order where every literal's inputs are bound, starting from `bound` (which it extends
+ * with what the body binds); `extra` are slots read elsewhere (the rule's head), for negation's locals.
+ */
+export function orderForSafety(
+  body: readonly Literal[],
+  bound: Set<number>,
+  names: (slot: number) => string,
+  extra: ReadonlySet<number> = new Set(),
+): Literal[] {
+  const counts = new Map<number, number>();
+  for (const literal of body) for (const slot of literalSlots(literal)) counts.set(slot, (counts.get(slot) ?? 0) + 1);
+  const shared = new Set([...counts].filter(([slot, count]) => count > 1 || extra.has(slot) || bound.has(slot)).map(([slot]) => slot));
+  const remaining = body.map((literal) => ({ literal, step: stepOf(literal, shared) }));
+  const ordered: Literal[] = [];
+  while (remaining.length > 0) {
+    let progressed = false;
+    for (let index = 0; index < remaining.length; ) {
+      const { literal, step } = remaining[index]!;
+      if (!step.ready(bound)) {
+        index++;
+        continue;
+      }
+      ordered.push(literal);
+      for (const slot of step.outputs) bound.add(slot);
+      remaining.splice(index, 1);
+      progressed = true;
+    }
+    if (!progressed) {
+      const unsafe = new Set<number>();
+      for (const { step } of remaining) for (const slot of step.reads) if (!bound.has(slot)) unsafe.add(slot);
+      const first = remaining[0]!.literal;
+      const vars = [...unsafe].map(names).filter((name) => !name.startsWith('$'));
+      throw new RegoCompileError(
+        vars.length > 0 ? `var ${vars.join(', ')} is unsafe` : 'expression is unsafe (a `_` is never bound)',
+        first.loc,
+      );
+    }
+  }
+  return ordered;
+}

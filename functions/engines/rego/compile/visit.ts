@@ -1,0 +1,74 @@
+// Every term of the compiled form, in one walk: a rule's parameters, head, body and else clauses, and
+// within them every literal, `with` value, comprehension and `every` body. A reference's head is visited
+// unless it is `input` or `data`, which the reference itself stands for.
+import type { CompiledRule, Literal, Term } from './ir.js';
+
+export type Visit = (term: Term) => void;
+
+export function visitTerm(term: Term, visit: Visit): void {
+  visit(term);
+  switch (term.t) {
+    case 'ref':
+      if (term.head.t !== 'data' && term.head.t !== 'input') visitTerm(term.head, visit);
+      for (const part of term.path) visitTerm(part, visit);
+      break;
+    case 'array':
+    case 'set':
+      for (const item of term.items) visitTerm(item, visit);
+      break;
+    case 'object':
+      for (const [key, value] of term.entries) {
+        visitTerm(key, visit);
+        visitTerm(value, visit);
+      }
+      break;
+    case 'arraycompr':
+    case 'setcompr':
+      visitTerm(term.head, visit);
+      visitLiterals(term.body, visit);
+      break;
+    case 'objectcompr':
+      visitTerm(term.key, visit);
+      visitTerm(term.value, visit);
+      visitLiterals(term.body, visit);
+      break;
+    case 'call':
+      for (const arg of term.args) visitTerm(arg, visit);
+      break;
+    default:
+      break;
+  }
+}
+
+export function visitLiterals(literals: readonly Literal[], visit: Visit): void {
+  for (const literal of literals) {
+    const expr = literal.expr;
+    if (expr.k === 'term') visitTerm(expr.term, visit);
+    else if (expr.k === 'unify') {
+      visitTerm(expr.left, visit);
+      visitTerm(expr.right, visit);
+    } else if (expr.k === 'somein') {
+      if (expr.key) visitTerm(expr.key, visit);
+      visitTerm(expr.value, visit);
+      visitTerm(expr.collection, visit);
+    } else if (expr.k === 'every') {
+      if (expr.key) visitTerm(expr.key, visit);
+      visitTerm(expr.value, visit);
+      visitTerm(expr.domain, visit);
+      visitLiterals(expr.body, visit);
+    }
+    for (const modifier of literal.withs) visitTerm(modifier.value, visit);
+  }
+}
+
+export function visitRule(rule: CompiledRule, visit: Visit): void {
+  for (const param of rule.params ?? []) visitTerm(param, visit);
+  for (const key of rule.keys) visitTerm(key, visit);
+  if (rule.member) visitTerm(rule.member, visit);
+  visitTerm(rule.value, visit);
+  visitLiterals(rule.body, visit);
+  for (const clause of rule.elses) {
+    visitTerm(clause.value, visit);
+    visitLiterals(clause.body, visit);
+  }
+}

@@ -1,0 +1,234 @@
+// The documents under `data`, as OPA's topdown reads them: a reference walks the tree of rule documents;
+// where rules define the document it is their value (computed once per evaluation), where none do it is
+// the base data, and a package is the object of its documents merged over the base data. A complete rule
+// gives one value (several: a conflict), a multi-value rule the set of its members, a rule with keys the
+// object they build (one value per key), a function the value of its first definition that applies (a
+// function without parameters also when referred to by name).
+// `with data…` replacements show wherever their path is read.
+import { dataKey } from '../compile/dependencies.js';
+import type { CompiledRule, RuleGroup, RuleNode, Term } from '../compile/ir.js';
+import { defineKey, equal, isPlainObject, keyOf, makeObject, type PlainObject, RegoObject, RegoSet, type Value } from '../values.js';
+import { replaced } from './context.js';
+import { type Evaluator, type Frame, RegoEvalError } from './evaluator.js';
+
+type Each = (value: Value) => unknown;
+
+/** The base data at a path of names, or undefined. */
+function baseAt(data: Value, path: readonly string[]): Value | undefined {
+  let value: Value | undefined = data;
+  for (const part of path) {
+    if (!isPlainObject(value) || !Object.hasOwn(value, part)) return undefined;
+    value = value[part];
+  }
+  return value;
+}
+
+/** An object under construction from keyed rules: keys to values or to deeper objects. */
+type Building = Map<string, { key: Value; value?: Value; inner?: Building }>;
+
+function buildInto(building: Building, keys: readonly Value[], value: Value): void {
+  const [first, ...rest] = keys;
+  const id = keyOf(first!);
+  let entry = building.get(id);
+  if (!entry) building.set(id, (entry = { key: first! }));
+  if (rest.length === 0) {
+    if (entry.value !== undefined && !equal(entry.value, value)) throw new RegoEvalError('object keys must be unique');
+    if (entry.inner) throw new RegoEvalError('object keys must be unique');
+    entry.value = value;
+    return;
+  }
+  if (entry.value !== undefined) throw new RegoEvalError('object keys must be unique');
+  buildInto((entry.inner ??= new Map()), rest, value);
+}
+
+function built(building: Building): Value {
+  return makeObject([...building.values()].map(({ key, value, inner }) => [key, value ?? built(inner!)] as const));
+}
+
+export class Documents {
+  constructor(private readonly evaluator: Evaluator) {}
+
+  private get ctx() {
+    return this.evaluator.ctx;
+  }
+
+  /** `data` and the selectors after it. */
+  data(path: readonly Term[], frame: Frame, each: Each): boolean {
+    const evaluator = this.evaluator;
+    let node: RuleNode = evaluator.policy.root;
+    const walked: string[] = [];
+    for (let index = 0; ; index++) {
+      const replacement = this.ctx.dataReplacementAt(walked);
+      if (replacement) {
+        const value = baseAt(replacement.value, replacement.rest);
+        return value !== undefined && evaluator.walk(value, path, index, frame, each);
+      }
+      if (node.group) {
+        const value = this.document(node, walked);
+        return value !== undefined && evaluator.walk(value, path, index, frame, each);
+      }
+      if (index === path.length) return each(this.node(node, walked)) === true;
+      const part = path[index]!;
+      const name = dataKey(part);
+      if (name !== undefined) {
+        const child = node.children.get(name);
+        if (child) {
+          node = child;
+          walked.push(name);
+          continue;
+        }
+        // Base data, with what `with data…` replaced below here.
+        let base = baseAt(this.ctx.data, walked);
+        for (const replacement of this.ctx.dataReplacementsBelow(walked))
+          base = replaced(base, replacement.path.slice(walked.length), replacement.value);
+        return base !== undefined && evaluator.walk(base, path, index, frame, each);
+      }
+      return evaluator.walk(this.node(node, walked), path, index, frame, each);
+    }
+  }
+
+  /** A package (a node no rule defines): its documents over the base data. */
+  private node(node: RuleNode, path: readonly string[]): Value {
+    const id = path.join('\u0000');
+    const cached = this.ctx.packages.get(id);
+    if (cached !== undefined) return cached;
+    const base = baseAt(this.ctx.data, path);
+    let object: PlainObject = {};
+    if (isPlainObject(base)) for (const key of Object.keys(base)) defineKey(object, key, base[key]!);
+    for (const [name, child] of node.children) {
+      const childPath = [...path, name];
+      const value = child.group ? this.document(child, childPath) : this.node(child, childPath);
+      if (value !== undefined) defineKey(object, name, value);
+    }
+    for (const replacement of this.ctx.dataReplacementsBelow(path))
+      object = replaced(object, replacement.path.slice(path.length), replacement.value) as PlainObject;
+    this.ctx.packages.set(id, object);
+    return object;
+  }
+
+  /** The document rules define at a node (undefined for a function, or a complete rule with no value). */
+  private document(node: RuleNode, path: readonly string[]): Value | undefined {
+    const group = node.group!;
+    // A function without parameters, referred to by name, is its value (OPA evaluates `f` as `f()`).
+    if (group.kind === 'function') return group.arity === 0 ? this.call(group.path, []) : undefined;
+    let value = this.groupValue(group);
+    if (value === undefined) return undefined;
+    if (node.children.size > 0 && (isPlainObject(value) || value instanceof RegoObject)) {
+      const entries: [Value, Value][] = [...(value instanceof RegoObject ? value.entries.values() : Object.entries(value))];
+      for (const [name, child] of node.children) {
+        const childValue = child.group ? this.document(child, [...path, name]) : this.node(child, [...path, name]);
+        if (childValue !== undefined) entries.push([name, childValue]);
+      }
+      value = makeObject(entries);
+    }
+    for (const replacement of this.ctx.dataReplacementsBelow(path))
+      value = replaced(value, replacement.path.slice(path.length), replacement.value);
+    return value;
+  }
+
+  private groupValue(group: RuleGroup): Value | undefined {
+    const documents = this.ctx.documents;
+    if (documents.has(group)) return documents.get(group);
+    const value = this.compute(group);
+    documents.set(group, value);
+    return value;
+  }
+
+  private compute(group: RuleGroup): Value | undefined {
+    switch (group.kind) {
+      case 'complete': {
+        const values = new Map<string, Value>();
+        for (const rule of group.rules)
+          this.values(rule, undefined, (value) => {
+            values.set(keyOf(value), value);
+            if (values.size > 1) throw new RegoEvalError(`complete rules must not produce multiple outputs (data.${group.path.join('.')})`);
+          });
+        if (values.size === 1) return values.values().next().value;
+        return group.defaultRule ? this.evaluator.single(group.defaultRule.value, []) : undefined;
+      }
+      case 'set': {
+        const set = new RegoSet();
+        for (const rule of group.rules) {
+          const frame: Frame = new Array(rule.frameSize);
+          this.evaluator.body(rule.body, 0, frame, () => this.evaluator.term(rule.member!, frame, (member) => set.add(member)));
+        }
+        return set;
+      }
+      case 'object': {
+        const building: Building = new Map();
+        for (const rule of group.rules) {
+          const frame: Frame = new Array(rule.frameSize);
+          const keys = new Array(rule.keys.length);
+          this.evaluator.body(rule.body, 0, frame, () =>
+            this.evaluator.terms(rule.keys, 0, frame, keys, (values) =>
+              this.evaluator.term(rule.value, frame, (value) => buildInto(building, values, value)),
+            ),
+          );
+        }
+        return built(building);
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * The values a rule gives (its body's solutions, else its `else` clauses' in turn): `args` bind a
+   * function's parameters first. A rule whose value is a constant stops at its first solution.
+   */
+  private values(rule: CompiledRule, args: readonly Value[] | undefined, collect: (value: Value) => void): void {
+    const evaluator = this.evaluator;
+    const frame: Frame = new Array(rule.frameSize);
+    let produced = false;
+    const run = (body: CompiledRule['body'], value: Term) =>
+      this.withParams(rule, args, frame, () =>
+        evaluator.body(body, 0, frame, () =>
+          evaluator.term(value, frame, (result) => {
+            produced = true;
+            collect(result);
+            return value.t === 'const';
+          }),
+        ),
+      );
+    run(rule.body, rule.value);
+    for (const clause of rule.elses) {
+      if (produced) return;
+      run(clause.body, clause.value);
+    }
+  }
+
+  private withParams(rule: CompiledRule, args: readonly Value[] | undefined, frame: Frame, next: () => boolean): boolean {
+    const params = rule.params;
+    if (!params || !args) return next();
+    const bind = (index: number): boolean =>
+      index === params.length ? next() : this.evaluator.unifyValue(params[index]!, args[index]!, frame, () => bind(index + 1));
+    return bind(0);
+  }
+
+  /** A function rule's value for the arguments (cached per evaluation), or undefined. */
+  /** The values one definition of a rule gives on its own, as `opa test` runs each body of a test. */
+  definitionValues(group: RuleGroup, index: number): Value[] {
+    const values: Value[] = [];
+    this.values(group.rules[index]!, undefined, (value) => values.push(value));
+    return values;
+  }
+
+  call(path: readonly string[], args: Value[]): Value | undefined {
+    const group = this.evaluator.policy.groups.get(path.join('.'))!;
+    let results = this.ctx.calls.get(group);
+    if (!results) this.ctx.calls.set(group, (results = new Map()));
+    const id = keyOf(args);
+    if (results.has(id)) return results.get(id);
+    const values = new Map<string, Value>();
+    for (const rule of group.rules)
+      this.values(rule, args, (value) => {
+        values.set(keyOf(value), value);
+        if (values.size > 1)
+          throw new RegoEvalError(`functions must not produce multiple outputs for same inputs (data.${group.path.join('.')})`);
+      });
+    let result: Value | undefined = values.size === 1 ? values.values().next().value : undefined;
+    if (result === undefined && group.defaultRule) result = this.evaluator.single(group.defaultRule.value, []);
+    results.set(id, result);
+    return result;
+  }
+}

@@ -1,0 +1,387 @@
+// OPA's top-down evaluation over the compiled form: a body is its literals in order, each a continuation of
+// the one before, so iteration (`x[i]`, `some … in`, calls over iterated arguments) backtracks through the
+// remaining literals; bindings live in the rule's frame and are undone on the way back. Every function
+// here returns whether the continuation asked to stop (the first solution is enough for `not`, `every`,
+// and a rule whose value is a constant). Documents under `data` are documents.ts's.
+import { type Builtin, BuiltinError, type BuiltinContext } from '../builtins/builtin.js';
+import type { CompiledPolicy } from '../compile/compile-policy.js';
+import type { Expr, FunctionRef, Literal, Term } from '../compile/ir.js';
+import { equal, isObject, keyOf, makeObject, objectGet, objectSize, RegoSet, type Value } from '../values.js';
+import { entriesOf, isCollection, lookup } from './collections.js';
+import type { EvalContext, FunctionReplacement } from './context.js';
+import { Documents } from './documents.js';
+
+export type Frame = (Value | undefined)[];
+/** A continuation: true asks every enumeration above it to stop. */
+export type Next = () => unknown;
+type Each = (value: Value) => unknown;
+
+export class RegoEvalError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RegoEvalError';
+  }
+}
+
+export interface EvaluatorOptions {
+  /** OPA's strict mode and `opa test`: a built-in's error is an error; else (OPA's default) the call is undefined. */
+  strictBuiltinErrors: boolean;
+  builtins: BuiltinContext;
+}
+
+export class Evaluator {
+  readonly documents: Documents;
+
+  constructor(
+    readonly policy: CompiledPolicy,
+    public ctx: EvalContext,
+    readonly options: EvaluatorOptions,
+  ) {
+    this.documents = new Documents(this);
+  }
+
+  /** Charges one step; every literal, term and iteration is one. */
+  step(units = 1): void {
+    this.options.builtins.charge(units);
+  }
+
+  body(body: readonly Literal[], index: number, frame: Frame, next: Next): boolean {
+    if (index === body.length) return next() === true;
+    return this.literal(body[index]!, frame, () => this.body(body, index + 1, frame, next));
+  }
+
+  literal(literal: Literal, frame: Frame, next: Next): boolean {
+    this.step();
+    if (literal.withs.length > 0) return this.withModifiers(literal, frame, next);
+    if (literal.negated) return this.expr(literal.expr, frame, () => true) ? false : next() === true;
+    return this.expr(literal.expr, frame, next);
+  }
+
+  /** The literal in a context with input, data or functions replaced; what follows it, in the context before. */
+  private withModifiers(literal: Literal, frame: Frame, next: Next): boolean {
+    const outer = this.ctx;
+    let inner = outer;
+    for (const modifier of literal.withs) {
+      const target = modifier.target;
+      if (target.kind === 'function' && modifier.replacement) {
+        inner = inner.withFunction(target.name, { fn: modifier.replacement });
+        continue;
+      }
+      const value = this.single(modifier.value, frame);
+      if (value === undefined) return false;
+      if (target.kind === 'input') inner = inner.withInput(target.path, value);
+      else if (target.kind === 'data') inner = inner.withData(target.path, value);
+      else inner = inner.withFunction(target.name, { value });
+    }
+    const resume = () => {
+      this.ctx = outer;
+      try {
+        return next() === true;
+      } finally {
+        this.ctx = inner;
+      }
+    };
+    this.ctx = inner;
+    try {
+      if (literal.negated) return this.expr(literal.expr, frame, () => true) ? false : resume();
+      return this.expr(literal.expr, frame, resume);
+    } finally {
+      this.ctx = outer;
+    }
+  }
+
+  private expr(expr: Expr, frame: Frame, next: Next): boolean {
+    switch (expr.k) {
+      case 'term':
+        return this.term(expr.term, frame, (value) => (value === false ? false : next()));
+      case 'unify':
+        return this.unify(expr.left, expr.right, frame, next);
+      case 'somein':
+        return this.term(expr.collection, frame, (collection) => {
+          for (const [key, value] of entriesOf(collection)) {
+            this.step();
+            const halted = expr.key
+              ? this.unifyValue(expr.key, key, frame, () => this.unifyValue(expr.value, value, frame, next))
+              : this.unifyValue(expr.value, value, frame, next);
+            if (halted) return true;
+          }
+          return false;
+        });
+      case 'every':
+        return this.term(expr.domain, frame, (domain) => {
+          if (!isCollection(domain)) return false;
+          for (const [key, value] of entriesOf(domain)) {
+            this.step();
+            let satisfied = false;
+            const check = () => {
+              satisfied = this.body(expr.body, 0, frame, () => true);
+              return true;
+            };
+            if (expr.key) this.unifyValue(expr.key, key, frame, () => this.unifyValue(expr.value, value, frame, check));
+            else this.unifyValue(expr.value, value, frame, check);
+            if (!satisfied) return false;
+          }
+          return next() === true;
+        });
+      case 'true':
+        return next() === true;
+    }
+  }
+
+  /** The first value of a term, or undefined: for `with` values and a function's constant replacements. */
+  single(term: Term, frame: Frame): Value | undefined {
+    let found: Value | undefined;
+    this.term(term, frame, (value) => {
+      found = value;
+      return true;
+    });
+    return found;
+  }
+
+  term(term: Term, frame: Frame, each: Each): boolean {
+    switch (term.t) {
+      case 'const':
+        return each(term.value) === true;
+      case 'var': {
+        const value = frame[term.slot];
+        if (value === undefined) throw new RegoEvalError(`var ${term.name} is unbound`);
+        return each(value) === true;
+      }
+      case 'input':
+        return this.ctx.input === undefined ? false : each(this.ctx.input) === true;
+      case 'data':
+        return this.documents.data([], frame, each);
+      case 'ref':
+        return this.ref(term, frame, each);
+      case 'array':
+        return this.terms(term.items, 0, frame, new Array(term.items.length), (values) => each([...values]));
+      case 'set':
+        return this.terms(term.items, 0, frame, new Array(term.items.length), (values) => each(new RegoSet(values)));
+      case 'object': {
+        const parts = term.entries.flat();
+        return this.terms(parts, 0, frame, new Array(parts.length), (values) => {
+          const entries: [Value, Value][] = [];
+          for (let index = 0; index < values.length; index += 2) entries.push([values[index]!, values[index + 1]!]);
+          return each(makeObject(entries)) === true;
+        });
+      }
+      case 'arraycompr': {
+        const items: Value[] = [];
+        this.body(term.body, 0, frame, () => this.term(term.head, frame, (value) => void items.push(value)));
+        return each(items) === true;
+      }
+      case 'setcompr': {
+        const set = new RegoSet();
+        this.body(term.body, 0, frame, () => this.term(term.head, frame, (value) => set.add(value)));
+        return each(set) === true;
+      }
+      case 'objectcompr': {
+        const entries = new Map<string, [Value, Value]>();
+        this.body(term.body, 0, frame, () =>
+          this.term(term.key, frame, (key) =>
+            this.term(term.value, frame, (value) => {
+              const id = keyOf(key);
+              const existing = entries.get(id);
+              if (existing && !equal(existing[1], value)) throw new RegoEvalError('object keys must be unique');
+              entries.set(id, [key, value]);
+            }),
+          ),
+        );
+        return each(makeObject(entries.values())) === true;
+      }
+      case 'call':
+        return this.call(term, frame, each);
+    }
+  }
+
+  /** Every combination of the terms' values, in order. */
+  terms(terms: readonly Term[], index: number, frame: Frame, values: Value[], each: (values: Value[]) => unknown): boolean {
+    if (index === terms.length) return each(values) === true;
+    return this.term(terms[index]!, frame, (value) => {
+      values[index] = value;
+      return this.terms(terms, index + 1, frame, values, each);
+    });
+  }
+
+  private ref(term: Term & { t: 'ref' }, frame: Frame, each: Each): boolean {
+    const head = term.head;
+    if (head.t === 'data') return this.documents.data(term.path, frame, each);
+    if (head.t === 'input') return this.ctx.input === undefined ? false : this.walk(this.ctx.input, term.path, 0, frame, each);
+    return this.term(head, frame, (value) => this.walk(value, term.path, 0, frame, each));
+  }
+
+  /** A value's selectors from `index` on: a var not bound iterates the collection, binding each key. */
+  walk(value: Value, path: readonly Term[], index: number, frame: Frame, each: Each): boolean {
+    if (index === path.length) return each(value) === true;
+    const part = path[index]!;
+    if (part.t === 'var' && frame[part.slot] === undefined) {
+      if (Array.isArray(value)) {
+        for (let key = 0; key < value.length; key++) {
+          this.step();
+          frame[part.slot] = key;
+          const halted = this.walk(value[key]!, path, index + 1, frame, each);
+          frame[part.slot] = undefined;
+          if (halted) return true;
+        }
+        return false;
+      }
+      for (const [key, child] of entriesOf(value)) {
+        this.step();
+        frame[part.slot] = key;
+        const halted = this.walk(child, path, index + 1, frame, each);
+        frame[part.slot] = undefined;
+        if (halted) return true;
+      }
+      return false;
+    }
+    if (this.isOpen(part, frame)) {
+      for (const [key, child] of entriesOf(value)) {
+        this.step();
+        if (this.unifyValue(part, key, frame, () => this.walk(child, path, index + 1, frame, each))) return true;
+      }
+      return false;
+    }
+    return this.term(part, frame, (key) => {
+      const child = lookup(value, key);
+      return child === undefined ? false : this.walk(child, path, index + 1, frame, each);
+    });
+  }
+
+  private call(term: Term & { t: 'call' }, frame: Frame, each: Each): boolean {
+    const fn = term.fn;
+    const output = fn.arity >= 0 && term.args.length === fn.arity + 1 ? term.args[fn.arity] : undefined;
+    const inputs = output ? term.args.slice(0, fn.arity) : term.args;
+    const replacement = this.ctx.functionReplacements.get(fn.name);
+    return this.terms(inputs, 0, frame, new Array(inputs.length), (args) => {
+      if (fn.builtin?.enumerate && !replacement) {
+        for (const result of this.enumerate(fn.builtin, args)) {
+          this.step();
+          if (output ? this.unifyValue(output, result, frame, () => each(true)) : each(result) === true) return true;
+        }
+        return false;
+      }
+      const result = this.invoke(fn, replacement, args);
+      if (result === undefined) return false;
+      if (output) return this.unifyValue(output, result, frame, () => each(true));
+      return each(result) === true;
+    });
+  }
+
+  invoke(fn: FunctionRef, replacement: FunctionReplacement | undefined, args: Value[]): Value | undefined {
+    this.step(1 + args.length);
+    if (replacement) {
+      if (replacement.fn) return this.invoke(replacement.fn, this.ctx.functionReplacements.get(replacement.fn.name), args);
+      return replacement.value;
+    }
+    if (fn.builtin) return this.builtin(fn.builtin, args);
+    return this.documents.call(fn.rule!, args);
+  }
+
+  private enumerate(builtin: Builtin, args: Value[]): Iterable<Value> {
+    try {
+      return [...builtin.enumerate!(args, this.options.builtins)];
+    } catch (error) {
+      if (!(error instanceof BuiltinError)) throw error;
+      if (this.options.strictBuiltinErrors) throw new RegoEvalError(error.message);
+      return [];
+    }
+  }
+
+  private builtin(builtin: Builtin, args: Value[]): Value | undefined {
+    try {
+      return builtin.call(args, this.options.builtins);
+    } catch (error) {
+      if (!(error instanceof BuiltinError)) throw error;
+      if (this.options.strictBuiltinErrors) throw new RegoEvalError(error.message);
+      return undefined;
+    }
+  }
+
+  /** Whether a term has vars a unification would bind (a var not bound, or one inside an array or object). */
+  isOpen(term: Term, frame: Frame): boolean {
+    switch (term.t) {
+      case 'var':
+        return frame[term.slot] === undefined;
+      case 'array':
+        return term.items.some((item) => this.isOpen(item, frame));
+      case 'object':
+        return term.entries.some(([, value]) => this.isOpen(value, frame));
+      default:
+        return false;
+    }
+  }
+
+  unify(left: Term, right: Term, frame: Frame, next: Next): boolean {
+    const [openLeft, openRight] = [this.isOpen(left, frame), this.isOpen(right, frame)];
+    if (openLeft && openRight) {
+      if (left.t === 'array' && right.t === 'array')
+        return left.items.length === right.items.length && this.unifyPairs(left.items, right.items, 0, frame, next);
+      if (left.t === 'object' && right.t === 'object') {
+        if (left.entries.length !== right.entries.length) return false;
+        const pairs: [Term, Term][] = [];
+        for (const [key, value] of left.entries) {
+          const keyValue = this.single(key, frame);
+          const match = right.entries.find(([other]) => equal(this.single(other, frame) ?? null, keyValue ?? null));
+          if (!match) return false;
+          pairs.push([value, match[1]]);
+        }
+        return this.unifyPairs(
+          pairs.map(([value]) => value),
+          pairs.map(([, value]) => value),
+          0,
+          frame,
+          next,
+        );
+      }
+    }
+    if (openLeft) return this.term(right, frame, (value) => this.unifyValue(left, value, frame, next));
+    return this.term(left, frame, (value) => this.unifyValue(right, value, frame, next));
+  }
+
+  private unifyPairs(left: readonly Term[], right: readonly Term[], index: number, frame: Frame, next: Next): boolean {
+    if (index === left.length) return next() === true;
+    return this.unify(left[index]!, right[index]!, frame, () => this.unifyPairs(left, right, index + 1, frame, next));
+  }
+
+  /** Unifies a term with a value: binds the vars it has unbound, compares what it has bound. */
+  unifyValue(pattern: Term, value: Value, frame: Frame, next: Next): boolean {
+    switch (pattern.t) {
+      case 'var': {
+        const current = frame[pattern.slot];
+        if (current !== undefined) return equal(current, value) ? next() === true : false;
+        frame[pattern.slot] = value;
+        const halted = next() === true;
+        frame[pattern.slot] = undefined;
+        return halted;
+      }
+      case 'const':
+        return equal(pattern.value, value) ? next() === true : false;
+      case 'array':
+        if (!Array.isArray(value) || value.length !== pattern.items.length) return false;
+        if (!this.isOpen(pattern, frame)) break;
+        return this.unifyItems(pattern.items, value, 0, frame, next);
+      case 'object': {
+        if (!this.isOpen(pattern, frame)) break;
+        if (!isObject(value) || objectSize(value) !== pattern.entries.length) return false;
+        const items: Term[] = [];
+        const values: Value[] = [];
+        for (const [key, item] of pattern.entries) {
+          const keyValue = this.single(key, frame);
+          const child = keyValue === undefined ? undefined : objectGet(value, keyValue);
+          if (child === undefined) return false;
+          items.push(item);
+          values.push(child);
+        }
+        return this.unifyItems(items, values, 0, frame, next);
+      }
+      default:
+        break;
+    }
+    return this.term(pattern, frame, (candidate) => (equal(candidate, value) ? next() : false));
+  }
+
+  private unifyItems(patterns: readonly Term[], values: readonly Value[], index: number, frame: Frame, next: Next): boolean {
+    if (index === patterns.length) return next() === true;
+    return this.unifyValue(patterns[index]!, values[index]!, frame, () => this.unifyItems(patterns, values, index + 1, frame, next));
+  }
+}

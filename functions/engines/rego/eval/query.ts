@@ -1,0 +1,74 @@
+// A query over a compiled policy, as `opa eval` runs one: each solution's bindings of the query's named
+// vars, and the value of each expression as written (a term's value; true for a unification).
+import type { CompiledPolicy } from '../compile/compile-policy.js';
+import { RegoCompileError } from '../compile/errors.js';
+import { RuleCompiler } from '../compile/rule-compiler.js';
+import { isWildcard, parseQuery } from '../syntax/parse-terms.js';
+import { tokenize } from '../syntax/lexer.js';
+import { FUTURE_KEYWORDS, TokenStream } from '../syntax/token-stream.js';
+import type { Value } from '../values.js';
+import { EvalContext } from './context.js';
+import { Evaluator, type EvaluatorOptions, type Frame } from './evaluator.js';
+
+export interface QueryResult {
+  bindings: Record<string, Value>;
+  expressions: Value[];
+}
+
+export interface QueryOptions extends EvaluatorOptions {
+  input?: Value;
+  data?: Value;
+}
+
+export function evaluateQuery(policy: CompiledPolicy, query: string, options: QueryOptions): QueryResult[] {
+  const s = new TokenStream(tokenize(query));
+  for (const keyword of FUTURE_KEYWORDS) s.keywords.add(keyword);
+  const body = parseQuery(s, '');
+  if (s.peek().kind !== 'eof') s.fail('expecting EOF');
+  const compiler = new RuleCompiler({
+    pkg: [],
+    ruleNames: new Set(),
+    imports: new Map(),
+    resolveFunction: policy.resolveFunction,
+    file: 'query',
+    v1: false,
+  });
+  let compiled: ReturnType<RuleCompiler['query']>;
+  try {
+    compiled = compiler.query(body);
+  } catch (error) {
+    if (error instanceof RegoCompileError) error.file = 'query';
+    throw error;
+  }
+  const evaluator = new Evaluator(policy, new EvalContext(options.input, options.data ?? {}), options);
+  const frame: Frame = new Array(compiled.frameSize);
+  const results: QueryResult[] = [];
+  evaluator.body(compiled.ordered, 0, frame, () => {
+    const bindings: Record<string, Value> = {};
+    compiled.names.forEach((name, slot) => {
+      const value = frame[slot];
+      if (value !== undefined && !isWildcard(name) && name !== '_') bindings[name] = value;
+    });
+    const expressions = compiled.written.map((literal) => {
+      if (literal.expr.k !== 'term' || literal.negated) return true;
+      return evaluator.single(literal.expr.term, frame) ?? true;
+    });
+    results.push({ bindings, expressions });
+  });
+  return results;
+}
+
+/** The document at a path under data (`['k8sallowedrepos', 'violation']`), or undefined: what a target asks of a policy. */
+export function evaluateDocument(policy: CompiledPolicy, path: readonly string[], options: QueryOptions): Value | undefined {
+  const evaluator = new Evaluator(policy, new EvalContext(options.input, options.data ?? {}), options);
+  let found: Value | undefined;
+  evaluator.documents.data(
+    path.map((part) => ({ t: 'const', value: part })),
+    [],
+    (value) => {
+      found = value;
+      return true;
+    },
+  );
+  return found;
+}

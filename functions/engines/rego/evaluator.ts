@@ -1,0 +1,33 @@
+// The Rego engine's parser, compiler and evaluator: what index.ts loads when a bundle first holds Rego, so
+// functions without it never load them.
+import '../bundle-layout.js'; // the bundle's layout: see that file
+import { validateWithRego } from './admission-target.js';
+import { compileSources, RegoError, type RegoSource } from './compile-sources.js';
+import { runUnitTests } from './unit-tests.js';
+
+/**
+ * Why a rule as a format wrote it cannot run: its modules do not compile, or they read base documents under
+ * data that the rule does not provide (Gatekeeper's data.inventory). Compiled once: the schema reuses it.
+ */
+function problemsOf(written: unknown): string[] {
+  const rule = written as { modules?: RegoSource[]; data?: Record<string, unknown> };
+  if (!Array.isArray(rule?.modules)) return [];
+  let policy: ReturnType<typeof compileSources>;
+  try {
+    policy = compileSources(rule.modules);
+  } catch (error) {
+    if (error instanceof RegoError) return [error.message];
+    throw error;
+  }
+  const provided = new Set(Object.keys(rule.data ?? {}));
+  return [...policy.baseDocuments]
+    .filter((name) => !provided.has(name.split('.')[0]!))
+    .map((name) =>
+      name.startsWith('*')
+        ? 'reads documents under data by a computed name, which nothing here provides'
+        : `reads data.${name}, which nothing here provides`,
+    );
+}
+
+export const evaluator = { compileSources, validate: validateWithRego, problemsOf, runUnitTests };
+export type Evaluator = typeof evaluator;

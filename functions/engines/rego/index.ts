@@ -1,0 +1,50 @@
+// The Rego engine's entry, all that code outside engines/rego/ imports. Rego runs Gatekeeper's
+// ConstraintTemplates as written, on a parser, compiler and evaluator of our own with OPA's semantics (no
+// JavaScript one exists): syntax/, compile/, eval/ and builtins/, and the admission target that turns a
+// request into input and the answer into findings. They load when a bundle first holds Rego (load), RE2
+// with them when a rule calls a regex built-in; the schema below is all a function without Rego loads.
+import type { Engine } from '../engine.js';
+import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
+import type { RegoValidation } from './admission-target.js';
+import type { RegoSource } from './compile-sources.js';
+import type { Evaluator } from './evaluator.js';
+import { regoRuleSchemaOf } from './rule-schema.js';
+
+let loaded: Evaluator | undefined;
+
+async function loadEvaluator(): Promise<void> {
+  loaded ??= (await import('./evaluator.js')).evaluator;
+}
+
+/** The evaluator; reading or running a rule before load() is a programming error, said as such. */
+function evaluator(): Evaluator {
+  if (!loaded) throw new Error("the Rego engine is not loaded (the engine's load() runs before a rule is read or run)");
+  return loaded;
+}
+
+export const regoEngine: Engine<RegoValidation, never> = {
+  name: 'rego',
+  schemas: { validating: regoRuleSchemaOf(evaluator) },
+  load(rule) {
+    // Asked before every rule of every request: nothing is allocated when nothing is missing.
+    const regex = rule?.usesRegex === true && !regexEngineLoaded();
+    if (loaded && !regex) return undefined;
+    return Promise.all([!loaded && loadEvaluator(), regex && loadRegexEngine()]).then(() => undefined);
+  },
+  // Compiles the modules (once: the schema reuses them) and names the documents under data they read unprovided.
+  check: (written) => evaluator().problemsOf(written),
+  validate: (request, rule, context) => evaluator().validate(request, rule, context),
+  mutate() {
+    throw new Error('the Rego engine validates only (Gatekeeper mutates with its own mutators, not Rego)');
+  },
+};
+
+/** Rego unit tests as `opa test` runs them (unit-tests.ts), or the compile error that stops them. */
+export async function runRegoUnitTests(sources: readonly RegoSource[], now: Date) {
+  await Promise.all([loadEvaluator(), loadRegexEngine()]);
+  return evaluator().runUnitTests(sources, now);
+}
+
+export type { RegoValidation } from './admission-target.js';
+export type { RegoSource } from './compile-sources.js';
+export type { RegoTestResult, RegoTestRun } from './unit-tests.js';

@@ -1,0 +1,192 @@
+// Rego's values as the engine holds them. JSON values are read where they lie (the request, the data):
+// null, booleans, numbers, strings, arrays and objects with string keys as plain objects. Rego adds sets
+// (RegoSet) and objects with keys that are not all strings (RegoObject); an object whose keys are all
+// strings is always a plain object, so there is one form for each value. Undefined is `undefined`.
+// Equality and order are OPA's: by type (null < boolean < number < string < array < object < set), then
+// by value; sets and objects compare by their sorted members and keys.
+
+export type Value = null | boolean | number | string | Value[] | PlainObject | RegoObject | RegoSet;
+export type PlainObject = { [key: string]: Value };
+
+/** A set: its members by canonical key, so membership is one lookup. */
+export class RegoSet {
+  readonly members = new Map<string, Value>();
+
+  constructor(values: Iterable<Value> = []) {
+    for (const value of values) this.add(value);
+  }
+
+  add(value: Value): void {
+    const key = keyOf(value);
+    if (!this.members.has(key)) this.members.set(key, value);
+  }
+
+  has(value: Value): boolean {
+    return this.members.has(keyOf(value));
+  }
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  values(): IterableIterator<Value> {
+    return this.members.values();
+  }
+}
+
+/** An object with at least one key that is not a string: its entries by the key's canonical key. */
+export class RegoObject {
+  readonly entries = new Map<string, [Value, Value]>();
+
+  set(key: Value, value: Value): void {
+    this.entries.set(keyOf(key), [key, value]);
+  }
+
+  get(key: Value): Value | undefined {
+    return this.entries.get(keyOf(key))?.[1];
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+export const isPlainObject = (value: unknown): value is PlainObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof RegoSet) && !(value instanceof RegoObject);
+
+export const isObject = (value: unknown): value is PlainObject | RegoObject => value instanceof RegoObject || isPlainObject(value);
+
+/** An object from entries: a plain object when every key is a string. Later entries replace earlier ones. */
+export function makeObject(entries: Iterable<readonly [Value, Value]>): PlainObject | RegoObject {
+  const list = [...entries];
+  if (list.every(([key]) => typeof key === 'string')) {
+    const object: PlainObject = {};
+    for (const [key, value] of list) defineKey(object, key as string, value);
+    return object;
+  }
+  const object = new RegoObject();
+  for (const [key, value] of list) object.set(key, value);
+  return object;
+}
+
+/** Sets a key of a plain object as data, even `__proto__`. */
+export function defineKey(object: PlainObject, key: string, value: Value): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** An object's entries, string keys or not. */
+export function objectEntries(object: PlainObject | RegoObject): [Value, Value][] {
+  if (object instanceof RegoObject) return [...object.entries.values()];
+  return Object.keys(object).map((key) => [key, object[key]!]);
+}
+
+export function objectGet(object: PlainObject | RegoObject, key: Value): Value | undefined {
+  if (object instanceof RegoObject) return object.get(key);
+  return typeof key === 'string' && Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+export const objectSize = (object: PlainObject | RegoObject): number =>
+  object instanceof RegoObject ? object.size : Object.keys(object).length;
+
+export type TypeName = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'set';
+
+export function typeName(value: Value): TypeName {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+      return 'number';
+    case 'string':
+      return 'string';
+    default:
+      if (Array.isArray(value)) return 'array';
+      return value instanceof RegoSet ? 'set' : 'object';
+  }
+}
+
+const TYPE_ORDER: Record<TypeName, number> = { null: 0, boolean: 1, number: 2, string: 3, array: 4, object: 5, set: 6 };
+
+/** A canonical text for a value: equal values, and only they, have the same key. */
+export function keyOf(value: Value): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      return `#${Object.is(value, -0) ? 0 : value}`;
+    case 'string':
+      return JSON.stringify(value);
+    default:
+      if (Array.isArray(value)) return `[${value.map(keyOf).join(',')}]`;
+      if (value instanceof RegoSet) return `<${[...value.members.keys()].sort().join(',')}>`;
+      return `{${objectEntries(value)
+        .map(([key, item]) => `${keyOf(key)}:${keyOf(item)}`)
+        .sort()
+        .join(',')}}`;
+  }
+}
+
+export function equal(a: Value, b: Value): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, index) => equal(item, b[index]!));
+  if (a instanceof RegoSet) return b instanceof RegoSet && a.size === b.size && [...a.members.keys()].every((key) => b.members.has(key));
+  if (Array.isArray(b) || b instanceof RegoSet) return false;
+  if (objectSize(a) !== objectSize(b)) return false;
+  return objectEntries(a).every(([key, item]) => {
+    const other = objectGet(b, key);
+    return other !== undefined && equal(item, other);
+  });
+}
+
+export function compare(a: Value, b: Value): number {
+  const [typeA, typeB] = [typeName(a), typeName(b)];
+  if (typeA !== typeB) return TYPE_ORDER[typeA] - TYPE_ORDER[typeB];
+  switch (typeA) {
+    case 'null':
+      return 0;
+    case 'boolean':
+    case 'number':
+      return Number(a) - Number(b);
+    case 'string':
+      return a! < b! ? -1 : a! > b! ? 1 : 0;
+    case 'array':
+      return compareLists(a as Value[], b as Value[]);
+    case 'set':
+      return compareLists(sortedMembers(a as RegoSet), sortedMembers(b as RegoSet));
+    default: {
+      const [entriesA, entriesB] = [sortedEntries(a as PlainObject), sortedEntries(b as PlainObject)];
+      for (let index = 0; index < Math.min(entriesA.length, entriesB.length); index++) {
+        const order = compare(entriesA[index]![0], entriesB[index]![0]) || compare(entriesA[index]![1], entriesB[index]![1]);
+        if (order !== 0) return order;
+      }
+      return entriesA.length - entriesB.length;
+    }
+  }
+}
+
+function compareLists(a: Value[], b: Value[]): number {
+  for (let index = 0; index < Math.min(a.length, b.length); index++) {
+    const order = compare(a[index]!, b[index]!);
+    if (order !== 0) return order;
+  }
+  return a.length - b.length;
+}
+
+export const sortedMembers = (set: RegoSet): Value[] => [...set.values()].sort(compare);
+
+export const sortedEntries = (object: PlainObject | RegoObject): [Value, Value][] =>
+  objectEntries(object).sort(([a], [b]) => compare(a, b));
+
+/** A JSON value as Rego reads it: the same value, with plain objects (no prototype surprises). */
+export function fromJson(value: unknown): Value {
+  if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(fromJson);
+  if (typeof value === 'object') {
+    const object: PlainObject = {};
+    for (const key of Object.keys(value)) defineKey(object, key, fromJson((value as Record<string, unknown>)[key]));
+    return object;
+  }
+  throw new Error(`not a JSON value: ${typeof value}`);
+}

@@ -1,0 +1,93 @@
+// Gatekeeper's admission target on the Rego engine: a ConstraintTemplate's Rego and its libs read as the
+// constraint framework reads them (frameworks' drivers/rego), as a rule of the Rego engine per constraint.
+// The Rego is a target's `code[]` entry with `engine: Rego` (`source.rego`, `source.libs`, `source.version`
+// v1 or v0), else the target's legacy `rego` and `libs` (v0). Each template compiles on its own, so its libs
+// (`package lib.…`) are its own and `import data.lib.…` resolves as the framework's per-template
+// namespacing makes it. The input is the engine's admission target's (`review`) and `parameters`, the
+// constraint's spec.parameters ({} when absent); violations are data.<package>.violation.
+import type { RegoSource } from '../engines/rego/index.js';
+import { type Manifest, nameOf } from './policy-format.js';
+
+export const ADMISSION_TARGET = 'admission.k8s.gatekeeper.sh';
+
+export interface RegoCode {
+  modules: RegoSource[];
+  /** The template's package, where its violation rule is: `data.k8sallowedrepos`. */
+  packagePath: string;
+  at: string;
+}
+
+type Target = { target?: unknown; rego?: unknown; libs?: unknown; code?: { engine?: unknown; source?: Record<string, unknown> }[] };
+
+/** The package a module declares (`package a.b` → `data.a.b`), or undefined. */
+function packageOf(source: string): string | undefined {
+  for (const line of source.split('\n')) {
+    const text = line.replace(/#.*$/, '').trim();
+    if (text === '') continue;
+    const match = /^package\s+([A-Za-z_][\w.]*)\s*$/.exec(text);
+    if (!match) return undefined;
+    return match[1]!.startsWith('data.') ? match[1] : `data.${match[1]}`;
+  }
+  return undefined;
+}
+
+function modulesOf(template: string, at: string, rego: unknown, libs: unknown, v1: boolean): RegoCode | { error: string } {
+  if (typeof rego !== 'string' || rego.trim() === '') return { error: `ConstraintTemplate ${template}: ${at} has no Rego source` };
+  if (libs !== undefined && !(Array.isArray(libs) && libs.every((lib) => typeof lib === 'string')))
+    return { error: `ConstraintTemplate ${template}: ${at} libs must be a list of Rego sources` };
+  const packagePath = packageOf(rego);
+  if (!packagePath) return { error: `ConstraintTemplate ${template}: ${at}: the Rego must begin with its package` };
+  const libSources = (libs ?? []) as string[];
+  for (const [index, lib] of libSources.entries()) {
+    const libPackage = packageOf(lib);
+    // The framework's rule: a template's libs are its own, under data.lib.
+    if (!libPackage || !/^data\.lib(\.|$)/.test(libPackage))
+      return {
+        error: `ConstraintTemplate ${template}: ${at} libs[${index}]: a lib's package must be lib or begin with lib. (found ${libPackage ?? 'none'})`,
+      };
+  }
+  return {
+    modules: [
+      { file: `${at}.rego`, source: rego, v1 },
+      ...libSources.map((source, index) => ({ file: `${at}.libs[${index}]`, source, v1 })),
+    ],
+    packagePath,
+    at,
+  };
+}
+
+/** The template's Rego for the admission target, or why there is none it can run. */
+export function regoCodeOf(template: Manifest): RegoCode | { error: string } {
+  const name = nameOf(template);
+  const targets = (template.spec?.targets ?? []) as Target[];
+  if (!Array.isArray(targets) || targets.length !== 1)
+    return { error: `ConstraintTemplate ${name}: spec.targets must hold exactly one target (${ADMISSION_TARGET}), as Gatekeeper requires` };
+  const target = targets[0]!;
+  if (target.target !== ADMISSION_TARGET)
+    return {
+      error: `ConstraintTemplate ${name}: spec.targets[0].target ${String(target.target)} is not Gatekeeper's admission target (${ADMISSION_TARGET})`,
+    };
+  for (const [index, code] of (target.code ?? []).entries()) {
+    if (code?.engine !== 'Rego') continue;
+    const source = code.source ?? {};
+    const version = source.version ?? 'v0';
+    if (version !== 'v0' && version !== 'v1')
+      return { error: `ConstraintTemplate ${name}: spec.targets[0].code[${index}].source.version ${String(version)} is not v0 or v1` };
+    return modulesOf(name, `spec.targets[0].code[${index}].source`, source.rego, source.libs, version === 'v1');
+  }
+  if (target.rego !== undefined) return modulesOf(name, 'spec.targets[0]', target.rego, target.libs, false);
+  return {
+    error: `ConstraintTemplate ${name}: no Rego (spec.targets[0].rego or a code entry with engine Rego) and no K8sNativeValidation code`,
+  };
+}
+
+/** The Rego engine's rule for one constraint of the template: the `rego` field of its parameters. */
+export function regoRuleOf(code: RegoCode, constraint: Manifest, data?: Record<string, unknown>): Record<string, unknown> {
+  const parameters = (constraint.spec as { parameters?: unknown } | undefined)?.parameters ?? {};
+  return {
+    modules: code.modules,
+    violations: `${code.packagePath}.violation`,
+    input: { parameters },
+    ...(data ? { data } : {}),
+  };
+}
