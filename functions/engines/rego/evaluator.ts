@@ -3,6 +3,7 @@
 import '../bundle-layout.js'; // the bundle's layout: see that file
 import { validateWithRego } from './admission-target.js';
 import { compileSources, RegoError, type RegoSource } from './compile-sources.js';
+import { evaluateDocument } from './eval/query.js';
 import { runUnitTests } from './unit-tests.js';
 
 /**
@@ -29,5 +30,5 @@ function problemsOf(written: unknown): string[] {
     );
 }
 
-export const evaluator = { compileSources, validate: validateWithRego, problemsOf, runUnitTests };
+export const evaluator = { compileSources, evaluateDocument, validate: validateWithRego, problemsOf, runUnitTests };
 export type Evaluator = typeof evaluator;

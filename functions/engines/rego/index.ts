@@ -39,6 +39,12 @@ export const regoEngine: Engine<RegoValidation, never> = {
   },
 };
 
+/** The compiler and a document's evaluation, for tools that run Rego outside a function (`npm run bench`). */
+export async function regoForTools(): Promise<Pick<Evaluator, 'compileSources' | 'evaluateDocument'>> {
+  await Promise.all([loadEvaluator(), loadRegexEngine()]);
+  return evaluator();
+}
+
 /** Rego unit tests as `opa test` runs them (unit-tests.ts), or the compile error that stops them. */
 export async function runRegoUnitTests(sources: readonly RegoSource[], now: Date) {
   await Promise.all([loadEvaluator(), loadRegexEngine()]);

@@ -8,30 +8,105 @@
 export type Value = null | boolean | number | string | Value[] | PlainObject | RegoObject | RegoSet;
 export type PlainObject = { [key: string]: Value };
 
-/** A set: its members by canonical key, so membership is one lookup. */
+/**
+ * A set: its members in buckets by their structural hash, so membership is a lookup and an equality check,
+ * and a large document (a container of the input) is never turned into text to be a member.
+ */
 export class RegoSet {
-  readonly members = new Map<string, Value>();
+  private readonly buckets = new Map<number, Value[]>();
+  private count = 0;
+  /** The members' hashes summed: the set's own hash, whatever the order they came in. */
+  hashSum = 0;
 
   constructor(values: Iterable<Value> = []) {
     for (const value of values) this.add(value);
   }
 
   add(value: Value): void {
-    const key = keyOf(value);
-    if (!this.members.has(key)) this.members.set(key, value);
+    const hash = hashOf(value);
+    const bucket = this.buckets.get(hash);
+    if (bucket?.some((member) => equal(member, value))) return;
+    if (bucket) bucket.push(value);
+    else this.buckets.set(hash, [value]);
+    this.count++;
+    this.hashSum = (this.hashSum + hash) | 0;
   }
 
   has(value: Value): boolean {
-    return this.members.has(keyOf(value));
+    return this.buckets.get(hashOf(value))?.some((member) => equal(member, value)) === true;
   }
 
   get size(): number {
-    return this.members.size;
+    return this.count;
   }
 
-  values(): IterableIterator<Value> {
-    return this.members.values();
+  *values(): IterableIterator<Value> {
+    for (const bucket of this.buckets.values()) yield* bucket;
   }
+}
+
+// Hashes of arrays and plain objects, which are never changed once made: each is hashed once.
+const hashes = new WeakMap<object, number>();
+
+const mix = (hash: number, next: number) => Math.imul(hash ^ next, 0x01000193) | 0;
+
+/** A string's hash; a long one's from its length and ends (equality decides between strings that share them). */
+function stringHash(text: string, seed = 0x811c9dc5): number {
+  let hash = seed;
+  const length = text.length;
+  if (length <= 64) {
+    for (let index = 0; index < length; index++) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+    return hash | 0;
+  }
+  hash = Math.imul(hash ^ length, 0x01000193);
+  for (let index = 0; index < 32; index++)
+    hash = Math.imul(hash ^ text.charCodeAt(index) ^ (text.charCodeAt(length - 1 - index) << 16), 0x01000193);
+  return hash | 0;
+}
+
+// How deep a hash looks: below, a collection counts by its size alone. Equal values still hash alike, and
+// the members of a set rarely share their top fields (a container's name), so equality rarely has to look.
+const HASH_DEPTH = 2;
+
+/** A structural hash: equal values hash alike; unequal ones rarely do. */
+export function hashOf(value: Value, depth = HASH_DEPTH): number {
+  if (value === null) return 0x2a;
+  switch (typeof value) {
+    case 'boolean':
+      return value ? 0x3b : 0x4c;
+    case 'number':
+      return Number.isInteger(value) && Math.abs(value) < 2 ** 31 ? mix(0x5d, value) : stringHash(String(value), 0x5d);
+    case 'string':
+      return stringHash(value);
+    default: {
+      if (value instanceof RegoSet) return mix(0x6e, value.hashSum);
+      if (depth === 0)
+        return mix(0x8e, Array.isArray(value) ? value.length : value instanceof RegoObject ? value.size : Object.keys(value).length);
+      if (value instanceof RegoObject) {
+        let sum = 0;
+        for (const [key, item] of value.entries.values()) sum = (sum + mix(hashOf(key, depth - 1), hashOf(item, depth - 1))) | 0;
+        return mix(0x7f, sum);
+      }
+      const cached = depth === HASH_DEPTH ? hashes.get(value) : undefined;
+      if (cached !== undefined) return cached;
+      const hash = Array.isArray(value) ? arrayHash(value, depth) : plainObjectHash(value, depth);
+      if (depth === HASH_DEPTH) hashes.set(value, hash);
+      return hash;
+    }
+  }
+}
+
+function arrayHash(items: Value[], depth: number): number {
+  let hash = 0x1a;
+  for (let index = 0; index < items.length; index++) hash = mix(hash, hashOf(items[index]!, depth - 1));
+  return hash;
+}
+
+/** An object's entries hashed whatever their order (a key's hash is its string's, as hashOf gives it). */
+function plainObjectHash(object: PlainObject, depth: number): number {
+  let sum = 0;
+  for (const key in object) if (Object.hasOwn(object, key)) sum = (sum + mix(stringHash(key), hashOf(object[key]!, depth - 1))) | 0;
+  return mix(0x7f, sum);
 }
 
 /** An object with at least one key that is not a string: its entries by the key's canonical key. */
@@ -107,8 +182,20 @@ export function typeName(value: Value): TypeName {
 
 const TYPE_ORDER: Record<TypeName, number> = { null: 0, boolean: 1, number: 2, string: 3, array: 4, object: 5, set: 6 };
 
+// The keys of arrays and plain objects, which are never changed once made: each is keyed once.
+const keys = new WeakMap<object, string>();
+
 /** A canonical text for a value: equal values, and only they, have the same key. */
 export function keyOf(value: Value): string {
+  if (typeof value === 'object' && value !== null && !(value instanceof RegoSet) && !(value instanceof RegoObject)) {
+    let key = keys.get(value);
+    if (key === undefined) keys.set(value, (key = computeKey(value)));
+    return key;
+  }
+  return computeKey(value);
+}
+
+function computeKey(value: Value): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'boolean':
@@ -119,7 +206,7 @@ export function keyOf(value: Value): string {
       return JSON.stringify(value);
     default:
       if (Array.isArray(value)) return `[${value.map(keyOf).join(',')}]`;
-      if (value instanceof RegoSet) return `<${[...value.members.keys()].sort().join(',')}>`;
+      if (value instanceof RegoSet) return `<${[...value.values()].map(keyOf).sort().join(',')}>`;
       return `{${objectEntries(value)
         .map(([key, item]) => `${keyOf(key)}:${keyOf(item)}`)
         .sort()
@@ -131,7 +218,8 @@ export function equal(a: Value, b: Value): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, index) => equal(item, b[index]!));
-  if (a instanceof RegoSet) return b instanceof RegoSet && a.size === b.size && [...a.members.keys()].every((key) => b.members.has(key));
+  if (a instanceof RegoSet)
+    return b instanceof RegoSet && a.size === b.size && a.hashSum === b.hashSum && [...a.values()].every((member) => b.has(member));
   if (Array.isArray(b) || b instanceof RegoSet) return false;
   if (objectSize(a) !== objectSize(b)) return false;
   return objectEntries(a).every(([key, item]) => {

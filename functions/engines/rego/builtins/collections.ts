@@ -93,7 +93,10 @@ export const COLLECTIONS: Builtin[] = [
   builtin('object.get', 3, (args) => {
     const [target, key, fallback] = args;
     if (!isObject(target)) throw new BuiltinError('object.get', 'operand 1 must be object');
-    if (!Array.isArray(key)) return objectGet(target, key!) ?? fallback;
+    if (!Array.isArray(key)) {
+      const found = objectGet(target, key!);
+      return found === undefined ? fallback : found;
+    }
     let value: Value | undefined = target;
     for (const part of key) {
       if (Array.isArray(value)) value = typeof part === 'number' && Number.isInteger(part) && part >= 0 ? value[part] : undefined;

@@ -102,7 +102,7 @@ function formatFloat(verb: string, flags: string, precision: number | undefined,
     }
     case 'f':
     case 'F':
-      return signed(value.toFixed(precision ?? 6), value, flags);
+      return signed(goFixed(value, precision ?? 6), value, flags);
     case 'e':
     case 'E': {
       const text = goExponent(value.toExponential(precision ?? 6));
@@ -120,6 +120,34 @@ function goExponentOrFixed(value: number, precision: number): string {
   const trimmed = mantissa.includes('.') ? mantissa.replace(/\.?0+$/, '') : mantissa;
   if (exponent < -4 || exponent >= digits) return goExponent(`${trimmed}e${exponent < 0 ? '' : '+'}${exponent}`);
   return String(Number(value.toPrecision(digits)));
+}
+
+/** A double's exact decimal value: `digits` × 10^-`scale`. */
+function exactDecimal(value: number): { digits: bigint; scale: number } {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(value));
+  const bits = view.getBigUint64(0);
+  const exponent = Number((bits >> 52n) & 0x7ffn);
+  const mantissa = exponent === 0 ? (bits & 0xfffffffffffffn) << 1n : (bits & 0xfffffffffffffn) | (1n << 52n);
+  const power = exponent - 1075;
+  if (power >= 0) return { digits: mantissa << BigInt(power), scale: 0 };
+  return { digits: mantissa * 5n ** BigInt(-power), scale: -power };
+}
+
+/** Go's %.Nf: the exact value rounded half to even (2.25 with one digit is 2.2), where toFixed rounds ties up. */
+function goFixed(value: number, precision: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  const { digits, scale } = exactDecimal(value);
+  let scaled = digits * 10n ** BigInt(Math.max(0, precision - scale));
+  if (scale > precision) {
+    const divisor = 10n ** BigInt(scale - precision);
+    const [quotient, remainder] = [digits / divisor, digits % divisor];
+    const twice = remainder * 2n;
+    scaled = twice > divisor || (twice === divisor && quotient % 2n === 1n) ? quotient + 1n : quotient;
+  }
+  const text = scaled.toString().padStart(precision + 1, '0');
+  const whole = precision > 0 ? `${text.slice(0, -precision)}.${text.slice(-precision)}` : text;
+  return value < 0 || Object.is(value, -0) ? `-${whole}` : whole;
 }
 
 function formatString(verb: string, precision: number | undefined, value: string): string | undefined {

@@ -7,6 +7,7 @@ import { COMPARISON } from './comparison.js';
 import { CRYPTO } from './crypto.js';
 import { ENCODING } from './encoding.js';
 import { GRAPH } from './graph.js';
+import { JSON_PATCH } from './json-patch.js';
 import { JSON_PATHS } from './json-paths.js';
 import { NUMBERS } from './numbers.js';
 import { REGEX } from './regex.js';
@@ -15,6 +16,7 @@ import { STRINGS } from './strings.js';
 import { TIME } from './time.js';
 import { TYPES } from './types.js';
 import { UNITS } from './units.js';
+import { UUID } from './uuid.js';
 
 export const BUILTINS: ReadonlyMap<string, Builtin> = new Map(
   [
@@ -27,11 +29,13 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map(
     ...REGEX,
     ...ENCODING,
     ...JSON_PATHS,
+    ...JSON_PATCH,
     ...UNITS,
     ...SEMVER,
     ...TIME,
     ...GRAPH,
     ...CRYPTO,
+    ...UUID,
   ].map((builtin) => [builtin.name, builtin]),
 );
 

@@ -6,7 +6,7 @@ import type { Builtin } from '../builtins/builtin.js';
 import { REFUSED_BUILTINS } from '../builtins/registry.js';
 import type * as ast from '../syntax/ast.js';
 import { RegoCompileError } from './errors.js';
-import { baseDocumentsRead, checkRecursion } from './dependencies.js';
+import { checkReads } from './dependencies.js';
 import type { FunctionRef, RuleGroup, RuleKind, RuleNode, Term } from './ir.js';
 import { RuleCompiler } from './rule-compiler.js';
 
@@ -16,7 +16,7 @@ export interface CompiledPolicy {
   groups: Map<string, RuleGroup>;
   /** Resolves a function a query calls (no package, no imports). */
   resolveFunction(name: string[], loc: ast.Location): FunctionRef;
-  /** The base documents its rules read under data (dependencies.ts: baseDocumentsRead). */
+  /** The base documents its rules read under data (dependencies.ts: checkReads). */
   baseDocuments: ReadonlySet<string>;
   /** The built-ins its rules call, by name. */
   builtinsCalled: ReadonlySet<string>;
@@ -112,27 +112,40 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
   };
   const builtinsCalled = new Set<string>();
   /** A function by its name as a module writes it: an import, a data path, the package's own, a built-in. */
-  const resolverFor =
-    (pkg: readonly string[] | undefined, imports: ReadonlyMap<string, string[]>) =>
-    (name: string[], loc: ast.Location): FunctionRef => {
-      const imported = imports.get(name[0]!);
-      if (imported && imported[0] === 'data') {
-        const found = functionAt([...imported.slice(1), ...name.slice(1)], name.join('.'), loc);
-        if (found) return found;
-      }
-      if (name[0] === 'data') {
-        const found = functionAt(name.slice(1), name.join('.'), loc);
-        if (found) return found;
-      }
-      const local = pkg && groups.get(pathKey([...pkg, ...name]));
-      if (local?.kind === 'function') return { name: `data.${local.path.join('.')}`, rule: local.path, arity: local.arity! };
-      const builtin = builtins.get(name.join('.'));
-      if (builtin) builtinsCalled.add(builtin.name);
-      if (builtin) return { name: builtin.name, builtin, arity: builtin.arity };
-      const refused = REFUSED_BUILTINS.get(name.join('.'));
-      if (refused) throw new RegoCompileError(`${name.join('.')} ${refused}: refused`, loc);
-      throw new RegoCompileError(`could not find function ${name.join('.')}`, loc);
+  const resolverFor = (pkg: readonly string[] | undefined, imports: ReadonlyMap<string, string[]>) => {
+    // A module calls the same few functions many times: each name is resolved once.
+    const resolved = new Map<string, FunctionRef>();
+    return (name: string[], loc: ast.Location): FunctionRef => {
+      const key = name.join('.');
+      let found = resolved.get(key);
+      if (!found) resolved.set(key, (found = resolve(pkg, imports, name, loc)));
+      return found;
     };
+  };
+  const resolve = (
+    pkg: readonly string[] | undefined,
+    imports: ReadonlyMap<string, string[]>,
+    name: string[],
+    loc: ast.Location,
+  ): FunctionRef => {
+    const imported = imports.get(name[0]!);
+    if (imported && imported[0] === 'data') {
+      const found = functionAt([...imported.slice(1), ...name.slice(1)], name.join('.'), loc);
+      if (found) return found;
+    }
+    if (name[0] === 'data') {
+      const found = functionAt(name.slice(1), name.join('.'), loc);
+      if (found) return found;
+    }
+    const local = pkg && groups.get(pathKey([...pkg, ...name]));
+    if (local?.kind === 'function') return { name: `data.${local.path.join('.')}`, rule: local.path, arity: local.arity! };
+    const builtin = builtins.get(name.join('.'));
+    if (builtin) builtinsCalled.add(builtin.name);
+    if (builtin) return { name: builtin.name, builtin, arity: builtin.arity };
+    const refused = REFUSED_BUILTINS.get(name.join('.'));
+    if (refused) throw new RegoCompileError(`${name.join('.')} ${refused}: refused`, loc);
+    throw new RegoCompileError(`could not find function ${name.join('.')}`, loc);
+  };
   for (const module of modules) {
     const imports = importsOf(module);
     const scope = {
@@ -152,7 +165,14 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
         if (error instanceof RegoCompileError) throw withFile(error, module.file);
         throw error;
       }
-      if (definition.rule.isDefault) {
+      if (definition.rule.isDefault && group.kind === 'object') {
+        if (!compiled.keys.every((key) => key.t === 'const') || !isConstant(compiled.value))
+          throw withFile(
+            new RegoCompileError(`invalid default rule: its keys and value must be constants`, definition.rule.loc),
+            module.file,
+          );
+        (group.keyedDefaults ??= []).push(compiled);
+      } else if (definition.rule.isDefault) {
         if (group.defaultRule)
           throw withFile(
             new RegoCompileError(`multiple default rules data.${group.path.join('.')} found`, definition.rule.loc),
@@ -167,12 +187,12 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
       } else group.rules.push(compiled);
     }
   }
-  checkRecursion(groups.values(), root);
+  const baseDocuments = checkReads(groups.values(), root);
   return {
     root,
     groups: new Map([...groups.values()].map((group) => [group.path.join('.'), group])),
     resolveFunction: resolverFor(undefined, new Map()),
-    baseDocuments: baseDocumentsRead(groups.values(), root),
+    baseDocuments,
     builtinsCalled,
   };
 }

@@ -1,5 +1,6 @@
-// What a compiled policy reads: the rule documents each rule depends on, for OPA's recursion check, and the
-// base documents under `data` that no rule defines (`data.inventory`), which the formats may refuse.
+// What a compiled policy reads, in one walk of its rules: the rule documents each rule depends on, for OPA's
+// recursion check, and the base documents under `data` that no rule defines (`data.inventory`), which the
+// formats may refuse.
 import { RegoCompileError } from './errors.js';
 import type { CompiledRule, RuleGroup, RuleNode, Term } from './ir.js';
 import { visitRule } from './visit.js';
@@ -18,35 +19,55 @@ function collectGroups(node: RuleNode, into: Set<RuleGroup>): void {
 
 const rulesOf = (group: RuleGroup): CompiledRule[] => [...group.rules, ...(group.defaultRule ? [group.defaultRule] : [])];
 
-/** The groups a rule reads: the groups its data references reach (a whole subtree past a selector that is not constant) and its functions. */
-function groupsRead(rule: CompiledRule, root: RuleNode): Set<RuleGroup> {
-  const into = new Set<RuleGroup>();
+/**
+ * What a rule reads, in one walk: the groups its data references reach (a whole subtree past a selector
+ * that is not constant) and its functions; and the base documents under data it reads where no rule or
+ * package is, by the path to the first name no rule defines (`inventory`), `*` for a name computed at run
+ * time (`data[x]`, `data`).
+ */
+function readsOf(rule: CompiledRule, root: RuleNode, groups: Set<RuleGroup>, base: Set<string>): void {
   visitRule(rule, (term) => {
-    if (term.t === 'data') collectGroups(root, into);
-    else if (term.t === 'ref' && term.head.t === 'data') {
-      let node: RuleNode | undefined = root;
+    if (term.t === 'data') {
+      collectGroups(root, groups);
+      base.add('*');
+    } else if (term.t === 'ref' && term.head.t === 'data') {
+      let node: RuleNode = root;
+      const walked: string[] = [];
       for (const part of term.path) {
         if (node.group) break;
         const name = dataKey(part);
-        if (name === undefined) break;
-        node = node.children.get(name);
-        if (!node) return;
+        const child = name === undefined ? undefined : node.children.get(name);
+        if (!child) {
+          // Past a computed selector, any rule below may be read; a constant one no rule defines is base data.
+          if (name === undefined) collectGroups(node, groups);
+          base.add([...walked, name ?? '*'].join('.'));
+          return;
+        }
+        walked.push(name!);
+        node = child;
       }
-      if (node.group) into.add(node.group);
-      else collectGroups(node, into);
+      if (node.group) groups.add(node.group);
+      else collectGroups(node, groups);
     } else if (term.t === 'call' && term.fn.rule) {
       let node: RuleNode | undefined = root;
       for (const part of term.fn.rule) node = node?.children.get(part);
-      if (node?.group) into.add(node.group);
+      if (node?.group) groups.add(node.group);
     }
   });
-  return into;
 }
 
-/** OPA refuses recursion: a rule that reads itself, directly or through others. */
-export function checkRecursion(groups: Iterable<RuleGroup>, root: RuleNode): void {
+/**
+ * OPA refuses recursion: a rule that reads itself, directly or through others. Returns the base documents
+ * the rules read (readsOf), found in the same walk.
+ */
+export function checkReads(groups: Iterable<RuleGroup>, root: RuleNode): Set<string> {
   const edges = new Map<RuleGroup, Set<RuleGroup>>();
-  for (const group of groups) edges.set(group, new Set(rulesOf(group).flatMap((rule) => [...groupsRead(rule, root)])));
+  const base = new Set<string>();
+  for (const group of groups) {
+    const reads = new Set<RuleGroup>();
+    for (const rule of rulesOf(group)) readsOf(rule, root, reads, base);
+    edges.set(group, reads);
+  }
   const state = new Map<RuleGroup, 'visiting' | 'done'>();
   const visit = (group: RuleGroup, trail: RuleGroup[]): void => {
     if (state.get(group) === 'done') return;
@@ -59,32 +80,5 @@ export function checkRecursion(groups: Iterable<RuleGroup>, root: RuleNode): voi
     state.set(group, 'done');
   };
   for (const group of edges.keys()) visit(group, []);
-}
-
-/**
- * The base documents the rules read under `data` (where no rule or package is), by the path to the first
- * name no rule defines (`inventory`, `lib.settings`); a name computed at run time is `*` (`data[x]`, `data`).
- */
-export function baseDocumentsRead(groups: Iterable<RuleGroup>, root: RuleNode): Set<string> {
-  const names = new Set<string>();
-  for (const group of groups)
-    for (const rule of rulesOf(group))
-      visitRule(rule, (term) => {
-        if (term.t === 'data') names.add('*');
-        if (term.t !== 'ref' || term.head.t !== 'data') return;
-        let node: RuleNode = root;
-        const walked: string[] = [];
-        for (const part of term.path) {
-          if (node.group) return;
-          const name = dataKey(part);
-          const child = name === undefined ? undefined : node.children.get(name);
-          if (!child) {
-            names.add([...walked, name ?? '*'].join('.'));
-            return;
-          }
-          walked.push(name!);
-          node = child;
-        }
-      });
-  return names;
+  return base;
 }

@@ -84,6 +84,8 @@ export interface RuleGroup {
   kind: RuleKind;
   rules: CompiledRule[];
   defaultRule?: CompiledRule;
+  /** An object rule's defaults, one per constant key (`default p[true] := 1`): a key no rule defines takes its default. */
+  keyedDefaults?: CompiledRule[];
   arity?: number;
 }
 

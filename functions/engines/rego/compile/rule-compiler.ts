@@ -7,6 +7,7 @@ import type * as ast from '../syntax/ast.js';
 import { isWildcard } from '../syntax/parse-terms.js';
 import { RegoCompileError } from './errors.js';
 import type { CompiledRule, ElseClause, Expr, FunctionRef, Literal, Term, With } from './ir.js';
+import { checkMembership, checkUnification } from './match-check.js';
 import { orderForSafety, slotsIn } from './safety.js';
 import { namesAt, patternVars, Scope, type Var } from './scope.js';
 
@@ -165,10 +166,15 @@ export class RuleCompiler {
         for (const variable of patternVars(expr.target)) this.declare(scope, variable);
         if (expr.target.type !== 'var' && expr.target.type !== 'array' && expr.target.type !== 'object')
           throw new RegoCompileError('cannot assign to a non-variable', expr.target.loc);
-        return { k: 'unify', left: this.term(expr.target, scope), right };
+        const left = this.term(expr.target, scope);
+        checkUnification(left, right, expr.target.loc);
+        return { k: 'unify', left, right };
       }
-      case 'unify':
-        return { k: 'unify', left: this.term(expr.left, scope), right: this.term(expr.right, scope) };
+      case 'unify': {
+        const [left, right] = [this.term(expr.left, scope), this.term(expr.right, scope)];
+        checkUnification(left, right, expr.left.loc);
+        return { k: 'unify', left, right };
+      }
       case 'some':
         for (const variable of expr.vars) this.declare(scope, variable as Var);
         return { k: 'true' };
@@ -176,12 +182,9 @@ export class RuleCompiler {
         const collection = this.term(expr.collection, scope);
         const declared = [...(expr.key ? patternVars(expr.key) : []), ...patternVars(expr.value)];
         for (const variable of declared) this.declare(scope, variable);
-        return {
-          k: 'somein',
-          ...(expr.key ? { key: this.term(expr.key, scope) } : {}),
-          value: this.term(expr.value, scope),
-          collection,
-        };
+        const value = this.term(expr.value, scope);
+        checkMembership(value, collection, expr.value.loc);
+        return { k: 'somein', ...(expr.key ? { key: this.term(expr.key, scope) } : {}), value, collection };
       }
       case 'every': {
         const domain = this.term(expr.domain, scope);

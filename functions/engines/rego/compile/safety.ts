@@ -121,11 +121,20 @@ function analyze(term: Term, pattern: boolean, vars: Vars): void {
   }
 }
 
-const varsOf = (term: Term, pattern: boolean): Vars => {
-  const vars = emptyVars();
-  analyze(term, pattern, vars);
+// A term's vars, asked again at every pass over a body being ordered: worked out once per term and reading.
+const patternVars = new WeakMap<Term, Vars>();
+const readVars = new WeakMap<Term, Vars>();
+
+function varsOf(term: Term, pattern: boolean): Vars {
+  const cache = pattern ? patternVars : readVars;
+  let vars = cache.get(term);
+  if (!vars) {
+    vars = emptyVars();
+    analyze(term, pattern, vars);
+    cache.set(term, vars);
+  }
   return vars;
-};
+}
 
 const within = (slots: Iterable<number>, bound: ReadonlySet<number>) => {
   for (const slot of slots) if (!bound.has(slot)) return false;
@@ -212,9 +221,13 @@ export function orderForSafety(
   names: (slot: number) => string,
   extra: ReadonlySet<number> = new Set(),
 ): Literal[] {
-  const counts = new Map<number, number>();
-  for (const literal of body) for (const slot of literalSlots(literal)) counts.set(slot, (counts.get(slot) ?? 0) + 1);
-  const shared = new Set([...counts].filter(([slot, count]) => count > 1 || extra.has(slot) || bound.has(slot)).map(([slot]) => slot));
+  // The vars a negated literal shares with the rest of the body: only a body with one needs them counted.
+  const shared = new Set<number>();
+  if (body.some(({ negated }) => negated)) {
+    const counts = new Map<number, number>();
+    for (const literal of body) for (const slot of literalSlots(literal)) counts.set(slot, (counts.get(slot) ?? 0) + 1);
+    for (const [slot, count] of counts) if (count > 1 || extra.has(slot) || bound.has(slot)) shared.add(slot);
+  }
   const remaining = body.map((literal) => ({ literal, step: stepOf(literal, shared) }));
   const ordered: Literal[] = [];
   while (remaining.length > 0) {

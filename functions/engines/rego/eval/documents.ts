@@ -41,8 +41,64 @@ function buildInto(building: Building, keys: readonly Value[], value: Value): vo
   buildInto((entry.inner ??= new Map()), rest, value);
 }
 
+/** Whether the object under construction has a value at the keys. */
+function has(building: Building, keys: readonly Value[]): boolean {
+  const entry = building.get(keyOf(keys[0]!));
+  if (!entry) return false;
+  return keys.length === 1 || (entry.inner !== undefined && has(entry.inner, keys.slice(1)));
+}
+
+/** A keyed multi-value rule's member, added to the set at its keys. */
+function addInto(building: Building, keys: readonly Value[], member: Value): void {
+  const [first, ...rest] = keys;
+  const id = keyOf(first!);
+  let entry = building.get(id);
+  if (!entry) building.set(id, (entry = { key: first!, ...(rest.length === 0 ? { value: new RegoSet() } : { inner: new Map() }) }));
+  if (rest.length === 0) {
+    if (!(entry.value instanceof RegoSet)) throw new RegoEvalError('object keys must be unique');
+    entry.value.add(member);
+  } else addInto((entry.inner ??= new Map()), rest, member);
+}
+
+/** A rule whose keys, member and value are all constants gives the same one thing for every solution: the first is enough. */
+const isConstantRule = (rule: CompiledRule) =>
+  rule.keys.every((key) => key.t === 'const') && (rule.member === undefined || rule.member.t === 'const') && rule.value.t === 'const';
+
 function built(building: Building): Value {
-  return makeObject([...building.values()].map(({ key, value, inner }) => [key, value ?? built(inner!)] as const));
+  return makeObject([...building.values()].map(({ key, value, inner }) => [key, value !== undefined ? value : built(inner!)] as const));
+}
+
+const groupsByPath = new WeakMap<readonly string[], RuleGroup>();
+
+/** Whether every definition of a group has the same constant value (computed once per group). */
+const constantGroups = new WeakMap<RuleGroup, boolean>();
+function sameConstant(group: RuleGroup): boolean {
+  let same = constantGroups.get(group);
+  if (same === undefined) {
+    const [first] = group.rules;
+    same = group.rules.every(
+      (rule) =>
+        rule.value.t === 'const' && rule.elses.length === 0 && first!.value.t === 'const' && equal(rule.value.value, first!.value.value),
+    );
+    constantGroups.set(group, same);
+  }
+  return same;
+}
+
+// A function's results are cached by the identity of its arguments (a container of the input, passed to a
+// helper for each check, is the same object each time): a key by value would walk it at every call.
+const identities = new WeakMap<object, number>();
+let nextIdentity = 0;
+
+function argumentsKey(args: readonly Value[]): string {
+  return args
+    .map((arg) => {
+      if (typeof arg !== 'object' || arg === null) return typeof arg === 'string' ? JSON.stringify(arg) : String(arg);
+      let identity = identities.get(arg);
+      if (identity === undefined) identities.set(arg, (identity = nextIdentity++));
+      return `#${identity}`;
+    })
+    .join(',');
 }
 
 export class Documents {
@@ -81,10 +137,24 @@ export class Documents {
         let base = baseAt(this.ctx.data, walked);
         for (const replacement of this.ctx.dataReplacementsBelow(walked))
           base = replaced(base, replacement.path.slice(walked.length), replacement.value);
-        return base !== undefined && evaluator.walk(base, path, index, frame, each);
+        return base !== undefined && this.walkBase(base, path, index, frame, each);
       }
       return evaluator.walk(this.node(node, walked), path, index, frame, each);
     }
+  }
+
+  /** Base data from `index` on: OPA's storage names an object's key by text, so `data.x[1]` reads key "1". */
+  private walkBase(value: Value, path: readonly Term[], index: number, frame: Frame, each: Each): boolean {
+    let current = value;
+    let at = index;
+    for (; at < path.length; at++) {
+      const part = path[at]!;
+      if (part.t !== 'const' || typeof part.value !== 'number' || !isPlainObject(current)) break;
+      const key = String(part.value);
+      if (!Object.hasOwn(current, key)) return false;
+      current = current[key]!;
+    }
+    return this.evaluator.walk(current, path, at, frame, each);
   }
 
   /** A package (a node no rule defines): its documents over the base data. */
@@ -147,12 +217,24 @@ export class Documents {
         return group.defaultRule ? this.evaluator.single(group.defaultRule.value, []) : undefined;
       }
       case 'set': {
+        // `p[k] contains x`: an object of sets by key; plain `p contains x`: the set.
+        const keyed = group.rules.some((rule) => rule.keys.length > 0);
+        const building: Building = new Map();
         const set = new RegoSet();
         for (const rule of group.rules) {
           const frame: Frame = new Array(rule.frameSize);
-          this.evaluator.body(rule.body, 0, frame, () => this.evaluator.term(rule.member!, frame, (member) => set.add(member)));
+          const keys = new Array(rule.keys.length);
+          this.evaluator.body(rule.body, 0, frame, () =>
+            this.evaluator.terms(rule.keys, 0, frame, keys, (values) =>
+              this.evaluator.term(rule.member!, frame, (member) => {
+                if (keyed) addInto(building, values, member);
+                else set.add(member);
+                return isConstantRule(rule);
+              }),
+            ),
+          );
         }
-        return set;
+        return keyed ? built(building) : set;
       }
       case 'object': {
         const building: Building = new Map();
@@ -161,9 +243,17 @@ export class Documents {
           const keys = new Array(rule.keys.length);
           this.evaluator.body(rule.body, 0, frame, () =>
             this.evaluator.terms(rule.keys, 0, frame, keys, (values) =>
-              this.evaluator.term(rule.value, frame, (value) => buildInto(building, values, value)),
+              this.evaluator.term(rule.value, frame, (value) => {
+                buildInto(building, values, value);
+                return isConstantRule(rule);
+              }),
             ),
           );
+        }
+        for (const fallback of group.keyedDefaults ?? []) {
+          const keys = fallback.keys.map((key) => (key as { value: Value }).value);
+          const value = has(building, keys) ? undefined : this.evaluator.single(fallback.value, new Array(fallback.frameSize));
+          if (value !== undefined) buildInto(building, keys, value);
         }
         return built(building);
       }
@@ -214,21 +304,30 @@ export class Documents {
   }
 
   call(path: readonly string[], args: Value[]): Value | undefined {
-    const group = this.evaluator.policy.groups.get(path.join('.'))!;
+    const group = this.groupAt(path);
     let results = this.ctx.calls.get(group);
     if (!results) this.ctx.calls.set(group, (results = new Map()));
-    const id = keyOf(args);
+    const id = argumentsKey(args);
     if (results.has(id)) return results.get(id);
-    const values = new Map<string, Value>();
-    for (const rule of group.rules)
+    let result: Value | undefined;
+    for (const rule of group.rules) {
       this.values(rule, args, (value) => {
-        values.set(keyOf(value), value);
-        if (values.size > 1)
+        if (result !== undefined && !equal(result, value))
           throw new RegoEvalError(`functions must not produce multiple outputs for same inputs (data.${group.path.join('.')})`);
+        result = value;
       });
-    let result: Value | undefined = values.size === 1 ? values.values().next().value : undefined;
+      // Every definition gives the same constant (`f(x) { … }` is true): one that applies decides.
+      if (result !== undefined && sameConstant(group)) break;
+    }
     if (result === undefined && group.defaultRule) result = this.evaluator.single(group.defaultRule.value, []);
     results.set(id, result);
     return result;
+  }
+
+  /** The group of a function, by its path (the path a call's function names, the same array each time). */
+  private groupAt(path: readonly string[]): RuleGroup {
+    let group = groupsByPath.get(path);
+    if (!group) groupsByPath.set(path, (group = this.evaluator.policy.groups.get(path.join('.'))!));
+    return group;
   }
 }

@@ -43,17 +43,29 @@ export function evaluateQuery(policy: CompiledPolicy, query: string, options: Qu
   const evaluator = new Evaluator(policy, new EvalContext(options.input, options.data ?? {}), options);
   const frame: Frame = new Array(compiled.frameSize);
   const results: QueryResult[] = [];
-  evaluator.body(compiled.ordered, 0, frame, () => {
-    const bindings: Record<string, Value> = {};
+  const bindings = () => {
+    const named: Record<string, Value> = {};
     compiled.names.forEach((name, slot) => {
       const value = frame[slot];
-      if (value !== undefined && !isWildcard(name) && name !== '_') bindings[name] = value;
+      if (value !== undefined && !isWildcard(name) && name !== '_') named[name] = value;
     });
+    return named;
+  };
+  // A query of one expression gives its value, false included, as `opa eval` captures it.
+  const [only] = compiled.written;
+  if (compiled.written.length === 1 && only!.expr.k === 'term' && !only!.negated && only!.withs.length === 0) {
+    evaluator.term(only!.expr.term, frame, (value) => {
+      results.push({ bindings: bindings(), expressions: [value] });
+    });
+    return results;
+  }
+  evaluator.body(compiled.ordered, 0, frame, () => {
     const expressions = compiled.written.map((literal) => {
       if (literal.expr.k !== 'term' || literal.negated) return true;
-      return evaluator.single(literal.expr.term, frame) ?? true;
+      const value = evaluator.single(literal.expr.term, frame);
+      return value === undefined ? true : value;
     });
-    results.push({ bindings, expressions });
+    results.push({ bindings: bindings(), expressions });
   });
   return results;
 }

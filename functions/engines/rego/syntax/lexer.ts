@@ -56,11 +56,14 @@ const OPERATORS = [
   ':',
 ];
 
-const isIdentStart = (char: string) => /[A-Za-z_]/.test(char);
-const isIdentPart = (char: string) => /[A-Za-z0-9_]/.test(char);
+const isIdentStart = (char: string) => (char >= 'a' && char <= 'z') || (char >= 'A' && char <= 'Z') || char === '_';
 const isDigit = (char: string) => char >= '0' && char <= '9';
+const isIdentPart = (char: string) => isIdentStart(char) || isDigit(char);
 
-const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/;
+// Sticky: matched where the lexer stands, never on a copy of the rest of the source.
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const TWO_CHARACTER = new Set(OPERATORS.filter((operator) => operator.length === 2));
+const ONE_CHARACTER = new Set(OPERATORS.filter((operator) => operator.length === 1));
 
 /** The source's tokens, ending with `eof`. */
 export function tokenize(source: string): Token[] {
@@ -69,8 +72,9 @@ export function tokenize(source: string): Token[] {
   let row = 1;
   let lineStart = 0;
   let spaceBefore = false;
+  // One shape for every token (value undefined but for strings): the parser's reads of tokens stay monomorphic.
   const push = (kind: TokenKind, text: string, start: number, value?: string) => {
-    tokens.push({ kind, text, row, col: start - lineStart + 1, spaceBefore, ...(value !== undefined ? { value } : {}) });
+    tokens.push({ kind, text, row, col: start - lineStart + 1, spaceBefore, value });
     spaceBefore = false;
   };
   while (index < source.length) {
@@ -98,7 +102,8 @@ export function tokenize(source: string): Token[] {
       continue;
     }
     if (isDigit(char)) {
-      const match = NUMBER.exec(source.slice(index))!;
+      NUMBER.lastIndex = index;
+      const match = NUMBER.exec(source)!;
       index += match[0].length;
       if (index < source.length && (isIdentPart(source[index]!) || source[index] === '.'))
         throw new RegoSyntaxError(`invalid number ${JSON.stringify(source.slice(start, index + 1))}`, row, start - lineStart + 1);
@@ -121,7 +126,9 @@ export function tokenize(source: string): Token[] {
       index = end + 1;
       continue;
     }
-    const operator = OPERATORS.find((candidate) => source.startsWith(candidate, index));
+    const following = source[index + 1];
+    const pair = following === '=' ? char + following : undefined;
+    const operator = pair !== undefined && TWO_CHARACTER.has(pair) ? pair : ONE_CHARACTER.has(char) ? char : undefined;
     if (!operator) throw new RegoSyntaxError(`unexpected character ${JSON.stringify(char)}`, row, start - lineStart + 1);
     push('op', operator, start);
     index += operator.length;

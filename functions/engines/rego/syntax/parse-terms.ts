@@ -47,8 +47,8 @@ export function parseExpr(s: TokenStream): Expr {
   if (s.atKeyword('some')) return parseSome(s);
   if (s.atKeyword('every')) return parseEvery(s);
   const left = parseTerm(s, 0, true);
-  if (s.take(':=')) return { kind: 'assign', target: left, value: parseTerm(s) };
-  if (s.take('=')) return { kind: 'unify', left, right: parseTerm(s) };
+  if (s.take(':=')) return { kind: 'assign', target: left, value: parseTerm(s, 0, true) };
+  if (s.take('=')) return { kind: 'unify', left, right: parseTerm(s, 0, true) };
   return { kind: 'term', term: left };
 }
 
@@ -238,14 +238,17 @@ function parsePrimary(s: TokenStream): Term {
   return s.fail(`unexpected ${describe(token)}`);
 }
 
+// As OPA's parser: a collection's first item is read as a single term, so `[x | …]` is a comprehension;
+// only if its body does not parse (`[x | y, 5]`), or an operator follows the term (`[a & b | c]`), is `|`
+// the union operator of an item.
 function parseArray(s: TokenStream): Term {
   const loc = s.location(s.next());
   s.skipNewlines();
   if (s.take(']')) return { type: 'array', items: [], loc };
-  const first = continueInfix(s, parseUnary(s), 3);
+  const head = parseUnary(s);
   const body = comprehensionBody(s, ']');
-  if (body) return { type: 'arraycompr', head: first, body, loc };
-  const items = [continueInfix(s, first, 0)];
+  if (body) return { type: 'arraycompr', head, body, loc };
+  const items = [continueInfix(s, head, 0)];
   return { type: 'array', items: [...items, ...restOfList(s, ']')], loc };
 }
 
@@ -272,20 +275,17 @@ function parseBrace(s: TokenStream): Term {
   const loc = s.location(s.next());
   s.skipNewlines();
   if (s.take('}')) return { type: 'object', entries: [], loc };
-  const first = continueInfix(s, parseUnary(s), 3);
+  const head = parseUnary(s);
   const body = comprehensionBody(s, '}');
-  if (body) return { type: 'setcompr', head: first, body, loc };
-  const key = continueInfix(s, first, 0);
+  if (body) return { type: 'setcompr', head, body, loc };
+  const key = continueInfix(s, head, 0);
   s.skipNewlines();
   if (!s.take(':')) return { type: 'set', items: [key, ...restOfList(s, '}')], loc };
   s.skipNewlines();
-  const value = continueInfix(s, parseUnary(s), 3);
-  if (s.take('|')) {
-    const body = parseQuery(s, '}');
-    s.expect('}');
-    return { type: 'objectcompr', key, value, body, loc };
-  }
-  const entries: [Term, Term][] = [[key, continueInfix(s, value, 0)]];
+  const first = parseUnary(s);
+  const valueBody = comprehensionBody(s, '}');
+  if (valueBody) return { type: 'objectcompr', key, value: first, body: valueBody, loc };
+  const entries: [Term, Term][] = [[key, continueInfix(s, first, 0)]];
   s.skipNewlines();
   while (s.take(',')) {
     s.skipNewlines();

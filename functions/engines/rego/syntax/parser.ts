@@ -121,8 +121,16 @@ function parseRules(s: TokenStream): Rule[] {
 function parseBody(s: TokenStream, head: RuleHead): Literal[] | undefined {
   if (s.atKeyword('if')) {
     s.next();
-    if (s.at('{')) return parseBraced(s);
-    return [parseLiteral(s)];
+    if (!s.at('{')) return [parseLiteral(s)];
+    // `if {…}` is a body, unless only a term parses there (`if { 1: 2 | … }`, an object comprehension).
+    const mark = s.mark();
+    try {
+      return parseBraced(s);
+    } catch (error) {
+      if (!(error instanceof RegoSyntaxError)) throw error;
+      s.reset(mark);
+      return [parseLiteral(s)];
+    }
   }
   if (s.at('{')) {
     if (s.v1) s.fail('`if` keyword is required before rule body');
@@ -180,8 +188,10 @@ function parseHead(s: TokenStream, loc: Location): RuleHead {
     head.value = parseTerm(s);
     return head;
   }
-  // v0's `p[x] { … }` is a partial set; v1 needs `contains` for that.
-  if (!head.args && head.path.length > 0 && head.path.at(-1)!.type !== 'string') {
+  // v0's `p[x] { … }` is a partial set, and so is `p.x { … }` (or `p["x"]`): one key, no value. v1 needs
+  // `contains` for that.
+  const v0Set = !s.v1 && head.path.length === 1;
+  if (!head.args && head.path.length > 0 && (head.path.at(-1)!.type !== 'string' || v0Set)) {
     if (!s.v1) {
       head.contains = true;
       head.key = head.path.pop()!;

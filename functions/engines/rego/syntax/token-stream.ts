@@ -49,9 +49,10 @@ export class TokenStream {
     return true;
   }
 
-  expect(text: string, what = JSON.stringify(text)): Token {
+  expect(text: string, what?: string): Token {
     const token = this.peek();
-    if (token.text !== text || (token.kind !== 'op' && token.kind !== 'ident')) this.fail(`expected ${what}, found ${describe(token)}`);
+    if (token.text !== text || (token.kind !== 'op' && token.kind !== 'ident'))
+      this.fail(`expected ${what ?? JSON.stringify(text)}, found ${describe(token)}`);
     return this.next();
   }
 

@@ -1,0 +1,81 @@
+// Gatekeeper's library templates (../shared/corpora/gatekeeper-rego) through the packaged cel function,
+// their Rego running: each template with its CEL engine removed and each constraint forced to deny (the
+// only changes), every case of its gator suite, assertion counts included, read from the denial's
+// `[<constraint>] <msg>` lines. Referential templates (data.inventory) are refused at upload, saying why;
+// `policy test` runs their cases with the suite's inventory (test/integration/policy-test-rego.test.ts).
+import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import { celPolicy } from '../../functions/cel/policy.js';
+import { httpApiEvent } from '../../infra/admission-event.js';
+import { assertionMismatch } from '../../infra/policy-tests/gator-suite.js';
+import { offlineRequest } from '../../infra/policy-tests/offline-request.js';
+import { denying, gatorTests, libraryTemplates, regoOnly } from '../helpers/gatekeeper-rego.js';
+import { type Handler, invoke } from '../helpers/invoke.js';
+import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
+
+afterAll(removeRulesFolders);
+
+const tests = libraryTemplates().flatMap(gatorTests);
+const bundleOf = (test: (typeof tests)[number]) =>
+  [regoOnly(test.template), denying(test.constraint)].map((document) => stringify(document)).join('---\n');
+const refusal = (test: (typeof tests)[number]) => {
+  const parsed = parseRulesDocument(celPolicy, bundleOf(test));
+  return parsed.ok ? undefined : parsed.errors.join('\n');
+};
+const referential = tests.filter((test) => refusal(test) !== undefined);
+const runnable = tests.filter((test) => refusal(test) === undefined);
+
+/** The messages of the constraint's violations in a response: its lines of the denial, prefix removed. */
+function violationsOf(response: any, constraint: string): string[] {
+  if (response.allowed) return [];
+  const prefix = `[${constraint}] `;
+  return String(response.status?.message ?? '')
+    .split('\n')
+    .filter((line) => line.startsWith(prefix))
+    .map((line) => line.slice(prefix.length));
+}
+
+function eventOf(object: unknown) {
+  const request = offlineRequest(object);
+  if (!request.ok) throw new Error(request.error);
+  return httpApiEvent(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: request.request }), {
+    policy: 'cel',
+    timeEpoch: Date.now(),
+  });
+}
+
+describe("Gatekeeper's library templates, their Rego on the packaged function", () => {
+  it('the corpus has the templates and cases this test counts on', () => {
+    expect(libraryTemplates().length).toBeGreaterThanOrEqual(29);
+    expect(tests.flatMap(({ cases }) => cases).length).toBeGreaterThan(150);
+  });
+
+  it('only the referential templates are refused, each saying it reads data.inventory', () => {
+    expect(referential.map(({ name }) => name.split(':')[0])).toEqual(expect.arrayContaining(['general/uniqueserviceselector']));
+    for (const test of referential) expect(refusal(test), test.name).toMatch(/reads data\.inventory, .*cluster objects Gatekeeper syncs/);
+  });
+
+  let handler: Handler;
+  let replaceRules: (document: string) => void;
+  it('loads the function', async () => {
+    ({ handler, replaceRules } = (await packagedWithRules('cel', bundleOf(runnable[0]!))) as never);
+  });
+
+  it.each(runnable.map((test) => [test.name, test] as const))('%s: every case, every assertion', async (_name, test) => {
+    replaceRules(bundleOf(test));
+    // A new version of the rules file is one with a new modification time.
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    const mismatches: string[] = [];
+    for (const entry of test.cases) {
+      const { body } = await invoke(handler, eventOf(entry.object));
+      expect(body.response.auditAnnotations?.['failed-open'], `${entry.name}: no constraint may fail open`).toBeUndefined();
+      const violations = violationsOf(body.response, test.constraint.metadata.name);
+      for (const assertion of entry.assertions) {
+        const mismatch = assertionMismatch(violations, assertion);
+        if (mismatch) mismatches.push(`${entry.name}: ${mismatch}`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+});

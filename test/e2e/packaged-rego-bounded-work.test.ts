@@ -1,0 +1,94 @@
+// Rego on the packaged cel function is bounded as CEL and JMESPath are: Gatekeeper templates (Rego only)
+// against large or hostile requests, each answered inside the deadline. Work within the budget is decided;
+// work past it stops with an error that the constraint's failure policy (Gatekeeper's Ignore) resolves,
+// counted and said in the `failed-open` annotation as every fail-safe path is.
+import { afterAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
+import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
+
+const POLICY_TIMEOUT_MS = 1000;
+const MARGIN_MS = 250;
+afterAll(removeRulesFolders);
+
+/** A Rego-only template of kind K8sTest whose violation rule is `body`, and a constraint on Pods. */
+function bundle(body: string): string {
+  const template = {
+    apiVersion: 'templates.gatekeeper.sh/v1',
+    kind: 'ConstraintTemplate',
+    metadata: { name: 'k8stest' },
+    spec: {
+      crd: { spec: { names: { kind: 'K8sTest' } } },
+      targets: [{ target: 'admission.k8s.gatekeeper.sh', rego: `package k8stest\n\nviolation[{"msg": msg}] {\n${body}\n}\n` }],
+    },
+  };
+  const constraint = {
+    apiVersion: 'constraints.gatekeeper.sh/v1beta1',
+    kind: 'K8sTest',
+    metadata: { name: 'test' },
+    spec: { match: { kinds: [{ apiGroups: [''], kinds: ['Pod'] }] } },
+  };
+  return [template, constraint].map((document) => stringify(document)).join('---\n');
+}
+
+async function answerInTime(handler: Handler, event: unknown) {
+  const started = Date.now();
+  const answer = await invoke(handler, event);
+  const elapsed = Date.now() - started;
+  expect(elapsed, `answered after ${elapsed} ms`).toBeLessThan(POLICY_TIMEOUT_MS + MARGIN_MS);
+  expect(answer.statusCode).toBe(200);
+  return answer.body.response;
+}
+
+const pod = (count: number, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'p', ...extra },
+  spec: { containers: Array.from({ length: count }, (_, index) => ({ name: `c${index}`, image: `registry.example.com/app:${index}` })) },
+});
+
+const packaged = async (body: string) =>
+  (await packagedWithRules('cel', bundle(body), { POLICY_TIMEOUT_MS: String(POLICY_TIMEOUT_MS) })).handler;
+
+describe('Rego under the cost budget and the deadline', () => {
+  it('a comprehension over a Pod of 5,000 containers is decided', async () => {
+    const handler = await packaged(
+      '  bad := {c.name | c := input.review.object.spec.containers[_]; not startswith(c.image, "registry.example.com/")}\n  count(bad) == 0\n  msg := sprintf("%v containers", [count(input.review.object.spec.containers)])',
+    );
+    const response = await answerInTime(handler, eventFor(pod(5000)));
+    expect(response).toMatchObject({ allowed: false, status: { message: '[test] 5000 containers' } });
+    expect(response.auditAnnotations['failed-open']).toBeUndefined();
+  });
+
+  it('a cross product of two large arrays stops at the cost limit and fails open, saying so', async () => {
+    const handler = await packaged(
+      '  pairs := [[a, b] | a := input.review.object.spec.containers[_]; b := input.review.object.spec.containers[_]]\n  count(pairs) > 0\n  msg := "pairs"',
+    );
+    const response = await answerInTime(handler, eventFor(pod(3000)));
+    expect(response.allowed).toBe(true);
+    expect(response.auditAnnotations['failed-open'], response.auditAnnotations['failed-open']).toMatch(
+      /cost limit of 1000000 units exceeded/,
+    );
+  });
+
+  it('a backtracking pattern on a long name is decided at once (RE2)', async () => {
+    const handler = await packaged('  regex.match("^(a+)+$", input.review.object.metadata.name)\n  msg := "all a"');
+    const response = await answerInTime(handler, eventFor({ ...pod(1), metadata: { name: `${'a'.repeat(5000)}!` } }));
+    expect(response).toMatchObject({ allowed: true });
+    expect(response.auditAnnotations['failed-open']).toBeUndefined();
+  });
+
+  it('a 1 MB string: matching is charged by its size, and repeated work over it stops at the cost limit', async () => {
+    const big = 'x'.repeat(1_000_000);
+    const once = await packaged('  regex.match("y", input.review.object.metadata.annotations.big)\n  msg := "y"');
+    const decided = await answerInTime(once, eventFor(pod(1, { annotations: { big } })));
+    expect(decided).toMatchObject({ allowed: true });
+    expect(decided.auditAnnotations['failed-open']).toBeUndefined();
+    const repeated = await packaged(
+      '  n := count([i | some i in numbers.range(1, 200); regex.match(sprintf("y%d", [i]), input.review.object.metadata.annotations.big)])\n  n >= 0\n  msg := "y"',
+    );
+    const stopped = await answerInTime(repeated, eventFor(pod(1, { annotations: { big } })));
+    expect(stopped.allowed).toBe(true);
+    expect(stopped.auditAnnotations['failed-open'], stopped.auditAnnotations['failed-open']).toMatch(/cost limit/);
+  });
+});
