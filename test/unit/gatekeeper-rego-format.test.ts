@@ -5,7 +5,9 @@ import { stringify } from 'yaml';
 import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../../functions/cel/policy.js';
+import type { Policy } from '../../functions/admission/policy.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
+import { registrationsOf } from '../../infra/webhook-registration.js';
 
 interface TemplateOptions {
   rego?: string;
@@ -151,6 +153,27 @@ bad_name(name) if startswith(name, "bad")`;
     const rego = { engine: 'Rego', source: { rego: 'package k8sdemo\nviolation[{"msg": "from Rego"}] { true }' } };
     const verdict = await verdictOf(bundle(template({ code: [cel, rego] }), constraint('both')), pod());
     expect(verdict.status?.message).toBe('[both] from CEL');
+  });
+});
+
+describe('Gatekeeper Rego templates: registration', () => {
+  it('a webhook per constraint, for the kinds and namespaces its match names and no others (no pod templates)', () => {
+    const text = bundle(
+      template({ rego: LABELS }),
+      constraint('pods-in-prod', { match: { kinds: [{ apiGroups: [''], kinds: ['Pod'] }], namespaces: ['prod'] } }),
+    );
+    const parsed = parseRulesDocument(celPolicy, text);
+    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    const derived = registrationsOf(celPolicy as unknown as Policy<never>, parsed.document);
+    if (!derived.ok) throw new Error(derived.errors.join('\n'));
+    expect(derived.registrations.map(({ name, path, failurePolicy, rules }) => ({ name, path, failurePolicy, rules }))).toEqual([
+      {
+        name: 'pods-in-prod.cel.portcullis.io',
+        path: '/validate/cel/pods-in-prod',
+        failurePolicy: 'Ignore',
+        rules: [expect.objectContaining({ apiGroups: [''], resources: ['pods'], operations: ['CREATE', 'UPDATE'] })],
+      },
+    ]);
   });
 });
 

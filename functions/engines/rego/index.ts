@@ -37,6 +37,8 @@ export const regoEngine: Engine<RegoValidation, never> = {
   mutate() {
     throw new Error('the Rego engine validates only (Gatekeeper mutates with its own mutators, not Rego)');
   },
+  // A rule is itself alone: Gatekeeper judges the kinds a constraint matches, no pod templates of controllers.
+  expand: (rule) => [rule],
 };
 
 /** The compiler and a document's evaluation, for tools that run Rego outside a function (`npm run bench`). */
