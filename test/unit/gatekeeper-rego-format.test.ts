@@ -187,6 +187,11 @@ describe('Gatekeeper Rego templates: refused at upload, saying why and where', (
     ['a parse error', 'package k8sdemo\nviolation[{"msg": msg}] {\n  x := := 1\n}', /spec\.targets\[0\]\.rego:3:8: rego_parse_error: /],
     ['an unknown function', 'package k8sdemo\nviolation[{"msg": "m"}] { nope(1) }', /rego_compile_error: could not find function nope/],
     [
+      'an OPA built-in not implemented here',
+      'package k8sdemo\nviolation[{"msg": "m"}] { net.cidr_contains("10.0.0.0/8", "10.1.1.1") }',
+      /net\.cidr_contains is an OPA built-in that Portcullis does not implement/,
+    ],
+    [
       'http.send',
       'package k8sdemo\nviolation[{"msg": "m"}] { http.send({"url": "http://x"}) }',
       /http\.send reaches outside the evaluation.*\(an HTTP request\): refused/,

@@ -3,7 +3,7 @@
 // ordered (rule-compiler.ts), then the whole checked: one kind of rule per document, one default, the same
 // arity for every definition of a function, every called function known, no recursion.
 import type { Builtin } from '../builtins/builtin.js';
-import { REFUSED_BUILTINS } from '../builtins/registry.js';
+import { NOT_IMPLEMENTED_BUILTINS, REFUSED_BUILTINS } from '../builtins/registry.js';
 import type * as ast from '../syntax/ast.js';
 import { RegoCompileError } from './errors.js';
 import { checkReads } from './dependencies.js';
@@ -144,6 +144,8 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
     if (builtin) return { name: builtin.name, builtin, arity: builtin.arity };
     const refused = REFUSED_BUILTINS.get(name.join('.'));
     if (refused) throw new RegoCompileError(`${name.join('.')} ${refused}: refused`, loc);
+    if (NOT_IMPLEMENTED_BUILTINS.has(name.join('.')))
+      throw new RegoCompileError(`${name.join('.')} is an OPA built-in that Portcullis does not implement (docs/rego.md)`, loc);
     throw new RegoCompileError(`could not find function ${name.join('.')}`, loc);
   };
   for (const module of modules) {

@@ -8,14 +8,15 @@ import type { Literal, Term } from './ir.js';
 
 interface Vars {
   /** Vars that must be bound before the term is evaluated. */
-  needed: Set<number>;
+  needed: number[];
   /** Vars a unification (or a call's output) can bind: patterns. */
-  patterns: Set<number>;
+  patterns: number[];
   /** Vars a reference binds by iterating (`x[i]`). */
-  generated: Set<number>;
+  generated: number[];
 }
 
-const emptyVars = (): Vars => ({ needed: new Set(), patterns: new Set(), generated: new Set() });
+// Arrays, not sets: a term has few vars, and a body's terms are many (cold code allocates little this way).
+const emptyVars = (): Vars => ({ needed: [], patterns: [], generated: [] });
 
 /** Every slot a term reads or binds, but for those its comprehensions own. */
 export function slotsIn(term: Term, into = new Set<number>()): Set<number> {
@@ -82,17 +83,17 @@ export function literalSlots(literal: Literal, into = new Set<number>()): Set<nu
 function analyze(term: Term, pattern: boolean, vars: Vars): void {
   switch (term.t) {
     case 'var':
-      (pattern ? vars.patterns : vars.needed).add(term.slot);
+      (pattern ? vars.patterns : vars.needed).push(term.slot);
       break;
     case 'ref':
       analyze(term.head, false, vars);
       for (const part of term.path) {
-        if (part.t === 'var') vars.generated.add(part.slot);
+        if (part.t === 'var') vars.generated.push(part.slot);
         else {
           // A selector with vars inside (`p[{"msg": msg}]`) binds them by unifying with each key.
           const inner = varsOf(part, true);
-          for (const slot of inner.needed) vars.needed.add(slot);
-          for (const slot of [...inner.patterns, ...inner.generated]) vars.generated.add(slot);
+          vars.needed.push(...inner.needed);
+          vars.generated.push(...inner.patterns, ...inner.generated);
         }
       }
       break;
@@ -111,7 +112,7 @@ function analyze(term: Term, pattern: boolean, vars: Vars): void {
     case 'arraycompr':
     case 'setcompr':
     case 'objectcompr':
-      for (const slot of slotsIn(term)) vars.needed.add(slot);
+      for (const slot of slotsIn(term)) vars.needed.push(slot);
       break;
     case 'call':
       for (const [index, arg] of term.args.entries()) analyze(arg, index === term.fn.arity, vars);
@@ -158,35 +159,46 @@ function unifiable(left: Term, right: Term, bound: ReadonlySet<number>): boolean
 
 interface Step {
   ready(bound: ReadonlySet<number>): boolean;
-  outputs: Set<number>;
+  /** The vars it binds, asked once it is placed. */
+  outputs(): Iterable<number>;
   /** The vars it reads, for the error when nothing can bind them. */
-  reads: Set<number>;
+  reads(): Iterable<number>;
+}
+
+const NONE: readonly number[] = [];
+
+function* chain(...sets: Iterable<number>[]): Generator<number> {
+  for (const set of sets) yield* set;
 }
 
 function stepOf(literal: Literal, shared: ReadonlySet<number>): Step {
-  const withsNeed = emptyVars();
-  for (const modifier of literal.withs) analyze(modifier.value, false, withsNeed);
+  let withsNeed: Vars | undefined;
+  if (literal.withs.length > 0) {
+    withsNeed = emptyVars();
+    for (const modifier of literal.withs) analyze(modifier.value, false, withsNeed);
+  }
+  const withsReady = (bound: ReadonlySet<number>) => withsNeed === undefined || within(withsNeed.needed, bound);
+  const withsReads = withsNeed?.needed ?? NONE;
   const expr = literal.expr;
   if (literal.negated) {
-    const all = literalSlots(literal);
-    const reads = new Set([...all].filter((slot) => shared.has(slot)));
-    return { ready: (bound) => within(reads, bound), outputs: new Set(), reads };
+    const reads = [...literalSlots(literal)].filter((slot) => shared.has(slot));
+    return { ready: (bound) => within(reads, bound), outputs: () => NONE, reads: () => reads };
   }
   switch (expr.k) {
     case 'term': {
       const vars = varsOf(expr.term, false);
       return {
-        ready: (bound) => within(vars.needed, bound) && within(withsNeed.needed, bound),
-        outputs: new Set([...vars.generated, ...vars.patterns]),
-        reads: new Set([...vars.needed, ...withsNeed.needed]),
+        ready: (bound) => within(vars.needed, bound) && withsReady(bound),
+        outputs: () => chain(vars.generated, vars.patterns),
+        reads: () => chain(vars.needed, withsReads),
       };
     }
     case 'unify': {
       const [l, r] = [varsOf(expr.left, true), varsOf(expr.right, true)];
       return {
-        ready: (bound) => unifiable(expr.left, expr.right, bound) && within(withsNeed.needed, bound),
-        outputs: new Set([...l.patterns, ...r.patterns, ...l.generated, ...r.generated]),
-        reads: new Set([...l.needed, ...r.needed, ...withsNeed.needed, ...[...l.patterns, ...r.patterns]]),
+        ready: (bound) => unifiable(expr.left, expr.right, bound) && withsReady(bound),
+        outputs: () => chain(l.patterns, r.patterns, l.generated, r.generated),
+        reads: () => chain(l.needed, r.needed, withsReads, l.patterns, r.patterns),
       };
     }
     case 'somein': {
@@ -195,19 +207,19 @@ function stepOf(literal: Literal, shared: ReadonlySet<number>): Step {
       if (expr.key) analyze(expr.key, true, target);
       analyze(expr.value, true, target);
       return {
-        ready: (bound) => within(collection.needed, bound) && within(target.needed, bound) && within(withsNeed.needed, bound),
-        outputs: new Set([...collection.generated, ...target.patterns, ...target.generated]),
-        reads: new Set([...collection.needed, ...target.needed]),
+        ready: (bound) => within(collection.needed, bound) && within(target.needed, bound) && withsReady(bound),
+        outputs: () => chain(collection.generated, target.patterns, target.generated),
+        reads: () => chain(collection.needed, target.needed),
       };
     }
     case 'every': {
       const domain = varsOf(expr.domain, false);
-      const outer = new Set([...literalSlots(literal)].filter((slot) => !expr.locals.has(slot) && !domain.generated.has(slot)));
+      const outer = new Set([...literalSlots(literal)].filter((slot) => !expr.locals.has(slot) && !domain.generated.includes(slot)));
       for (const slot of domain.needed) outer.add(slot);
-      return { ready: (bound) => within(outer, bound), outputs: domain.generated, reads: outer };
+      return { ready: (bound) => within(outer, bound), outputs: () => domain.generated, reads: () => outer };
     }
     default:
-      return { ready: () => true, outputs: new Set(), reads: new Set() };
+      return { ready: () => true, outputs: () => NONE, reads: () => NONE };
   }
 }
 
@@ -239,13 +251,13 @@ export function orderForSafety(
         continue;
       }
       ordered.push(literal);
-      for (const slot of step.outputs) bound.add(slot);
+      for (const slot of step.outputs()) bound.add(slot);
       remaining.splice(index, 1);
       progressed = true;
     }
     if (!progressed) {
       const unsafe = new Set<number>();
-      for (const { step } of remaining) for (const slot of step.reads) if (!bound.has(slot)) unsafe.add(slot);
+      for (const { step } of remaining) for (const slot of step.reads()) if (!bound.has(slot)) unsafe.add(slot);
       const first = remaining[0]!.literal;
       const vars = [...unsafe].map(names).filter((name) => !name.startsWith('$'));
       throw new RegoCompileError(

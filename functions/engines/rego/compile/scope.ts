@@ -16,60 +16,62 @@ export class Scope {
   ) {}
 }
 
+/** The var names a term writes at its own level (not inside the comprehensions it holds). */
+function namesIn(term: ast.Term | undefined, into: Set<string>): void {
+  if (!term) return;
+  switch (term.type) {
+    case 'var':
+      into.add(term.name);
+      break;
+    case 'ref':
+      namesIn(term.head, into);
+      for (const part of term.path) namesIn(part, into);
+      break;
+    case 'array':
+    case 'set':
+      for (const item of term.items) namesIn(item, into);
+      break;
+    case 'object':
+      for (const [key, value] of term.entries) {
+        namesIn(key, into);
+        namesIn(value, into);
+      }
+      break;
+    case 'call':
+      for (const arg of term.args) namesIn(arg, into);
+      break;
+    case 'binary':
+      namesIn(term.left, into);
+      namesIn(term.right, into);
+      break;
+    case 'membership':
+      namesIn(term.key, into);
+      namesIn(term.value, into);
+      namesIn(term.collection, into);
+      break;
+    default:
+      break;
+  }
+}
+
 /** The var names written in a body's literals, not counting those inside its comprehensions and `every` bodies. */
 export function namesAt(body: readonly ast.Literal[], into = new Set<string>()): Set<string> {
-  const visit = (term: ast.Term | undefined): void => {
-    if (!term) return;
-    switch (term.type) {
-      case 'var':
-        into.add(term.name);
-        break;
-      case 'ref':
-        visit(term.head);
-        term.path.forEach(visit);
-        break;
-      case 'array':
-      case 'set':
-        term.items.forEach(visit);
-        break;
-      case 'object':
-        for (const [key, value] of term.entries) {
-          visit(key);
-          visit(value);
-        }
-        break;
-      case 'call':
-        term.args.forEach(visit);
-        break;
-      case 'binary':
-        visit(term.left);
-        visit(term.right);
-        break;
-      case 'membership':
-        visit(term.key);
-        visit(term.value);
-        visit(term.collection);
-        break;
-      default:
-        break;
-    }
-  };
   for (const literal of body) {
     const expr = literal.expr;
-    if (expr.kind === 'term') visit(expr.term);
+    if (expr.kind === 'term') namesIn(expr.term, into);
     else if (expr.kind === 'assign') {
-      visit(expr.target);
-      visit(expr.value);
+      namesIn(expr.target, into);
+      namesIn(expr.value, into);
     } else if (expr.kind === 'unify') {
-      visit(expr.left);
-      visit(expr.right);
-    } else if (expr.kind === 'some') expr.vars.forEach(visit);
+      namesIn(expr.left, into);
+      namesIn(expr.right, into);
+    } else if (expr.kind === 'some') for (const variable of expr.vars) namesIn(variable, into);
     else if (expr.kind === 'somein') {
-      visit(expr.key);
-      visit(expr.value);
-      visit(expr.collection);
-    } else if (expr.kind === 'every') visit(expr.domain);
-    for (const modifier of literal.withs) visit(modifier.value);
+      namesIn(expr.key, into);
+      namesIn(expr.value, into);
+      namesIn(expr.collection, into);
+    } else if (expr.kind === 'every') namesIn(expr.domain, into);
+    for (const modifier of literal.withs) namesIn(modifier.value, into);
   }
   return into;
 }

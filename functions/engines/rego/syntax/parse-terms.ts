@@ -7,8 +7,9 @@ import { describe, type TokenStream } from './token-stream.js';
 import { RegoSyntaxError } from './lexer.js';
 
 const LEVELS: readonly (readonly string[])[] = [['==', '!=', '<', '<=', '>', '>='], ['|'], ['&'], ['+', '-'], ['*', '/', '%']];
-/** The level of `in` (0) and of each operator (1 and up). */
-const levelOf = (op: string) => LEVELS.findIndex((ops) => ops.includes(op)) + 1;
+const LEVEL_OF = new Map(LEVELS.flatMap((ops, index) => ops.map((op) => [op, index + 1] as const)));
+/** The level of each infix operator (1 and up), 0 for any other token (`in` is 0 too). */
+const levelOf = (op: string) => LEVEL_OF.get(op) ?? 0;
 
 let wildcards = 0;
 const wildcard = (loc: Location): Term => ({ type: 'var', name: `$${wildcards++}`, loc });
