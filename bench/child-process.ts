@@ -68,3 +68,16 @@ export function medianRun(runs: WarmRun[]): { run: WarmRun; ratios: number[] } {
 }
 
 export const ratioSpread = (ratios: number[]) => `${ratios.length} processes: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`;
+
+/** `portcullis policy validate` of a bundle for cel, a new process each round: the time each took. */
+export async function timePolicyValidate(bundleFile: string, rounds: number): Promise<number[]> {
+  // The first command after a change to the sources compiles the CLI (bin/portcullis.mjs): not what is timed.
+  await runToExit(['bin/portcullis.mjs', '--version']);
+  const validateNs: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const { elapsedNs, code } = await runToExit(['bin/portcullis.mjs', 'policy', 'validate', bundleFile, '--policy', 'cel']);
+    if (code !== 0) throw new Error(`policy validate exited ${code}`);
+    validateNs.push(elapsedNs);
+  }
+  return validateNs;
+}

@@ -19,7 +19,7 @@ import { temporaryDirectory } from '../infra/temporary-directory.js';
 import { CORPORA } from '../test/helpers/corpora.js';
 import { kyvernoSuites } from '../test/helpers/kyverno-vpol.js';
 import { BENCH_PACKAGE } from './bench-package.js';
-import { medianRun, ms, quantile, ratioSpread, runChild, runToExit, verdict, type WarmRun, warmRatio } from './child-process.js';
+import { medianRun, ms, quantile, ratioSpread, runChild, timePolicyValidate, verdict, type WarmRun, warmRatio } from './child-process.js';
 import { sampleEvent } from './sample-review.js';
 
 // The bundle is read here synchronously, as the CLI reads it.
@@ -85,14 +85,7 @@ for (let round = 0; round < COLD_ROUNDS; round++) {
   cold.onePolicyBare.push(await coldStart(eventFile, onePolicyRules));
 }
 console.log('policy validate…');
-// The first command after a change to the sources compiles the CLI (bin/portcullis.mjs): not what is timed.
-await runToExit(['bin/portcullis.mjs', '--version']);
-const validateNs: number[] = [];
-for (let round = 0; round < VALIDATE_ROUNDS; round++) {
-  const { elapsedNs, code } = await runToExit(['bin/portcullis.mjs', 'policy', 'validate', bundleFile, '--policy', 'cel']);
-  if (code !== 0) throw new Error(`policy validate exited ${code}`);
-  validateNs.push(elapsedNs);
-}
+const validateNs = await timePolicyValidate(bundleFile, VALIDATE_ROUNDS);
 console.log('warm…');
 const warm: Record<string, WarmRun[]> = {};
 for (const [kind, policy] of Object.entries(ROUTES)) {

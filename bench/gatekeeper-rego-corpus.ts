@@ -20,7 +20,7 @@ import { temporaryDirectory } from '../infra/temporary-directory.js';
 import { CORPORA } from '../test/helpers/corpora.js';
 import { gatorTests, libraryTemplates, regoOnly } from '../test/helpers/gatekeeper-rego.js';
 import { BENCH_PACKAGE } from './bench-package.js';
-import { medianRun, ms, quantile, ratioSpread, runChild, runToExit, verdict, type WarmRun, warmRatio } from './child-process.js';
+import { medianRun, ms, quantile, ratioSpread, runChild, timePolicyValidate, verdict, type WarmRun, warmRatio } from './child-process.js';
 import { sampleEvent } from './sample-review.js';
 
 await loadEngines();
@@ -78,13 +78,7 @@ for (let round = 0; round < COLD_ROUNDS; round++) {
   cold.oneTemplate.push(await coldStart(oneTemplateRules));
 }
 console.log('policy validate…');
-await runToExit(['bin/portcullis.mjs', '--version']);
-const validateNs: number[] = [];
-for (let round = 0; round < VALIDATE_ROUNDS; round++) {
-  const { elapsedNs, code } = await runToExit(['bin/portcullis.mjs', 'policy', 'validate', bundleFile, '--policy', 'cel']);
-  if (code !== 0) throw new Error(`policy validate exited ${code}`);
-  validateNs.push(elapsedNs);
-}
+const validateNs = await timePolicyValidate(bundleFile, VALIDATE_ROUNDS);
 console.log('warm…');
 const warm: Record<string, WarmRun[]> = {};
 for (const [name, folder] of Object.entries(ROUTES)) {

@@ -1,26 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { kyvernoFailuresIn } from '../helpers/kyverno-blocked.js';
-import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
+import { eventFor } from '../helpers/invoke.js';
 import { captureLogLines } from '../helpers/log-lines.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
+import { answerInTime, packagedWithDeadline } from '../helpers/answer-in-time.js';
 import { testRules } from '../helpers/test-rules.js';
 
-const POLICY_TIMEOUT_MS = 1000;
-const MARGIN_MS = 250;
 afterAll(removeRulesFolders);
 
-const packaged = async (policy: string, rules: string) =>
-  (await packagedWithRules(policy, rules, { POLICY_TIMEOUT_MS: String(POLICY_TIMEOUT_MS) })).handler;
-
-/** The answer, and the check that it came within the deadline and its margin. */
-async function answerInTime(handler: Handler, event: unknown) {
-  const started = Date.now();
-  const answer = await invoke(handler, event);
-  const elapsed = Date.now() - started;
-  expect(elapsed, `answered after ${elapsed} ms`).toBeLessThan(POLICY_TIMEOUT_MS + MARGIN_MS);
-  expect(answer.statusCode).toBe(200);
-  return answer.body.response;
-}
+const packaged = packagedWithDeadline;
 
 const pod = (containers: { name: string; image: string }[], extra: Record<string, unknown> = {}) => ({
   apiVersion: 'v1',

@@ -79,3 +79,23 @@ describe("Gatekeeper's library templates, their Rego on the packaged function", 
     expect(mismatches).toEqual([]);
   });
 });
+
+describe('a native rules document with a rule for the Rego engine', () => {
+  it('loads the engine for it, and denies with the rule’s own name', async () => {
+    const rule = {
+      modules: [
+        {
+          file: 'no-latest.rego',
+          source:
+            'package nolatest\nviolation[{"msg": msg}] {\n  c := input.review.object.spec.containers[_]\n  endswith(c.image, ":latest")\n  msg := sprintf("%v uses :latest", [c.name])\n}',
+        },
+      ],
+      violations: 'data.nolatest.violation',
+    };
+    const document = `rules: [{ name: no-latest, match: { kinds: [Pod] }, parameters: { rego: ${JSON.stringify(rule)} } }]`;
+    const { handler } = await packagedWithRules('cel', document);
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'web', image: 'nginx:latest' }] } };
+    const { body } = await invoke(handler, eventOf(pod));
+    expect(body.response).toMatchObject({ allowed: false, status: { message: 'cel: rule no-latest: web uses :latest' } });
+  });
+});

@@ -4,11 +4,10 @@
 // counted and said in the `failed-open` annotation as every fail-safe path is.
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { eventFor, type Handler, invoke } from '../helpers/invoke.js';
-import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
+import { answerInTime, packagedWithDeadline } from '../helpers/answer-in-time.js';
+import { eventFor } from '../helpers/invoke.js';
+import { removeRulesFolders } from '../helpers/packaged-with-rules.js';
 
-const POLICY_TIMEOUT_MS = 1000;
-const MARGIN_MS = 250;
 afterAll(removeRulesFolders);
 
 /** A Rego-only template of kind K8sTest whose violation rule is `body`, and a constraint on Pods. */
@@ -31,15 +30,6 @@ function bundle(body: string): string {
   return [template, constraint].map((document) => stringify(document)).join('---\n');
 }
 
-async function answerInTime(handler: Handler, event: unknown) {
-  const started = Date.now();
-  const answer = await invoke(handler, event);
-  const elapsed = Date.now() - started;
-  expect(elapsed, `answered after ${elapsed} ms`).toBeLessThan(POLICY_TIMEOUT_MS + MARGIN_MS);
-  expect(answer.statusCode).toBe(200);
-  return answer.body.response;
-}
-
 const pod = (count: number, extra: Record<string, unknown> = {}) => ({
   apiVersion: 'v1',
   kind: 'Pod',
@@ -47,8 +37,7 @@ const pod = (count: number, extra: Record<string, unknown> = {}) => ({
   spec: { containers: Array.from({ length: count }, (_, index) => ({ name: `c${index}`, image: `registry.example.com/app:${index}` })) },
 });
 
-const packaged = async (body: string) =>
-  (await packagedWithRules('cel', bundle(body), { POLICY_TIMEOUT_MS: String(POLICY_TIMEOUT_MS) })).handler;
+const packaged = (body: string) => packagedWithDeadline('cel', bundle(body));
 
 describe('Rego under the cost budget and the deadline', () => {
   it('a comprehension over a Pod of 5,000 containers is decided', async () => {
