@@ -1,5 +1,8 @@
 // Running benchmark children: a new Node process per measurement, timed from spawn to its first output.
 import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 
 export const quantile = (values: number[], q: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
@@ -80,4 +83,12 @@ export async function timePolicyValidate(bundleFile: string, rounds: number): Pr
     validateNs.push(elapsedNs);
   }
   return validateNs;
+}
+
+/** A rules folder for the cel function in `parent`, holding a bundle as `policy push` stores it (JSON). */
+export function celRulesFolder(parent: string, name: string, documents: string): string {
+  const folder = join(parent, name);
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'cel.yaml'), JSON.stringify(parseAllDocuments(documents).map((document) => document.toJS())));
+  return folder;
 }

@@ -8,7 +8,7 @@
 //   warm:     median per request on the ~10 KB Pod review on two policies' routes, as registered: a pattern
 //             policy and a foreach/JMESPath policy, each vs the JSON floor
 // Run after `sls package` (bench/run.ts packages into BENCH_PACKAGE first).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { loadEngines } from '../functions/engines/registry.js';
@@ -19,7 +19,18 @@ import { temporaryDirectory } from '../infra/temporary-directory.js';
 import { CORPORA } from '../test/helpers/corpora.js';
 import { kyvernoSuites } from '../test/helpers/kyverno-vpol.js';
 import { BENCH_PACKAGE } from './bench-package.js';
-import { medianRun, ms, quantile, ratioSpread, runChild, timePolicyValidate, verdict, type WarmRun, warmRatio } from './child-process.js';
+import {
+  celRulesFolder,
+  medianRun,
+  ms,
+  quantile,
+  ratioSpread,
+  runChild,
+  timePolicyValidate,
+  verdict,
+  type WarmRun,
+  warmRatio,
+} from './child-process.js';
 import { sampleEvent } from './sample-review.js';
 
 // The bundle is read here synchronously, as the CLI reads it.
@@ -51,13 +62,7 @@ const parsed = parseRulesDocument(celPolicy, bundle);
 if (!parsed.ok) throw new Error(`the ClusterPolicy bundle is invalid: ${parsed.errors.join('; ')}`);
 for (const route of Object.values(ROUTES)) if (!policies.has(route)) throw new Error(`${route} is not in the bundle`);
 
-const rulesFolder = (name: string, documents: string) => {
-  const folder = join(work, name);
-  mkdirSync(folder);
-  // What `policy push` stores: the manifests as JSON.
-  writeFileSync(join(folder, 'cel.yaml'), JSON.stringify(parseAllDocuments(documents).map((document) => document.toJS())));
-  return folder;
-};
+const rulesFolder = (name: string, documents: string) => celRulesFolder(work, name, documents);
 const corpusRules = rulesFolder('corpus', bundle);
 const onePolicyRules = rulesFolder('one-policy', policies.get(ONE_POLICY)!);
 const bundleFile = join(work, 'bundle.yaml');

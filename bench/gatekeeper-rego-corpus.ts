@@ -9,9 +9,9 @@
 //   eval:     Rego evaluation alone, compiled once, input already parsed, as `opa bench` measures a
 //             prepared query: OPA's documentation's RBAC example, and Gatekeeper's requiredlabels on the Pod
 // Run after `sls package` (bench/run.ts packages into BENCH_PACKAGE first).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../functions/cel/policy.js';
 import { loadEngines } from '../functions/engines/registry.js';
@@ -20,7 +20,18 @@ import { temporaryDirectory } from '../infra/temporary-directory.js';
 import { CORPORA } from '../test/helpers/corpora.js';
 import { gatorTests, libraryTemplates, regoOnly } from '../test/helpers/gatekeeper-rego.js';
 import { BENCH_PACKAGE } from './bench-package.js';
-import { medianRun, ms, quantile, ratioSpread, runChild, timePolicyValidate, verdict, type WarmRun, warmRatio } from './child-process.js';
+import {
+  celRulesFolder,
+  medianRun,
+  ms,
+  quantile,
+  ratioSpread,
+  runChild,
+  timePolicyValidate,
+  verdict,
+  type WarmRun,
+  warmRatio,
+} from './child-process.js';
 import { sampleEvent } from './sample-review.js';
 
 await loadEngines();
@@ -44,13 +55,7 @@ const bundle = [...texts.values()].map(({ text }) => text).join('---\n');
 const parsed = parseRulesDocument(celPolicy, bundle);
 if (!parsed.ok) throw new Error(`the Gatekeeper bundle is invalid: ${parsed.errors.join('; ')}`);
 
-const rulesFolder = (name: string, documents: string) => {
-  const folder = join(work, name);
-  mkdirSync(folder);
-  // What `policy push` stores: the manifests as JSON.
-  writeFileSync(join(folder, 'cel.yaml'), JSON.stringify(parseAllDocuments(documents).map((document) => document.toJS())));
-  return folder;
-};
+const rulesFolder = (name: string, documents: string) => celRulesFolder(work, name, documents);
 const corpusRules = rulesFolder('corpus', bundle);
 const oneTemplate = texts.get(ROUTES.allowedrepos)!;
 const oneTemplateRules = rulesFolder('one-template', oneTemplate.text);
