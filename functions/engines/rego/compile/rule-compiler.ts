@@ -24,6 +24,8 @@ export interface ModuleScope {
   v1: boolean;
 }
 
+const NO_WITHS: With[] = [];
+
 const OPERATOR_BUILTINS: Record<ast.BinaryOp, string> = {
   '+': 'plus',
   '-': 'minus',
@@ -63,15 +65,21 @@ export class RuleCompiler {
     const keys = head.path.map((part) => this.term(part, top));
     const member = head.key && this.term(head.key, top);
     const value = head.value ? this.term(head.value, top) : ({ t: 'const', value: true } as const);
-    const headSlots = new Set([...keys, ...(member ? [member] : []), value].flatMap((term) => [...slotsIn(term)]));
-    const compiledBody = this.order(literals, new Set(bound), headSlots);
-    this.checkHead(headSlots, compiledBody, bound, head.loc);
+    const headSlots = new Set<number>();
+    for (const term of keys) slotsIn(term, headSlots);
+    if (member) slotsIn(member, headSlots);
+    slotsIn(value, headSlots);
+    // Ordering the body extends the set with every var the body binds: what the head may read.
+    const boundByBody = new Set(bound);
+    const compiledBody = this.order(literals, boundByBody, headSlots);
+    this.checkHead(headSlots, boundByBody, head.loc);
     const elses: ElseClause[] = rule.elses.map((clause) => {
       const scope = new Scope(top, namesAt(clause.body, clause.value ? namesAt([asLiteral(clause.value)]) : new Set()));
       const elseLiterals = this.literals(clause.body, scope);
       const elseValue = clause.value ? this.term(clause.value, scope) : ({ t: 'const', value: true } as const);
-      const elseBody = this.order(elseLiterals, new Set(bound), slotsIn(elseValue));
-      this.checkHead(slotsIn(elseValue), elseBody, bound, clause.loc);
+      const boundByElse = new Set(bound);
+      const elseBody = this.order(elseLiterals, boundByElse, slotsIn(elseValue));
+      this.checkHead(slotsIn(elseValue), boundByElse, clause.loc);
       return { value: elseValue, body: elseBody };
     });
     return {
@@ -102,24 +110,9 @@ export class RuleCompiler {
   }
 
   /** Head vars must be bound by the body (or the parameters). */
-  private checkHead(headSlots: Set<number>, body: Literal[], params: Set<number>, loc: ast.Location): void {
-    const bound = new Set(params);
-    for (const literal of body) for (const slot of this.boundBy(literal)) bound.add(slot);
+  private checkHead(headSlots: ReadonlySet<number>, bound: ReadonlySet<number>, loc: ast.Location): void {
     const unsafe = [...headSlots].filter((slot) => !bound.has(slot)).map((slot) => this.names[slot]!);
     if (unsafe.length > 0) throw new RegoCompileError(`var ${unsafe.join(', ')} is unsafe`, loc);
-  }
-
-  private boundBy(literal: Literal): Set<number> {
-    const slots = new Set<number>();
-    if (literal.negated) return slots;
-    const expr = literal.expr;
-    if (expr.k === 'term') slotsIn(expr.term, slots);
-    else if (expr.k === 'unify') slotsIn(expr.right, slotsIn(expr.left, slots));
-    else if (expr.k === 'somein') {
-      if (expr.key) slotsIn(expr.key, slots);
-      slotsIn(expr.collection, slotsIn(expr.value, slots));
-    } else if (expr.k === 'every') slotsIn(expr.domain, slots);
-    return slots;
   }
 
   private allocate(name: string, scope: Scope): number {
@@ -153,7 +146,7 @@ export class RuleCompiler {
   }
 
   private literal(literal: ast.Literal, scope: Scope): Literal {
-    const withs = literal.withs.map((modifier) => this.with(modifier, scope));
+    const withs = literal.withs.length === 0 ? NO_WITHS : literal.withs.map((modifier) => this.with(modifier, scope));
     return { expr: this.expr(literal.expr, scope), negated: literal.negated, withs, loc: literal.loc };
   }
 

@@ -3,6 +3,7 @@
 // body around a comprehension. Literals keep their written order where they can; one that reads a var bound
 // later moves after it, and a var nothing binds is an error. What binds: unification (either side, when the
 // other is known), `some … in`, a call's output argument, and the vars a reference iterates (`x[i]`).
+// Loops over terms are indexed: this runs cold, once per rules version, where a for…of allocates at every step.
 import { RegoCompileError } from './errors.js';
 import type { Literal, Term } from './ir.js';
 
@@ -26,25 +27,25 @@ export function slotsIn(term: Term, into = new Set<number>()): Set<number> {
       break;
     case 'ref':
       slotsIn(term.head, into);
-      for (const part of term.path) slotsIn(part, into);
+      for (let index = 0; index < term.path.length; index++) slotsIn(term.path[index]!, into);
       break;
     case 'array':
     case 'set':
-      for (const item of term.items) slotsIn(item, into);
+      for (let index = 0; index < term.items.length; index++) slotsIn(term.items[index]!, into);
       break;
     case 'object':
-      for (const [key, value] of term.entries) slotsIn(value, slotsIn(key, into));
+      for (let index = 0; index < term.entries.length; index++) slotsIn(term.entries[index]![1], slotsIn(term.entries[index]![0], into));
       break;
     case 'arraycompr':
     case 'setcompr':
     case 'objectcompr': {
       const inner = term.t === 'objectcompr' ? slotsIn(term.value, slotsIn(term.key)) : slotsIn(term.head);
-      for (const literal of term.body) literalSlots(literal, inner);
+      for (let index = 0; index < term.body.length; index++) literalSlots(term.body[index]!, inner);
       for (const slot of inner) if (!term.locals.has(slot)) into.add(slot);
       break;
     }
     case 'call':
-      for (const arg of term.args) slotsIn(arg, into);
+      for (let index = 0; index < term.args.length; index++) slotsIn(term.args[index]!, into);
       break;
     default:
       break;
@@ -69,14 +70,14 @@ export function literalSlots(literal: Literal, into = new Set<number>()): Set<nu
       slotsIn(expr.domain, into);
       const inner = expr.key ? slotsIn(expr.key) : new Set<number>();
       slotsIn(expr.value, inner);
-      for (const literal of expr.body) literalSlots(literal, inner);
+      for (let index = 0; index < expr.body.length; index++) literalSlots(expr.body[index]!, inner);
       for (const slot of inner) if (!expr.locals.has(slot)) into.add(slot);
       break;
     }
     default:
       break;
   }
-  for (const modifier of literal.withs) slotsIn(modifier.value, into);
+  for (let index = 0; index < literal.withs.length; index++) slotsIn(literal.withs[index]!.value, into);
   return into;
 }
 
@@ -87,7 +88,8 @@ function analyze(term: Term, pattern: boolean, vars: Vars): void {
       break;
     case 'ref':
       analyze(term.head, false, vars);
-      for (const part of term.path) {
+      for (let index = 0; index < term.path.length; index++) {
+        const part = term.path[index]!;
         if (part.t === 'var') vars.generated.push(part.slot);
         else {
           // A selector with vars inside (`p[{"msg": msg}]`) binds them by unifying with each key.
@@ -98,10 +100,10 @@ function analyze(term: Term, pattern: boolean, vars: Vars): void {
       }
       break;
     case 'array':
-      for (const item of term.items) analyze(item, pattern, vars);
+      for (let index = 0; index < term.items.length; index++) analyze(term.items[index]!, pattern, vars);
       break;
     case 'set':
-      for (const item of term.items) analyze(item, false, vars);
+      for (let index = 0; index < term.items.length; index++) analyze(term.items[index]!, false, vars);
       break;
     case 'object':
       for (const [key, value] of term.entries) {
@@ -115,7 +117,7 @@ function analyze(term: Term, pattern: boolean, vars: Vars): void {
       for (const slot of slotsIn(term)) vars.needed.push(slot);
       break;
     case 'call':
-      for (const [index, arg] of term.args.entries()) analyze(arg, index === term.fn.arity, vars);
+      for (let index = 0; index < term.args.length; index++) analyze(term.args[index]!, index === term.fn.arity, vars);
       break;
     default:
       break;
@@ -137,10 +139,14 @@ function varsOf(term: Term, pattern: boolean): Vars {
   return vars;
 }
 
-const within = (slots: Iterable<number>, bound: ReadonlySet<number>) => {
-  for (const slot of slots) if (!bound.has(slot)) return false;
+function within(slots: readonly number[] | ReadonlySet<number>, bound: ReadonlySet<number>): boolean {
+  if (Array.isArray(slots)) {
+    for (let index = 0; index < slots.length; index++) if (!bound.has(slots[index]!)) return false;
+    return true;
+  }
+  for (const slot of slots as ReadonlySet<number>) if (!bound.has(slot)) return false;
   return true;
-};
+}
 
 /** Whether `left = right` can run: one side known, or both arrays (objects) whose items can pair up. */
 function unifiable(left: Term, right: Term, bound: ReadonlySet<number>): boolean {
@@ -160,16 +166,14 @@ function unifiable(left: Term, right: Term, bound: ReadonlySet<number>): boolean
 interface Step {
   ready(bound: ReadonlySet<number>): boolean;
   /** The vars it binds, asked once it is placed. */
-  outputs(): Iterable<number>;
+  outputs(): readonly number[];
   /** The vars it reads, for the error when nothing can bind them. */
   reads(): Iterable<number>;
 }
 
 const NONE: readonly number[] = [];
 
-function* chain(...sets: Iterable<number>[]): Generator<number> {
-  for (const set of sets) yield* set;
-}
+const chain = (...lists: (readonly number[])[]): readonly number[] => ([] as number[]).concat(...lists);
 
 function stepOf(literal: Literal, shared: ReadonlySet<number>): Step {
   let withsNeed: Vars | undefined;
@@ -251,7 +255,8 @@ export function orderForSafety(
         continue;
       }
       ordered.push(literal);
-      for (const slot of step.outputs()) bound.add(slot);
+      const outputs = step.outputs();
+      for (let at = 0; at < outputs.length; at++) bound.add(outputs[at]!);
       remaining.splice(index, 1);
       progressed = true;
     }

@@ -1,5 +1,6 @@
 // The scopes of a rule as its compiler resolves names in them: the rule's body, each comprehension and
 // `every` body inside it, the vars each declares and owns, and the names each writes at its own level.
+// Loops over a body's terms are indexed: they run cold, where a for…of allocates at every step.
 import type * as ast from '../syntax/ast.js';
 
 export class Scope {
@@ -25,20 +26,20 @@ function namesIn(term: ast.Term | undefined, into: Set<string>): void {
       break;
     case 'ref':
       namesIn(term.head, into);
-      for (const part of term.path) namesIn(part, into);
+      for (let index = 0; index < term.path.length; index++) namesIn(term.path[index], into);
       break;
     case 'array':
     case 'set':
-      for (const item of term.items) namesIn(item, into);
+      for (let index = 0; index < term.items.length; index++) namesIn(term.items[index], into);
       break;
     case 'object':
-      for (const [key, value] of term.entries) {
-        namesIn(key, into);
-        namesIn(value, into);
+      for (let index = 0; index < term.entries.length; index++) {
+        namesIn(term.entries[index]![0], into);
+        namesIn(term.entries[index]![1], into);
       }
       break;
     case 'call':
-      for (const arg of term.args) namesIn(arg, into);
+      for (let index = 0; index < term.args.length; index++) namesIn(term.args[index], into);
       break;
     case 'binary':
       namesIn(term.left, into);
@@ -56,7 +57,8 @@ function namesIn(term: ast.Term | undefined, into: Set<string>): void {
 
 /** The var names written in a body's literals, not counting those inside its comprehensions and `every` bodies. */
 export function namesAt(body: readonly ast.Literal[], into = new Set<string>()): Set<string> {
-  for (const literal of body) {
+  for (let index = 0; index < body.length; index++) {
+    const literal = body[index]!;
     const expr = literal.expr;
     if (expr.kind === 'term') namesIn(expr.term, into);
     else if (expr.kind === 'assign') {
@@ -71,7 +73,7 @@ export function namesAt(body: readonly ast.Literal[], into = new Set<string>()):
       namesIn(expr.value, into);
       namesIn(expr.collection, into);
     } else if (expr.kind === 'every') namesIn(expr.domain, into);
-    for (const modifier of literal.withs) namesIn(modifier.value, into);
+    for (let at = 0; at < literal.withs.length; at++) namesIn(literal.withs[at]!.value, into);
   }
   return into;
 }

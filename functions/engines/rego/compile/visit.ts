@@ -1,6 +1,7 @@
 // Every term of the compiled form, in one walk: a rule's parameters, head, body and else clauses, and
 // within them every literal, `with` value, comprehension and `every` body. A reference's head is visited
-// unless it is `input` or `data`, which the reference itself stands for.
+// unless it is `input` or `data`, which the reference itself stands for. Loops over arrays are indexed: this
+// runs once per rules version, cold, where a for…of allocates an iterator result at every step.
 import type { CompiledRule, Literal, Term } from './ir.js';
 
 export type Visit = (term: Term) => void;
@@ -10,16 +11,16 @@ export function visitTerm(term: Term, visit: Visit): void {
   switch (term.t) {
     case 'ref':
       if (term.head.t !== 'data' && term.head.t !== 'input') visitTerm(term.head, visit);
-      for (const part of term.path) visitTerm(part, visit);
+      for (let index = 0; index < term.path.length; index++) visitTerm(term.path[index]!, visit);
       break;
     case 'array':
     case 'set':
-      for (const item of term.items) visitTerm(item, visit);
+      for (let index = 0; index < term.items.length; index++) visitTerm(term.items[index]!, visit);
       break;
     case 'object':
-      for (const [key, value] of term.entries) {
-        visitTerm(key, visit);
-        visitTerm(value, visit);
+      for (let index = 0; index < term.entries.length; index++) {
+        visitTerm(term.entries[index]![0], visit);
+        visitTerm(term.entries[index]![1], visit);
       }
       break;
     case 'arraycompr':
@@ -33,7 +34,7 @@ export function visitTerm(term: Term, visit: Visit): void {
       visitLiterals(term.body, visit);
       break;
     case 'call':
-      for (const arg of term.args) visitTerm(arg, visit);
+      for (let index = 0; index < term.args.length; index++) visitTerm(term.args[index]!, visit);
       break;
     default:
       break;
@@ -41,7 +42,8 @@ export function visitTerm(term: Term, visit: Visit): void {
 }
 
 export function visitLiterals(literals: readonly Literal[], visit: Visit): void {
-  for (const literal of literals) {
+  for (let index = 0; index < literals.length; index++) {
+    const literal = literals[index]!;
     const expr = literal.expr;
     if (expr.k === 'term') visitTerm(expr.term, visit);
     else if (expr.k === 'unify') {
@@ -57,7 +59,7 @@ export function visitLiterals(literals: readonly Literal[], visit: Visit): void 
       visitTerm(expr.domain, visit);
       visitLiterals(expr.body, visit);
     }
-    for (const modifier of literal.withs) visitTerm(modifier.value, visit);
+    for (let at = 0; at < literal.withs.length; at++) visitTerm(literal.withs[at]!.value, visit);
   }
 }
 

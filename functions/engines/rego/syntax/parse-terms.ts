@@ -11,6 +11,8 @@ const LEVEL_OF = new Map(LEVELS.flatMap((ops, index) => ops.map((op) => [op, ind
 /** The level of each infix operator (1 and up), 0 for any other token (`in` is 0 too). */
 const levelOf = (op: string) => LEVEL_OF.get(op) ?? 0;
 
+const NO_WITHS: With[] = [];
+
 let wildcards = 0;
 const wildcard = (loc: Location): Term => ({ type: 'var', name: `$${wildcards++}`, loc });
 
@@ -34,11 +36,13 @@ export function parseLiteral(s: TokenStream): Literal {
   const negated = s.atKeyword('not');
   if (negated) s.next();
   const expr = parseExpr(s);
-  const withs: With[] = [];
+  // Most literals have no `with`: they share one empty list.
+  let withs: With[] = NO_WITHS;
   while (s.atKeyword('with')) {
     const withLoc = s.location(s.next());
     const target = parseTerm(s);
     s.expect('as', '`as`');
+    if (withs === NO_WITHS) withs = [];
     withs.push({ target, value: parseTerm(s), loc: withLoc });
   }
   return { expr, negated, withs, loc };

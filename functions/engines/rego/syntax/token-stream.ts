@@ -69,9 +69,8 @@ export class TokenStream {
     while (this.peek().kind === 'newline') this.next();
   }
 
-  /** Where a token is: the token itself, which has its row and column (no object made per term). */
   location(token: Token = this.peek()): Location {
-    return token;
+    return { row: token.row, col: token.col };
   }
 
   fail(message: string, token: Token = this.peek()): never {
