@@ -21,7 +21,11 @@ type Target = { target?: unknown; rego?: unknown; libs?: unknown; code?: { engin
 
 /** The package a module declares (`package a.b` → `data.a.b`), or undefined. */
 function packageOf(source: string): string | undefined {
-  for (const line of source.split('\n')) {
+  // Line by line up to the first that is not blank or a comment: never the whole source.
+  for (let start = 0; start < source.length; ) {
+    const end = source.indexOf('\n', start) === -1 ? source.length : source.indexOf('\n', start);
+    const line = source.slice(start, end);
+    start = end + 1;
     const text = line.replace(/#.*$/, '').trim();
     if (text === '') continue;
     const match = /^package\s+([A-Za-z_][\w.]*)\s*$/.exec(text);

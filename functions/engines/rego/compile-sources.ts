@@ -23,13 +23,39 @@ export class RegoError extends Error {
 }
 
 const MAX_CACHED = 64;
-const compiled = new Map<string, CompiledPolicy>();
+/**
+ * Compiled policies by their sources, one level per module: a module's file and syntax, then its source, whose
+ * hash the runtime keeps on the string itself (a key made by serialising every source cost more than a lookup).
+ */
+interface CacheLevel {
+  policy?: CompiledPolicy;
+  next: Map<string, Map<string, CacheLevel>>;
+}
+let cache: CacheLevel = { next: new Map() };
+let cached = 0;
+
+function cacheLevelOf(sources: readonly RegoSource[]): CacheLevel {
+  let level = cache;
+  for (let index = 0; index < sources.length; index++) {
+    const { file, source, v1 } = sources[index]!;
+    const where = `${v1 === true ? 1 : 0}${file}`;
+    let bySource = level.next.get(where);
+    if (!bySource) level.next.set(where, (bySource = new Map()));
+    let next = bySource.get(source);
+    if (!next) bySource.set(source, (next = { next: new Map() }));
+    level = next;
+  }
+  return level;
+}
 
 /** The sources compiled together, as one policy; throws a RegoError saying what is wrong where. */
 export function compileSources(sources: readonly RegoSource[]): CompiledPolicy {
-  const key = JSON.stringify(sources.map(({ file, source, v1 }) => [file, source, v1 === true]));
-  const cached = compiled.get(key);
-  if (cached) return cached;
+  if (cached >= MAX_CACHED) {
+    cache = { next: new Map() };
+    cached = 0;
+  }
+  const level = cacheLevelOf(sources);
+  if (level.policy) return level.policy;
   const modules = sources.map(({ file, source, v1 }) => {
     try {
       return parseModule(source, file, { v1: v1 === true });
@@ -48,7 +74,7 @@ export function compileSources(sources: readonly RegoSource[]): CompiledPolicy {
     }
     throw error;
   }
-  if (compiled.size >= MAX_CACHED) compiled.clear();
-  compiled.set(key, policy);
+  level.policy = policy;
+  cached++;
   return policy;
 }

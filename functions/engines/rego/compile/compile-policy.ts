@@ -30,24 +30,30 @@ interface Definition {
   body: ast.Literal[];
   path: string[];
   kind: RuleKind;
+  /** The group of the document it defines, once the groups are made. */
+  group?: RuleGroup;
 }
 
 /** Where a rule's document is, and its kind: a function, a set, part of an object (dynamic keys), or a complete value. */
 function definitionsOf(module: ast.Module): Definition[] {
-  return module.rules.flatMap((rule) => {
+  const definitions: Definition[] = [];
+  for (let index = 0; index < module.rules.length; index++) {
+    const rule = module.rules[index]!;
     const head = rule.head;
-    const staticParts: string[] = [];
-    for (const part of head.path) {
-      if (part.type !== 'string') break;
-      staticParts.push(part.value);
+    const path = [...module.package, head.name];
+    let staticParts = 0;
+    while (staticParts < head.path.length && head.path[staticParts]!.type === 'string') {
+      path.push((head.path[staticParts] as { value: string }).value);
+      staticParts++;
     }
-    const dynamic = head.path.length > staticParts.length;
-    const path = [...module.package, head.name, ...staticParts];
+    const dynamic = head.path.length > staticParts;
     const kind: RuleKind = head.args ? 'function' : head.contains ? 'set' : dynamic ? 'object' : 'complete';
-    const rest = head.path.slice(staticParts.length);
-    const normalized: ast.Rule = { ...rule, head: { ...head, path: rest } };
-    return [rule.body, ...rule.otherBodies].map((body) => ({ module, rule: normalized, body, path, kind }));
-  });
+    const normalized: ast.Rule = staticParts === 0 ? rule : { ...rule, head: { ...head, path: head.path.slice(staticParts) } };
+    definitions.push({ module, rule: normalized, body: rule.body, path, kind });
+    for (let other = 0; other < rule.otherBodies.length; other++)
+      definitions.push({ module, rule: normalized, body: rule.otherBodies[other]!, path, kind });
+  }
+  return definitions;
 }
 
 function importsOf(module: ast.Module): Map<string, string[]> {
@@ -68,12 +74,14 @@ const withFile = (error: RegoCompileError, file: string) => {
 };
 
 export function compilePolicy(modules: readonly ast.Module[], builtins: ReadonlyMap<string, Builtin>): CompiledPolicy {
-  const definitions = modules.flatMap(definitionsOf);
+  const perModule = modules.map(definitionsOf);
+  const definitions = perModule.flat();
   const groups = new Map<string, RuleGroup>();
   for (const definition of definitions) {
     const key = pathKey(definition.path);
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { path: definition.path, kind: definition.kind, rules: [] }));
+    definition.group = group;
     const arity = definition.rule.head.args?.length;
     if (group.kind !== definition.kind || (arity !== undefined && group.arity !== undefined && group.arity !== arity))
       throw withFile(
@@ -148,7 +156,7 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
       throw new RegoCompileError(`${name.join('.')} is an OPA built-in that Portcullis does not implement (docs/rego.md)`, loc);
     throw new RegoCompileError(`could not find function ${name.join('.')}`, loc);
   };
-  for (const module of modules) {
+  for (const [moduleIndex, module] of modules.entries()) {
     const imports = importsOf(module);
     const scope = {
       pkg: module.package,
@@ -158,8 +166,8 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
       v1: module.v1,
       resolveFunction: resolverFor(module.package, imports),
     };
-    for (const definition of definitions.filter((candidate) => candidate.module === module)) {
-      const group = groups.get(pathKey(definition.path))!;
+    for (const definition of perModule[moduleIndex]!) {
+      const group = definition.group!;
       let compiled: ReturnType<RuleCompiler['compile']>;
       try {
         compiled = new RuleCompiler(scope).compile(definition.rule, definition.body);

@@ -124,17 +124,17 @@ function analyze(term: Term, pattern: boolean, vars: Vars): void {
   }
 }
 
-// A term's vars, asked again at every pass over a body being ordered: worked out once per term and reading.
-const patternVars = new WeakMap<Term, Vars>();
-const readVars = new WeakMap<Term, Vars>();
+// A term's vars, asked again at every pass over a body being ordered: worked out once per term and reading
+// while one body is ordered, then let go (kept beside the compiled terms, they doubled what survives).
+let varsCache: { pattern: Map<Term, Vars>; read: Map<Term, Vars> } | undefined;
 
 function varsOf(term: Term, pattern: boolean): Vars {
-  const cache = pattern ? patternVars : readVars;
-  let vars = cache.get(term);
+  const cache = varsCache && (pattern ? varsCache.pattern : varsCache.read);
+  let vars = cache?.get(term);
   if (!vars) {
     vars = emptyVars();
     analyze(term, pattern, vars);
-    cache.set(term, vars);
+    cache?.set(term, vars);
   }
   return vars;
 }
@@ -237,6 +237,16 @@ export function orderForSafety(
   names: (slot: number) => string,
   extra: ReadonlySet<number> = new Set(),
 ): Literal[] {
+  const previous = varsCache;
+  varsCache = { pattern: new Map(), read: new Map() };
+  try {
+    return ordered(body, bound, names, extra);
+  } finally {
+    varsCache = previous;
+  }
+}
+
+function ordered(body: readonly Literal[], bound: Set<number>, names: (slot: number) => string, extra: ReadonlySet<number>): Literal[] {
   // The vars a negated literal shares with the rest of the body: only a body with one needs them counted.
   const shared = new Set<number>();
   if (body.some(({ negated }) => negated)) {
