@@ -5,17 +5,17 @@
 // server-side apply it uses) when a mutation rule first runs, so the validating function never loads it;
 // RE2 loads when a rule first needs it.
 import type { Engine } from '../engine.js';
+import { OnDemand } from '../runtime/on-demand.js';
 import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
 import type { CelMutation } from './mutation-rule.js';
 import type { CelProgram } from './program.js';
 import { validateWithCel } from './validate.js';
 import type { CelValidation } from './validation-rule.js';
 
-let mutation: typeof import('./mutate.js') | undefined;
-
-async function loadMutation(): Promise<void> {
-  mutation ??= await import('./mutate.js');
-}
+const mutation = new OnDemand<typeof import('./mutate.js')>(
+  () => import('./mutate.js'),
+  "CEL's mutation is not loaded (the engine's load() runs before a mutation rule runs)",
+);
 
 const isMutation = (rule: CelValidation | CelMutation): rule is CelMutation => 'patches' in rule;
 
@@ -23,18 +23,15 @@ export const celEngine: Engine<CelValidation, CelMutation> = {
   name: 'cel',
   load(rule) {
     // Asked before every rule of every request: nothing is allocated when nothing is missing.
-    const mutating = rule !== undefined && !mutation && isMutation(rule);
+    const mutating = rule !== undefined && !mutation.loaded && isMutation(rule);
     const regex = rule?.usesRegex === true && !regexEngineLoaded();
     if (!mutating && !regex) return undefined;
-    return Promise.all([mutating && loadMutation(), regex && loadRegexEngine()]).then(() => undefined);
+    return Promise.all([mutating && mutation.load(), regex && loadRegexEngine()]).then(() => undefined);
   },
   // Its schemas compile every expression when the rules are read: nothing is left to check.
   check: () => [],
   validate: validateWithCel,
-  mutate(request, rule, object, context) {
-    if (!mutation) throw new Error("CEL's mutation is not loaded (the engine's load() runs before a mutation rule runs)");
-    return mutation.mutateWithCel(request, rule, object, context);
-  },
+  mutate: (request, rule, object, context) => mutation.get().mutateWithCel(request, rule, object, context),
   webhookMatchConditions(rule) {
     // The API server's own environment has object, oldObject and request (and authorizer, which cel
     // refuses), and none of Kyverno's functions.

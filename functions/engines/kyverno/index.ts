@@ -2,22 +2,16 @@
 // needs (the rule schema, autogen, match blocks) loads with the functions; the evaluator (evaluator.ts)
 // loads the first time a rule needs it (load), and RE2 with it when the rule calls Kyverno's regex_ functions.
 import type { Engine } from '../engine.js';
+import { OnDemand } from '../runtime/on-demand.js';
 import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
 import { expandKyvernoRule } from './autogen/expand.js';
 import type { Evaluator } from './evaluator.js';
 import { callsRegexFunctions, type KyvernoRule, kyvernoRuleSchemaOf, type WrittenRule } from './policy/rule-schema.js';
 
-let loaded: Evaluator | undefined;
-
-async function loadEvaluator(): Promise<void> {
-  loaded ??= (await import('./evaluator.js')).evaluator;
-}
-
-/** The evaluator; running a rule before load() is a programming error, said as such. */
-function evaluator(): Evaluator {
-  if (!loaded) throw new Error("Kyverno's evaluator is not loaded (the engine's load() runs before a rule is read or run)");
-  return loaded;
-}
+const evaluator = new OnDemand<Evaluator>(
+  async () => (await import('./evaluator.js')).evaluator,
+  "Kyverno's evaluator is not loaded (the engine's load() runs before a rule is read or run)",
+);
 
 export const kyvernoEngine: Engine<KyvernoRule, KyvernoRule> = {
   name: 'kyverno',
@@ -25,12 +19,12 @@ export const kyvernoEngine: Engine<KyvernoRule, KyvernoRule> = {
   load(rule) {
     // Asked before every rule of every request: nothing is allocated when nothing is missing.
     const regex = rule !== undefined && !regexEngineLoaded() && callsRegexFunctions(rule);
-    if (loaded && !regex) return undefined;
-    return Promise.all([!loaded && loadEvaluator(), regex && loadRegexEngine()]).then(() => undefined);
+    if (evaluator.loaded && !regex) return undefined;
+    return Promise.all([!evaluator.loaded && evaluator.load(), regex && loadRegexEngine()]).then(() => undefined);
   },
-  check: (written) => evaluator().expressionProblems(written as WrittenRule),
-  validate: (request, rule, context) => evaluator().validate(request, rule, context),
-  mutate: (request, rule, object, context) => evaluator().mutate(request, rule, object, context),
+  check: (written) => evaluator.get().expressionProblems(written as WrittenRule),
+  validate: (request, rule, context) => evaluator.get().validate(request, rule, context),
+  mutate: (request, rule, object, context) => evaluator.get().mutate(request, rule, object, context),
   expand: expandKyvernoRule,
 };
 

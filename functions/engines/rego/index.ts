@@ -4,36 +4,30 @@
 // request into input and the answer into findings. They load when a bundle first holds Rego (load), RE2
 // with them when a rule calls a regex built-in; the schema below is all a function without Rego loads.
 import type { Engine } from '../engine.js';
+import { OnDemand } from '../runtime/on-demand.js';
 import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
 import type { RegoValidation } from './admission-target.js';
 import type { RegoSource } from './compile-sources.js';
 import type { Evaluator } from './evaluator.js';
 import { regoRuleSchemaOf } from './rule-schema.js';
 
-let loaded: Evaluator | undefined;
-
-async function loadEvaluator(): Promise<void> {
-  loaded ??= (await import('./evaluator.js')).evaluator;
-}
-
-/** The evaluator; reading or running a rule before load() is a programming error, said as such. */
-function evaluator(): Evaluator {
-  if (!loaded) throw new Error("the Rego engine is not loaded (the engine's load() runs before a rule is read or run)");
-  return loaded;
-}
+const evaluator = new OnDemand<Evaluator>(
+  async () => (await import('./evaluator.js')).evaluator,
+  "the Rego engine is not loaded (the engine's load() runs before a rule is read or run)",
+);
 
 export const regoEngine: Engine<RegoValidation, never> = {
   name: 'rego',
-  schemas: { validating: regoRuleSchemaOf(evaluator) },
+  schemas: { validating: regoRuleSchemaOf(() => evaluator.get()) },
   load(rule) {
     // Asked before every rule of every request: nothing is allocated when nothing is missing.
     const regex = rule?.usesRegex === true && !regexEngineLoaded();
-    if (loaded && !regex) return undefined;
-    return Promise.all([!loaded && loadEvaluator(), regex && loadRegexEngine()]).then(() => undefined);
+    if (evaluator.loaded && !regex) return undefined;
+    return Promise.all([!evaluator.loaded && evaluator.load(), regex && loadRegexEngine()]).then(() => undefined);
   },
   // Compiles the modules (once: the schema reuses them) and names the documents under data they read unprovided.
-  check: (written) => evaluator().problemsOf(written),
-  validate: (request, rule, context) => evaluator().validate(request, rule, context),
+  check: (written) => evaluator.get().problemsOf(written),
+  validate: (request, rule, context) => evaluator.get().validate(request, rule, context),
   mutate() {
     throw new Error('the Rego engine validates only (Gatekeeper mutates with its own mutators, not Rego)');
   },
@@ -43,14 +37,14 @@ export const regoEngine: Engine<RegoValidation, never> = {
 
 /** The compiler and a document's evaluation, for tools that run Rego outside a function (`npm run bench`). */
 export async function regoForTools(): Promise<Pick<Evaluator, 'compileSources' | 'evaluateDocument'>> {
-  await Promise.all([loadEvaluator(), loadRegexEngine()]);
-  return evaluator();
+  await Promise.all([evaluator.load(), loadRegexEngine()]);
+  return evaluator.get();
 }
 
 /** Rego unit tests as `opa test` runs them (unit-tests.ts), or the compile error that stops them. */
 export async function runRegoUnitTests(sources: readonly RegoSource[], now: Date) {
-  await Promise.all([loadEvaluator(), loadRegexEngine()]);
-  return evaluator().runUnitTests(sources, now);
+  await Promise.all([evaluator.load(), loadRegexEngine()]);
+  return evaluator.get().runUnitTests(sources, now);
 }
 
 export type { RegoValidation } from './admission-target.js';

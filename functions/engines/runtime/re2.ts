@@ -3,26 +3,25 @@
 // backtracking RegExp) are ever called.
 import type { RE2JS } from 're2js';
 import { currentEvaluation } from './evaluation.js';
+import { OnDemand } from './on-demand.js';
 import { units } from './size-units.js';
 
-let re2: typeof RE2JS | undefined;
+const re2 = new OnDemand<typeof RE2JS>(async () => (await import('re2js')).RE2JS, 'the regular expression engine is not loaded');
 const compiledPatterns = new Map<string, RE2JS>();
 const MAX_CACHED_PATTERNS = 256;
 
-export const regexEngineLoaded = () => re2 !== undefined;
+export const regexEngineLoaded = () => re2.loaded;
 
 /** Loads RE2 for rules that use regular expressions; until then, calling one is an error. */
-export async function loadRegexEngine(): Promise<void> {
-  re2 ??= (await import('re2js')).RE2JS;
-}
+export const loadRegexEngine = () => re2.load();
 
 /** A pattern compiled by RE2, cached (patterns may come from requests, so the cache is bounded). */
 export function re2Pattern(pattern: string): RE2JS {
-  if (!re2) throw new Error('the regular expression engine is not loaded');
+  const engine = re2.get();
   let compiled = compiledPatterns.get(pattern);
   if (!compiled) {
     if (compiledPatterns.size >= MAX_CACHED_PATTERNS) compiledPatterns.clear();
-    compiled = re2.compile(pattern);
+    compiled = engine.compile(pattern);
     compiledPatterns.set(pattern, compiled);
   }
   return compiled;
