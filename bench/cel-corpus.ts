@@ -14,9 +14,9 @@ import { BENCH_PACKAGE } from './bench-package.js';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../functions/cel/policy.js';
 import { kyvernoSuites } from '../test/helpers/kyverno-vpol.js';
-import { medianRun, ms, quantile, ratioSpread, runChild, verdict, type WarmRun, warmRatio } from './child-process.js';
+import { medianRun, ms, quantile, ratioSpread, runChild, verdict, type WarmRun, warmChild, warmRatio } from './child-process.js';
 import { coldPathBytes } from './loaded-code.js';
-import { sampleEvent } from './sample-review.js';
+import { onCelRoute, sampleEvent } from './sample-review.js';
 import { temporaryDirectory } from '../infra/temporary-directory.js';
 
 const COLD_ROUNDS = 15;
@@ -67,17 +67,12 @@ for (let round = 0; round < COLD_ROUNDS; round++) {
 console.log('warm…');
 // As registered, the API server calls each policy's own route: one policy of the loaded corpus per call.
 const routedEventFile = join(work, 'routed-event.json');
-writeFileSync(
-  routedEventFile,
-  JSON.stringify({ ...event, rawPath: `/validate/cel/${ROUTED_POLICY}`, pathParameters: { policy: ROUTED_POLICY } }),
-);
+writeFileSync(routedEventFile, JSON.stringify(onCelRoute(event, ROUTED_POLICY)));
 const warmRuns: WarmRun[] = [];
 const routedRuns: WarmRun[] = [];
-const warmChild = async (file: string) =>
-  JSON.parse((await runChild(['bench/warm-child.mjs', handlerFile, file, String(WARM_ITERATIONS)], env(corpusJson))).stderr) as WarmRun;
 for (let round = 0; round < WARM_PROCESSES; round++) {
-  warmRuns.push(await warmChild(eventFile));
-  routedRuns.push(await warmChild(routedEventFile));
+  warmRuns.push(await warmChild(handlerFile, eventFile, WARM_ITERATIONS, env(corpusJson)));
+  routedRuns.push(await warmChild(handlerFile, routedEventFile, WARM_ITERATIONS, env(corpusJson)));
 }
 const { run: warm, ratios: warmRatios } = medianRun(warmRuns);
 const { run: routed, ratios: routedRatios } = medianRun(routedRuns);

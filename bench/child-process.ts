@@ -57,6 +57,11 @@ export interface WarmRun {
   patched: boolean;
 }
 
+/** One bench/warm-child.mjs process: `iterations` requests of the event file, handler and floor interleaved. */
+export async function warmChild(handlerFile: string, eventFile: string, iterations: number, env: NodeJS.ProcessEnv): Promise<WarmRun> {
+  return JSON.parse((await runChild(['bench/warm-child.mjs', handlerFile, eventFile, String(iterations)], env)).stderr) as WarmRun;
+}
+
 export const warmRatio = (run: WarmRun) => quantile(run.handlerNs, 0.5) / quantile(run.floorNs, 0.5);
 
 /**

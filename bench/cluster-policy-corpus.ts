@@ -29,9 +29,10 @@ import {
   timePolicyValidate,
   verdict,
   type WarmRun,
+  warmChild,
   warmRatio,
 } from './child-process.js';
-import { sampleEvent } from './sample-review.js';
+import { onCelRoute, sampleEvent } from './sample-review.js';
 
 // The bundle is read here synchronously, as the CLI reads it.
 await loadEngines();
@@ -79,7 +80,7 @@ console.log(
   `cel with the ClusterPolicy corpus: ${parsed.document.rules.length} rules from ${texts.length} policy files (${(bundle.length / 1024).toFixed(1)} KB); cold: ${COLD_ROUNDS} interleaved rounds…`,
 );
 const routedFile = join(work, 'one-policy-event.json');
-writeFileSync(routedFile, JSON.stringify({ ...event, rawPath: `/validate/cel/${ONE_POLICY}`, pathParameters: { policy: ONE_POLICY } }));
+writeFileSync(routedFile, JSON.stringify(onCelRoute(event, ONE_POLICY)));
 const cold = { corpus: [] as number[], onePolicy: [] as number[], corpusBare: [] as number[], onePolicyBare: [] as number[] };
 const coldStart = async (file: string, folder: string) =>
   (await runChild(['bench/cold-start-child.mjs', handlerFile, file], env(folder))).elapsedNs;
@@ -95,12 +96,10 @@ console.log('warm…');
 const warm: Record<string, WarmRun[]> = {};
 for (const [kind, policy] of Object.entries(ROUTES)) {
   const file = join(work, `${kind}-event.json`);
-  writeFileSync(file, JSON.stringify({ ...event, rawPath: `/validate/cel/${policy}`, pathParameters: { policy } }));
+  writeFileSync(file, JSON.stringify(onCelRoute(event, policy)));
   warm[kind] = [];
   for (let round = 0; round < WARM_PROCESSES; round++)
-    warm[kind]!.push(
-      JSON.parse((await runChild(['bench/warm-child.mjs', handlerFile, file, String(WARM_ITERATIONS)], env(corpusRules))).stderr),
-    );
+    warm[kind]!.push(await warmChild(handlerFile, file, WARM_ITERATIONS, env(corpusRules)));
 }
 
 const median = (values: number[]) => quantile(values, 0.5);

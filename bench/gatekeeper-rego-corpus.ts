@@ -30,9 +30,10 @@ import {
   timePolicyValidate,
   verdict,
   type WarmRun,
+  warmChild,
   warmRatio,
 } from './child-process.js';
-import { sampleEvent } from './sample-review.js';
+import { onCelRoute, sampleEvent } from './sample-review.js';
 
 await loadEngines();
 
@@ -67,7 +68,7 @@ const handlerFile = join(root, 'functions/cel/handler.js');
 const event = sampleEvent('/validate/cel');
 const routed = (constraint: string) => {
   const file = join(work, `${constraint}-event.json`);
-  writeFileSync(file, JSON.stringify({ ...event, rawPath: `/validate/cel/${constraint}`, pathParameters: { policy: constraint } }));
+  writeFileSync(file, JSON.stringify(onCelRoute(event, constraint)));
   return file;
 };
 const env = (folder: string) => ({ ...deployedVariables('cel', BENCH_PACKAGE), RULES_DIR: folder, POWERTOOLS_LOG_LEVEL: 'INFO' });
@@ -90,9 +91,7 @@ for (const [name, folder] of Object.entries(ROUTES)) {
   warm[name] = [];
   const file = routed(texts.get(folder)!.constraint);
   for (let round = 0; round < WARM_PROCESSES; round++)
-    warm[name]!.push(
-      JSON.parse((await runChild(['bench/warm-child.mjs', handlerFile, file, String(WARM_ITERATIONS)], env(corpusRules))).stderr),
-    );
+    warm[name]!.push(await warmChild(handlerFile, file, WARM_ITERATIONS, env(corpusRules)));
 }
 console.log('evaluation alone…');
 const labelsRego = join(CORPORA, 'gatekeeper-rego/src/general/requiredlabels/src.rego');

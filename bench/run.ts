@@ -23,7 +23,7 @@ import { policyRegistry } from '../functions/registry.js';
 import { MIRRORED_IMAGES, sampleDeployment, sampleDeploymentEvent, sampleEvent } from './sample-review.js';
 import { celPolicy } from '../functions/cel/policy.js';
 import { CelParametersSchema } from '../functions/cel/rules.js';
-import { medianRun, ms, quantile, ratioSpread, runChild, verdict, type WarmRun, warmRatio } from './child-process.js';
+import { medianRun, ms, quantile, ratioSpread, runChild, verdict, type WarmRun, warmChild, warmRatio } from './child-process.js';
 import { coldPathBytes } from './loaded-code.js';
 import { temporaryDirectory } from '../infra/temporary-directory.js';
 import * as v from '../functions/admission/schema.js';
@@ -97,16 +97,7 @@ for (let round = 0; round < WARM_PROCESSES; round++) {
     const env = { ...deployed(policy), RULES_DIR: rules, POWERTOOLS_LOG_LEVEL: 'INFO' };
     warmProcesses
       .get(labelOf(testCase))!
-      .push(
-        JSON.parse(
-          (
-            await runChild(
-              ['bench/warm-child.mjs', handlerOf(policy), writeEvent(`${policy}-${index}`, event), String(WARM_ITERATIONS)],
-              env,
-            )
-          ).stderr,
-        ) as WarmRun,
-      );
+      .push(await warmChild(handlerOf(policy), writeEvent(`${policy}-${index}`, event), WARM_ITERATIONS, env));
   }
 }
 const warmRuns = WARM_CASES.map((testCase) => ({

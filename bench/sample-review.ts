@@ -67,6 +67,13 @@ export function sampleEvent(path = '/validate/trusted-registry', images?: readon
   return httpApiEvent(JSON.stringify(admissionReviewFor(samplePod(images), { namespace: 'shop' })), { path });
 }
 
+/** An event of the cel function on one policy's own route, as the API server calls it once registered. */
+export const onCelRoute = <Event extends object>(event: Event, policy: string) => ({
+  ...event,
+  rawPath: `/validate/cel/${policy}`,
+  pathParameters: { policy },
+});
+
 /** The same pod as a Deployment's template (~10 KB): what the workload policies see. */
 export function sampleDeployment() {
   const pod = samplePod();
