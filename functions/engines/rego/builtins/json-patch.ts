@@ -2,6 +2,7 @@
 // copies the containers along its path). Paths are JSON pointers or arrays of keys; a set's member is
 // addressed by its value, `-` is past an array's end. replace and move are a remove then an add, as OPA's
 // are, so a member of a set whose insides change is no longer found. A patch that does not apply is undefined.
+import { unescapedSegment } from '../../../admission/kubernetes/json-patch-operations.js';
 import { lookup } from '../eval/collections.js';
 import { equal, isObject, makeObject, objectEntries, RegoSet, type Value } from '../values.js';
 import { type Builtin, builtin } from './builtin.js';
@@ -21,10 +22,7 @@ function pathOf(value: Value | undefined): Path {
   if (typeof value !== 'string') return fail();
   if (value === '') return [];
   if (!value.startsWith('/')) return fail();
-  return value
-    .slice(1)
-    .split('/')
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return value.slice(1).split('/').map(unescapedSegment);
 }
 
 /** An array index a path part names: digits without a leading zero, or a whole number. */

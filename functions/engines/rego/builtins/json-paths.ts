@@ -1,6 +1,7 @@
 // json.filter and json.remove (OPA's object category): paths as `a/b/c` (JSON pointer escapes) or arrays of
 // keys, gathered into a tree; filter keeps what the tree names, remove drops it. An array's index is named
 // by its text ("0"), and what is kept of an array is compacted; a set's member is named by its value.
+import { unescapedSegment } from '../../../admission/kubernetes/json-patch-operations.js';
 import { equal, isObject, makeObject, objectEntries, RegoSet, type Value } from '../values.js';
 import { type Builtin, BuiltinError, builtin } from './builtin.js';
 import { object } from './operands.js';
@@ -12,11 +13,7 @@ interface PathTree {
 }
 
 function pathParts(name: string, path: Value): Value[] {
-  if (typeof path === 'string')
-    return path
-      .replace(/^\//, '')
-      .split('/')
-      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (typeof path === 'string') return path.replace(/^\//, '').split('/').map(unescapedSegment);
   if (Array.isArray(path)) return path;
   throw new BuiltinError(name, 'operand 2 must be a collection of strings or arrays');
 }
