@@ -80,4 +80,25 @@ describe('Rego under the cost budget and the deadline', () => {
     expect(stopped.allowed).toBe(true);
     expect(stopped.auditAnnotations['failed-open'], stopped.auditAnnotations['failed-open']).toMatch(/cost limit/);
   });
+
+  it('a request string doubled by concat, step after step, stops at the cost limit before it is built', async () => {
+    const doublings = Array.from({ length: 14 }, (_, step) => `  s${step + 1} := concat("", [s${step}, s${step}])`);
+    const handler = await packaged(
+      ['  s0 := input.review.object.metadata.annotations.seed', ...doublings, '  count(s14) > 0', '  msg := "built"'].join('\n'),
+    );
+    const response = await answerInTime(handler, eventFor(pod(1, { annotations: { seed: 'x'.repeat(100_000) } })));
+    expect(response.allowed).toBe(true);
+    expect(response.auditAnnotations['failed-open'], response.auditAnnotations['failed-open']).toMatch(
+      /cost limit of 1000000 units exceeded/,
+    );
+  });
+
+  it('indexof_n over a 200,000-character annotation is decided in time (one pass)', async () => {
+    const handler = await packaged(
+      '  found := indexof_n(input.review.object.metadata.annotations.big, "ab")\n  count(found) > 3\n  msg := sprintf("%d found", [count(found)])',
+    );
+    const response = await answerInTime(handler, eventFor(pod(1, { annotations: { big: 'ab'.repeat(100_000) } })));
+    expect(response).toMatchObject({ allowed: false, status: { message: '[test] 100000 found' } });
+    expect(response.auditAnnotations['failed-open']).toBeUndefined();
+  });
 });

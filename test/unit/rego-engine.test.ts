@@ -9,6 +9,7 @@ import { compileSources } from '../../functions/engines/rego/compile-sources.js'
 import { evaluateDocument, evaluateQuery } from '../../functions/engines/rego/eval/query.js';
 import { regoText } from '../../functions/engines/rego/builtins/format.js';
 import type { Value } from '../../functions/engines/rego/values.js';
+import { CostBudget, CostLimitExceededError } from '../../functions/engines/runtime/cost-budget.js';
 
 const options = (input: unknown) => ({
   input: input as Value,
@@ -58,9 +59,53 @@ describe('the Rego engine', () => {
     ['sprintf as Go formats OPA values', 'sprintf("%v %d %s %.1f", [{"k": ["v"]}, 7, "s", 2.25])', '"{\\"k\\": [\\"v\\"]} 7 s 2.2"'],
     ['string functions count characters', 'substring("žluťoučký", 2, 3)', '"uťo"'],
     ['units.parse_bytes', 'units.parse_bytes("1.5Gi")', '1610612736'],
+    ["replace with an empty old inserts around every character, as Go's strings.Replace", 'replace("ab", "", "-")', '"-a-b-"'],
+    ['strings.replace_n takes the patterns in key order, as OPA sorts them', 'strings.replace_n({"ab": "X", "a": "Y"}, "ab")', '"Yb"'],
+    ["strings.replace_n with an empty pattern, as Go's Replacer", 'strings.replace_n({"": "X", "o": "O"}, "oo")', '"XOXOX"'],
+    ['indexof_n counts characters', 'indexof_n("žaža", "a")', '[1, 3]'],
+    [
+      'sprintf: a width or precision Go refuses',
+      'sprintf("%*d|%.*f|%c", [2000000, 1, -1, 2.5, 1114112])',
+      '"%!(BADWIDTH)1|%!(BADPREC)2.500000|\ufffd"',
+    ],
+    ['sprintf: a negative width pads on the right', 'sprintf("%*d|", [-3, 7])', '"7  |"'],
+    ['sprintf: a literal width Go stops reading, and a verb missing', 'sprintf("%99999999d a%", [1])', '"%!(NOVERB)%!(EXTRA int=1)"'],
   ])('%s', (_name, query, expected) => {
     const policy = compileSources([{ file: 'empty.rego', source: 'package empty' }]);
     const [result] = evaluateQuery(policy, `x := ${query}`, { ...options({}), strictBuiltinErrors: true });
     expect(regoText(result!.bindings.x!)).toBe(expected);
+  });
+
+  // Each would make gigabytes in one call: the budget stops it before the text is made.
+  it.each([
+    ['concat with a long delimiter', 'concat(input.text, input.list)'],
+    ['replace with an empty old', 'replace(input.text, "", input.text)'],
+    ['strings.replace_n with an empty pattern', 'strings.replace_n({"": input.text}, input.text)'],
+    ['json.marshal_with_options with a long prefix', 'json.marshal_with_options(input.list, {"prefix": input.text, "indent": " "})'],
+  ])('a built-in whose text would pass the cost budget stops before making it: %s', (_name, query) => {
+    const policy = compileSources([{ file: 'empty.rego', source: 'package empty' }]);
+    const budget = new CostBudget();
+    const input = { text: 'x'.repeat(100_000), list: Array.from({ length: 100_000 }, () => '') };
+    const evaluate = () =>
+      evaluateQuery(policy, `x := count(${query})`, {
+        ...options(input),
+        builtins: { now: new Date(), charge: (units: number) => budget.charge(units) },
+      });
+    expect(evaluate).toThrow(CostLimitExceededError);
+  });
+
+  it('what a built-in walks and makes is charged by its size, as CEL charges a call', () => {
+    const policy = compileSources([{ file: 'empty.rego', source: 'package empty' }]);
+    const spent = (query: string) => {
+      let total = 0;
+      evaluateQuery(policy, `x := ${query}`, {
+        ...options({ text: 'x'.repeat(10_000) }),
+        builtins: { now: new Date(), charge: (units: number) => (total += units) },
+      });
+      return total;
+    };
+    const small = spent('upper("x")');
+    expect(spent('upper(input.text)') - small).toBeGreaterThanOrEqual(2 * 1000 - 2);
+    expect(spent('concat("", [input.text, input.text])') - spent('concat("", ["x", "x"])')).toBeGreaterThanOrEqual(2000 + 2000 - 4);
   });
 });

@@ -4,6 +4,7 @@
 // strings is always a plain object, so there is one form for each value. Undefined is `undefined`.
 // Equality and order are OPA's: by type (null < boolean < number < string < array < object < set), then
 // by value; sets and objects compare by their sorted members and keys.
+import { units } from '../runtime/size-units.js';
 
 export type Value = null | boolean | number | string | Value[] | PlainObject | RegoObject | RegoSet;
 export type PlainObject = { [key: string]: Value };
@@ -162,6 +163,10 @@ export function objectGet(object: PlainObject | RegoObject, key: Value): Value |
 
 export const objectSize = (object: PlainObject | RegoObject): number =>
   object instanceof RegoObject ? object.size : Object.keys(object).length;
+
+/** A value's size in the runtime's units (size-units.ts), a set or an object with keys of any type by its members. */
+export const sizeOf = (value: Value): number =>
+  value instanceof RegoSet ? value.size : value instanceof RegoObject ? value.size : units(value);
 
 export type TypeName = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'set';
 

@@ -1,7 +1,9 @@
 // Values as text, as OPA prints them: in Rego's own syntax (`{"a": 1}`, `["x", "y"]`, sets `{"x"}`,
 // `set()`), strings quoted inside collections; and sprintf as Go's fmt.Sprintf formats OPA's values (%v
 // and %s give a string unquoted, %q quoted, %d an integer, %f %e %g numbers, %t booleans, %x hex).
+import { textUnits } from '../../runtime/size-units.js';
 import { RegoSet, sortedEntries, sortedMembers, type Value } from '../values.js';
+import type { BuiltinContext } from './builtin.js';
 
 /** A number as OPA prints it: integers as integers, others in Go's shortest form. */
 export function numberText(value: number): string {
@@ -29,7 +31,13 @@ export function regoText(value: Value): string {
   }
 }
 
-const VERB = /%([-+# 0]*)(\d+|\*)?(?:\.(\d*|\*))?([a-zA-Z%])/g;
+// A verb is any character; one missing at the end is Go's %!(NOVERB), and a `.` with nothing after it a verb.
+const VERB = /%([-+# 0]*)(\d+|\*)?(?:\.(?=[\s\S])(\*|\d*))?([\s\S]|$)/g;
+
+/** Go's fmt refuses a width or precision past a million (tooLarge), so none can make a vast text. */
+const MAX_WIDTH = 1e6;
+/** Go's parsenum stops reading a literal whose digits so far pass MAX_WIDTH. */
+const literalTooLarge = (digits: string) => Number(digits.slice(0, -1)) > MAX_WIDTH;
 
 function pad(text: string, width: number | undefined, flags: string): string {
   if (width === undefined || text.length >= width) return text;
@@ -66,6 +74,10 @@ const bad = (verb: string, arg: GoArg) =>
 const signed = (text: string, value: number, flags: string) =>
   value >= 0 && flags.includes('+') ? `+${text}` : value >= 0 && flags.includes(' ') ? ` ${text}` : text;
 
+/** Go's utf8 encoding of a rune: one that is not a character (a surrogate, past U+10FFFF) is U+FFFD. */
+const rune = (value: number) =>
+  value < 0 || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff) ? '\ufffd' : String.fromCodePoint(value);
+
 function formatInt(verb: string, flags: string, value: number): string | undefined {
   const sharp = flags.includes('#');
   switch (verb) {
@@ -83,9 +95,9 @@ function formatInt(verb: string, flags: string, value: number): string | undefin
     case 'X':
       return signed((sharp ? '0X' : '') + value.toString(16).toUpperCase(), value, flags);
     case 'c':
-      return String.fromCodePoint(value);
+      return rune(value);
     case 'q':
-      return `'${String.fromCodePoint(value)}'`;
+      return `'${rune(value)}'`;
     default:
       return undefined;
   }
@@ -176,21 +188,60 @@ function formatOne(verb: string, flags: string, precision: number | undefined, a
   return text ?? bad(verb, arg);
 }
 
-/** Go's fmt.Sprintf over OPA's values, as OPA's sprintf hands them to it. */
-export function sprintf(format: string, values: readonly Value[]): string {
+/** A width or precision taken from the arguments (`*`): an integer Go accepts, or undefined. */
+function starArgument(arg: GoArg | undefined): number | undefined {
+  return arg?.kind === 'int' && Math.abs(arg.value) <= MAX_WIDTH ? arg.value : undefined;
+}
+
+/**
+ * Go's fmt.Sprintf over OPA's values, as OPA's sprintf hands them to it. Each verb's width and precision
+ * are charged before it is formatted: they make the text, whatever the size of the value.
+ */
+export function sprintf(format: string, values: readonly Value[], context: BuiltinContext): string {
   const args = values.map(goArg);
   let next = 0;
-  const result = format.replace(VERB, (_whole, flags: string, width: string | undefined, precision: string | undefined, verb: string) => {
-    if (verb === '%') return '%';
-    const widthValue = width === '*' ? Number(values[next++]) : width === undefined ? undefined : Number(width);
-    const precisionValue = precision === '*' ? Number(values[next++]) : precision === undefined ? undefined : Number(precision || 0);
-    if (next >= args.length) return `%!${verb}(MISSING)`;
-    return pad(formatOne(verb, flags, precisionValue, args[next++]!), widthValue, flags);
-  });
+  let out = '';
+  let last = 0;
+  for (const match of format.matchAll(VERB)) {
+    let [, flags = '', width, precision, verb = ''] = match;
+    out += format.slice(last, match.index);
+    last = match.index + match[0].length;
+    if ((width && width !== '*' && literalTooLarge(width)) || (precision && precision !== '*' && literalTooLarge(precision))) {
+      out += '%!(NOVERB)';
+      last = format.length;
+      break;
+    }
+    let widthValue = width === '*' ? starArgument(args[next++]) : width === undefined ? undefined : Number(width);
+    if (width === '*' && widthValue === undefined) out += '%!(BADWIDTH)';
+    if (widthValue !== undefined && widthValue < 0) {
+      widthValue = -widthValue;
+      flags = `${flags.replaceAll('0', '')}-`;
+    }
+    let precisionValue = precision === '*' ? starArgument(args[next++]) : precision === undefined ? undefined : Number(precision || 0);
+    if (precision === '*' && (precisionValue === undefined || precisionValue < 0)) {
+      precisionValue = undefined;
+      out += '%!(BADPREC)';
+    }
+    if (verb === '') {
+      out += '%!(NOVERB)';
+      break;
+    }
+    if (verb === '%') {
+      out += '%';
+      continue;
+    }
+    if (next >= args.length) {
+      out += `%!${verb}(MISSING)`;
+      continue;
+    }
+    context.charge(textUnits((widthValue ?? 0) + (precisionValue ?? 0)));
+    out += pad(formatOne(verb, flags, precisionValue, args[next++]!), widthValue, flags);
+  }
+  out += format.slice(last);
   if (next < args.length)
-    return `${result}%!(EXTRA ${args
+    return `${out}%!(EXTRA ${args
       .slice(next)
       .map((arg) => `${arg.kind === 'float' ? 'float64' : arg.kind}=${formatOne('v', '', undefined, arg)}`)
       .join(', ')})`;
-  return result;
+  return out;
 }

@@ -7,7 +7,8 @@ import { type Builtin, BuiltinError, type BuiltinContext, builtin } from './buil
 import { object } from './operands.js';
 
 function* walk(value: Value, path: Value[], context: BuiltinContext): Generator<Value> {
-  context.charge(1);
+  // Each node's path is copied: a deep document costs its depth at every node.
+  context.charge(1 + path.length);
   yield [[...path], value];
   const entries =
     value instanceof RegoSet

@@ -4,8 +4,8 @@
 // are, so a member of a set whose insides change is no longer found. A patch that does not apply is undefined.
 import { unescapedSegment } from '../../../admission/kubernetes/json-patch-operations.js';
 import { lookup } from '../eval/collections.js';
-import { equal, isObject, makeObject, objectEntries, RegoSet, type Value } from '../values.js';
-import { type Builtin, builtin } from './builtin.js';
+import { equal, isObject, makeObject, objectEntries, RegoSet, sizeOf, type Value } from '../values.js';
+import { type Builtin, type BuiltinContext, builtin } from './builtin.js';
 import { array } from './operands.js';
 
 class PatchFailure extends Error {}
@@ -45,12 +45,18 @@ function at(document: Value | undefined, path: Path): Value {
   return value;
 }
 
-/** The document with the value at `path` changed by `change` (undefined: removed), containers copied. */
-function changed(document: Value | undefined, path: Path, change: (container: Value, last: Value) => Value): Value {
+/** The document with the value at `path` changed by `change` (undefined: removed), containers copied and charged. */
+function changed(
+  document: Value | undefined,
+  path: Path,
+  change: (container: Value, last: Value) => Value,
+  context: BuiltinContext,
+): Value {
   if (document === undefined) return fail();
+  context.charge(sizeOf(document));
   if (path.length === 1) return change(document, path[0]!);
   const [first, ...rest] = path;
-  const inner = changed(child(document, first!), rest, change);
+  const inner = changed(child(document, first!), rest, change, context);
   return replaceChild(document, first!, inner);
 }
 
@@ -68,9 +74,9 @@ function replaceChild(container: Value, part: Value, value: Value): Value {
   return fail();
 }
 
-function add(document: Value | undefined, path: Path, value: Value): Value {
+function add(document: Value | undefined, path: Path, value: Value, context: BuiltinContext): Value {
   if (path.length === 0) return value;
-  return changed(document, path, (container, last) => {
+  const addTo = (container: Value, last: Value): Value => {
     if (Array.isArray(container)) {
       const copy = [...container];
       copy.splice(indexOf(last, container.length, true), 0, value);
@@ -80,20 +86,22 @@ function add(document: Value | undefined, path: Path, value: Value): Value {
     if (container instanceof RegoSet) return equal(last, value) ? new RegoSet([...container.values(), value]) : fail();
     if (isObject(container)) return makeObject([...objectEntries(container).filter(([key]) => !equal(key, last)), [last, value]]);
     return fail();
-  });
+  };
+  return changed(document, path, addTo, context);
 }
 
-function remove(document: Value | undefined, path: Path): Value | undefined {
+function remove(document: Value | undefined, path: Path, context: BuiltinContext): Value | undefined {
   if (path.length === 0) return document === undefined ? fail() : undefined;
-  return changed(document, path, (container, last) => {
+  const removeFrom = (container: Value, last: Value): Value => {
     child(container, last);
     if (Array.isArray(container)) return container.filter((_, index) => index !== indexOf(last, container.length, false));
     if (container instanceof RegoSet) return new RegoSet([...container.values()].filter((member) => !equal(member, last)));
     return makeObject(objectEntries(container as never).filter(([key]) => !equal(key, last)));
-  });
+  };
+  return changed(document, path, removeFrom, context);
 }
 
-function apply(document: Value | undefined, operation: Value): Value | undefined {
+function apply(document: Value | undefined, operation: Value, context: BuiltinContext): Value | undefined {
   if (!isObject(operation)) return fail();
   const field = (name: string) => lookup(operation, name);
   const op = field('op');
@@ -101,22 +109,22 @@ function apply(document: Value | undefined, operation: Value): Value | undefined
   const value = field('value');
   switch (op) {
     case 'add':
-      return add(document, path, present(value));
+      return add(document, path, present(value), context);
     case 'remove':
-      return remove(document, path);
+      return remove(document, path, context);
     case 'replace':
       at(document, path);
-      return add(remove(document, path), path, present(value));
+      return add(remove(document, path, context), path, present(value), context);
     case 'test':
       return equal(at(document, path), present(value)) ? document : fail();
     case 'copy':
-      return add(document, path, at(document, pathOf(field('from'))));
+      return add(document, path, at(document, pathOf(field('from'))), context);
     case 'move': {
       const from = pathOf(field('from'));
       // A node cannot move into its own child.
       if (path.length > from.length && from.every((part, index) => equal(part, path[index]!))) return fail();
       const moved = at(document, from);
-      return add(remove(document, from), path, moved);
+      return add(remove(document, from, context), path, moved, context);
     }
     default:
       return fail();
@@ -130,7 +138,7 @@ export const JSON_PATCH: Builtin[] = [
     try {
       for (const operation of operations) {
         context.charge(1);
-        document = apply(document, operation);
+        document = apply(document, operation, context);
       }
     } catch (error) {
       if (error instanceof PatchFailure) return undefined;

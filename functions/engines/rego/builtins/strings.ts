@@ -1,7 +1,8 @@
 // Strings, as OPA's strings category (topdown/strings.go): searching, slicing, trimming, case, joining and
 // splitting, formatting. Indexes count characters (runes), as Go's do over a string's runes.
-import { RegoSet, sortedMembers, type Value } from '../values.js';
-import { type Builtin, BuiltinError, builtin } from './builtin.js';
+import { textUnits } from '../../runtime/size-units.js';
+import { objectEntries, RegoSet, sortedMembers, type Value } from '../values.js';
+import { type Builtin, BuiltinError, type BuiltinContext, builtin } from './builtin.js';
 import { sprintf } from './format.js';
 import { array, integer, number, object, string, strings } from './operands.js';
 
@@ -26,6 +27,36 @@ const nonEmpty = (name: string, needle: string) => {
 const two = (name: string, apply: (a: string, b: string) => Value) =>
   builtin(name, 2, (args) => apply(string(name, args, 0), string(name, args, 1)));
 
+/** `parts` joined by `delimiter`, its size charged before it is made: a delimiter repeated can make it vast. */
+function joined(parts: readonly string[], delimiter: string, context: BuiltinContext): string {
+  let length = delimiter.length * Math.max(0, parts.length - 1);
+  for (const part of parts) length += part.length;
+  context.charge(textUnits(length));
+  return parts.join(delimiter);
+}
+
+/** Go's strings.NewReplacer(old, new, …) over the pairs in key order, as OPA sorts them: at each position the
+ * first pair whose old starts there; an empty old matches between characters, once, before a longer match. */
+function replacePairs(pairs: [string, string][], text: string, context: BuiltinContext): string {
+  context.charge(textUnits(text.length) * Math.max(1, pairs.length));
+  let out = '';
+  let last = 0;
+  let previousEmpty = false;
+  for (let at = 0; at <= text.length; ) {
+    const match = pairs.find(([old]) => (old !== '' || !previousEmpty) && text.startsWith(old, at));
+    previousEmpty = match?.[0] === '';
+    if (!match) {
+      at += (text.codePointAt(at) ?? 0) > 0xffff ? 2 : 1;
+      continue;
+    }
+    context.charge(textUnits(match[1].length));
+    out += text.slice(last, at) + match[1];
+    at += match[0].length;
+    last = at;
+  }
+  return out + text.slice(last);
+}
+
 /** The character index of the first `needle` in `text`, or -1. */
 function runeIndex(text: string, needle: string, from = 0): number {
   const unit = text.indexOf(needle, from);
@@ -33,22 +64,22 @@ function runeIndex(text: string, needle: string, from = 0): number {
 }
 
 export const STRINGS: Builtin[] = [
-  builtin('concat', 2, (args) => {
+  builtin('concat', 2, (args, context) => {
     const delimiter = string('concat', args, 0);
     const value = args[1]!;
     const list = value instanceof RegoSet ? sortedMembers(value) : value;
-    return strings('concat', [list], 0).join(delimiter);
+    return joined(strings('concat', [list], 0), delimiter, context);
   }),
   two('contains', (text, needle) => text.includes(needle)),
   two('startswith', (text, prefix) => text.startsWith(prefix)),
   two('endswith', (text, suffix) => text.endsWith(suffix)),
   builtin('lower', 1, (args) => string('lower', args, 0).toLowerCase()),
   builtin('upper', 1, (args) => string('upper', args, 0).toUpperCase()),
-  builtin('replace', 3, (args) =>
-    string('replace', args, 0)
-      .split(string('replace', args, 1))
-      .join(string('replace', args, 2)),
-  ),
+  builtin('replace', 3, (args, context) => {
+    const [text, old] = [string('replace', args, 0), string('replace', args, 1)];
+    // Go's strings.Replace: an empty old matches before every character and at the end.
+    return joined(old === '' ? ['', ...runes(text), ''] : text.split(old), string('replace', args, 2), context);
+  }),
   two('split', (text, delimiter) => (delimiter === '' ? runes(text) : text.split(delimiter))),
   two('trim', (text, cutset) => trimWith(text, cutset, true, true)),
   two('trim_left', (text, cutset) => trimWith(text, cutset, true, false)),
@@ -68,7 +99,13 @@ export const STRINGS: Builtin[] = [
   two('indexof_n', (text, needle) => {
     const found: Value[] = [];
     nonEmpty('indexof_n', needle);
-    for (let unit = text.indexOf(needle); unit !== -1; unit = text.indexOf(needle, unit + 1)) found.push(runes(text.slice(0, unit)).length);
+    // Characters counted from one match to the next, so the whole text is counted once.
+    let [index, counted] = [0, 0];
+    for (let unit = text.indexOf(needle); unit !== -1; unit = text.indexOf(needle, unit + 1)) {
+      index += runes(text.slice(counted, unit)).length;
+      counted = unit;
+      found.push(index);
+    }
     return found;
   }),
   two('strings.count', (text, needle) => (needle === '' ? runes(text).length + 1 : text.split(needle).length - 1)),
@@ -77,21 +114,15 @@ export const STRINGS: Builtin[] = [
       .reverse()
       .join(''),
   ),
-  builtin('strings.replace_n', 2, (args) => {
-    const patterns = object('strings.replace_n', args, 0);
-    let text = string('strings.replace_n', args, 1);
-    const pairs = Object.entries(patterns).filter((pair): pair is [string, string] => typeof pair[1] === 'string');
-    // Go's strings.NewReplacer: one pass, earlier patterns first at each position.
-    let result = '';
-    for (let index = 0; index < text.length; ) {
-      const match = pairs.find(([old]) => old !== '' && text.startsWith(old, index));
-      if (match) {
-        result += match[1];
-        index += match[0].length;
-      } else result += text[index++];
-    }
-    text = result;
-    return text;
+  builtin('strings.replace_n', 2, (args, context) => {
+    const pairs = objectEntries(object('strings.replace_n', args, 0)).map(([old, replacement]): [string, string] => {
+      if (typeof old !== 'string') throw new BuiltinError('strings.replace_n', 'operand 1 non-string key found in pattern object');
+      if (typeof replacement !== 'string')
+        throw new BuiltinError('strings.replace_n', 'operand 1 non-string value found in pattern object');
+      return [old, replacement];
+    });
+    pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return replacePairs(pairs, string('strings.replace_n', args, 1), context);
   }),
   builtin('strings.any_prefix_match', 2, (args) => {
     const [search, bases] = [strings('strings.any_prefix_match', args, 0, true), strings('strings.any_prefix_match', args, 1, true)];
@@ -107,5 +138,5 @@ export const STRINGS: Builtin[] = [
     if (![2, 8, 10, 16].includes(base)) throw new BuiltinError('format_int', 'operand 2 must be one of {2, 8, 10, 16}');
     return Math.trunc(value).toString(base);
   }),
-  builtin('sprintf', 2, (args) => sprintf(string('sprintf', args, 0), array('sprintf', args, 1))),
+  builtin('sprintf', 2, (args, context) => sprintf(string('sprintf', args, 0), array('sprintf', args, 1), context)),
 ];

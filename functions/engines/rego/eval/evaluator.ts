@@ -6,7 +6,7 @@
 import { type Builtin, BuiltinError, type BuiltinContext } from '../builtins/builtin.js';
 import type { CompiledPolicy } from '../compile/compile-policy.js';
 import type { Expr, FunctionRef, Literal, Term } from '../compile/ir.js';
-import { equal, isObject, keyOf, makeObject, objectGet, objectSize, RegoSet, type Value } from '../values.js';
+import { equal, isObject, keyOf, makeObject, objectGet, objectSize, RegoSet, sizeOf, type Value } from '../values.js';
 import { entriesOf, isCollection, lookup } from './collections.js';
 import type { EvalContext, FunctionReplacement } from './context.js';
 import { Documents } from './documents.js';
@@ -27,6 +27,13 @@ export interface EvaluatorOptions {
   /** OPA's strict mode and `opa test`: a built-in's error is an error; else (OPA's default) the call is undefined. */
   strictBuiltinErrors: boolean;
   builtins: BuiltinContext;
+}
+
+/** A built-in walks its operands and makes its result: both are charged by their size, as CEL's calls are. */
+function operandsSize(args: Value[]): number {
+  let size = 0;
+  for (let index = 0; index < args.length; index++) size += sizeOf(args[index]!);
+  return size;
 }
 
 export class Evaluator {
@@ -278,6 +285,7 @@ export class Evaluator {
   }
 
   private enumerate(builtin: Builtin, args: Value[]): Iterable<Value> {
+    this.step(operandsSize(args));
     try {
       return [...builtin.enumerate!(args, this.options.builtins)];
     } catch (error) {
@@ -288,13 +296,17 @@ export class Evaluator {
   }
 
   private builtin(builtin: Builtin, args: Value[]): Value | undefined {
+    this.step(operandsSize(args));
+    let result: Value | undefined;
     try {
-      return builtin.call(args, this.options.builtins);
+      result = builtin.call(args, this.options.builtins);
     } catch (error) {
       if (!(error instanceof BuiltinError)) throw error;
       if (this.options.strictBuiltinErrors) throw new RegoEvalError(error.message);
       return undefined;
     }
+    if (result !== undefined) this.step(sizeOf(result));
+    return result;
   }
 
   /** Whether a term has vars a unification would bind (a var not bound, or one inside an array or object). */
