@@ -17,6 +17,7 @@ import { LOCAL_CREDENTIALS } from '../infra/local-settings.js';
 import { deployedVariables, unpackFunction } from '../infra/packaged-function.js';
 import { BENCH_PACKAGE } from './bench-package.js';
 import { startTestS3 } from '../test/helpers/s3-server.js';
+import { gatekeeperLibraryMutators } from '../test/helpers/corpora.js';
 import { parse } from 'yaml';
 import { admissionReviewFor } from '../infra/admission-event.js';
 import { policyRegistry } from '../functions/registry.js';
@@ -83,9 +84,21 @@ const WARM_CASES = [
     routed(sampleEvent('/mutate/mutations/mesh-sidecar-kyverno'), 'mesh-sidecar-kyverno'),
     'ClusterPolicy, sidecar by patchStrategicMerge',
   ],
+  [
+    'mutations',
+    routed(sampleEvent('/mutate/mutations/gatekeeper-mutation'), 'gatekeeper-mutation'),
+    "Gatekeeper library's pod-security mutators",
+  ],
 ] as const;
-// The functions whose warm cases have rules of their own (bench/rules/), not the packaged sample.
+// The functions whose warm cases have rules of their own, not the packaged sample: bench/rules/, with the
+// Gatekeeper library's pod-security mutators (../shared/corpora) joined to the mutations bundle.
 const BENCH_RULES = new Set(['mutations']);
+const benchRules = join(work, 'rules');
+mkdirSync(benchRules);
+writeFileSync(
+  join(benchRules, 'mutations.yaml'),
+  [readFileSync('bench/rules/mutations.yaml', 'utf8'), ...gatekeeperLibraryMutators()].join('\n---\n'),
+);
 const labelOf = (testCase: (typeof WARM_CASES)[number]) => (testCase.length > 2 ? `${testCase[0]}: ${testCase[2]}` : testCase[0]);
 console.log(`warm: ${WARM_ITERATIONS} interleaved requests per policy, in each of ${WARM_PROCESSES} processes…`);
 const warmProcesses = new Map<string, WarmRun[]>(WARM_CASES.map((testCase) => [labelOf(testCase), []]));
@@ -93,7 +106,7 @@ const warmProcesses = new Map<string, WarmRun[]>(WARM_CASES.map((testCase) => [l
 for (let round = 0; round < WARM_PROCESSES; round++) {
   for (const [index, testCase] of WARM_CASES.entries()) {
     const [policy, event] = testCase;
-    const rules = BENCH_RULES.has(policy) ? join(process.cwd(), 'bench/rules') : join(roots.get(policy)!, 'policies');
+    const rules = BENCH_RULES.has(policy) ? benchRules : join(roots.get(policy)!, 'policies');
     const env = { ...deployed(policy), RULES_DIR: rules, POWERTOOLS_LOG_LEVEL: 'INFO' };
     warmProcesses
       .get(labelOf(testCase))!

@@ -6,11 +6,12 @@
 import * as v from '../admission/schema.js';
 import { celEngine } from './cel/index.js';
 import type { Engine } from './engine.js';
+import { gatekeeperEngine } from './gatekeeper/index.js';
 import { kyvernoEngine } from './kyverno/index.js';
 import { regoEngine } from './rego/index.js';
 
 /** The engines whose rules ride in a field of their own name, beside CEL's. */
-export const NAMED_ENGINES: readonly Engine[] = [kyvernoEngine as Engine, regoEngine as Engine];
+export const NAMED_ENGINES: readonly Engine[] = [kyvernoEngine as Engine, regoEngine as Engine, gatekeeperEngine as Engine];
 
 export const ENGINES: readonly Engine[] = [celEngine as Engine, ...NAMED_ENGINES];
 
@@ -51,5 +52,6 @@ export async function loadEngines(): Promise<void> {
 }
 
 export { celEngine } from './cel/index.js';
+export { gatekeeperEngine } from './gatekeeper/index.js';
 export { kyvernoEngine } from './kyverno/index.js';
 export { regoEngine } from './rego/index.js';

@@ -14,6 +14,7 @@ export const POLICY_FORMATS: readonly PolicyFormat[] = [
 ];
 
 const MUTATING = 'mutating policies are run by the mutations function, not cel';
+const GATEKEEPER_MUTATORS = 'Gatekeeper mutators are run by the mutations function, not cel';
 
 /** Kinds the cel function does not read, and why. */
 export const CEL_REFUSALS: Readonly<Record<string, string>> = {
@@ -26,4 +27,9 @@ export const CEL_REFUSALS: Readonly<Record<string, string>> = {
   ImageValidatingPolicy: 'image verification needs registry access',
   GeneratingPolicy: 'generation writes to the cluster',
   DeletingPolicy: 'deletion acts on the cluster',
+  Assign: GATEKEEPER_MUTATORS,
+  AssignMetadata: GATEKEEPER_MUTATORS,
+  ModifySet: GATEKEEPER_MUTATORS,
+  AssignImage: GATEKEEPER_MUTATORS,
+  ExpansionTemplate: 'Gatekeeper expands generator resources in its audit and gator, not at admission; nothing here runs it',
 };

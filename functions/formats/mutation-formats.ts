@@ -1,4 +1,5 @@
 // Every input format an uploaded bundle of the mutations function may use, in the order their rules apply.
+import { gatekeeperMutatorsFormat } from './gatekeeper-mutators.js';
 import { kyvernoClusterPolicyMutateRulesFormat } from './kyverno-cluster-policy-mutate-rules.js';
 import { kyvernoMutatingPolicyFormat } from './kyverno-mutating-policy.js';
 import { mutatingAdmissionPolicyFormat } from './mutating-admission-policy.js';
@@ -8,6 +9,7 @@ export const MUTATION_FORMATS: readonly PolicyFormat[] = [
   mutatingAdmissionPolicyFormat,
   kyvernoMutatingPolicyFormat,
   kyvernoClusterPolicyMutateRulesFormat,
+  gatekeeperMutatorsFormat,
 ];
 
 const VALIDATING = 'validating policies are run by the cel function, not mutations';
@@ -23,4 +25,6 @@ export const MUTATION_REFUSALS: Readonly<Record<string, string>> = {
   ImageValidatingPolicy: 'image verification needs registry access',
   GeneratingPolicy: 'generation writes to the cluster',
   DeletingPolicy: 'deletion acts on the cluster',
+  ConstraintTemplate: 'Gatekeeper templates validate: they are run by the cel function, not mutations',
+  ExpansionTemplate: 'Gatekeeper expands generator resources in its audit and gator, not at admission; nothing here runs it',
 };

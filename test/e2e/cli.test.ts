@@ -1,7 +1,7 @@
 // The developer commands, run as a user would run them: the `portcullis` CLI (help, exit codes, event,
 // invoke) and `sls invoke local` on the fixtures.
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -170,6 +170,21 @@ describe('portcullis invoke', () => {
     const result = await portcullis(['invoke', 'trusted-registry', join(dir, 'job.json'), '-o', 'yaml']);
     expect(result.code).toBe(0);
     expect(parse(result.stdout).response.allowed).toBe(true);
+  });
+
+  it("shows the patch Gatekeeper's mutators make, from the rules folder RULES_DIR names", async () => {
+    const dir = temporaryDirectory('portcullis-cli-');
+    cpSync('test/fixtures/rules/gatekeeper-mutators/pod-defaults.yaml', join(dir, 'mutations.yaml'));
+    writeFileSync(
+      join(dir, 'pod.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata: { name: web, namespace: a }\nspec: { containers: [{ name: web, image: nginx }] }\n',
+    );
+    const { stdout } = await portcullis(['event', '--policy', 'mutations', join(dir, 'pod.yaml')]);
+    writeFileSync(join(dir, 'pod.json'), stdout);
+    const result = await portcullis(['invoke', 'mutations', join(dir, 'pod.json')], { RULES_DIR: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('patch: add /metadata/labels {"owner":"platform"}');
+    expect(result.stdout).toContain('patch: add /spec/containers/0/securityContext {"runAsNonRoot":true}');
   });
 
   it('names the known policies when given an unknown one (exit 2)', async () => {

@@ -1,5 +1,5 @@
 // Reading ../shared/corpora: the Gatekeeper and Kyverno authors' own test cases, used as data.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
@@ -23,6 +23,15 @@ export function corpusDocuments(...path: string[]): any[] {
   return parseAllDocuments(readFileSync(join(CORPORA, ...path), 'utf8'))
     .map((document) => document.toJS())
     .filter((document) => document && typeof document === 'object');
+}
+
+/** The Gatekeeper library's mutators (gatekeeper-rego/mutation/…/mutation*.yaml), each file's text, in path order. */
+export function gatekeeperLibraryMutators(): string[] {
+  const root = join(CORPORA, 'gatekeeper-rego', 'mutation');
+  return (readdirSync(root, { recursive: true }) as string[])
+    .filter((path) => /(^|\/)mutation[^/]*\.yaml$/.test(path))
+    .sort()
+    .map((path) => readFileSync(join(root, path), 'utf8'));
 }
 
 export type GatekeeperAssertion = GatorAssertion;

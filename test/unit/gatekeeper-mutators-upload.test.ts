@@ -1,0 +1,87 @@
+// Gatekeeper's mutators as the mutations function reads them: what Gatekeeper refuses when a mutator is
+// created (each refusal naming the mutator and the field), what cannot run here (with the reason), and the
+// webhook registration derived from their applyTo and match.
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import { registrationsOf } from '../../infra/webhook-registration.js';
+import { assign, bundle, library, mutator, POD_V1, policy, refusalOf, rulesOf } from '../helpers/gatekeeper-mutators.js';
+
+describe('upload checks, naming the mutator and the field', () => {
+  it.each([
+    [assign('a', 'metadata.labels.x', { assign: { value: 'y' } }), /Assign a: spec.location: assign can't change metadata/],
+    [assign('a', 'spec.containers[name: foo].name', { assign: { value: 'y' } }), /changing the item key is not allowed/],
+    [assign('a', 'spec.containers[name: foo]', { assign: { value: { name: 'bar' } } }), /adding object to list with different key name/],
+    [assign('a', 'spec..x', { assign: { value: 1 } }), /Assign a: spec.location: invalid location format `spec..x`/],
+    [assign('a', 'spec.x.', { assign: { value: 1 } }), /trailing separators are forbidden/],
+    [
+      assign('a', 'spec.x', { assign: { value: 1 }, pathTests: [{ subPath: 'spec.y', condition: 'MustExist' }] }),
+      /pathTests\[0\].subPath: all subpaths must be a prefix/,
+    ],
+    [assign('a', 'spec.x', { assign: { externalData: { provider: 'p' } } }), /spec.parameters.assign.externalData: cannot run here/],
+    [
+      assign('a', 'spec.x', { assign: { value: 1 } }, { match: { namespaceSelector: { matchLabels: { a: 'b' } } } }),
+      /spec.match.namespaceSelector: cannot run here/,
+    ],
+    [assign('a', 'spec.x', { assign: { value: 1 } }, { match: { source: 'Generated' } }), /spec.match.source: Generated mutators run only/],
+    [mutator('Assign', 'a', { location: 'spec.x', parameters: { assign: { value: 1 } } }), /Assign a: spec.applyTo: required/],
+    [
+      mutator('ModifySet', 's', { applyTo: POD_V1, location: 'spec.containers[name: x]', parameters: {} }),
+      /final node in a modifyset location cannot be a keyed list/,
+    ],
+    [
+      bundle(
+        assign('keyed', 'spec.containers[name: foo].image', { assign: { value: 'x' } }),
+        assign('plain', 'spec.containers.image', { assign: { value: 'x' } }),
+      ),
+      /conflicting schemas: Assign keyed and Assign plain disagree about the type of spec.containers \(v1, Kind=Pod\)/,
+    ],
+    [
+      bundle(
+        assign('by-name', 'spec.containers[name: a].image', { assign: { value: 'x' } }),
+        assign('by-image', 'spec.containers[image: b].name', { assign: { value: 'x' } }),
+      ),
+      /conflicting schemas: Assign by-image and Assign by-name disagree about the type of spec.containers/,
+    ],
+  ])('refused: %#', (text, message) => {
+    expect(refusalOf(text)).toMatch(message);
+  });
+
+  it('a mutator and a ModifySet on the same list agree (Assign implies no type)', () => {
+    expect(
+      refusalOf(bundle(library('capabilities/samples/mutation-assign.yaml'), library('capabilities/samples/mutation-modifyset.yaml'))),
+    ).toBe('(accepted)');
+  });
+
+  it('the cel function refuses mutators with the reason', async () => {
+    const { celPolicy } = await import('../../functions/cel/policy.js');
+    const parsed = parseRulesDocument(celPolicy as never, assign('a', 'spec.x', { assign: { value: 1 } }));
+    expect(parsed.ok ? [] : parsed.errors).toEqual(['Assign a: Gatekeeper mutators are run by the mutations function, not cel']);
+  });
+});
+
+describe('registration', () => {
+  it("webhook-config registers what the mutators' applyTo and match name, for CREATE and UPDATE, failing open", () => {
+    const text = bundle(
+      library('seccomp/samples/mutation.yaml'),
+      mutator('AssignMetadata', 'owner', {
+        match: { kinds: [{ apiGroups: ['apps'], kinds: ['Deployment'] }] },
+        location: 'metadata.labels.owner',
+        parameters: { assign: { value: 'x' } },
+      }),
+    );
+    const registrations = registrationsOf(policy, rulesOf(text));
+    if (!registrations.ok) throw new Error(registrations.errors.join('\n'));
+    const [only] = registrations.registrations;
+    expect(registrations.registrations).toHaveLength(1);
+    expect(only).toMatchObject({ failurePolicy: 'Ignore', reinvocationPolicy: 'Never' });
+    expect(only!.rules.map(({ apiGroups, resources, operations }) => ({ apiGroups, resources, operations }))).toEqual([
+      { apiGroups: [''], resources: ['pods'], operations: ['CREATE', 'UPDATE'] },
+      { apiGroups: ['apps'], resources: ['deployments'], operations: ['CREATE', 'UPDATE'] },
+    ]);
+  });
+});
+
+it('the library files read as YAML documents (a sanity check on the corpus)', () => {
+  expect(parseAllDocuments(library('users/samples/mutation-runAsUser.yaml'))).toHaveLength(2);
+});
