@@ -7,6 +7,9 @@ import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-
 import { registrationsOf } from '../../infra/webhook-registration.js';
 import { assign, bundle, library, mutator, POD_V1, policy, refusalOf, rulesOf } from '../helpers/gatekeeper-mutators.js';
 
+const widget = (name: string, location: string) =>
+  assign(name, location, { assign: { value: 'x' } }, { applyTo: [{ groups: ['example.com'], kinds: ['Widget'], versions: ['v1'] }] });
+
 describe('upload checks, naming the mutator and the field', () => {
   it.each([
     [assign('a', 'metadata.labels.x', { assign: { value: 'y' } }), /Assign a: spec.location: assign can't change metadata/],
@@ -30,19 +33,23 @@ describe('upload checks, naming the mutator and the field', () => {
       /final node in a modifyset location cannot be a keyed list/,
     ],
     [
-      bundle(
-        assign('keyed', 'spec.containers[name: foo].image', { assign: { value: 'x' } }),
-        assign('plain', 'spec.containers.image', { assign: { value: 'x' } }),
-      ),
-      /conflicting schemas: Assign keyed and Assign plain disagree about the type of spec.containers \(v1, Kind=Pod\)/,
+      bundle(widget('keyed', 'spec.parts[name: foo].image'), widget('plain', 'spec.parts.image')),
+      /conflicting schemas: Assign keyed and Assign plain disagree about the type of spec.parts \(example.com\/v1, Kind=Widget\)/,
     ],
     [
-      bundle(
-        assign('by-name', 'spec.containers[name: a].image', { assign: { value: 'x' } }),
-        assign('by-image', 'spec.containers[image: b].name', { assign: { value: 'x' } }),
-      ),
-      /conflicting schemas: Assign by-image and Assign by-name disagree about the type of spec.containers/,
+      bundle(widget('by-name', 'spec.parts[name: a].image'), widget('by-image', 'spec.parts[image: b].name')),
+      /conflicting schemas: Assign by-image and Assign by-name disagree about the type of spec.parts/,
     ],
+    // Kubernetes' schema of a built-in kind says what its fields are.
+    [
+      assign('a', 'spec.containers.image', { assign: { value: 'x' } }),
+      /spec.containers is a list in Pod's schema: select its members with \[name: …\] before .image/,
+    ],
+    [
+      assign('a', 'spec.affinity[name: x].nodeAffinity', { assign: { value: 1 } }),
+      /spec.location: spec.affinity is an object in Pod's schema, not a list/,
+    ],
+    [assign('a', 'spec.nodeSelector[key: x].value', { assign: { value: 1 } }), /spec.nodeSelector is a map in Pod's schema/],
   ])('refused: %#', (text, message) => {
     expect(refusalOf(text)).toMatch(message);
   });

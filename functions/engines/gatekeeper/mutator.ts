@@ -8,6 +8,7 @@
 import type { LabelSelector } from '../../admission/kubernetes/label-selector.js';
 import { imagePartsProblem, type ImageParts } from './image.js';
 import { type Location, LocationError, parseLocation, sameNode } from './location.js';
+import { locationShapeProblem } from './location-shape.js';
 import type { ApplyTo, MutatorMatch } from './match.js';
 
 export const MUTATOR_KINDS = ['Assign', 'AssignImage', 'AssignMetadata', 'ModifySet'] as const;
@@ -237,6 +238,11 @@ export function mutatorOf(manifest: Spec): Mutator | { problem: string } {
     const parts = kindParts(kind, spec, parameters, location);
     const tests = kind === 'AssignMetadata' ? new Map([[2, 'MustNotExist' as const]]) : testsOf(parameters, location);
     const applyTo = kind === 'AssignMetadata' ? undefined : applyToOf(spec);
+    for (const { groups, kinds } of applyTo ?? [])
+      for (const [group, kindName] of groups.flatMap((g) => kinds.map((k) => [g, k] as const))) {
+        const misfit = locationShapeProblem(location, group, kindName);
+        if (misfit) throw problem('spec.location', misfit);
+      }
     return { kind, name, applyTo, match: matchOf(spec), location, tests, ...parts };
   } catch (error) {
     if (error instanceof MutatorProblem) return { problem: error.message };
