@@ -149,6 +149,12 @@ describe('variables', () => {
     expect(substituteVariables('kept \\{{ request.object }}', context)).toBe('kept {{ request.object }}');
   });
 
+  it("a foreach element's field inside a filter's literal is compared as data (the upload check accepts it too)", () => {
+    const object = { spec: { volumes: [{ name: 'data' }], mounts: [{ name: 'data' }, { name: 'logs' }] } };
+    const context = { data: { request: { object }, element: { name: 'logs' } }, scope: scope() };
+    expect(substituteVariables("{{ request.object.spec.mounts[?name == '{{element.name}}'] | length(@) }}", context)).toBe(1);
+  });
+
   it('on DELETE, request.object reads request.oldObject', () => {
     expect(substituteVariables('{{ request.object.metadata.name }}', { data, scope: scope(), deleting: true })).toBe('old');
   });
@@ -202,6 +208,14 @@ describe('variables', () => {
     ]);
     expect(expressionProblems(rule('{{ request.object.[ }}'))).toEqual([expect.stringMatching(/does not parse/)]);
     expect(expressionProblems(rule("{{ to_upper('a') }}"))).toEqual([]);
+    // A variable inside a literal parses once it is substituted (Kyverno substitutes at admission; here a
+    // quoted one enters as a JSON literal), so it is not refused; what never parses still is.
+    const mounts = "{{ request.object.spec.containers[].volumeMounts[?name == '{{element.name}}'] | length(@) }}";
+    expect(expressionProblems(rule(mounts))).toEqual([]);
+    expect(expressionProblems(rule("{{ items[?name == 'pre-{{element.name}}'] }}"))).toEqual([]);
+    expect(expressionProblems(rule('{{ items[?size == `{{element.size}}`] }}'))).toEqual([]);
+    expect(expressionProblems(rule("{{ items[?name == '{{element.name}}' }}"))).toEqual([expect.stringMatching(/does not parse/)]);
+    expect(expressionProblems(rule("{{ items[?name == '{{element.name}}] }}"))).toEqual([expect.stringMatching(/does not parse/)]);
     // Nested 20,000 deep: refused with the reason when the rules are read, never a crash at admission.
     expect(expressionProblems(rule(`{{ ${'('.repeat(20_000)}a${')'.repeat(20_000)} }}`))).toEqual([
       expect.stringMatching(/does not parse/),

@@ -35,6 +35,40 @@ function expressionsOf(rule: WrittenRule): string[] {
 // checked, since most expressions are one and parsing is the costly part of reading a bundle.
 const PLAIN_PATH = /^\s*[A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*\s*$/;
 
+const NESTED = /\{\{[^}]*\}\}/g;
+
+/**
+ * The expression as it will parse once its nested variables are substituted, with a stand-in for each that
+ * keeps the text around it what it is: a variable that is a whole quoted string (`'{{ x }}'`) enters as a
+ * JSON literal, as the engine substitutes it (variables.ts); one inside a raw string, a quoted name or a
+ * JSON literal as text in it; any other as a value (`''`).
+ */
+function withPlaceholders(expression: string): string {
+  let quote: string | undefined;
+  let result = '';
+  let last = 0;
+  for (const match of expression.matchAll(NESTED)) {
+    const start = match.index;
+    for (let index = last; index < start; index++) {
+      const character = expression[index]!;
+      if (character === '\\' && quote) index++;
+      else if (quote === character) quote = undefined;
+      else if (!quote && (character === "'" || character === '"' || character === '`')) quote = character;
+    }
+    const end = start + match[0].length;
+    const whole = quote === "'" && expression[start - 1] === "'" && expression[end] === "'";
+    if (whole) {
+      result += `${expression.slice(last, start - 1)}\`""\``;
+      last = end + 1;
+      quote = undefined;
+    } else {
+      result += expression.slice(last, start) + (quote === '`' ? '0' : quote ? 'x' : "''");
+      last = end;
+    }
+  }
+  return result + expression.slice(last);
+}
+
 /** Why the rule's expressions cannot run here, each naming the expression; empty when they all can. */
 export function expressionProblems(rule: WrittenRule): string[] {
   const problems: string[] = [];
@@ -46,7 +80,7 @@ export function expressionProblems(rule: WrittenRule): string[] {
       continue;
     }
     if (PLAIN_PATH.test(expression)) continue;
-    const node = compileJmesPath(expression.includes('{{') ? expression.replace(/\{\{[^}]*\}\}/g, "''") : expression);
+    const node = compileJmesPath(expression.includes('{{') ? withPlaceholders(expression) : expression);
     if (node instanceof Error) {
       problems.push(node.message);
       continue;
