@@ -34,8 +34,12 @@ function inputOf(request: AdmissionRequest, rule: KyvernoRule, context: EngineCo
   return {
     request,
     resource: object,
-    data: ruleData(request, object, oldObject, readsImages(rule)),
+    // Kyverno's autogen rewrites the rule's paths to the template's (variables.ts), so its data is the controller's.
+    data: template
+      ? ruleData(request, request.object, request.oldObject, readsImages(rule))
+      : ruleData(request, object, oldObject, readsImages(rule)),
     deleting: request.operation === 'DELETE',
+    ...(template ? { template: POD_CONTROLLERS[kind].template.join('.') } : {}),
     pathPrefix: template ? `/${POD_CONTROLLERS[kind].template.join('/')}` : '',
     now: context.now,
     deadline: context.deadline,

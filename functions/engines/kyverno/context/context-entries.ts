@@ -3,7 +3,7 @@
 // the default. What reads the cluster (apiCall, configMap, …) is refused when the rules are read.
 import type { ContextEntry } from '../policy/rule-schema.js';
 import { searchJmesPath } from '../jmespath/jmespath.js';
-import { substituteVariables, type VariableContext } from '../variables/variables.js';
+import { autogenQuery, substituteVariables, type VariableContext } from '../variables/variables.js';
 
 export function loadContext(entries: readonly ContextEntry[] | undefined, context: VariableContext): void {
   for (const { name, variable } of entries ?? []) {
@@ -11,7 +11,7 @@ export function loadContext(entries: readonly ContextEntry[] | undefined, contex
     let result = value;
     if (variable.jmesPath !== undefined) {
       const expression = String(substituteVariables(variable.jmesPath, context));
-      result = searchJmesPath(expression, value === undefined ? context.data : value, context.scope);
+      result = searchJmesPath(autogenQuery(expression, context), value === undefined ? context.data : value, context.scope);
     }
     if (result === null || result === undefined) {
       if (variable.default === undefined) throw new Error(`context ${name}: the variable resolved to null and has no default`);

@@ -4,12 +4,12 @@
 import type { Loop } from '../policy/rule-schema.js';
 import { searchJmesPath } from '../jmespath/jmespath.js';
 import { evaluateConditions } from '../variables/conditions.js';
-import type { VariableContext } from '../variables/variables.js';
+import { autogenQuery, type VariableContext } from '../variables/variables.js';
 import { loadContext } from './context-entries.js';
 
 /** A list's elements: an array, or one value that is not (Kyverno's EvaluateList); null elements are skipped by the loops. */
 export function elementsOf(list: string, context: VariableContext): unknown[] {
-  const result = searchJmesPath(list, context.data, context.scope);
+  const result = searchJmesPath(autogenQuery(list, context), context.data, context.scope);
   return Array.isArray(result) ? result : [result];
 }
 

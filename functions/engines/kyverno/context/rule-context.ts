@@ -10,6 +10,7 @@ export function ruleContext(
   now: Date,
   deadline: WorkDeadline | undefined,
   deleting?: boolean,
+  template?: string,
 ): VariableContext {
-  return { data, scope: { budget: new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline), now }, deleting };
+  return { data, scope: { budget: new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline), now }, deleting, ...(template ? { template } : {}) };
 }

@@ -28,6 +28,8 @@ export interface RuleInput {
   /** Kyverno's context data (context/rule-data.ts). */
   data: Record<string, unknown>;
   deleting: boolean;
+  /** An autogen rule on a pod controller: where the pod template is (`spec.template`), for Kyverno's rewrite of its paths. */
+  template?: string;
   /** Where `resource` sits in the request's object, for paths in messages (`/spec/template`). */
   pathPrefix: string;
   now: Date;
@@ -128,7 +130,7 @@ export interface Selected {
  * exceptions, then its context entries and preconditions. The skip's outcome when it does not.
  */
 export function selectRule(rule: KyvernoRule, input: RuleInput): Selected | RuleOutcome {
-  const context = ruleContext(input.data, input.now, input.deadline, input.deleting);
+  const context = ruleContext(input.data, input.now, input.deadline, input.deleting, input.template);
   const exceptions = exceptionsThatApply(rule, input.request, context);
   if (exceptions.some((exception) => !exception.podSecurity)) return { status: 'skip', message: exceptedMessage(exceptions) };
   loadContext(rule.context, context);

@@ -51,6 +51,20 @@ export interface VariableContext {
    * preconditions resolver makes it; elsewhere the failure is the rule's error.
    */
   lenient?: boolean;
+  /**
+   * An autogen rule on a pod controller: where its pod template is (`spec.template`). Kyverno rewrites the
+   * autogen rule's text, `request.object.spec` and `request.object.metadata` (and oldObject's) to the
+   * template's, and nothing else: a quoted segment (`request."object".metadata`) or any other field still
+   * reads the controller itself.
+   */
+  template?: string;
+}
+
+const AUTOGEN_REWRITTEN = /request\.(object|oldObject)\.(spec|metadata)/g;
+
+/** The expression as Kyverno's autogen rewrote it for the rule's controller (autogen.go's updateFields). */
+export function autogenQuery(expression: string, context: VariableContext): string {
+  return context.template ? expression.replace(AUTOGEN_REWRITTEN, `request.$1.${context.template}.$2`) : expression;
 }
 
 /** Every expression written in `{{ }}` anywhere in a value (strings and keys), for checking when rules are read. */
@@ -73,7 +87,8 @@ export function variablesIn(value: unknown, into: string[] = []): string[] {
 }
 
 function resolve(expression: string, context: VariableContext): unknown {
-  const query = context.deleting ? expression.replaceAll('request.object', 'request.oldObject') : expression;
+  const rewritten = autogenQuery(expression, context);
+  const query = context.deleting ? rewritten.replaceAll('request.object', 'request.oldObject') : rewritten;
   try {
     return searchJmesPath(query, context.data, context.scope) ?? null;
   } catch (error) {
