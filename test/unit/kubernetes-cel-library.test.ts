@@ -91,6 +91,12 @@ describe('Kubernetes CEL libraries', () => {
       "[isImage('registry.k8s.io/kube-apiserver-arm64:latest'), isImage('registry.k8s.io/kube-apiserver-arm64:@')]",
       [true, false],
     ],
+    // image(), Kyverno's older name for parseImageReference, still in its library (pkg/cel/libs/image).
+    [
+      'kyverno image: image() is parseImageReference',
+      "image('nginx:1.27').registry() + '/' + image('nginx:1.27').repository() + ':' + image('nginx:1.27').tag()",
+      'index.docker.io/library/nginx:1.27',
+    ],
     // Digests of the empty string and of 'abc', as `sha1sum`, `sha256sum` and `md5sum` give them.
     ['kyverno hash: sha1', "sha1('')", 'da39a3ee5e6b4b0d3255bfef95601890afd80709'],
     ['kyverno hash: sha256', "sha256('abc')", 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],

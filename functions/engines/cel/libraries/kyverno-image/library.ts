@@ -1,4 +1,4 @@
-// Kyverno's image library for CEL: parseImageReference, isImage and an image's parts, as
+// Kyverno's image library for CEL: parseImageReference (and its older name, image), isImage and an image's parts, as
 // go-containerregistry's name.ParseReference gives them.
 import { parseImageReference } from '../../../../admission/kubernetes/image-reference.js';
 import { accepts } from '../accepts.js';
@@ -32,6 +32,8 @@ export const kyvernoImageLibrary: CelLibrary = {
   types: { 'kyverno.Image': KyvernoImage },
   functions: {
     'parseImageReference(string): kyverno.Image': parseKyvernoImage,
+    // Kyverno's older name for parseImageReference, kept in its library for the policies written with it.
+    'image(string): kyverno.Image': parseKyvernoImage,
     'isImage(string): bool': accepts(parseKyvernoImage),
     'kyverno.Image.registry(): string': (image: KyvernoImage) => image.registry,
     'kyverno.Image.repository(): string': (image: KyvernoImage) => image.repository,
