@@ -3,7 +3,7 @@
 // in path order), each document kept with the file it came from for messages and diffs.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parseKubernetesYaml } from '../functions/admission/kubernetes/kubernetes-yaml.js';
 
 export interface SourcedDocument {
   file: string;
@@ -48,7 +48,7 @@ export function readManifestFiles(
         }
         continue;
       }
-      const parsed = parseAllDocuments(text, { uniqueKeys: true });
+      const parsed = parseKubernetesYaml(text);
       for (const [index, document] of (Array.isArray(parsed) ? parsed : [parsed]).entries()) {
         if (document.errors.length > 0)
           errors.push(...document.errors.map((error) => `${file} (document ${index + 1}): YAML: ${error.message.split('\n')[0]}`));

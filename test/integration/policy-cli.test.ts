@@ -3,6 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { CORPORA } from '../helpers/corpora.js';
 import { portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 import { TEST_RULES, testRules } from '../helpers/test-rules.js';
@@ -30,6 +31,19 @@ const VALID = testRules('trusted-registry');
 const INVALID = 'failurePolicy: Sometimes\nrules: [{ name: a, parameters: { allowedRegistries: docker.io } }]\n';
 
 describe('portcullis policy', () => {
+  it("validate reads manifests as kubectl does: the Gatekeeper library's httpsonly template, as written", async () => {
+    const httpsonly = join(CORPORA, 'gatekeeper-rego', 'library', 'general', 'httpsonly');
+    const result = await policy(
+      'validate',
+      '--policy',
+      'cel',
+      join(httpsonly, 'template.yaml'),
+      join(httpsonly, 'samples', 'ingress-https-only', 'constraint.yaml'),
+    );
+    expect(result.stdout).toContain('valid cel rules (1 rule, failurePolicy Ignore)');
+    expect(result.code).toBe(0);
+  });
+
   it('validate accepts the sample and names every bad field of an invalid document', async () => {
     expect(await policy('validate', TRUSTED_REGISTRY_RULES)).toMatchObject({
       code: 0,
