@@ -1,32 +1,24 @@
 // The shared stack, driven through a real handler with rules in a real directory: HTTP errors, both
 // AdmissionReview versions, deadlines, failure policies, audit mode and the apiserver's limits.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import { contentVersion } from '../../functions/admission/rules/rules-source.js';
 import { admissionReviewFor, httpApiEvent } from '../../infra/admission-event.js';
 import { eventFor, fixture, type Handler, invoke, lambdaContext, podManifest } from '../helpers/invoke.js';
-import { portcullis } from '../helpers/portcullis-cli.js';
+import { rulesFolderPerTest } from '../helpers/rules-folder.js';
 import { testPolicy } from '../helpers/test-policy.js';
 
-let rulesDir: string;
-beforeEach(() => {
-  rulesDir = mkdtempSync(join(tmpdir(), 'portcullis-rules-'));
-});
-afterEach(() => rmSync(rulesDir, { recursive: true, force: true }));
-
-function writeRules(policy: string, text: string) {
-  writeFileSync(join(rulesDir, `${policy}.yaml`), text);
-}
+const rules = rulesFolderPerTest();
+const writeRules = rules.write;
 
 /** TTL 0 unless `env` says otherwise: the rules file is checked on every request, so an edit is seen on the next. */
 function handlerFor(policy = testPolicy as never, env: Record<string, string> = {}): Handler {
   return createAdmissionHandler(policy, {
-    config: configFromEnv({ RULES_DIR: rulesDir, RULES_TTL_SECONDS: '0', ...env }),
+    config: configFromEnv({ RULES_DIR: rules.dir(), RULES_TTL_SECONDS: '0', ...env }),
   }) as unknown as Handler;
 }
 
@@ -278,7 +270,7 @@ describe('rules: match, modes, reload', () => {
     writeRules('test-policy', 'rules: [{ name: r, parameters: { behaviour: deny } }]');
     const handler = handlerFor(undefined, { RULES_TTL_SECONDS: '0.3' });
     expect((await invoke(handler, eventFor(pod))).body.response.allowed).toBe(false);
-    rmSync(join(rulesDir, 'test-policy.yaml')); // not even its absence is noticed within the TTL
+    rmSync(join(rules.dir(), 'test-policy.yaml')); // not even its absence is noticed within the TTL
     expect((await invoke(handler, eventFor(pod))).body.response.allowed).toBe(false);
     writeRules('test-policy', 'rules: [{ name: r, parameters: { behaviour: allow } }] # edited');
     await new Promise((resolve) => setTimeout(resolve, 350));
@@ -331,92 +323,5 @@ describe('the apiserver’s limits on warnings and audit annotations', () => {
     for (const key of Object.keys(auditAnnotations)) {
       expect(key).toMatch(/^[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/);
     }
-  });
-});
-
-describe('the decision log', () => {
-  // In a process of its own, as in Lambda: the logger's level and event logging are fixed at init.
-  it('writes one JSON line per decision with the rules version, and never the object, even with event logging on', async () => {
-    writeRules('trusted-registry', SEED_RULES);
-    const pod = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'p' },
-      spec: { containers: [{ name: 'app', image: 'nginx:1', env: [{ name: 'TOKEN', value: 's3cr3t-t0ken' }] }] },
-    };
-    const secret = {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 's' },
-      data: { password: 'c3VwZXItc2VjcmV0' },
-      stringData: { token: 'plain-s3cret' },
-    };
-    const lines: string[] = [];
-    for (const [name, object] of [
-      ['pod', pod],
-      ['secret', secret],
-    ] as const) {
-      const eventFile = join(rulesDir, `${name}.json`);
-      writeFileSync(eventFile, JSON.stringify(eventFor(object, { namespace: 'shop' })));
-      // The CLI prints the answer on stdout and everything the stack writes (logs, metrics) on stderr.
-      const { stderr } = await portcullis(['invoke', 'trusted-registry', eventFile], {
-        RULES_DIR: rulesDir,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
-        POWERTOOLS_LOGGER_LOG_EVENT: 'true',
-      });
-      lines.push(...stderr.split('\n').filter((line) => line.startsWith('{"level"')));
-    }
-    const entries = lines.map((line) => JSON.parse(line));
-    expect(entries.map((entry) => entry.message)).toEqual(['admission decision', 'admission decision']);
-    expect(entries[0]).toMatchObject({
-      policy: 'trusted-registry',
-      kind: 'Pod',
-      namespace: 'shop',
-      name: 'p',
-      operation: 'CREATE',
-      outcome: 'denied',
-      failedOpen: false,
-      rule: 'seed',
-      rulesVersion: expect.stringMatching(/^fnv1a:[0-9a-f]{8}-\d+$/),
-      durationMs: expect.any(Number),
-    });
-    expect(entries[1]).toMatchObject({ kind: 'Secret', outcome: 'allowed' });
-    for (const value of ['s3cr3t-t0ken', 'c3VwZXItc2VjcmV0', 'plain-s3cret']) expect(lines.join('\n')).not.toContain(value);
-  }, 30_000);
-});
-
-describe('the audit-log decision line', () => {
-  it('carries who, what and a summary, and no Secret or env value even with includeObject', async () => {
-    writeRules('audit-log', 'rules: [{ name: all, parameters: { includeObject: true } }]');
-    const lines: string[] = [];
-    for (const name of ['secret-create.json', 'pod-with-env.json', 'pod-delete.json']) {
-      const { stderr } = await portcullis(['invoke', 'audit-log', `events/audit-log/${name}`], {
-        RULES_DIR: rulesDir,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
-        POWERTOOLS_LOGGER_LOG_EVENT: 'true',
-      });
-      lines.push(...stderr.split('\n').filter((line) => line.startsWith('{"level"')));
-    }
-    const entries = lines.map((line) => JSON.parse(line));
-    expect(entries.map((entry) => [entry.message, entry.kind, entry.operation])).toEqual([
-      ['admission decision', 'Secret', 'CREATE'],
-      ['admission decision', 'Pod', 'CREATE'],
-      ['admission decision', 'Pod', 'DELETE'],
-    ]);
-    expect(entries[0].details).toMatchObject({ user: { username: 'kubernetes-admin' }, object: { data: { password: '<redacted>' } } });
-    for (const secretValue of ['aHVudGVyMg==', 'plain-text-token', 's3cr3t-value']) expect(lines.join('\n')).not.toContain(secretValue);
-  }, 30_000);
-});
-
-describe('jsonHttpResponse, around an identity handler', () => {
-  it('turns an unexpected error into a bare 500 without its message or stack', async () => {
-    const { default: middy } = await import('@middy/core');
-    const { jsonHttpResponse } = await import('../../functions/admission/http/middlewares.js');
-    const handler = middy(() => {
-      throw new Error('secret detail at /var/task/x.js:1');
-    }).use(jsonHttpResponse());
-    const answer = await invoke(handler as unknown as Handler, {});
-    expect(answer).toMatchObject({ statusCode: 500, body: { error: 'internal error; see the function log' } });
-    expect(JSON.stringify(answer.body)).not.toContain('secret detail');
   });
 });
