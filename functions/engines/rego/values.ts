@@ -4,7 +4,7 @@
 // strings is always a plain object, so there is one form for each value. Undefined is `undefined`.
 // Equality and order are OPA's: by type (null < boolean < number < string < array < object < set), then
 // by value; sets and objects compare by their sorted members and keys.
-import { units } from '../runtime/size-units.js';
+import { textUnits, units } from '../runtime/size-units.js';
 
 export type Value = null | boolean | number | string | Value[] | PlainObject | RegoObject | RegoSet;
 export type PlainObject = { [key: string]: Value };
@@ -165,8 +165,11 @@ export const objectSize = (object: PlainObject | RegoObject): number =>
   object instanceof RegoObject ? object.size : Object.keys(object).length;
 
 /** A value's size in the runtime's units (size-units.ts), a set or an object with keys of any type by its members. */
-export const sizeOf = (value: Value): number =>
-  value instanceof RegoSet ? value.size : value instanceof RegoObject ? value.size : units(value);
+export function sizeOf(value: Value): number {
+  // Most operands and results are scalars: sized before any type test of a collection.
+  if (typeof value !== 'object' || value === null) return typeof value === 'string' ? textUnits(value.length) : 0;
+  return value instanceof RegoSet || value instanceof RegoObject ? value.size : units(value);
+}
 
 export type TypeName = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'set';
 

@@ -305,7 +305,8 @@ export class Evaluator {
       if (this.options.strictBuiltinErrors) throw new RegoEvalError(error.message);
       return undefined;
     }
-    if (result !== undefined) this.step(sizeOf(result));
+    const resultSize = result === undefined ? 0 : sizeOf(result);
+    if (resultSize > 0) this.step(resultSize);
     return result;
   }
 
