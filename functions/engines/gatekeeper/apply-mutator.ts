@@ -7,6 +7,7 @@
 // the image's parts. Copy on write: containers on the path are copied when something under them changes,
 // so the input is never changed and an unchanged object is returned as it was.
 import { isDeepStrictEqual } from 'node:util';
+import { isJsonObject } from '../../admission/kubernetes/json-object.js';
 import type { CostBudget } from '../runtime/cost-budget.js';
 import { units } from '../runtime/size-units.js';
 import { mutatedImage } from './image.js';
@@ -14,8 +15,6 @@ import type { PathNode } from './location.js';
 import type { Mutator } from './mutator.js';
 
 type JsonObject = Record<string, unknown>;
-
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A mutation that cannot proceed on this object (the path's shape differs from the object's): the mutation fails. */
 export class MutationError extends Error {}
@@ -70,7 +69,7 @@ function assignIfHolds(test: { in?: unknown[]; notIn?: unknown[] }, current: unk
 function createdFor(node: PathNode, next: PathNode): unknown {
   const created: unknown = next.type === 'object' ? {} : [];
   if (node.type === 'list') {
-    if (!isObject(created)) throw new MutationError('invalid path: two consecutive list path entries not allowed');
+    if (!isJsonObject(created)) throw new MutationError('invalid path: two consecutive list path entries not allowed');
     created[node.keyField] = node.keyValue;
   }
   return created;
@@ -83,7 +82,7 @@ function walkFrom(walk: Walk, current: unknown, depth: number): unknown {
   const node = location[depth]!;
   const last = depth === location.length - 1;
   if (node.type === 'object') {
-    if (!isObject(current))
+    if (!isJsonObject(current))
       throw new MutationError(
         `mismatch between path entry (type: object) and received object (type: ${typeName(current)}) at ${node.reference}`,
       );
@@ -105,7 +104,7 @@ function walkFrom(walk: Walk, current: unknown, depth: number): unknown {
     );
   walk.budget.charge(current.length);
   if (last) return setListMember(walk, current, node, depth);
-  const keyed = (member: unknown) => node.glob || (isObject(member) && member[node.keyField] === node.keyValue);
+  const keyed = (member: unknown) => node.glob || (isJsonObject(member) && member[node.keyField] === node.keyValue);
   // `[key: *]` visits every member and creates none, so MustNotExist on it never holds.
   if (node.glob || current.some(keyed)) return existsOkay(walk, depth) ? membersWalked(walk, current, depth, keyed) : current;
   if (!missingOkay(walk, depth)) return current;
@@ -128,8 +127,9 @@ function membersWalked(walk: Walk, list: unknown[], depth: number, selected: (me
 /** A keyed-list location: the member with the key replaced by the value, or the value appended. */
 function setListMember(walk: Walk, list: unknown[], node: PathNode & { type: 'list' }, depth: number): unknown {
   const { setter } = walk.mutator;
-  if (setter.type !== 'assign' || !isObject(setter.value)) throw new MutationError('only Assign can set a keyed list member, to an object');
-  const at = list.findIndex((member) => isObject(member) && member[node.keyField] === node.keyValue);
+  if (setter.type !== 'assign' || !isJsonObject(setter.value))
+    throw new MutationError('only Assign can set a keyed list member, to an object');
+  const at = list.findIndex((member) => isJsonObject(member) && member[node.keyField] === node.keyValue);
   if (at !== -1 ? !existsOkay(walk, depth) : !missingOkay(walk, depth)) return list;
   walk.budget.charge(units(setter.value));
   if (at !== -1)

@@ -5,6 +5,7 @@
 // list; applyTo names groups, versions and kinds; AssignImage's parts make an image that converges. What
 // needs something this project does not have is refused with the reason (externalData, a namespaceSelector,
 // match.source Generated).
+import { isJsonObject } from '../../admission/kubernetes/json-object.js';
 import type { LabelSelector } from '../../admission/kubernetes/label-selector.js';
 import { imagePartsProblem, type ImageParts } from './image.js';
 import { type Location, LocationError, parseLocation, sameNode } from './location.js';
@@ -47,7 +48,6 @@ const MATCH_FIELDS = new Set([
   'name',
 ]);
 const OPERATIONS = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
-const isObject = (value: unknown): value is Spec => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 /** A problem at a field of the mutator's manifest. */
@@ -59,7 +59,7 @@ function applyToOf(spec: Spec): ApplyTo[] {
   if (!Array.isArray(applyTo) || applyTo.length === 0) throw problem('spec.applyTo', 'required: the groups, versions and kinds it mutates');
   return applyTo.map((entry, index) => {
     const at = `spec.applyTo[${index}]`;
-    if (!isObject(entry)) throw problem(at, 'expected an object with groups, versions and kinds');
+    if (!isJsonObject(entry)) throw problem(at, 'expected an object with groups, versions and kinds');
     for (const field of ['groups', 'versions', 'kinds'] as const)
       if (!isStrings(entry[field]) || entry[field].length === 0)
         throw problem(`${at}.${field}`, 'required, a list of names: all of group, version and kind must be specified');
@@ -72,21 +72,21 @@ function applyToOf(spec: Spec): ApplyTo[] {
 
 function matchOf(spec: Spec): MutatorMatch {
   const match = spec.match ?? {};
-  if (!isObject(match)) throw problem('spec.match', 'expected an object');
+  if (!isJsonObject(match)) throw problem('spec.match', 'expected an object');
   const unknown = Object.keys(match).find((field) => !MATCH_FIELDS.has(field));
   if (unknown) throw problem(`spec.match.${unknown}`, `not a Gatekeeper match field (${[...MATCH_FIELDS].join(', ')})`);
   if (match.source === 'Generated')
     throw problem('spec.match.source', 'Generated mutators run only when Gatekeeper expands generator resources, which nothing does here');
   if (match.source !== undefined && match.source !== 'All' && match.source !== 'Original')
     throw problem('spec.match.source', 'expected All, Original or Generated');
-  if (isObject(match.namespaceSelector) && Object.keys(match.namespaceSelector).length > 0)
+  if (isJsonObject(match.namespaceSelector) && Object.keys(match.namespaceSelector).length > 0)
     throw problem('spec.match.namespaceSelector', "cannot run here: it reads the namespace's labels from the cluster");
   for (const field of ['namespaces', 'excludedNamespaces'] as const)
     if (match[field] !== undefined && !isStrings(match[field])) throw problem(`spec.match.${field}`, 'expected a list of names or globs');
   if (match.name !== undefined && typeof match.name !== 'string') throw problem('spec.match.name', 'expected a name or glob');
-  if (match.labelSelector !== undefined && !isObject(match.labelSelector))
+  if (match.labelSelector !== undefined && !isJsonObject(match.labelSelector))
     throw problem('spec.match.labelSelector', 'expected a label selector');
-  if (match.kinds !== undefined && (!Array.isArray(match.kinds) || !match.kinds.every(isObject)))
+  if (match.kinds !== undefined && (!Array.isArray(match.kinds) || !match.kinds.every(isJsonObject)))
     throw problem('spec.match.kinds', 'expected a list of { apiGroups, kinds }');
   return {
     kinds: match.kinds as MutatorMatch['kinds'],
@@ -137,7 +137,7 @@ function checkKeyNotChanged(location: Location): void {
 const rootIsMetadata = (location: Location) => location[0]?.type === 'object' && location[0].reference === 'metadata';
 
 function assignSetter(assign: unknown, location: Location, kind: MutatorKind): Setter & { type: 'assign' } {
-  if (!isObject(assign)) throw problem('spec.parameters.assign', 'required: one of value or fromMetadata');
+  if (!isJsonObject(assign)) throw problem('spec.parameters.assign', 'required: one of value or fromMetadata');
   const given = ['value', 'fromMetadata', 'externalData'].filter((field) => assign[field] !== undefined);
   if (given.length === 0) throw problem('spec.parameters.assign', 'assign must set one of `externalData`, `value` or `fromMetadata`');
   if (given.length > 1) throw problem('spec.parameters.assign', 'assign must only set one of `externalData`, `value` or `fromMetadata`');
@@ -159,7 +159,7 @@ function assignSetter(assign: unknown, location: Location, kind: MutatorKind): S
     throw problem('spec.parameters.assign.value', 'must be a string for AssignMetadata');
   if (last.type === 'list') {
     if (last.glob) throw problem('spec.location', "can't append to a globbed list");
-    if (!isObject(value)) throw problem('spec.parameters.assign.value', 'only objects can be added to keyed lists');
+    if (!isJsonObject(value)) throw problem('spec.parameters.assign.value', 'only objects can be added to keyed lists');
     if (value[last.keyField] !== last.keyValue)
       throw problem(
         'spec.parameters.assign.value',
@@ -172,7 +172,7 @@ function assignSetter(assign: unknown, location: Location, kind: MutatorKind): S
 function assignIfOf(parameters: Spec): { in?: unknown[]; notIn?: unknown[] } | undefined {
   const assignIf = parameters.assignIf;
   if (assignIf === undefined) return undefined;
-  if (!isObject(assignIf) || Object.keys(assignIf).some((key) => key !== 'in' && key !== 'notIn'))
+  if (!isJsonObject(assignIf) || Object.keys(assignIf).some((key) => key !== 'in' && key !== 'notIn'))
     throw problem('spec.parameters.assignIf', 'expected { in: [...], notIn: [...] }');
   for (const key of ['in', 'notIn'] as const)
     if (assignIf[key] !== undefined && !Array.isArray(assignIf[key]))
@@ -226,14 +226,30 @@ function kindParts(kind: MutatorKind, spec: Spec, parameters: Spec, location: Lo
   return { setter: assignIf ? { ...setter, assignIf } : setter, terminal: 'Unknown' };
 }
 
+type Read = Mutator | { problem: string };
+
+// A bundle is read twice, by its format's check and by the rule's schema, which passes each spec through
+// unchanged: the second read reuses the first (kind and name compared too, as YAML aliases share specs).
+const readBySpec = new WeakMap<object, { kind: unknown; name: unknown; read: Read }>();
+
 /** The mutator the manifest describes, or the problem that stops it, worded `spec.location: …`. */
-export function mutatorOf(manifest: Spec): Mutator | { problem: string } {
+export function mutatorOf(manifest: Spec): Read {
+  const spec = manifest.spec;
+  const name = (manifest.metadata as Spec | undefined)?.name;
+  const known = isJsonObject(spec) ? readBySpec.get(spec) : undefined;
+  if (known && known.kind === manifest.kind && known.name === name) return known.read;
+  const read = readMutator(manifest);
+  if (isJsonObject(spec)) readBySpec.set(spec, { kind: manifest.kind, name, read });
+  return read;
+}
+
+function readMutator(manifest: Spec): Read {
   try {
     const kind = manifest.kind as MutatorKind;
     const name = String((manifest.metadata as Spec | undefined)?.name ?? '');
     if (name.length > 63) throw problem('metadata.name', 'a mutator name is at most 63 characters');
-    const spec = isObject(manifest.spec) ? manifest.spec : {};
-    const parameters = isObject(spec.parameters) ? spec.parameters : {};
+    const spec = isJsonObject(manifest.spec) ? manifest.spec : {};
+    const parameters = isJsonObject(spec.parameters) ? spec.parameters : {};
     const location = locationOf(spec.location, 'spec.location');
     const parts = kindParts(kind, spec, parameters, location);
     const tests = kind === 'AssignMetadata' ? new Map([[2, 'MustNotExist' as const]]) : testsOf(parameters, location);
