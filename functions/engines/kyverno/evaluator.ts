@@ -30,16 +30,13 @@ function inputOf(request: AdmissionRequest, rule: KyvernoRule, context: EngineCo
   const kind = request.kind.kind;
   const template = context.podTemplate && isPodController(kind);
   const object = template ? podFromTemplate(kind, request.object) : request.object;
-  const oldObject = template ? podFromTemplate(kind, request.oldObject) : request.oldObject;
   return {
     request,
     resource: object,
-    // Kyverno's autogen rewrites the rule's paths to the template's (variables.ts), so its data is the controller's.
-    data: template
-      ? ruleData(request, request.object, request.oldObject, readsImages(rule))
-      : ruleData(request, object, oldObject, readsImages(rule)),
+    // The controller's, for an autogen rule too: Kyverno rewrites the rule's paths to the template's (variables.ts).
+    data: ruleData(request, request.object, request.oldObject, readsImages(rule)),
     deleting: request.operation === 'DELETE',
-    ...(template ? { template: POD_CONTROLLERS[kind].template.join('.') } : {}),
+    ...(template ? { controller: kind } : {}),
     pathPrefix: template ? `/${POD_CONTROLLERS[kind].template.join('/')}` : '',
     now: context.now,
     deadline: context.deadline,

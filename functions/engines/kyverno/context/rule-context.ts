@@ -2,15 +2,23 @@
 // the request (rule-data.ts), a cost budget of Kubernetes' per-expression limit that also stops at the
 // request's deadline, and the stack's clock for the time functions.
 import type { WorkDeadline } from '../../../admission/decide/deadline.js';
+import { POD_CONTROLLERS, type PodController } from '../../../admission/kubernetes/pod-controllers.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../../runtime/cost-budget.js';
 import type { VariableContext } from '../variables/variables.js';
 
+// Where each controller's pod template is, as an autogen rule's rewritten paths name it (`spec.template`).
+const TEMPLATE_PATHS = Object.fromEntries(
+  Object.entries(POD_CONTROLLERS).map(([kind, { template }]) => [kind, template.join('.')]),
+) as Record<PodController, string>;
+
+/** `controller`: an autogen rule on that pod controller, whose paths Kyverno rewrites to its template's. */
 export function ruleContext(
   data: Record<string, unknown>,
   now: Date,
   deadline: WorkDeadline | undefined,
   deleting?: boolean,
-  template?: string,
+  controller?: PodController,
 ): VariableContext {
-  return { data, scope: { budget: new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline), now }, deleting, ...(template ? { template } : {}) };
+  const scope = { budget: new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline), now };
+  return { data, scope, deleting, ...(controller ? { template: TEMPLATE_PATHS[controller] } : {}) };
 }

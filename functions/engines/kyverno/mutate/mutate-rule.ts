@@ -6,7 +6,7 @@
 // patched by strategic merge is walked from its end unless `order` says otherwise, as Kyverno does). As in
 // Kyverno, the variables read the request as the rule found it. An autogen rule patches the controller's pod
 // template as Kyverno's rewritten rule does: the template is patched as a Pod, then written back.
-import { isPodController, mutatedAsPod, POD_CONTROLLERS } from '../../../admission/kubernetes/pod-controllers.js';
+import { isPodController, mutatedAsPod } from '../../../admission/kubernetes/pod-controllers.js';
 import { typeOfKind } from '../../../admission/kubernetes/apply-schema.js';
 import type { WorkDeadline } from '../../../admission/decide/deadline.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
@@ -91,12 +91,10 @@ export function mutateWithRule(
   const controller = patchesPodTemplate && isPodController(kind) ? kind : undefined;
   // The schema is the Pod's when a template is patched as one.
   const patchedKind = controller ? { group: '', kind: 'Pod' } : request.kind;
-  return mutatedAsPod(controller, object, request.oldObject, (view, oldView) => {
-    // Kyverno's autogen rewrites the rule's paths to the template's (variables.ts), so its data is the controller's.
-    const data = controller
-      ? ruleData(request, object, request.oldObject, readsImages(rule))
-      : ruleData(request, view, oldView, readsImages(rule));
-    const context = ruleContext(data, now, deadline, undefined, controller ? POD_CONTROLLERS[controller].template.join('.') : undefined);
+  return mutatedAsPod(controller, object, request.oldObject, (view) => {
+    // The controller's, for an autogen rule too: Kyverno rewrites the rule's paths to the template's (variables.ts).
+    const data = ruleData(request, object, request.oldObject, readsImages(rule));
+    const context = ruleContext(data, now, deadline, undefined, controller);
     if (exceptionsThatApply(rule, request, context).length > 0) return view;
     loadContext(rule.context, context);
     if (!evaluateConditions(rule.preconditions, context).holds) return view;

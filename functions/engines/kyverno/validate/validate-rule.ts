@@ -5,6 +5,7 @@
 // `element<N>` when nested). As in Kyverno: a deny whose conditions hold fails with the rule's message; a
 // foreach fails at the first element that fails and applies when at least one element did; patterns do not
 // judge a deleted resource. The message's variables are resolved only for a failure.
+import type { PodController } from '../../../admission/kubernetes/pod-controllers.js';
 import type { WorkDeadline } from '../../../admission/decide/deadline.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
 import { isBudgetSpent } from '../../runtime/cost-budget.js';
@@ -28,8 +29,8 @@ export interface RuleInput {
   /** Kyverno's context data (context/rule-data.ts). */
   data: Record<string, unknown>;
   deleting: boolean;
-  /** An autogen rule on a pod controller: where the pod template is (`spec.template`), for Kyverno's rewrite of its paths. */
-  template?: string;
+  /** An autogen rule's pod controller, whose paths Kyverno rewrites to its template's (rule-context.ts). */
+  controller?: PodController;
   /** Where `resource` sits in the request's object, for paths in messages (`/spec/template`). */
   pathPrefix: string;
   now: Date;
@@ -130,7 +131,7 @@ export interface Selected {
  * exceptions, then its context entries and preconditions. The skip's outcome when it does not.
  */
 export function selectRule(rule: KyvernoRule, input: RuleInput): Selected | RuleOutcome {
-  const context = ruleContext(input.data, input.now, input.deadline, input.deleting, input.template);
+  const context = ruleContext(input.data, input.now, input.deadline, input.deleting, input.controller);
   const exceptions = exceptionsThatApply(rule, input.request, context);
   if (exceptions.some((exception) => !exception.podSecurity)) return { status: 'skip', message: exceptedMessage(exceptions) };
   loadContext(rule.context, context);
