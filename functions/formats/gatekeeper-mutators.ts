@@ -6,11 +6,11 @@
 // read. Gatekeeper's webhook fails open (Ignore) and is never reinvoked. ExpansionTemplate is not read:
 // expansion runs in Gatekeeper's audit and gator, not at admission.
 import { resourceOfKind } from '../admission/kubernetes/kind-resource.js';
-import { gatekeeperEngine } from '../engines/gatekeeper/index.js';
+import { gatekeeperEngine, MUTATOR_KINDS } from '../engines/gatekeeper/index.js';
 import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat } from './policy-format.js';
 
 export const GATEKEEPER_MUTATION = 'gatekeeper-mutation';
-const KINDS = new Set(['Assign', 'AssignMetadata', 'ModifySet', 'AssignImage']);
+const KINDS: ReadonlySet<string> = new Set(MUTATOR_KINDS);
 const WEBHOOK_OPERATIONS = ['CREATE', 'UPDATE'];
 
 type ApplyTo = { groups?: unknown; versions?: unknown; kinds?: unknown; operations?: unknown };

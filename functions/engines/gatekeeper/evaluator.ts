@@ -5,7 +5,8 @@ import '../bundle-layout.js'; // the bundle's layout: see that file
 import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
 import type { EngineContext } from '../engine.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../runtime/cost-budget.js';
-import { MUTATOR_KINDS, type Mutator, mutatorOf } from './mutator.js';
+import { MUTATOR_KINDS } from './index.js';
+import { type Mutator, mutatorOf } from './mutator.js';
 import { inApplyOrder, mutateToConvergence } from './mutation-system.js';
 import { schemaConflicts } from './schema-conflicts.js';
 

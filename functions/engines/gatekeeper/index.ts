@@ -10,6 +10,10 @@ import { OnDemand } from '../runtime/on-demand.js';
 import { loadRegexEngine } from '../runtime/re2.js';
 import type { Evaluator, GatekeeperMutation } from './evaluator.js';
 
+/** The kinds of mutators (mutations.gatekeeper.sh) the engine runs, in the order Gatekeeper applies them. */
+export const MUTATOR_KINDS = ['Assign', 'AssignImage', 'AssignMetadata', 'ModifySet'] as const;
+export type MutatorKind = (typeof MUTATOR_KINDS)[number];
+
 const evaluator = new OnDemand<Evaluator>(
   async () => (await import('./evaluator.js')).evaluator,
   "Gatekeeper's mutation system is not loaded (the engine's load() runs before a rule is read or run)",

@@ -10,10 +10,8 @@ import type { LabelSelector } from '../../admission/kubernetes/label-selector.js
 import { imagePartsProblem, type ImageParts } from './image.js';
 import { type Location, LocationError, parseLocation, sameNode } from './location.js';
 import { locationShapeProblem } from './location-shape.js';
+import type { MutatorKind } from './index.js';
 import type { ApplyTo, MutatorMatch } from './match.js';
-
-export const MUTATOR_KINDS = ['Assign', 'AssignImage', 'AssignMetadata', 'ModifySet'] as const;
-export type MutatorKind = (typeof MUTATOR_KINDS)[number];
 
 export type Setter =
   | { type: 'assign'; value?: unknown; fromMetadata?: 'name' | 'namespace'; assignIf?: { in?: unknown[]; notIn?: unknown[] } }
