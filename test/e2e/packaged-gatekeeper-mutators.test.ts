@@ -3,10 +3,10 @@
 // strictly (RFC 6902), a second call patching nothing, DELETE never patched, a mutation that cannot proceed
 // failing open (Gatekeeper's Ignore) with the reason, and a bundle Gatekeeper would refuse refused whole.
 import { afterAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import type { ReviewOptions } from '../../infra/admission-event.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { gatekeeperLibraryMutators } from '../helpers/corpora.js';
+import { assign } from '../helpers/gatekeeper-mutators.js';
 import { eventFor, invoke } from '../helpers/invoke.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 
@@ -51,16 +51,7 @@ describe("Gatekeeper's mutators on the packaged mutations function", () => {
   });
 
   it('a mutation that cannot proceed on the object fails open, saying which mutator and why', async () => {
-    const env = stringify({
-      apiVersion: 'mutations.gatekeeper.sh/v1',
-      kind: 'Assign',
-      metadata: { name: 'env-default' },
-      spec: {
-        applyTo: [{ groups: [''], kinds: ['Pod'], versions: ['v1'] }],
-        location: 'spec.containers[name: *].env[name: LOG].value',
-        parameters: { assign: { value: 'info' } },
-      },
-    });
+    const env = assign('env-default', 'spec.containers[name: *].env[name: LOG].value', { assign: { value: 'info' } });
     const { response } = await answer(env, pod([{ name: 'web', env: { LOG: 'debug' } }]));
     expect(response.allowed).toBe(true);
     expect(response.patch).toBeUndefined();
@@ -70,16 +61,7 @@ describe("Gatekeeper's mutators on the packaged mutations function", () => {
   });
 
   it('a bundle Gatekeeper would refuse is refused whole: the last good rules stay, and none here means no policy', async () => {
-    const refused = stringify({
-      apiVersion: 'mutations.gatekeeper.sh/v1',
-      kind: 'Assign',
-      metadata: { name: 'rename' },
-      spec: {
-        applyTo: [{ groups: [''], kinds: ['Pod'], versions: ['v1'] }],
-        location: 'metadata.name',
-        parameters: { assign: { value: 'x' } },
-      },
-    });
+    const refused = assign('rename', 'metadata.name', { assign: { value: 'x' } });
     const { response } = await answer(refused, pod());
     expect(response.allowed).toBe(true);
     expect(response.auditAnnotations['failed-open']).toMatch(/Assign rename: spec.location: assign can't change metadata/);
