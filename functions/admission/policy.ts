@@ -3,6 +3,8 @@
 //   validating: `evaluate` returns the violations of one rule's parameters.
 //   mutating:   `mutate` gets a draft of the object, changes it in place and returns it; the stack diffs
 //               the result against the original into a JSON Patch. Policies never write patch operations.
+import type { ClusterRead } from './cluster/cluster-reads.js';
+import type { ClusterView } from './cluster/cluster-view.js';
 import type { AdmissionRequest, Operation } from './review/admission-review-schema.js';
 import type { WorkDeadline } from './decide/deadline.js';
 import type * as v from './schema.js';
@@ -62,6 +64,8 @@ interface PolicyBase<P> {
    * webhook's, so it filters before calling); none when they need more than the request (params, autogen).
    */
   webhookMatchConditions?(parameters: P): { name: string; expression: string }[];
+  /** What a rule reads of the cluster: the stack loads a cluster snapshot for it, `policy validate` lists them. */
+  clusterReads?(parameters: P): readonly ClusterRead[];
 }
 
 /** What the stack hands a policy besides the request: the clock, so policies never read one. */
@@ -69,6 +73,8 @@ export interface PolicyContext {
   now: Date;
   /** The request's deadline, for policies whose work is long and synchronous (the engines) to stop themselves. */
   deadline?: WorkDeadline;
+  /** What the cluster holds, for rules that read it (a snapshot, or a suite's mocks); absent when none was loaded. */
+  cluster?: ClusterView;
 }
 
 /** The status a denial carries, as ValidatingAdmissionPolicy's `reason` names it. */

@@ -6,7 +6,7 @@
 import { DEFAULT_POD_CONTROLLERS } from '../admission/kubernetes/pod-controllers.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
-import { loadEngineRule } from '../engines/engine.js';
+import { engineRuleReads, loadEngineRule } from '../engines/engine.js';
 import { loadEnginesWrittenIn } from '../engines/registry.js';
 import { CEL_REFUSALS, POLICY_FORMATS } from '../formats/all-formats.js';
 import { claimedBy, isManifestData, loadEnginesFor, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
@@ -47,8 +47,9 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   // An engine's own expansion (Kyverno's autogen, with the native match), else a native rule's pod templates.
   expandRule: (rule) => rule.parameters.run.engine.expand?.(rule) ?? [withPodControllerKinds(rule)],
   prepareRule: ({ run }) => loadEngineRule(run),
-  evaluate(request, { run, podControllers }, { now, deadline }) {
+  clusterReads: ({ run }) => engineRuleReads(run),
+  evaluate(request, { run, podControllers }, context) {
     const podTemplate = podControllers.includes(request.kind.kind);
-    return run.engine.validate(request, run.rule, { now, deadline, podTemplate, embedded: run.embedded });
+    return run.engine.validate(request, run.rule, { ...context, podTemplate, embedded: run.embedded });
   },
 };

@@ -3,6 +3,7 @@
 // is a folder of its own with an entry module (index.ts) that is all code outside the folder imports; an
 // engine imports the runtime (runtime/) and the Kubernetes helpers, never another engine. registry.ts lists
 // them; docs/architecture.md says how to add one.
+import { type ClusterRead, uniqueReads } from '../admission/cluster/cluster-reads.js';
 import type { Findings, PolicyContext } from '../admission/policy.js';
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type * as v from '../admission/schema.js';
@@ -48,6 +49,11 @@ export interface Engine<Validation = unknown, Mutation = unknown> {
   expand?<P extends { run: EngineRule; podControllers: string[] }>(rule: Rule<P>): Rule<P>[];
   /** The conditions of the rule that the API server can evaluate itself, for registration; none when absent. */
   webhookMatchConditions?(rule: Validation): { name: string; expression: string }[];
+  /**
+   * What running the rule reads of the cluster (the collections a cluster snapshot must hold for it), which
+   * the function then loads and hands over as the context's `cluster`; none when absent or empty.
+   */
+  clusterReads?(rule: Validation | Mutation): readonly ClusterRead[];
 }
 
 /** A rule as its engine runs it: the engine, its form of the rule, and the part another engine runs for it. */
@@ -63,6 +69,13 @@ export const engineRule = <V, M>(engine: Engine<V, M>, rule: V | M, embedded?: E
   rule,
   ...(embedded ? { embedded } : {}),
 });
+
+/** What a rule and its embedded part read of the cluster, each collection once. */
+export function engineRuleReads(run: EngineRule): readonly ClusterRead[] {
+  const own = run.engine.clusterReads?.(run.rule) ?? [];
+  const other = run.embedded?.engine.clusterReads?.(run.embedded.rule) ?? [];
+  return other.length === 0 ? own : uniqueReads([...own, ...other]);
+}
 
 /** The one way a function loads what a rule needs: its engine's, and its embedded part's engine's. */
 export function loadEngineRule(run: EngineRule): Promise<void> | undefined {

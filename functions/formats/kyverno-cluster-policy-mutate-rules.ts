@@ -8,7 +8,7 @@
 import { autogenControllers, kyvernoEngine, type WrittenRule } from '../engines/kyverno/index.js';
 import {
   annotationsOf,
-  clusterNeed,
+  clusterRefusal,
   exceptionsOf,
   isException,
   isPolicy,
@@ -31,7 +31,7 @@ function refusalOf(rule: WrittenRule): string | undefined {
   if (mutate.targets) return 'mutate.targets changes existing resources in the cluster';
   if (mutate.patchStrategicMerge === undefined && mutate.patchesJson6902 === undefined && mutate.foreach === undefined)
     return 'mutate needs patchStrategicMerge, patchesJson6902 or foreach';
-  const need = clusterNeed(rule, mutate.foreach);
+  const need = clusterRefusal(rule);
   if (need) return need;
   const [problem] = kyvernoEngine.check(rule);
   return problem;

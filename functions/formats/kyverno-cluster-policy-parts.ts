@@ -1,11 +1,12 @@
 // What the two ClusterPolicy formats (validate rules for cel, mutate rules for mutations) read alike in
 // Kyverno's ClusterPolicy and Policy (kyverno.io v1, v2beta1): the policies and their rules, the
-// PolicyExceptions (kyverno.io v2) that name them, what a rule needs the cluster for (refused with the
-// reason), and each rule as Kyverno's engine runs it, with the rule-of-the-model fields both formats give it.
+// PolicyExceptions (kyverno.io v2) that name them, what a rule reads of the cluster (or why it cannot run
+// here), and each rule as Kyverno's engine runs it, with the rule-of-the-model fields both formats give it.
 import { matchesGlob } from '../admission/kubernetes/glob.js';
 import type { PodController } from '../admission/kubernetes/pod-controllers.js';
 import {
   autogenRulesOf,
+  clusterUseOf,
   filtersOf,
   type KyvernoRuleInput,
   kyvernoEngine,
@@ -35,29 +36,10 @@ export const exceptedName = (policy: Manifest): string => {
   return namespace ? `${namespace}/${nameOf(policy)}` : nameOf(policy);
 };
 
-/** The context entries of every foreach, however deep. */
-function foreachContexts(loops: unknown): Record<string, unknown>[] {
-  if (!Array.isArray(loops)) return [];
-  return loops.flatMap((loop: { context?: Record<string, unknown>[]; foreach?: unknown }) => [
-    ...(loop?.context ?? []),
-    ...foreachContexts(loop?.foreach),
-  ]);
-}
-
-/** What a rule (with its foreach loops) needs the cluster for: a context lookup, namespace labels, role bindings. */
-export function clusterNeed(rule: WrittenRule, loops: unknown): string | undefined {
-  for (const entry of [...(rule.context ?? []), ...foreachContexts(loops)]) {
-    for (const source of ['apiCall', 'configMap', 'imageRegistry', 'globalReference'])
-      if (entry[source] !== undefined) return `context ${String(entry.name)}: ${source} reads the cluster or a registry`;
-    if (entry.variable === undefined) return `context ${String(entry.name)}: only variable entries can run without the cluster`;
-  }
-  for (const filter of [...filtersOf(rule.match), ...filtersOf(rule.exclude)]) {
-    const resources = filter.resources as Record<string, unknown> | undefined;
-    if (resources?.namespaceSelector) return "match.resources.namespaceSelector reads the namespace's labels from the cluster";
-    const roles = filter as { roles?: unknown; clusterRoles?: unknown };
-    if (roles.roles || roles.clusterRoles) return 'roles and clusterRoles are bound to users in the cluster';
-  }
-  return undefined;
+/** Why a rule cannot run here for what it reads (a registry, a service), or undefined. */
+export function clusterRefusal(rule: WrittenRule): string | undefined {
+  const use = clusterUseOf(rule as Record<string, unknown>);
+  return 'refusal' in use ? use.refusal : undefined;
 }
 
 /** What a rule's match lacks: the resources (kinds) it applies to, which registration needs. */

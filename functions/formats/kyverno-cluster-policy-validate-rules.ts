@@ -11,7 +11,7 @@ import { autogenControllers, kyvernoEngine, type WrittenRule } from '../engines/
 import { type CelValidation, isParamIn, paramsOf } from './kyverno-cel-params.js';
 import {
   annotationsOf,
-  clusterNeed,
+  clusterRefusal,
   exceptedName,
   exceptionsOf,
   isException,
@@ -33,7 +33,7 @@ function refusalOf(rule: WrittenRule): string | undefined {
   if (rule.mutate) return 'mutate rules are run by the mutations function (`policy push` sends it them)';
   const validate = rule.validate;
   if (!validate) return 'the rule has no validate, mutate, generate or verifyImages';
-  const need = clusterNeed(rule, validate.foreach);
+  const need = clusterRefusal(rule);
   if (need) return need;
   if (validate.manifests) return 'validate.manifests verifies signatures against keys outside the bundle';
   if (!validate.pattern && !validate.anyPattern && !validate.cel && !validate.deny && !validate.foreach && !validate.podSecurity)

@@ -3,7 +3,7 @@
 // Each rule runs on the engine its format named (engines/), which returns the object as the rule leaves it;
 // the stack makes the answer's patch from the object before and after.
 import type { MutatingPolicy } from '../admission/policy.js';
-import { loadEngineRule } from '../engines/engine.js';
+import { engineRuleReads, loadEngineRule } from '../engines/engine.js';
 import { claimedBy, isManifestData, loadEnginesFor, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { MUTATION_FORMATS, MUTATION_REFUSALS } from '../formats/mutation-formats.js';
 import { type MutationParameters, MutationParametersSchema } from './rules.js';
@@ -24,14 +24,15 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
   // An engine's own expansion (Kyverno's autogen, with the native match).
   expandRule: (rule) => rule.parameters.run.engine.expand?.(rule) ?? [rule],
   prepareRule: ({ run }) => loadEngineRule(run),
+  clusterReads: ({ run }) => engineRuleReads(run),
   routesEachPolicy: true,
   // Every engine's mutation makes a new object: a JSONPatch is applied to a copy, an apply configuration merged into one.
   returnsCopy: true,
   // The object and oldObject become CEL values before anything else, and that conversion refuses an object
   // nested beyond MAX_OBJECT_DEPTH.
   walksWholeObject: false,
-  mutate(request, { run, podControllers }, original, { now, deadline }) {
+  mutate(request, { run, podControllers }, original, context) {
     const podTemplate = podControllers.includes(request.kind.kind);
-    return run.engine.mutate(request, run.rule, original, { now, deadline, podTemplate });
+    return run.engine.mutate(request, run.rule, original, { ...context, podTemplate });
   },
 };

@@ -3,6 +3,7 @@
 // has no result; one whose own conditions rule the request out is `skip`. Violations are `fail` whatever
 // the rule's action (as policy reports and Kyverno report them; the action is kept beside); a change a
 // mutating rule would make is `warn`; an error is `error`, never a pass.
+import type { ClusterView } from '../../functions/admission/cluster/cluster-view.js';
 import { matchesRule } from '../../functions/admission/decide/match-rule.js';
 import { diffToPatch } from '../../functions/admission/decide/json-patch.js';
 import { nestedDeeperThan, ObjectTooDeepError } from '../../functions/admission/decide/object-depth.js';
@@ -55,7 +56,9 @@ export async function ruleResults<P>(
   document: RulesDocument<P>,
   request: AdmissionRequest,
   now: Date,
+  cluster?: ClusterView,
 ): Promise<RuleResult[]> {
+  const context = { now, ...(cluster ? { cluster } : {}) };
   const matching = document.rules.filter((rule) => matchesRule(request, rule.match, policy));
   const walksWholeObject = policy.kind === 'mutating' || policy.walksWholeObject === true;
   const tooDeep = walksWholeObject && (['object', 'oldObject'] as const).find((field) => nestedDeeperThan(request[field]));
@@ -70,13 +73,13 @@ export async function ruleResults<P>(
       // What the rule's engine needs, loaded as the stack loads it before running a rule.
       await policy.prepareRule?.(rule.parameters);
       if (policy.kind === 'validating') {
-        results.push(resultOf(rule as Rule<unknown>, await policy.evaluate(request, rule.parameters, { now })));
+        results.push(resultOf(rule as Rule<unknown>, await policy.evaluate(request, rule.parameters, context)));
         continue;
       }
       // A mutating rule on the object as sent: what it would change, or nothing.
       if (request.operation === 'DELETE' || request.operation === 'CONNECT') continue;
       const original = request.object;
-      const changes = diffToPatch(original, await policy.mutate(request, rule.parameters, structuredClone(original), { now }));
+      const changes = diffToPatch(original, await policy.mutate(request, rule.parameters, structuredClone(original), context));
       results.push(
         changes.length > 0
           ? { ...base, result: 'warn', messages: changes.map(describeOperation), action: 'mutate' }

@@ -4,8 +4,9 @@
 // runs them, MutatingPolicies and ClusterPolicy mutate rules as the mutations function does (the patched
 // object compared with `patchedResources`), each resource as a CREATE by the suite's user; a rule named in
 // the suite also stands for its autogen rules, as `kyverno test` reads it. Values that set the request
-// (request.operation, request.namespace) are applied. What Portcullis cannot do is skipped with the reason:
-// what needs the cluster, other Kyverno kinds, values that mock a context lookup.
+// (request.operation, request.namespace) are applied; the cluster is what the suite describes (its context
+// file's objects, its values' Namespaces, its values for context entries). What Portcullis cannot do is
+// skipped with the reason: what reads a registry or writes to the cluster, other Kyverno kinds.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
@@ -13,9 +14,10 @@ import { type RuleResult, ruleResults } from '../evaluation/rule-results.js';
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { cel, claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
 import { mutatedBy, mutations, sameObject } from './mutation-outcome.js';
-import { readValues, valuesFor } from './kyverno-values.js';
+import { namespacesOf, readValues, valuesFor } from './kyverno-values.js';
 import { offlineRequest } from './offline-request.js';
 import { yamlDocuments } from './yaml-documents.js';
+import { type ClusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
 
@@ -49,6 +51,12 @@ type Manifest = {
   metadata?: { name?: string; namespace?: string };
   spec?: { rules?: { name?: string; mutate?: unknown }[] };
 };
+
+/** A suite's context file (`cli.kyverno.io` Context): the cluster's objects, `spec.resources`. */
+function contextObjects(file: string): Record<string, unknown>[] {
+  const context = parse(readFileSync(file, 'utf8')) as { spec?: { resources?: Record<string, unknown>[] } } | null;
+  return context?.spec?.resources ?? [];
+}
 
 export const isKyvernoTest = (document: Manifest) => document.kind === 'Test' && String(document.apiVersion).startsWith('cli.kyverno.io/');
 
@@ -95,6 +103,8 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
     : undefined;
   const valuesFile = test.variables ?? test.values;
   const values = valuesFile ? readValues(join(folder, valuesFile)) : undefined;
+  // The cluster the suite describes: the context file's objects and the values' Namespaces.
+  const clusterObjects = [...(test.context ? contextObjects(join(folder, test.context)) : []), ...(values ? namespacesOf(values) : [])];
 
   const exceptions = (test.exceptions ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const runnable = manifests.filter(isRunnableKind);
@@ -132,15 +142,8 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
         else outcomes.push(failed(file, name, `the policies are not valid:\n${rules.errors.join('\n')}`));
         continue;
       }
-      if (test.context) {
-        skip(`the suite mocks a context (${test.context}): Portcullis judges the request alone`);
-        continue;
-      }
       const caseValues = values ? valuesFor(values, expectation.policy ?? '', expectation.rule, reference) : undefined;
-      if (caseValues && caseValues.needsCluster.length > 0) {
-        skip(`the suite mocks values (${caseValues.needsCluster.join(', ')} in ${valuesFile}): Portcullis judges the request alone`);
-        continue;
-      }
+      const cluster = completeView(clusterObjects, caseValues?.variables);
       const object = findResource(objects, expectation.kind, reference);
       if (!object) {
         outcomes.push(failed(file, name, `no ${expectation.kind} ${reference} in the suite's resource files`));
@@ -157,10 +160,10 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
         continue;
       }
       if (mutation) {
-        outcomes.push(await mutationCase(file, name, expectation, rules.document, request.request, folder));
+        outcomes.push(await mutationCase(file, name, expectation, rules.document, request.request, folder, cluster));
         continue;
       }
-      const results = await ruleResults(cel, rules.document, request.request, new Date());
+      const results = await ruleResults(cel, rules.document, request.request, new Date(), cluster);
       const own = expectation.rule ? ruleResultsOf(results, expectation.policy ?? '', expectation.rule) : undefined;
       const got = own ? resultNamed(own, expectation.policy ?? '') : resultNamed(results, expectation.policy ?? '');
       const messages = (own ?? results.filter((result) => result.policy === expectation.policy)).flatMap((result) => result.messages);
@@ -186,6 +189,7 @@ async function mutationCase(
   document: RulesDocument<never>,
   request: AdmissionRequest,
   folder: string,
+  cluster: ClusterView,
 ): Promise<CaseOutcome> {
   const patchedFile = expectation.patchedResources ?? expectation.patchedResource;
   // An expected object is what the whole policy makes of the resource, as `kyverno test` applies it; a
@@ -193,7 +197,7 @@ async function mutationCase(
   const rule = patchedFile ? undefined : expectation.rule?.replace(/^autogen-(cronjob-)?/, '');
   let result: { object: unknown; changed: boolean };
   try {
-    result = await mutatedBy(document, request, expectation.policy ?? '', rule);
+    result = await mutatedBy(document, request, expectation.policy ?? '', rule, cluster);
   } catch (error) {
     return failed(file, name, `the mutation failed: ${(error as Error).message}`);
   }

@@ -1,8 +1,8 @@
 // A kyverno-test suite's `variables:` (or `values:`) file (`cli.kyverno.io` Values): values the CLI puts in
-// a rule's context, per policy, rule and resource, and `globalValues`. Those that set the request itself
-// (`request.operation`, `request.namespace`) need no cluster and are applied to the request; any other
-// mocks what a context lookup would read from the cluster, which Portcullis refuses, so such a case is
-// skipped naming the values.
+// a rule's context, per policy, rule and resource, and `globalValues`; Namespaces (`namespaces`, and
+// `namespaceSelector` labels by namespace name) for what reads them. Those that set the request itself
+// (`request.operation`, `request.namespace`) are applied to the request; the others stand in for the
+// context entries they name, as the CLI's do, in the cluster view the case is judged with.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
@@ -10,14 +10,16 @@ type ValueMap = Record<string, unknown>;
 
 interface ValuesFile {
   globalValues?: ValueMap;
+  namespaces?: Record<string, unknown>[];
+  namespaceSelector?: { name?: string; labels?: Record<string, string> }[];
   policies?: { name?: string; resources?: { name?: string; values?: ValueMap }[]; rules?: { name?: string; values?: ValueMap }[] }[];
 }
 
-/** What the values set for one case: request fields to apply, and the other keys, which need a cluster. */
+/** What the values set for one case: request fields to apply, and the values for context entries. */
 export interface CaseValues {
   operation?: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
   namespace?: string;
-  needsCluster: string[];
+  variables: ValueMap;
 }
 
 const REQUEST_FIELDS = new Set(['request.operation', 'request.namespace']);
@@ -40,6 +42,17 @@ export function valuesFor(values: ValuesFile, policy: string, rule: string | und
   return {
     ...(typeof operation === 'string' ? { operation: operation as CaseValues['operation'] } : {}),
     ...(typeof namespace === 'string' ? { namespace } : {}),
-    needsCluster: Object.keys(merged).filter((key) => !REQUEST_FIELDS.has(key)),
+    variables: Object.fromEntries(Object.entries(merged).filter(([key]) => !REQUEST_FIELDS.has(key))),
   };
+}
+
+/** The Namespaces the values describe: as written, and those a namespaceSelector entry gives labels. */
+export function namespacesOf(values: ValuesFile): Record<string, unknown>[] {
+  const written = (values.namespaces ?? []).map((namespace) => ({ ...namespace, apiVersion: 'v1', kind: 'Namespace' }));
+  const labelled = (values.namespaceSelector ?? []).map(({ name, labels }) => ({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, labels: labels ?? {} },
+  }));
+  return [...written, ...labelled];
 }

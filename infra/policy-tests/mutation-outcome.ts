@@ -5,6 +5,7 @@
 // show it.
 import { isDeepStrictEqual } from 'node:util';
 import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
+import type { ClusterView } from '../../functions/admission/cluster/cluster-view.js';
 import type { Policy } from '../../functions/admission/policy.js';
 import { mutateRules } from '../../functions/admission/decide/mutate-rules.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
@@ -32,6 +33,7 @@ export async function mutatedBy(
   request: AdmissionRequest,
   policy: string,
   rule?: string,
+  cluster?: ClusterView,
 ): Promise<{ object: unknown; changed: boolean }> {
   const names = rule ? [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`] : undefined;
   const rules = document.rules.filter(
@@ -39,7 +41,10 @@ export async function mutatedBy(
       candidate.origin?.name === policy && (!names || (candidate.origin.rule !== undefined && names.includes(candidate.origin.rule))),
   );
   // `kyverno test` runs a policy at the time it runs.
-  const outcome = await mutateRules(mutationsPolicy as never, { ...document, rules } as never, request, { now: new Date() });
+  const outcome = await mutateRules(mutationsPolicy as never, { ...document, rules } as never, request, {
+    now: new Date(),
+    ...(cluster ? { cluster } : {}),
+  });
   if (!outcome.verdict.patch) return { object: request.object, changed: false };
   const operations = JSON.parse(Buffer.from(outcome.verdict.patch, 'base64').toString('utf8')) as Operation[];
   return { object: applyPatch(structuredClone(request.object), operations, true, false).newDocument, changed: true };

@@ -174,18 +174,23 @@ describe('refused when the rules are read, with the reason', () => {
     ['mutate', { mutate: { patchStrategicMerge: {} } }, /a ClusterPolicy with only mutate rules is run by the mutations function/],
     ['verifyImages', { verifyImages: [{}] }, /cannot run here: verifyImages needs registry access/],
     [
-      'an apiCall context',
-      { context: [{ name: 'n', apiCall: { urlPath: '/api/v1/namespaces' } }] },
-      /cannot run here: context n: apiCall reads the cluster/,
+      'an apiCall to a service',
+      { context: [{ name: 'n', apiCall: { service: { url: 'https://x' } } }] },
+      /cannot run here: context n: apiCall.service calls a service/,
     ],
-    ['a configMap context', { context: [{ name: 'c', configMap: { name: 'x', namespace: 'y' } }] }, /configMap reads the cluster/],
+    [
+      'an apiCall POST',
+      { context: [{ name: 'n', apiCall: { method: 'POST', urlPath: '/apis/authorization.k8s.io/v1/subjectaccessreviews' } }] },
+      /context n: apiCall.method POST: only GET can be answered from a cluster snapshot/,
+    ],
+    [
+      'an apiCall whose resource is computed',
+      { context: [{ name: 'n', apiCall: { urlPath: '/api/v1/namespaces/x/{{request.object.kind}}' } }] },
+      /context n: apiCall.urlPath the resource .* is computed per request, so no snapshot can know what to read/,
+    ],
+    ['an imageRegistry context', { context: [{ name: 'i', imageRegistry: { reference: 'x' } }] }, /imageRegistry reads an image registry/],
     ['validate.manifests', { validate: { manifests: { attestors: [] } } }, /validate.manifests verifies signatures/],
     ['random()', { validate: { message: "{{ random('[a-z]') }}", deny: {} } }, /random\(\) .*could not be reproduced/],
-    [
-      'namespaceSelector',
-      { match: { any: [{ resources: { kinds: ['Pod'], namespaceSelector: { matchLabels: { a: 'b' } } } }] } },
-      /namespaceSelector reads the namespace's labels/,
-    ],
   ])('%s', (_name, extra, reason) => {
     expect(
       refusalOf(

@@ -47,3 +47,61 @@ export function matchesLabelSelector(labels: Readonly<Record<string, string>>, s
     }
   });
 }
+
+/** The terms of a selector's text, split at commas outside a set's parentheses. */
+function selectorTerms(text: string): string[] | undefined {
+  const terms: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (char === '(') depth++;
+    else if (char === ')') depth--;
+    else if (char === ',' && depth === 0) {
+      terms.push(text.slice(start, index));
+      start = index + 1;
+    }
+    if (depth < 0 || depth > 1) return undefined;
+  }
+  return depth === 0 ? [...terms, text.slice(start)] : undefined;
+}
+
+const KEY = /^[^\s!=,()]+$/;
+
+/** One term: `key`, `!key`, `key=value` (or `==`), `key!=value`, `key in (a,b)`, `key notin (a,b)`. */
+function selectorTerm(term: string): NonNullable<LabelSelector['matchExpressions']>[number] | undefined {
+  const text = term.trim();
+  if (text.startsWith('!')) {
+    const key = text.slice(1).trim();
+    return KEY.test(key) ? { key, operator: 'DoesNotExist' } : undefined;
+  }
+  const open = text.indexOf('(');
+  if (open !== -1) {
+    if (!text.endsWith(')')) return undefined;
+    const words = text.slice(0, open).trim().split(/\s+/);
+    if (words.length !== 2 || !KEY.test(words[0]!) || (words[1] !== 'in' && words[1] !== 'notin')) return undefined;
+    const values = text
+      .slice(open + 1, -1)
+      .split(',')
+      .map((value) => value.trim());
+    return { key: words[0]!, operator: words[1] === 'in' ? 'In' : 'NotIn', values };
+  }
+  const equals = text.indexOf('=');
+  if (equals === -1) return KEY.test(text) ? { key: text, operator: 'Exists' } : undefined;
+  const negated = text[equals - 1] === '!';
+  const key = text.slice(0, negated ? equals - 1 : equals).trim();
+  const value = text.slice(text[equals + 1] === '=' && !negated ? equals + 2 : equals + 1).trim();
+  if (!KEY.test(key) || /[\s=!,()]/.test(value)) return undefined;
+  return { key, operator: negated ? 'NotIn' : 'In', values: [value] };
+}
+
+/**
+ * A selector as URLs and kubectl write it (`app=web,tier!=db,env in (a,b),!legacy`): apimachinery's
+ * labels.Parse, as matchExpressions; undefined when the text is not one.
+ */
+export function parseLabelSelectorText(text: string): LabelSelector | undefined {
+  if (text.trim() === '') return {};
+  const expressions = selectorTerms(text)?.map(selectorTerm);
+  if (!expressions || expressions.some((expression) => expression === undefined)) return undefined;
+  return { matchExpressions: expressions as NonNullable<LabelSelector['matchExpressions']> };
+}

@@ -40,11 +40,12 @@ function inputOf(request: AdmissionRequest, rule: KyvernoRule, context: EngineCo
     pathPrefix: template ? `/${POD_CONTROLLERS[kind].template.join('/')}` : '',
     now: context.now,
     deadline: context.deadline,
+    ...(context.cluster ? { cluster: context.cluster } : {}),
   };
 }
 
 function validate(request: AdmissionRequest, rule: KyvernoRule, context: EngineContext): Findings {
-  const ruledOut = ruledOutBy(request, rule);
+  const ruledOut = ruledOutBy(request, rule, context.cluster);
   if (ruledOut) return { violations: [], skipped: ruledOut };
   const input = inputOf(request, rule, context);
   const selected = selectRule(rule, input);
@@ -59,8 +60,8 @@ function validate(request: AdmissionRequest, rule: KyvernoRule, context: EngineC
 
 function mutate(request: AdmissionRequest, rule: KyvernoRule, object: unknown, context: EngineContext): unknown {
   // Kyverno's own match and exclude (names, selectors, subjects), past the resources the stack matched.
-  if (ruledOutBy(request, rule)) return object;
-  return mutateWithRule(rule, request, object, context.podTemplate, context.now, context.deadline);
+  if (ruledOutBy(request, rule, context.cluster)) return object;
+  return mutateWithRule(rule, request, object, context.podTemplate, context);
 }
 
 export const evaluator = { validate, mutate, expressionProblems };

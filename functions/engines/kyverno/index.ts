@@ -5,6 +5,7 @@ import type { Engine } from '../engine.js';
 import { OnDemand } from '../runtime/on-demand.js';
 import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
 import { expandKyvernoRule } from './autogen/expand.js';
+import { clusterReadsOf } from './policy/cluster-use.js';
 import type { Evaluator } from './evaluator.js';
 import { callsRegexFunctions, type KyvernoRule, kyvernoRuleSchemaOf, type WrittenRule } from './policy/rule-schema.js';
 
@@ -26,8 +27,10 @@ export const kyvernoEngine: Engine<KyvernoRule, KyvernoRule> = {
   validate: (request, rule, context) => evaluator.get().validate(request, rule, context),
   mutate: (request, rule, object, context) => evaluator.get().mutate(request, rule, object, context),
   expand: expandKyvernoRule,
+  clusterReads: (rule) => clusterReadsOf(rule),
 };
 
 export { autogenControllers, autogenRulesOf } from './autogen/controllers.js';
 export { filtersOf, type MatchBlock } from './match/resource-filter.js';
 export type { KyvernoRuleInput, WrittenRule } from './policy/rule-schema.js';
+export { clusterUseOf } from './policy/cluster-use.js';

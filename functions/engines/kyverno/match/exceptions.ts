@@ -9,7 +9,7 @@ import { blockSelects } from './resource-filter.js';
 
 export function exceptionsThatApply(rule: KyvernoRule, request: AdmissionRequest, context: VariableContext): Exception[] {
   return (rule.exceptions ?? []).filter(
-    (exception) => blockSelects(request, exception.match) && evaluateConditions(exception.conditions, context).holds,
+    (exception) => blockSelects(request, exception.match, context.cluster) && evaluateConditions(exception.conditions, context).holds,
   );
 }
 

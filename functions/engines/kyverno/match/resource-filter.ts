@@ -1,14 +1,16 @@
 // Kyverno's match and exclude blocks (pkg/engine/utils/match.go): `any` (one filter is enough), `all` (every
 // filter), or the legacy single filter. A filter is a resource description (kinds, names, namespaces,
-// annotations, selector, operations) and the requesting subjects; every field it gives must hold. Kinds are
-// written `Pod`, `v1/Pod`, `apps/v1/Deployment`, `Pod/exec` (a subresource) or with wildcards. What only the
-// cluster can answer (a namespace's labels, roles bound to the user) is refused when the rules are read
-// (formats/kyverno-cluster-policy-parts.ts), so every field here is judged from the request alone.
+// annotations, selector, namespaceSelector, operations) and the requesting user (subjects, roles,
+// clusterRoles); every field it gives must hold. Kinds are written `Pod`, `v1/Pod`, `apps/v1/Deployment`,
+// `Pod/exec` (a subresource) or with wildcards. A namespace's labels and the roles bound to the user are
+// the cluster's, read from the cluster view (context/cluster-lookups.ts), and only when a filter asks.
+import type { ClusterView } from '../../../admission/cluster/cluster-view.js';
 import { resourceOfKind } from '../../../admission/kubernetes/kind-resource.js';
 import { matchesGlob } from '../../../admission/kubernetes/glob.js';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { matchesLabelSelector } from '../../../admission/kubernetes/label-selector.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
+import { namespaceLabels, rolesOfUser } from '../context/cluster-lookups.js';
 import type { KyvernoRule, MatchBlock, ResourceFilter } from '../policy/rule-schema.js';
 
 export type { MatchBlock, ResourceFilter } from '../policy/rule-schema.js';
@@ -83,7 +85,7 @@ function matchesSelector(labels: Record<string, string>, selector: NonNullable<R
   return matchesLabelSelector(labels, { matchExpressions: selector.matchExpressions });
 }
 
-function matchesDescription(request: AdmissionRequest, description: ResourceDescription): boolean {
+function matchesDescription(request: AdmissionRequest, description: ResourceDescription, cluster: ClusterView | undefined): boolean {
   if (description.kinds && !description.kinds.some((kind) => matchesKind(request, kind))) return false;
   if (description.operations && !description.operations.includes(request.operation)) return false;
   const name = objectName(request);
@@ -98,7 +100,11 @@ function matchesDescription(request: AdmissionRequest, description: ResourceDesc
         return false;
     }
   }
-  return !description.selector || matchesSelector(stringMap(metadata.labels), description.selector);
+  if (description.selector && !matchesSelector(stringMap(metadata.labels), description.selector)) return false;
+  // As Kyverno: a Namespace is not judged by the selector of the namespace it is not in.
+  const isNamespace = request.kind.kind === 'Namespace' && request.kind.group === '';
+  if (!description.namespaceSelector || isNamespace) return true;
+  return matchesSelector(request.namespace ? namespaceLabels(request.namespace, cluster) : {}, description.namespaceSelector);
 }
 
 /** Kyverno's subjects: a User or Group by name (wildcards), a ServiceAccount by namespace and name. */
@@ -109,27 +115,40 @@ function matchesSubject(request: AdmissionRequest, subject: Subject): boolean {
   return username === `system:serviceaccount:${subject.namespace ?? ''}:${subject.name}`;
 }
 
-function matchesFilter(request: AdmissionRequest, filter: ResourceFilter): boolean {
-  if (filter.resources && !matchesDescription(request, filter.resources)) return false;
-  return !filter.subjects?.length || filter.subjects.some((subject) => matchesSubject(request, subject));
+/** Kyverno's roles and clusterRoles: one of the roles bound to the user is listed. */
+function matchesRoles(request: AdmissionRequest, filter: ResourceFilter, cluster: ClusterView | undefined): boolean {
+  if (!filter.roles?.length && !filter.clusterRoles?.length) return true;
+  const bound = rolesOfUser(request, cluster);
+  if (filter.roles?.length && !bound.roles.some((role) => filter.roles!.includes(role))) return false;
+  return !filter.clusterRoles?.length || bound.clusterRoles.some((role) => filter.clusterRoles!.includes(role));
 }
 
-const hasFilter = (block: ResourceFilter) => block.resources !== undefined || (block.subjects?.length ?? 0) > 0;
+function matchesFilter(request: AdmissionRequest, filter: ResourceFilter, cluster: ClusterView | undefined): boolean {
+  if (filter.resources && !matchesDescription(request, filter.resources, cluster)) return false;
+  if (filter.subjects?.length && !filter.subjects.some((subject) => matchesSubject(request, subject))) return false;
+  return matchesRoles(request, filter, cluster);
+}
+
+const hasFilter = (block: ResourceFilter) =>
+  block.resources !== undefined ||
+  (block.subjects?.length ?? 0) > 0 ||
+  (block.roles?.length ?? 0) > 0 ||
+  (block.clusterRoles?.length ?? 0) > 0;
 
 /** Every filter of a block: its `any`, its `all`, and the block itself (the legacy single filter). */
 export const filtersOf = (block: MatchBlock | undefined): ResourceFilter[] =>
   block ? [...(block.any ?? []), ...(block.all ?? []), block] : [];
 
 /** Whether a block selects the request: one filter of `any`, every filter of `all`, or the legacy single filter. */
-export function blockSelects(request: AdmissionRequest, block: MatchBlock): boolean {
-  if (block.any?.length) return block.any.some((filter) => matchesFilter(request, filter));
-  if (block.all?.length) return block.all.every((filter) => matchesFilter(request, filter));
-  return hasFilter(block) && matchesFilter(request, block);
+export function blockSelects(request: AdmissionRequest, block: MatchBlock, cluster?: ClusterView): boolean {
+  if (block.any?.length) return block.any.some((filter) => matchesFilter(request, filter, cluster));
+  if (block.all?.length) return block.all.every((filter) => matchesFilter(request, filter, cluster));
+  return hasFilter(block) && matchesFilter(request, block, cluster);
 }
 
 /** Why the rule does not apply to the request (Kyverno's match and exclude), or undefined when it does. */
-export function ruledOutBy(request: AdmissionRequest, rule: KyvernoRule): string | undefined {
-  if (!blockSelects(request, rule.match)) return 'the rule does not match';
-  if (rule.exclude && blockSelects(request, rule.exclude)) return 'the rule excludes the request';
+export function ruledOutBy(request: AdmissionRequest, rule: KyvernoRule, cluster?: ClusterView): string | undefined {
+  if (!blockSelects(request, rule.match, cluster)) return 'the rule does not match';
+  if (rule.exclude && blockSelects(request, rule.exclude, cluster)) return 'the rule excludes the request';
   return undefined;
 }

@@ -8,12 +8,11 @@
 // template as Kyverno's rewritten rule does: the template is patched as a Pod, then written back.
 import { isPodController, mutatedAsPod } from '../../../admission/kubernetes/pod-controllers.js';
 import { typeOfKind } from '../../../admission/kubernetes/apply-schema.js';
-import type { WorkDeadline } from '../../../admission/decide/deadline.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
 import { loadContext } from '../context/context-entries.js';
 import { elementApplies, elementsOf, loopScope } from '../context/foreach.js';
 import { readsImages, ruleData } from '../context/rule-data.js';
-import { ruleContext } from '../context/rule-context.js';
+import { type RuleEnvironment, ruleContext } from '../context/rule-context.js';
 import { exceptionsThatApply } from '../match/exceptions.js';
 import type { KyvernoRule, MutateForeach } from '../policy/rule-schema.js';
 import { evaluateConditions } from '../variables/conditions.js';
@@ -82,8 +81,7 @@ export function mutateWithRule(
   request: AdmissionRequest,
   object: unknown,
   patchesPodTemplate: boolean,
-  now: Date,
-  deadline?: WorkDeadline,
+  environment: RuleEnvironment,
 ): unknown {
   const mutate = rule.mutate;
   if (!mutate) throw new Error(`rule ${rule.rule} has no mutate: only mutate rules mutate`);
@@ -94,7 +92,7 @@ export function mutateWithRule(
   return mutatedAsPod(controller, object, request.oldObject, (view) => {
     // The controller's, for an autogen rule too: Kyverno rewrites the rule's paths to the template's (variables.ts).
     const data = ruleData(request, object, request.oldObject, readsImages(rule));
-    const context = ruleContext(data, now, deadline, undefined, controller);
+    const context = ruleContext(data, environment, undefined, controller);
     if (exceptionsThatApply(rule, request, context).length > 0) return view;
     loadContext(rule.context, context);
     if (!evaluateConditions(rule.preconditions, context).holds) return view;

@@ -27,10 +27,13 @@ const ResourceDescriptionSchema = v.strictObject({
   namespaces: v.optional(Strings),
   annotations: v.optional(v.record(v.string(), v.string())),
   selector: v.optional(SelectorSchema),
+  namespaceSelector: v.optional(SelectorSchema),
   operations: v.optional(v.array(v.picklist(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']))),
 });
 const filterEntries = {
   resources: v.optional(ResourceDescriptionSchema),
+  roles: v.optional(Strings),
+  clusterRoles: v.optional(Strings),
   subjects: v.optional(
     v.array(v.strictObject({ kind: v.picklist(['User', 'Group', 'ServiceAccount']), name: v.string(), namespace: v.optional(v.string()) })),
   ),
@@ -56,10 +59,28 @@ const ConditionsSchema = v.union([
   v.strictObject({ any: v.optional(v.array(ConditionSchema)), all: v.optional(v.array(ConditionSchema)) }),
 ]);
 type Conditions = Condition[] | { any?: Condition[]; all?: Condition[] };
-const ContextEntrySchema = v.strictObject({
-  name: v.pipe(v.string(), v.minLength(1)),
-  variable: v.strictObject({ value: v.optional(v.unknown()), jmesPath: v.optional(v.string()), default: v.optional(v.unknown()) }),
-});
+// One source per entry: a variable, or a read of the cluster (answered from the cluster view).
+const ContextEntrySchema = v.pipe(
+  v.strictObject({
+    name: v.pipe(v.string(), v.minLength(1)),
+    variable: v.optional(
+      v.strictObject({ value: v.optional(v.unknown()), jmesPath: v.optional(v.string()), default: v.optional(v.unknown()) }),
+    ),
+    apiCall: v.optional(
+      v.strictObject({
+        urlPath: v.pipe(v.string(), v.minLength(1)),
+        method: v.optional(v.literal('GET')),
+        jmesPath: v.optional(v.string()),
+        default: v.optional(v.unknown()),
+      }),
+    ),
+    configMap: v.optional(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), namespace: v.optional(v.string()) })),
+  }),
+  v.check(
+    (entry) => [entry.variable, entry.apiCall, entry.configMap].filter((source) => source !== undefined).length === 1,
+    'expected exactly one of variable, apiCall, configMap',
+  ),
+);
 export type ContextEntry = v.InferOutput<typeof ContextEntrySchema>;
 
 /** What every foreach loop has, in validate and mutate rules alike: its list, then per element its context and preconditions. */

@@ -6,6 +6,7 @@
 // foreach fails at the first element that fails and applies when at least one element did; patterns do not
 // judge a deleted resource. The message's variables are resolved only for a failure.
 import type { PodController } from '../../../admission/kubernetes/pod-controllers.js';
+import type { ClusterView } from '../../../admission/cluster/cluster-view.js';
 import type { WorkDeadline } from '../../../admission/decide/deadline.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
 import { isBudgetSpent } from '../../runtime/cost-budget.js';
@@ -35,6 +36,7 @@ export interface RuleInput {
   pathPrefix: string;
   now: Date;
   deadline?: WorkDeadline;
+  cluster?: ClusterView;
 }
 
 /** The rule's message with variables substituted, or as written when they cannot be resolved. */
@@ -131,7 +133,7 @@ export interface Selected {
  * exceptions, then its context entries and preconditions. The skip's outcome when it does not.
  */
 export function selectRule(rule: KyvernoRule, input: RuleInput): Selected | RuleOutcome {
-  const context = ruleContext(input.data, input.now, input.deadline, input.deleting, input.controller);
+  const context = ruleContext(input.data, input, input.deleting, input.controller);
   const exceptions = exceptionsThatApply(rule, input.request, context);
   if (exceptions.some((exception) => !exception.podSecurity)) return { status: 'skip', message: exceptedMessage(exceptions) };
   loadContext(rule.context, context);

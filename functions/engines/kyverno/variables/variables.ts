@@ -5,6 +5,7 @@
 // backslash. On DELETE, request.object reads request.oldObject, as in Kyverno. Substituted values are not
 // scanned again: Kyverno would evaluate `{{ }}` found in the request's own content, which lets a request
 // write expressions; here request content is only ever data.
+import type { ClusterView } from '../../../admission/cluster/cluster-view.js';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { isBudgetSpent } from '../../runtime/cost-budget.js';
 import type { Evaluation } from '../../runtime/evaluation.js';
@@ -44,6 +45,8 @@ export interface VariableContext {
   data: Record<string, unknown>;
   /** The evaluation's budget and clock. */
   scope: Evaluation;
+  /** What the cluster holds, for context entries that read it; absent when none was loaded. */
+  cluster?: ClusterView;
   /** DELETE: request.object reads request.oldObject. */
   deleting?: boolean;
   /**
