@@ -5,11 +5,12 @@
 // namespaces, excludedNamespaces, labelSelector, namespaceSelector, name, scope) is the rule's;
 // enforcementAction deny/warn/dryrun becomes Deny/Warn/Audit, `scoped` takes the actions of the webhook's
 // enforcement point; denials and warnings are worded as Gatekeeper's webhook words them. Gatekeeper's
-// webhook fails open (Ignore). A template whose Rego reads data.inventory (the cluster's objects) or calls
-// external data is refused, as nothing here provides them.
+// webhook fails open (Ignore). A template whose Rego reads data.inventory (the cluster's objects) reads the
+// cluster view, of the kinds its requires-sync-data annotation names; without it, or calling external data,
+// it is refused with the reason.
 import { regoEngine } from '../engines/rego/index.js';
 import { celParameters } from './cel-rule-parts.js';
-import { type RegoCode, regoCodeOf, regoRuleOf } from './gatekeeper-rego-target.js';
+import { type RegoCode, regoCodeOf, regoRuleOf, SYNC_ANNOTATION, syncedReads } from './gatekeeper-rego-target.js';
 import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule, joinResults } from './policy-format.js';
 
 const ACTIONS: Record<string, string[]> = { deny: ['Deny'], warn: ['Warn'], dryrun: ['Audit'] };
@@ -94,14 +95,13 @@ function actionsOf(constraint: Manifest): string[] | { error: string } {
   return actions.size > 0 ? [...actions] : ['Audit'];
 }
 
-const INVENTORY = /data\.inventory\b|by a computed name/;
+const INVENTORY = /data\.inventory\b/;
 
 /** The rule's engine parameters for one constraint, or why the constraint cannot run. */
 function parametersFor(
   code: Exclude<TemplateCode, { error: string }>,
   constraint: Manifest,
-  template: string,
-  data?: Record<string, unknown>,
+  template: Manifest,
 ): { parameters: Record<string, unknown>; at: string } | { error: string } {
   if ('cel' in code) {
     const spec = (constraint.spec ?? {}) as Record<string, unknown>;
@@ -115,20 +115,22 @@ function parametersFor(
     return { parameters, at: code.cel.at };
   }
   const rego = code.rego;
-  const rule = regoRuleOf(rego, constraint, data);
+  const synced = syncedReads(template);
+  if (synced && 'error' in synced) return synced;
+  const rule = regoRuleOf(rego, constraint, synced);
   const problems = regoEngine.check(rule);
   if (problems.length > 0) {
     const reason = problems.map((problem) =>
       INVENTORY.test(problem)
-        ? `its Rego ${problem}: data.inventory holds the cluster objects Gatekeeper syncs (a referential policy), which nothing provides here yet; \`portcullis policy test\` runs it with a suite's inventory`
+        ? `its Rego ${problem}: data.inventory holds the cluster objects Gatekeeper syncs (a referential policy); name the kinds it reads in the template's ${SYNC_ANNOTATION} annotation, as Gatekeeper asks, and the cluster snapshot holds them`
         : problem,
     );
-    return { error: `ConstraintTemplate ${template}: ${reason.join('; ')}` };
+    return { error: `ConstraintTemplate ${nameOf(template)}: ${reason.join('; ')}` };
   }
   return { parameters: { rego: rule }, at: rego.at };
 }
 
-export function rulesFromConstraintTemplate(template: Manifest, constraints: Manifest[], data?: Record<string, unknown>): FormatResult {
+export function rulesFromConstraintTemplate(template: Manifest, constraints: Manifest[]): FormatResult {
   const code = codeOf(template);
   if ('error' in code) return { rules: [], errors: [code.error] };
   const templateName = nameOf(template);
@@ -154,7 +156,7 @@ export function rulesFromConstraintTemplate(template: Manifest, constraints: Man
       errors.push(actions.error);
       continue;
     }
-    const made = parametersFor(code, constraint, templateName, data);
+    const made = parametersFor(code, constraint, template);
     if ('error' in made) {
       errors.push(made.error);
       break;
@@ -184,30 +186,24 @@ export function rulesFromConstraintTemplate(template: Manifest, constraints: Man
 const isTemplate = (manifest: Manifest) => groupOf(manifest) === 'templates.gatekeeper.sh' && manifest.kind === 'ConstraintTemplate';
 const isConstraint = (manifest: Manifest) => groupOf(manifest) === 'constraints.gatekeeper.sh';
 
-/** The format, given base documents for the Rego (a gator suite's inventory, in `policy test`). */
-export function gatekeeperFormatWith(data?: Record<string, unknown>): PolicyFormat {
-  return {
-    name: 'Gatekeeper ConstraintTemplate',
-    claims: (manifest) => isTemplate(manifest) || isConstraint(manifest),
-    // The Rego engine loads for a bundle with a template that runs Rego, and only then.
-    engines: (claimed) => (claimed.some((manifest) => isTemplate(manifest) && !nativeValidationOf(manifest)) ? [regoEngine] : []),
-    rulesOf(claimed) {
-      const templates = claimed.filter(isTemplate);
-      const constraints = claimed.filter(isConstraint);
-      const results = templates.map((template) =>
-        rulesFromConstraintTemplate(
-          template,
-          constraints.filter((constraint) => constraint.kind === constraintKindOf(template)),
-          data,
-        ),
-      );
-      const orphans = constraints.filter((constraint) => !templates.some((template) => constraintKindOf(template) === constraint.kind));
-      const errors = orphans.map(
-        (constraint) => `${constraint.kind} ${nameOf(constraint)}: no ConstraintTemplate in the bundle defines kind ${constraint.kind}`,
-      );
-      return joinResults([...results, { rules: [], errors }]);
-    },
-  };
-}
-
-export const gatekeeperFormat: PolicyFormat = gatekeeperFormatWith();
+export const gatekeeperFormat: PolicyFormat = {
+  name: 'Gatekeeper ConstraintTemplate',
+  claims: (manifest) => isTemplate(manifest) || isConstraint(manifest),
+  // The Rego engine loads for a bundle with a template that runs Rego, and only then.
+  engines: (claimed) => (claimed.some((manifest) => isTemplate(manifest) && !nativeValidationOf(manifest)) ? [regoEngine] : []),
+  rulesOf(claimed) {
+    const templates = claimed.filter(isTemplate);
+    const constraints = claimed.filter(isConstraint);
+    const results = templates.map((template) =>
+      rulesFromConstraintTemplate(
+        template,
+        constraints.filter((constraint) => constraint.kind === constraintKindOf(template)),
+      ),
+    );
+    const orphans = constraints.filter((constraint) => !templates.some((template) => constraintKindOf(template) === constraint.kind));
+    const errors = orphans.map(
+      (constraint) => `${constraint.kind} ${nameOf(constraint)}: no ConstraintTemplate in the bundle defines kind ${constraint.kind}`,
+    );
+    return joinResults([...results, { rules: [], errors }]);
+  },
+};

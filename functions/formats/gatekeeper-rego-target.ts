@@ -4,7 +4,10 @@
 // v1 or v0), else the target's legacy `rego` and `libs` (v0). Each template compiles on its own, so its libs
 // (`package lib.…`) are its own and `import data.lib.…` resolves as the framework's per-template
 // namespacing makes it. The input is the engine's admission target's (`review`) and `parameters`, the
-// constraint's spec.parameters ({} when absent); violations are data.<package>.violation.
+// constraint's spec.parameters ({} when absent); violations are data.<package>.violation. A referential
+// template's data.inventory is the cluster view's objects, of the kinds its requires-sync-data names.
+import { type ClusterRead, uniqueReads } from '../admission/cluster/cluster-reads.js';
+import { resourceOfKind } from '../admission/kubernetes/kind-resource.js';
 import type { RegoSource } from '../engines/rego/index.js';
 import { type Manifest, nameOf } from './policy-format.js';
 
@@ -85,13 +88,52 @@ export function regoCodeOf(template: Manifest): RegoCode | { error: string } {
   };
 }
 
+export const SYNC_ANNOTATION = 'metadata.gatekeeper.sh/requires-sync-data';
+
+type SyncEntry = { groups?: unknown; versions?: unknown; kinds?: unknown };
+
+/**
+ * The kinds a referential template says it reads (Gatekeeper's `requires-sync-data` annotation: a JSON list
+ * of requirements, each a list of equivalent group/version/kind sets, the text often in quotes), as reads of
+ * every object of each; undefined without the annotation; an error naming the annotation when it is not that.
+ */
+export function syncedReads(template: Manifest): ClusterRead[] | undefined | { error: string } {
+  const annotations = (template.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations;
+  const text = annotations?.[SYNC_ANNOTATION];
+  if (text === undefined) return undefined;
+  const invalid = {
+    error: `ConstraintTemplate ${nameOf(template)}: metadata.annotations["${SYNC_ANNOTATION}"]: expected JSON, a list of lists of {groups, versions, kinds}`,
+  };
+  let requirements: unknown;
+  try {
+    requirements = JSON.parse(
+      String(text)
+        .trim()
+        .replace(/^"([\s\S]*)"$/, '$1'),
+    );
+  } catch {
+    return invalid;
+  }
+  if (!Array.isArray(requirements) || !requirements.every(Array.isArray)) return invalid;
+  const reads: ClusterRead[] = [];
+  for (const entry of (requirements as SyncEntry[][]).flat()) {
+    const lists = [entry?.groups, entry?.versions, entry?.kinds];
+    if (!lists.every((list) => Array.isArray(list) && list.every((item) => typeof item === 'string'))) return invalid;
+    const [groups, versions, kinds] = lists as string[][];
+    for (const group of groups!)
+      for (const version of versions!)
+        for (const kind of kinds!) reads.push({ apiVersion: group ? `${group}/${version}` : version, resource: resourceOfKind(kind) });
+  }
+  return uniqueReads(reads);
+}
+
 /** The Rego engine's rule for one constraint of the template: the `rego` field of its parameters. */
-export function regoRuleOf(code: RegoCode, constraint: Manifest, data?: Record<string, unknown>): Record<string, unknown> {
+export function regoRuleOf(code: RegoCode, constraint: Manifest, inventory?: ClusterRead[]): Record<string, unknown> {
   const parameters = (constraint.spec as { parameters?: unknown } | undefined)?.parameters ?? {};
   return {
     modules: code.modules,
     violations: `${code.packagePath}.violation`,
     input: { parameters },
-    ...(data ? { data } : {}),
+    ...(inventory ? { inventory } : {}),
   };
 }

@@ -7,10 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
+import { type ClusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
+import { inventoryOf } from '../../functions/engines/rego/index.js';
 import { ruleResults } from '../evaluation/rule-results.js';
 import { type CaseOutcome, failed, passed, skipped } from './case-outcome.js';
-import { inventoryOf } from './gatekeeper-inventory.js';
-import { type BundleRules, bundleRules, cel, celWithData } from './manifest-bundle-rules.js';
+import { bundleRules, cel } from './manifest-bundle-rules.js';
 import { offlineRequest } from './offline-request.js';
 import { yamlDocuments } from './yaml-documents.js';
 
@@ -47,11 +48,11 @@ export function assertionMismatch(violations: string[], assertion: GatorAssertio
   return `expected violations${counted}: ${expected}\ngot:     ${count}${violations.length > 0 ? `\n  ${violations.join('\n  ')}` : ''}`;
 }
 
-/** The rules of a test's template and constraint, with the case's inventory (empty without one), as gator has it. */
-function rulesFor(folder: string, manifests: Manifest[], inventory: string[] = []): BundleRules {
-  const laidOut = inventoryOf(inventory.flatMap((file) => documentsOf(join(folder, file))));
-  if (!laidOut.ok) return { ok: false, errors: [laidOut.error], refused: false };
-  return bundleRules(manifests, celWithData({ inventory: laidOut.inventory }));
+/** The cluster a case runs in, as gator has it: its `inventory:` objects, and nothing else (none without one). */
+function clusterOf(folder: string, inventory: string[] = []): ClusterView | string {
+  const objects = inventory.flatMap((file) => documentsOf(join(folder, file)));
+  const laidOut = inventoryOf(objects);
+  return laidOut.ok ? completeView(objects as Record<string, unknown>[]) : laidOut.error;
 }
 
 export async function runGatorSuite(file: string): Promise<CaseOutcome[]> {
@@ -62,7 +63,12 @@ export async function runGatorSuite(file: string): Promise<CaseOutcome[]> {
     const manifests = [...documentsOf(join(folder, String(test.template))), ...documentsOf(join(folder, String(test.constraint)))];
     for (const entry of test.cases ?? []) {
       const name = `${test.name}: ${entry.name}`;
-      const rules = rulesFor(folder, manifests, entry.inventory);
+      const rules = bundleRules(manifests);
+      const cluster = clusterOf(folder, entry.inventory);
+      if (typeof cluster === 'string') {
+        outcomes.push(failed(file, name, cluster));
+        continue;
+      }
       if (!rules.ok) {
         outcomes.push(
           rules.refused
@@ -76,7 +82,7 @@ export async function runGatorSuite(file: string): Promise<CaseOutcome[]> {
         outcomes.push(failed(file, name, request.error));
         continue;
       }
-      const results = await ruleResults(cel, rules.document, request.request, new Date());
+      const results = await ruleResults(cel, rules.document, request.request, new Date(), cluster);
       const violations = results.filter((result) => result.result === 'fail').flatMap((result) => result.messages);
       const errors = results.filter((result) => result.result === 'error').flatMap((result) => result.messages);
       const mismatches = (entry.assertions ?? [{}])

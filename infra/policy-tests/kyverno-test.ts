@@ -16,6 +16,7 @@ import { cel, claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
 import { mutatedBy, mutations, sameObject } from './mutation-outcome.js';
 import { namespacesOf, readValues, valuesFor } from './kyverno-values.js';
 import { offlineRequest } from './offline-request.js';
+import { CLUSTER_SCOPED_KINDS } from '../kubernetes-resources.js';
 import { yamlDocuments } from './yaml-documents.js';
 import { type ClusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
@@ -56,6 +57,26 @@ type Manifest = {
 function contextObjects(file: string): Record<string, unknown>[] {
   const context = parse(readFileSync(file, 'utf8')) as { spec?: { resources?: Record<string, unknown>[] } } | null;
   return context?.spec?.resources ?? [];
+}
+
+/**
+ * As Kyverno's CLI places a namespaced resource written without a namespace when it validates it: in the
+ * request's namespace, else `default` (its expected mutated objects keep what was written, and so does a mutation).
+ */
+function placedInNamespace(object: Manifest, namespace = 'default'): Manifest {
+  if (object.metadata?.namespace || object.kind === 'Namespace' || CLUSTER_SCOPED_KINDS.has(object.kind ?? '')) return object;
+  return { ...object, metadata: { ...object.metadata, namespace } };
+}
+
+/**
+ * The suite's objects, with the request's Namespace as Kyverno's CLI has it when the suite does not describe
+ * it: a Namespace with its name and nothing else.
+ */
+function withRequestNamespace(objects: Record<string, unknown>[], namespace: string | undefined): Record<string, unknown>[] {
+  const described = objects.some(
+    (object) => object.kind === 'Namespace' && (object.metadata as { name?: unknown } | undefined)?.name === namespace,
+  );
+  return !namespace || described ? objects : [...objects, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }];
 }
 
 export const isKyvernoTest = (document: Manifest) => document.kind === 'Test' && String(document.apiVersion).startsWith('cli.kyverno.io/');
@@ -143,13 +164,12 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
         continue;
       }
       const caseValues = values ? valuesFor(values, expectation.policy ?? '', expectation.rule, reference) : undefined;
-      const cluster = completeView(clusterObjects, caseValues?.variables);
       const object = findResource(objects, expectation.kind, reference);
       if (!object) {
         outcomes.push(failed(file, name, `no ${expectation.kind} ${reference} in the suite's resource files`));
         continue;
       }
-      const request = offlineRequest(object, {
+      const request = offlineRequest(mutation ? object : placedInNamespace(object, caseValues?.namespace), {
         username: user?.username,
         groups: user?.groups,
         ...(caseValues?.operation ? { operation: caseValues.operation, oldObject: object } : {}),
@@ -159,6 +179,7 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
         outcomes.push(failed(file, name, request.error));
         continue;
       }
+      const cluster = completeView(withRequestNamespace(clusterObjects, request.request.namespace), caseValues?.variables);
       if (mutation) {
         outcomes.push(await mutationCase(file, name, expectation, rules.document, request.request, folder, cluster));
         continue;

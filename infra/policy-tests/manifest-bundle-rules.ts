@@ -5,20 +5,8 @@ import type { Policy } from '../../functions/admission/policy.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
 import { celPolicy } from '../../functions/cel/policy.js';
-import { CEL_REFUSALS, POLICY_FORMATS } from '../../functions/formats/all-formats.js';
-import { gatekeeperFormat, gatekeeperFormatWith } from '../../functions/formats/gatekeeper-constraint-template.js';
-import { rulesFromManifests } from '../../functions/formats/manifest-bundle.js';
 
 export const cel = celPolicy as unknown as Policy<never>;
-
-/** cel as it would read a bundle with base documents for Gatekeeper's Rego (a gator case's inventory). */
-export function celWithData(data: Record<string, unknown>): Policy<never> {
-  const formats = POLICY_FORMATS.map((format) => (format === gatekeeperFormat ? gatekeeperFormatWith(data) : format));
-  return {
-    ...cel,
-    manifests: { ...cel.manifests!, translate: (documents) => rulesFromManifests(documents, { formats, refusals: CEL_REFUSALS }) },
-  } as Policy<never>;
-}
 
 export type BundleRules =
   | { ok: true; document: RulesDocument<never> }

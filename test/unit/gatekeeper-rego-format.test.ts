@@ -204,7 +204,7 @@ describe('Gatekeeper Rego templates: refused at upload, saying why and where', (
     [
       'data.inventory',
       'package k8sdemo\nviolation[{"msg": "m"}] { data.inventory.namespace[_][_]["Service"][_] }',
-      /reads data\.inventory, which nothing here provides: data\.inventory holds the cluster objects Gatekeeper syncs/,
+      /reads data\.inventory, which nothing here provides: .*name the kinds it reads in the template's metadata\.gatekeeper\.sh\/requires-sync-data annotation/,
     ],
     ['no violation rule', 'package k8sdemo\ndeny[{"msg": "m"}] { true }', /no rule defines data\.k8sdemo\.violation/],
     [
@@ -215,6 +215,26 @@ describe('Gatekeeper Rego templates: refused at upload, saying why and where', (
     ],
   ])('%s', (_name, rego, reason, libs?: string[]) => {
     expect(refusalOf(bundle(template({ rego, ...(libs ? { libs } : {}) }), constraint('c')))).toMatch(reason);
+  });
+
+  it("a referential template's requires-sync-data names what the snapshot must hold; one that is not JSON is refused", () => {
+    const referential = template({ rego: 'package k8sdemo\nviolation[{"msg": "m"}] { data.inventory.namespace[_][_]["Service"][_] }' });
+    const annotated = (text: string) => ({
+      ...referential,
+      metadata: { ...referential.metadata, annotations: { 'metadata.gatekeeper.sh/requires-sync-data': text } },
+    });
+    const parsed = parseRulesDocument(
+      celPolicy,
+      bundle(annotated('"[[{"groups": ["", "apps"], "versions": ["v1"], "kinds": ["Service"]}]]"'), constraint('c')),
+    );
+    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    expect(celPolicy.clusterReads!(parsed.document.rules[0]!.parameters)).toEqual([
+      { apiVersion: 'v1', resource: 'services' },
+      { apiVersion: 'apps/v1', resource: 'services' },
+    ]);
+    expect(refusalOf(bundle(annotated('[{"kinds": "Service"}]'), constraint('c')))).toMatch(
+      /metadata\.annotations\["metadata\.gatekeeper\.sh\/requires-sync-data"\]: expected JSON, a list of lists of \{groups, versions, kinds\}/,
+    );
   });
 
   it('a target other than the admission target', () => {

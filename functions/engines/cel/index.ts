@@ -32,6 +32,7 @@ export const celEngine: Engine<CelValidation, CelMutation> = {
   check: () => [],
   validate: validateWithCel,
   mutate: (request, rule, object, context) => mutation.get().mutateWithCel(request, rule, object, context),
+  clusterReads: (rule) => rule.clusterReads,
   webhookMatchConditions(rule) {
     // The API server's own environment has object, oldObject and request (and authorizer, which cel
     // refuses), and none of Kyverno's functions.

@@ -5,6 +5,9 @@
 // parent, a failed `test`) is an error, resolved by the failure policy; an ApplyConfiguration's object is
 // merged in as server-side apply merges it, by the request kind's schema. Every expression runs on its own
 // cost budget. A rule written for Pods patches a controller's pod template as a Pod (Kyverno's autogen).
+import type { ClusterView } from '../../admission/cluster/cluster-view.js';
+import { withCluster } from '../runtime/evaluation.js';
+import { namespaceObjectOf } from './namespace-object.js';
 import '../bundle-layout.js'; // the bundle's layout: see that file
 import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
 import type { WorkDeadline } from '../../admission/decide/deadline.js';
@@ -81,6 +84,7 @@ interface RequestValues {
   oldObject: unknown;
   request: unknown;
   params: unknown;
+  namespaceObject?: unknown;
 }
 
 /** One object's bindings: the request's values, the object as the mutations before left it, lazy variables. */
@@ -99,12 +103,14 @@ function mutatedByExpressions(
   oldView: unknown,
   kind: { group: string; kind: string },
   deadline: WorkDeadline | undefined,
+  cluster: ClusterView | undefined,
 ): unknown {
   let object: unknown = view;
   const values = {
     oldObject: toCel(oldView ?? null, 'request.oldObject'),
     request: requestBinding(request),
     params: rule.params,
+    ...(rule.readsNamespaceObject ? { namespaceObject: namespaceObjectOf(request, cluster) } : {}),
   };
   // The conditions and the first mutation see the same object: one conversion, one set of variables.
   const budget = () => new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline);
@@ -127,6 +133,6 @@ export function mutateWithCel(request: AdmissionRequest, rule: CelMutation, obje
   const controller = context.podTemplate ? (request.kind.kind as PodController) : undefined;
   const kind = controller ? { group: '', kind: 'Pod' } : request.kind;
   return mutatedAsPod(controller, object, request.oldObject, (view, oldView) =>
-    mutatedByExpressions(request, rule, view, oldView, kind, context.deadline),
+    withCluster(context.cluster, () => mutatedByExpressions(request, rule, view, oldView, kind, context.deadline, context.cluster)),
   );
 }

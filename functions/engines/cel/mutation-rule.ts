@@ -3,6 +3,7 @@
 // compile as the document is validated; a mutation's may construct objects (`JSONPatch{...}`,
 // `Object{...}`). These are the native document's own fields: the mutations function spreads them into its
 // parameters (mutationEntries).
+import { uniqueReads } from '../../admission/cluster/cluster-reads.js';
 import * as v from '../../admission/schema.js';
 import { CelNameSchema, celExpressionSchema } from './expression-schema.js';
 import { applyConfigurationTypeProblem } from './object-construction.js';
@@ -59,14 +60,17 @@ type MutationFields = v.InferOutput<ReturnType<typeof v.strictObject<ReturnType<
 
 /** The rule as the engine runs it, made once per rules version from the fields as validated. */
 export function celMutationOf(fields: MutationFields) {
+  const programs = [
+    ...fields.mutations.map(({ program }) => program),
+    ...fields.variables.map(({ expression }) => expression),
+    ...fields.matchConditions.map(({ expression }) => expression),
+  ];
   return {
     patches: fields.mutations,
     // Loads RE2 before the rule first runs (the engine's load).
-    usesRegex: [
-      ...fields.mutations.map(({ program }) => program),
-      ...fields.variables.map(({ expression }) => expression),
-      ...fields.matchConditions.map(({ expression }) => expression),
-    ].some((program) => program.usesRegex),
+    usesRegex: programs.some((program) => program.usesRegex),
+    readsNamespaceObject: programs.some((program) => program.reads.includes('namespaceObject')),
+    clusterReads: uniqueReads(programs.flatMap((program) => program.clusterReads)),
     matchConditions: fields.matchConditions.map(({ name, expression }) => ({ name, program: expression })),
     // Each variable by name, made once per rules version; evaluated lazily per request.
     declaredVariables: new Map<string, CelProgram>(fields.variables.map(({ name, expression }) => [name, expression])),

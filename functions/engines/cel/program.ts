@@ -3,6 +3,7 @@
 // undeclared variable is an invalid rules document at `policy validate`, not a failure at admission.
 // Features that need the cluster (namespaceObject, authorizer, Kyverno's resource/http/image lookups) are
 // refused here, with the reason. Programs run metered: every evaluation step is charged to a cost budget.
+import { type ClusterRead, NAMESPACES, readOf, uniqueReads } from '../../admission/cluster/cluster-reads.js';
 import {
   CEL_VARIABLES,
   callOf,
@@ -37,6 +38,8 @@ export interface CelProgram {
    * webhook's own matchConditions can read it.
    */
   readsOnlyTheRequest: boolean;
+  /** What it reads of the cluster (namespaceObject, Kyverno's resource.Get and resource.List). */
+  clusterReads: readonly ClusterRead[];
   /** The value, evaluated with every step charged to `budget`; throws on an evaluation error or a spent budget. */
   run(bindings: Record<string, unknown>, budget?: CostBudget): unknown;
   /**
@@ -67,14 +70,12 @@ const isKnownFunction = (name: string): boolean =>
   ])).has(name);
 const REGEX_FUNCTIONS = new Set(['matches', 'find', 'findAll']);
 
-// What cannot be answered without the cluster, a registry or the network, and so is refused, not guessed.
+// What a cluster snapshot cannot answer (a registry, the network, an API call that is not a read), and so
+// is refused, not guessed. namespaceObject and Kyverno's resource.Get and resource.List read the snapshot.
 const NEEDS_THE_CLUSTER: Record<string, string> = {
-  namespaceObject: 'namespaceObject needs the Namespace from the cluster, which the function cannot read',
   authorizer: "authorizer needs the cluster's authorization API, which the function cannot call",
 };
 const KYVERNO_LOOKUPS: Record<string, string> = {
-  'resource.Get': "Kyverno's resource.Get reads the cluster",
-  'resource.List': "Kyverno's resource.List reads the cluster",
   'resource.Post': "Kyverno's resource.Post calls the cluster",
   'globalContext.Get': "Kyverno's globalContext.Get reads cached cluster data",
   'http.Get': "Kyverno's http.Get calls the network",
@@ -88,6 +89,8 @@ interface Usage {
   identifiers: Set<string>;
   calls: Set<string>;
   refusals: Set<string>;
+  /** What resource.Get and resource.List read of the cluster. */
+  clusterReads: ClusterRead[];
   /** Map literal keys the engine would drop without a word (it builds the map as a plain object). */
   droppedKeys: Set<string>;
 }
@@ -99,6 +102,11 @@ function collectUsage(node: ExpressionNode, into: Usage): Usage {
     into.calls.add(call.name);
     const refusal = call.receiver && KYVERNO_LOOKUPS[`${call.receiver}.${call.name}`];
     if (refusal) into.refusals.add(refusal);
+    if (call.receiver === 'resource' && (call.name === 'Get' || call.name === 'List')) {
+      const read = resourceRead(call.name, (node.args as [string, ExpressionNode, ExpressionNode[]])[2] ?? []);
+      if (typeof read === 'string') into.refusals.add(read);
+      else into.clusterReads.push(read);
+    }
   }
   if (node.op === 'map') {
     for (const [key] of node.args as [ExpressionNode, ExpressionNode][])
@@ -106,6 +114,14 @@ function collectUsage(node: ExpressionNode, into: Usage): Usage {
   }
   forEachChild(node, (child) => collectUsage(child, into));
   return into;
+}
+
+/** What `resource.Get(apiVersion, resource, namespace, name)` or `resource.List(…, namespace)` reads: a computed argument widens it. */
+function resourceRead(name: string, args: ExpressionNode[]): ClusterRead | string {
+  const literal = (index: number) =>
+    args[index]?.op === 'value' && typeof args[index].args === 'string' ? (args[index].args as string) : '{{';
+  const read = readOf({ apiVersion: literal(0), resource: literal(1) }, literal(2) || undefined, name === 'Get' ? literal(3) : undefined);
+  return typeof read === 'string' ? `Kyverno's resource.${name}: ${read}` : read;
 }
 
 /** The engine's message without its multi-line source excerpt, with the column it points at. */
@@ -147,9 +163,16 @@ function compileProgram(source: string, { constructsObjects = false }: CompileOp
     return `does not compile: ${firstLine(error)}`;
   }
   const root = evaluate.ast as unknown as ExpressionNode;
-  const usage = collectUsage(root, { identifiers: new Set(), calls: new Set(), refusals: new Set(), droppedKeys: new Set() });
+  const usage = collectUsage(root, {
+    identifiers: new Set(),
+    calls: new Set(),
+    refusals: new Set(),
+    clusterReads: [],
+    droppedKeys: new Set(),
+  });
   for (const [name, reason] of Object.entries(NEEDS_THE_CLUSTER)) if (usage.identifiers.has(name)) usage.refusals.add(reason);
   if (usage.refusals.size > 0) return `cannot run without the cluster: ${[...usage.refusals].join('; ')}`;
+  if (usage.identifiers.has('namespaceObject')) usage.clusterReads.push(NAMESPACES);
   if (usage.droppedKeys.size > 0)
     return `does not compile: a map literal cannot have the key ${[...usage.droppedKeys].map((key) => `'${key}'`).join(', ')} here (the engine would drop it)`;
   registerLibrariesFor(usage.calls, usage.identifiers);
@@ -208,7 +231,8 @@ function compileProgram(source: string, { constructsObjects = false }: CompileOp
     usesRegex,
     reads,
     usesKyvernoLibrary: [...usage.calls].some((name) => KYVERNO_FUNCTIONS.has(name)),
-    readsOnlyTheRequest: reads.every((name) => REQUEST_VARIABLES.has(name)),
+    readsOnlyTheRequest: reads.every((name) => REQUEST_VARIABLES.has(name)) && usage.clusterReads.length === 0,
+    clusterReads: uniqueReads(usage.clusterReads),
     run: (bindings, budget = new CostBudget()) => run(bindings, budget, true),
     runUnworded: (bindings, budget) => run(bindings, budget, false),
   };

@@ -8,6 +8,9 @@
 // the stack applies the failure policy. A messageExpression that fails, or gives an empty or multi-line
 // message, falls back to message. Each expression runs on its own cost budget (Kubernetes' per-call limit),
 // which also stops it at the request's deadline. A rule written for Pods judges a controller's pod template.
+import type { ClusterView } from '../../admission/cluster/cluster-view.js';
+import { withCluster } from '../runtime/evaluation.js';
+import { namespaceObjectOf } from './namespace-object.js';
 import { isPodController, podFromTemplate } from '../../admission/kubernetes/pod-controllers.js';
 import { DeadlineExceededError, type WorkDeadline } from '../../admission/decide/deadline.js';
 import type { Findings, Violation } from '../../admission/policy.js';
@@ -84,11 +87,13 @@ class RuleExpressions {
     converted: RequestBindings,
     private readonly judged: JudgedObject,
     private readonly deadline: WorkDeadline | undefined,
+    cluster: ClusterView | undefined,
   ) {
     const variables = rule.declaredVariables.size === 0 ? NO_VARIABLES : new LazyVariables(rule.declaredVariables, this);
     // Few rules read `request`: the others do not pay for converting it.
     const requestValue = rule.readsRequest ? (converted.request ??= requestBinding(request)) : null;
     this.bindings = { object: judged.object, oldObject: judged.oldObject, request: requestValue, params, variables };
+    if (rule.readsNamespaceObject) this.bindings.namespaceObject = namespaceObjectOf(request, cluster);
   }
 
   run(program: CelProgram, where: string): unknown {
@@ -157,12 +162,19 @@ function validationFindings(
 
 /** The rule's findings on the request: skipped by a false matchCondition, else its violations. */
 export function validateWithCel(request: AdmissionRequest, rule: CelValidation, context: EngineContext): Findings {
+  // Kyverno's resource library reads the cluster view of the evaluation in progress.
+  return rule.clusterReads.length === 0
+    ? validated(request, rule, context)
+    : withCluster(context.cluster, () => validated(request, rule, context));
+}
+
+function validated(request: AdmissionRequest, rule: CelValidation, context: EngineContext): Findings {
   const converted = bindingsOf(request, context.podTemplate);
   const judged = context.podTemplate && converted.podTemplate ? converted.podTemplate : converted;
   if (rule.paramsByRequest) {
     const auditAnnotations: Record<string, string> = {};
     for (const params of paramsFor(rule.paramsByRequest, request)) {
-      const expressions = new RuleExpressions(rule, params, request, converted, judged, context.deadline);
+      const expressions = new RuleExpressions(rule, params, request, converted, judged, context.deadline, context.cluster);
       const unmet = unmetMatchCondition(rule, expressions);
       if (unmet) return { violations: [], skipped: unmet };
       const findings = validationFindings(rule, expressions);
@@ -171,7 +183,7 @@ export function validateWithCel(request: AdmissionRequest, rule: CelValidation, 
     }
     return { violations: [], auditAnnotations };
   }
-  const expressions = new RuleExpressions(rule, rule.params, request, converted, judged, context.deadline);
+  const expressions = new RuleExpressions(rule, rule.params, request, converted, judged, context.deadline, context.cluster);
   const unmet = unmetMatchCondition(rule, expressions);
   if (unmet) return { violations: [], skipped: unmet };
   return validationFindings(rule, expressions);

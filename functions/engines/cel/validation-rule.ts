@@ -3,6 +3,7 @@
 // Kyverno validate.cel paramRef). Expressions compile as the document is validated, once each, so a document
 // that does not compile is invalid and the compiled programs live as long as the rules version. These are
 // the native document's own fields: the functions spread them into their parameters (validationEntries).
+import { uniqueReads } from '../../admission/cluster/cluster-reads.js';
 import * as v from '../../admission/schema.js';
 import { CelNameSchema, celExpressionSchema } from './expression-schema.js';
 import { ParamsByRequestSchema } from './params-by-request.js';
@@ -87,6 +88,8 @@ export function celValidationOf(fields: ValidationFields) {
     // Loads RE2 before the rule first runs (the engine's load).
     usesRegex: programs.some((program) => program.usesRegex),
     readsRequest: programs.some((program) => program.reads.includes('request')),
+    readsNamespaceObject: programs.some((program) => program.reads.includes('namespaceObject')),
+    clusterReads: uniqueReads(programs.flatMap((program) => program.clusterReads)),
   };
 }
 export type CelValidation = ReturnType<typeof celValidationOf>;

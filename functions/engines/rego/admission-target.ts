@@ -4,6 +4,8 @@
 // the rule's fixed fields (`parameters`); the answer is the set at the rule's violations path, each member
 // an object whose `msg` is a violation, in OPA's order of the set, identical messages once. Evaluation is
 // OPA's default (a built-in's error makes its call undefined), charged to one cost budget under the deadline.
+import type { ClusterRead } from '../../admission/cluster/cluster-reads.js';
+import { ClusterLookupError, type ClusterView } from '../../admission/cluster/cluster-view.js';
 import type { Findings } from '../../admission/policy.js';
 import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
 import type { EngineContext } from '../engine.js';
@@ -12,6 +14,7 @@ import { withEvaluation } from '../runtime/evaluation.js';
 import type { CompiledPolicy } from './compile/compile-policy.js';
 import { RegoEvalError } from './eval/evaluator.js';
 import { evaluateDocument } from './eval/query.js';
+import { inventoryOfView } from './inventory.js';
 import { isObject, objectGet, RegoSet, sortedMembers, type Value } from './values.js';
 
 export interface RegoValidation {
@@ -20,9 +23,22 @@ export interface RegoValidation {
   violations: string[];
   /** The input's fixed fields beside `review` (Gatekeeper's `parameters`). */
   input: Record<string, unknown>;
-  /** Base documents under data (`policy test`'s inventory); none in a function. */
+  /** Base documents under data, as the rule wrote them. */
   data: Record<string, unknown>;
+  /** data.inventory is the cluster view's objects, laid out as Gatekeeper's; these are the kinds it must hold. */
+  inventory?: ClusterRead[];
   usesRegex: boolean;
+}
+
+const withInventory = new WeakMap<ClusterView, Record<string, unknown>>();
+
+/** The base documents: the rule's, and for a referential template the cluster view's objects as data.inventory. */
+function dataOf(rule: RegoValidation, cluster: ClusterView | undefined): Record<string, unknown> {
+  if (!rule.inventory) return rule.data;
+  if (!cluster) throw new ClusterLookupError('the template reads data.inventory, and no cluster snapshot is loaded');
+  let data = withInventory.get(cluster);
+  if (!data) withInventory.set(cluster, (data = { inventory: inventoryOfView(cluster) }));
+  return Object.keys(rule.data).length === 0 ? data : { ...rule.data, ...data };
 }
 
 /** A whole Rego evaluation's budget: the same as one CEL expression's. */
@@ -42,7 +58,7 @@ export function validateWithRego(request: AdmissionRequest, rule: RegoValidation
     result = withEvaluation(evaluation, () =>
       evaluateDocument(rule.policy, rule.violations, {
         input,
-        data: rule.data as Value,
+        data: dataOf(rule, context.cluster) as Value,
         strictBuiltinErrors: false,
         builtins: { now: context.now, charge: (units) => budget.charge(units) },
       }),

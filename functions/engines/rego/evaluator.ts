@@ -8,10 +8,11 @@ import { runUnitTests } from './unit-tests.js';
 
 /**
  * Why a rule as a format wrote it cannot run: its modules do not compile, or they read base documents under
- * data that the rule does not provide (Gatekeeper's data.inventory). Compiled once: the schema reuses it.
+ * data that the rule does not provide (data.inventory, when no kinds are synced for it). Compiled once: the
+ * schema reuses it.
  */
 function problemsOf(written: unknown): string[] {
-  const rule = written as { modules?: RegoSource[]; data?: Record<string, unknown> };
+  const rule = written as { modules?: RegoSource[]; data?: Record<string, unknown>; inventory?: unknown };
   if (!Array.isArray(rule?.modules)) return [];
   let policy: ReturnType<typeof compileSources>;
   try {
@@ -20,7 +21,7 @@ function problemsOf(written: unknown): string[] {
     if (error instanceof RegoError) return [error.message];
     throw error;
   }
-  const provided = new Set(Object.keys(rule.data ?? {}));
+  const provided = new Set([...Object.keys(rule.data ?? {}), ...(rule.inventory ? ['inventory'] : [])]);
   return [...policy.baseDocuments]
     .filter((name) => !provided.has(name.split('.')[0]!))
     .map((name) =>

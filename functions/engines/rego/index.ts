@@ -33,6 +33,7 @@ export const regoEngine: Engine<RegoValidation, never> = {
   },
   // A rule is itself alone: Gatekeeper judges the kinds a constraint matches, no pod templates of controllers.
   expand: (rule) => [rule],
+  clusterReads: (rule) => rule.inventory ?? [],
 };
 
 /** The compiler and a document's evaluation, for tools that run Rego outside a function (`npm run bench`). */
@@ -48,5 +49,6 @@ export async function runRegoUnitTests(sources: readonly RegoSource[], now: Date
 }
 
 export type { RegoValidation } from './admission-target.js';
+export { inventoryOf } from './inventory.js';
 export type { RegoSource } from './compile-sources.js';
 export type { RegoTestResult, RegoTestRun } from './unit-tests.js';

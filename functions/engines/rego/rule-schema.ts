@@ -1,7 +1,8 @@
 // A rule for the Rego engine as a rules document writes it (a format makes it from Gatekeeper's template and
-// constraint): the modules, the document whose members are the violations, the input's fixed fields, and
-// base documents under data. The modules compile as the document is validated, once per rules version; a
+// constraint): the modules, the document whose members are the violations, the input's fixed fields, base
+// documents under data, and whether data.inventory is the cluster's objects (and which kinds it must hold). The modules compile as the document is validated, once per rules version; a
 // module that does not compile makes the document invalid, with OPA's error and where.
+import { ClusterReadSchema } from '../../admission/cluster/cluster-reads.js';
 import * as v from '../../admission/schema.js';
 import type { RegoValidation } from './admission-target.js';
 import type { Evaluator } from './evaluator.js';
@@ -22,6 +23,8 @@ export function regoRuleSchemaOf(evaluator: () => Evaluator) {
       violations: v.pipe(v.string(), v.regex(/^data(\.[A-Za-z_][A-Za-z0-9_]*)+$/, 'expected a rule path, data.<package>.<rule>')),
       input: v.optional(v.record(v.string(), v.unknown()), () => ({})),
       data: v.optional(v.record(v.string(), v.unknown()), () => ({})),
+      // data.inventory is the cluster's objects (a referential template's), which the snapshot must hold these of.
+      inventory: v.optional(v.array(ClusterReadSchema)),
     }),
     v.rawTransform(({ dataset, addIssue, NEVER }): RegoValidation => {
       const written = dataset.value;
@@ -43,7 +46,14 @@ export function regoRuleSchemaOf(evaluator: () => Evaluator) {
         return NEVER;
       }
       const usesRegex = [...policy.builtinsCalled].some((name) => REGEX_BUILTINS.test(name));
-      return { policy, violations, input: written.input, data: written.data, usesRegex };
+      return {
+        policy,
+        violations,
+        input: written.input,
+        data: written.data,
+        usesRegex,
+        ...(written.inventory ? { inventory: written.inventory } : {}),
+      };
     }),
   );
 }

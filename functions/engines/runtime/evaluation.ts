@@ -1,7 +1,8 @@
 // The evaluation in progress, for the code an engine's library calls back with no way to pass it along (a
-// CEL function, a JMESPath function, RE2 matching): the cost budget its steps are charged to, and the clock
-// that time functions read, since policies never read the system's. Set around one evaluation and restored
+// CEL function, a JMESPath function, RE2 matching): the cost budget its steps are charged to, the clock
+// that time functions read, since policies never read the system's, and the cluster view lookups read. Set around one evaluation and restored
 // after it, so an evaluation inside another sees its own.
+import type { ClusterView } from '../../admission/cluster/cluster-view.js';
 import type { CostBudget } from './cost-budget.js';
 
 export interface Evaluation {
@@ -28,5 +29,21 @@ export function withEvaluation<T>(evaluation: Evaluation, work: () => T): T {
     return work();
   } finally {
     current = previous;
+  }
+}
+
+let cluster: ClusterView | undefined;
+
+/** The cluster view of the request being judged, for library functions that read the cluster (Kyverno's resource.Get). */
+export const currentCluster = (): ClusterView | undefined => cluster;
+
+/** Runs `work` with `view` as the cluster its lookups read. */
+export function withCluster<T>(view: ClusterView | undefined, work: () => T): T {
+  const previous = cluster;
+  cluster = view;
+  try {
+    return work();
+  } finally {
+    cluster = previous;
   }
 }

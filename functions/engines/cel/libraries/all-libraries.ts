@@ -1,6 +1,6 @@
 // The CEL environment's libraries beyond the engine's own, in one list: Kubernetes' (as the API server has them
-// for admission policies) and Kyverno's that need nothing outside the request. Kyverno's lookups of the
-// cluster, registries and HTTP are refused at compile (program.ts); its time, transform, random, x509 and yaml
+// for admission policies) and Kyverno's, its resource lookups answered from the cluster view. Kyverno's
+// lookups of registries and HTTP, and its writes, are refused at compile (program.ts); its time, transform, random, x509 and yaml
 // libraries are not here, so an expression that calls them does not compile, never fails at admission.
 import type { CelLibrary } from './cel-library.js';
 import { functionNamesOf, identifiersOf } from './cel-library.js';
@@ -11,6 +11,7 @@ import { kyvernoHashLibrary } from './kyverno-hash/library.js';
 import { kyvernoImageLibrary } from './kyverno-image/library.js';
 import { kyvernoJsonLibrary } from './kyverno-json/library.js';
 import { kyvernoMathLibrary } from './kyverno-math/library.js';
+import { kyvernoResourceLibrary } from './kyverno-resource/library.js';
 import { kyvernoUserLibrary } from './kyverno-user/library.js';
 import { listsLibrary } from './lists/library.js';
 import { quantityLibrary } from './quantity/library.js';
@@ -38,6 +39,7 @@ export const CEL_LIBRARIES: readonly CelLibrary[] = [
   kyvernoHashLibrary,
   kyvernoMathLibrary,
   kyvernoJsonLibrary,
+  kyvernoResourceLibrary,
 ];
 
 /** Every function the libraries declare, and `type`, which the engine overloads for each type they add. */

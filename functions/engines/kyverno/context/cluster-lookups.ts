@@ -1,14 +1,12 @@
 // What a Kyverno rule reads of the cluster, answered from the cluster view the function was handed (a
 // snapshot, or a test suite's mocks): context entries' `apiCall` (a GET by URL path, then its jmesPath) and
-// `configMap`, the Namespace labels a namespaceSelector reads, and the roles bound to the requesting user.
-// As Kyverno's loaders: a failed apiCall takes its `default` when it has one; a ConfigMap that is not there
+// `configMap` (a namespaceSelector's labels and a user's roles: match/cluster-subjects.ts). As Kyverno's loaders: a failed apiCall takes its `default` when it has one; a ConfigMap that is not there
 // is the rule's error. What the view does not hold is the rule's error (ClusterLookupError) even with a
 // default: the cluster may have it. A suite's values for an entry (Kyverno's values files) replace the lookup.
 import { answerApiGet, NotFoundError } from '../../../admission/cluster/api-path.js';
-import { CLUSTER_ROLE_BINDINGS, CONFIG_MAPS, NAMESPACES, ROLE_BINDINGS } from '../../../admission/cluster/cluster-reads.js';
+import { CONFIG_MAPS } from '../../../admission/cluster/cluster-reads.js';
 import { ClusterLookupError, type ClusterView } from '../../../admission/cluster/cluster-view.js';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
-import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
 import { units } from '../../runtime/size-units.js';
 import { searchJmesPath } from '../jmespath/jmespath.js';
 import type { ContextEntry } from '../policy/rule-schema.js';
@@ -66,54 +64,4 @@ export function configMapValue(name: string, reference: ConfigMapReference, cont
   const configMap = view.get(CONFIG_MAPS, namespace, mapName);
   if (!configMap) throw new Error(`context ${name}: failed to get configmap ${namespace}/${mapName}: configmaps "${mapName}" not found`);
   return configMap;
-}
-
-/** The labels of the request's namespace, for a namespaceSelector; none for a namespace the cluster does not have. */
-export function namespaceLabels(namespace: string, view: ClusterView | undefined): Record<string, string> {
-  if (!view) throw new ClusterLookupError("namespaceSelector reads the namespace's labels, and no cluster snapshot is loaded");
-  const object = view.get(NAMESPACES, undefined, namespace);
-  const metadata = isJsonObject(object?.metadata) ? object.metadata : {};
-  return isJsonObject(metadata.labels) ? (metadata.labels as Record<string, string>) : {};
-}
-
-interface Binding {
-  metadata?: { namespace?: string };
-  subjects?: { kind?: string; name?: string; namespace?: string }[];
-  roleRef?: { kind?: string; name?: string };
-}
-
-/** Whether a binding's subjects name the user: the User, one of their Groups, or their ServiceAccount. */
-function bindsUser(binding: Binding, user: AdmissionRequest['userInfo'], namespace: string): boolean {
-  const username = user.username ?? '';
-  return (binding.subjects ?? []).some((subject) => {
-    if (subject.kind === 'User') return subject.name === username;
-    if (subject.kind === 'Group') return (user.groups ?? []).includes(subject.name ?? '');
-    if (subject.kind === 'ServiceAccount') return username === `system:serviceaccount:${subject.namespace || namespace}:${subject.name}`;
-    return false;
-  });
-}
-
-const rolesByRequest = new WeakMap<AdmissionRequest, { view: ClusterView; roles: string[]; clusterRoles: string[] }>();
-
-/**
- * The roles bound to the requesting user, as Kyverno's GetRoleRef finds them: `<namespace>:<role>` for a
- * RoleBinding's Role, the name for a ClusterRole (of a RoleBinding or a ClusterRoleBinding). Once per request.
- */
-export function rolesOfUser(request: AdmissionRequest, view: ClusterView | undefined): { roles: string[]; clusterRoles: string[] } {
-  const cached = rolesByRequest.get(request);
-  if (cached && cached.view === view) return cached;
-  if (!view) throw new ClusterLookupError('roles and clusterRoles are bound to users in the cluster, and no cluster snapshot is loaded');
-  const roles = new Set<string>();
-  const clusterRoles = new Set<string>();
-  for (const binding of view.list(ROLE_BINDINGS) as readonly Binding[]) {
-    const namespace = binding.metadata?.namespace ?? '';
-    if (!bindsUser(binding, request.userInfo, namespace)) continue;
-    if (binding.roleRef?.kind === 'Role') roles.add(`${namespace}:${binding.roleRef.name}`);
-    else if (binding.roleRef?.kind === 'ClusterRole') clusterRoles.add(binding.roleRef.name ?? '');
-  }
-  for (const binding of view.list(CLUSTER_ROLE_BINDINGS) as readonly Binding[])
-    if (binding.roleRef?.kind === 'ClusterRole' && bindsUser(binding, request.userInfo, '')) clusterRoles.add(binding.roleRef.name ?? '');
-  const found = { view, roles: [...roles], clusterRoles: [...clusterRoles] };
-  rolesByRequest.set(request, found);
-  return found;
 }

@@ -3,14 +3,14 @@
 // annotations, selector, namespaceSelector, operations) and the requesting user (subjects, roles,
 // clusterRoles); every field it gives must hold. Kinds are written `Pod`, `v1/Pod`, `apps/v1/Deployment`,
 // `Pod/exec` (a subresource) or with wildcards. A namespace's labels and the roles bound to the user are
-// the cluster's, read from the cluster view (context/cluster-lookups.ts), and only when a filter asks.
+// the cluster's, read from the cluster view (cluster-subjects.ts), and only when a filter asks.
 import type { ClusterView } from '../../../admission/cluster/cluster-view.js';
 import { resourceOfKind } from '../../../admission/kubernetes/kind-resource.js';
 import { matchesGlob } from '../../../admission/kubernetes/glob.js';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { matchesLabelSelector } from '../../../admission/kubernetes/label-selector.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
-import { namespaceLabels, rolesOfUser } from '../context/cluster-lookups.js';
+import { namespaceLabels, rolesOfUser } from './cluster-subjects.js';
 import type { KyvernoRule, MatchBlock, ResourceFilter } from '../policy/rule-schema.js';
 
 export type { MatchBlock, ResourceFilter } from '../policy/rule-schema.js';

@@ -1,7 +1,9 @@
 // Gatekeeper's inventory: the cluster objects it syncs, as its referential policies read them under
 // data.inventory: `cluster[<apiVersion>][<kind>][<name>]` for cluster-scoped objects and
-// `namespace[<namespace>][<apiVersion>][<kind>][<name>]` for namespaced ones. `policy test` lays out a gator
-// case's `inventory:` objects this way; a function has none (such templates are refused there).
+// `namespace[<namespace>][<apiVersion>][<kind>][<name>]` for namespaced ones. Laid out from the cluster view
+// the function was handed (a snapshot, or a gator case's `inventory:` objects), once per view.
+import type { ClusterView } from '../../admission/cluster/cluster-view.js';
+
 type KubeObject = { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
 
 type Tree = Record<string, unknown>;
@@ -24,4 +26,22 @@ export function inventoryOf(objects: readonly unknown[]): { ok: true; inventory:
     else place(inventory, ['cluster', apiVersion, kind, name], object);
   }
   return { ok: true, inventory };
+}
+
+const inventories = new WeakMap<ClusterView, Tree>();
+
+/**
+ * The view's objects as data.inventory: every object it holds, each under the apiVersion and kind of its
+ * collection (a snapshot's items may lack their own). Made once per view, as Gatekeeper's cache is.
+ */
+export function inventoryOfView(view: ClusterView): Tree {
+  let inventory = inventories.get(view);
+  if (!inventory) {
+    const objects = view.collections.flatMap(({ apiVersion, kind, items }) => items.map((item) => ({ ...item, apiVersion, kind })));
+    const laidOut = inventoryOf(objects);
+    if (!laidOut.ok) throw new Error(laidOut.error);
+    inventory = laidOut.inventory;
+    inventories.set(view, inventory);
+  }
+  return inventory;
 }
