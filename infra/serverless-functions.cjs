@@ -31,6 +31,11 @@ module.exports = async ({ options, resolveVariable }) => {
   };
   const tokensParameter = await resolveVariable('param:tokensParameter');
   if (tokensParameter) optional.WEBHOOK_TOKENS_PARAMETER = tokensParameter;
+  // Only the functions that run uploaded manifests have rules that read the cluster, and only with a cluster named.
+  const clusterName = await resolveVariable('param:clusterName');
+  const snapshot = clusterName
+    ? { CLUSTER_NAME: clusterName, CLUSTER_SNAPSHOT_MAX_AGE_SECONDS: await resolveVariable('param:clusterSnapshotMaxAgeSeconds') }
+    : {};
   const functions = {};
   for (const { name, kind, route, routesEachPolicy } of registeredPolicies()) {
     const policy = { name, kind };
@@ -45,6 +50,7 @@ module.exports = async ({ options, resolveVariable }) => {
         RULES_PREFIX: '${env:RULES_PREFIX, param:rulesPrefix}',
         RULES_TTL_SECONDS: '${env:RULES_TTL_SECONDS, param:rulesTtlSeconds}',
         ...optional,
+        ...(routesEachPolicy ? snapshot : {}),
       },
       events: (routesEachPolicy ? [route, `${route}/{policy}`, `${route}/{policy}/{token}`] : [route, `${route}/{token}`]).map((path) => ({
         httpApi: { method: 'POST', path },

@@ -1,11 +1,12 @@
 // serverless.yml's monitoring, made from the policy registry, so a new policy is watched like the others:
 // - per policy, CloudWatch alarms on FailedOpen (any in 5 minutes), RulesUnavailable (any in 5 minutes),
 //   ServingLastKnownGood (for 15 minutes), the function's Errors and Throttles, and its p99 duration above
-//   half the timeout its webhook is registered with; for the HTTP API, any 5xx in 5 minutes;
+//   half the timeout its webhook is registered with; for the functions that run uploaded manifests,
+//   ClusterSnapshotUnavailable (any in 5 minutes); for the HTTP API, any 5xx in 5 minutes;
 // - the alarms notify the SNS topic of the alarmTopicArn param, or one created for the alarmEmail param;
 //   with neither they are still there, in the console, notifying no one;
-// - a dashboard: decisions and denials per policy, fail-open, rules state, latency p50/p99, cold starts,
-//   throttles;
+// - a dashboard: decisions and denials per policy, fail-open, rules and snapshot state, latency p50/p99,
+//   cold starts, throttles, the cluster snapshot's age;
 // - saved CloudWatch Logs Insights queries over every function's log group.
 // docs/architecture.md, "When enforcement lapses", says what each alarm means and what to do.
 const { normalisedName, registeredPolicies } = require('./registered-policies.cjs');
@@ -43,7 +44,20 @@ function policyAlarms(policy, prefix, actions) {
   const fn = { FunctionName: { Ref: `${id}LambdaFunction` } };
   const name = (what) => `${prefix}-${policy.name}-${what}`;
   const seeReadme = 'See docs/architecture.md, When enforcement lapses.';
+  // Rules that read the cluster come from uploaded manifests: only the functions that run them can lack a snapshot.
+  const snapshotAlarm = policy.routesEachPolicy
+    ? {
+        [`${id}ClusterSnapshotUnavailableAlarm`]: alarm({
+          name: name('cluster-snapshot-unavailable'),
+          metric: 'ClusterSnapshotUnavailable',
+          dimensions: own,
+          actions,
+          description: `${policy.name} had rules that read the cluster and no usable cluster snapshot (none, invalid, or older than CLUSTER_SNAPSHOT_MAX_AGE_SECONDS): each such rule's failure policy decided. ${seeReadme}`,
+        }),
+      }
+    : {};
   return {
+    ...snapshotAlarm,
     [`${id}FailedOpenAlarm`]: alarm({
       name: name('failed-open'),
       metric: 'FailedOpen',
@@ -125,11 +139,13 @@ function dashboard(prefix) {
     widget('Denials per policy', [search(`${decisions} Outcome="denied"`, 'Sum', '')], 12, 0),
     widget('Admitted without evaluation (FailedOpen)', [search(perPolicy('FailedOpen'), 'Sum', '')], 0, 6),
     widget(
-      'Rules state: serving last known good, unavailable, invalid versions',
+      'Rules state: serving last known good, unavailable, invalid versions; cluster snapshot unusable',
       [
         search(perPolicy('ServingLastKnownGood'), 'Maximum', ''),
         search(perPolicy('RulesUnavailable'), 'Sum', ''),
         search(perPolicy('InvalidRulesVersion'), 'Sum', ''),
+        search(perPolicy('ClusterSnapshotUnavailable'), 'Sum', ''),
+        search(perPolicy('InvalidClusterSnapshot'), 'Sum', ''),
       ],
       12,
       6,
@@ -142,6 +158,7 @@ function dashboard(prefix) {
     ),
     widget('Cold starts', [search(perPolicy('ColdStart'), 'Sum', '')], 12, 12),
     widget('Throttles', [search(`{AWS/Lambda,FunctionName} MetricName="Throttles" FunctionName="${prefix}-"`, 'Sum', '')], 0, 18),
+    widget('Cluster snapshot age (seconds, oldest served)', [search(perPolicy('ClusterSnapshotAge'), 'Maximum', '')], 12, 18),
   ];
   return {
     Type: 'AWS::CloudWatch::Dashboard',

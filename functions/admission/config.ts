@@ -3,7 +3,7 @@
 import * as v from './schema.js';
 import { FailurePolicySchema } from './rules/rules-document-schema.js';
 import { issueLines } from './schema-issues.js';
-import { DEFAULT_RULES_MAX_BYTES } from './rules/rules-source.js';
+import { DEFAULT_RULES_MAX_BYTES, DEFAULT_SNAPSHOT_MAX_BYTES } from './rules/rules-source.js';
 
 // Numbers as environment variables write them; Number('') and Number('x') are NaN, which v.number() refuses.
 const numberText = v.pipe(v.string(), v.transform(Number), v.number());
@@ -28,6 +28,13 @@ const ConfigEntries = {
   WEBHOOK_TOKENS_MAX_AGE_SECONDS: v.optional(positive, '300'),
   /** An SSM-compatible endpoint, for tests. */
   SSM_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  /** The cluster whose snapshot rules that read the cluster are answered from (`clusters/<name>.json` beside the rules). */
+  CLUSTER_NAME: v.optional(
+    v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$/, 'expected a cluster name: lower-case letters, digits, - and .')),
+  ),
+  /** Older snapshots are not used: rules that read the cluster resolve by their failure policy. */
+  CLUSTER_SNAPSHOT_MAX_AGE_SECONDS: v.optional(positive, '900'),
+  CLUSTER_SNAPSHOT_MAX_BYTES: v.optional(positiveInteger, String(DEFAULT_SNAPSHOT_MAX_BYTES)),
 };
 const ConfigSchema = v.object(ConfigEntries);
 export type Config = v.InferOutput<typeof ConfigSchema>;

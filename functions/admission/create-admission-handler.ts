@@ -5,7 +5,8 @@
 //   authenticateCaller   before: with tokens configured, 401 unless the path or a Bearer header carries one
 //   normaliseEvent       before: API Gateway v1/v2 event → { body, receivedAtMs, apiserverTimeoutMs } (405/413/415/400)
 //   parseAdmissionReview before: body → AdmissionReview (400 naming the field)
-//   decideAdmission      handler: rules + policy under the deadline, failure policy, decision log and metrics
+//   decideAdmission      handler: rules (and, for rules that read the cluster, its snapshot) + policy under the
+//                        deadline, failure policy, decision log and metrics
 import './shared-chunk.js'; // the bundle's layout: see that file
 import middy from '@middy/core';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -19,13 +20,16 @@ import { createPolicyMetrics } from './observe/metrics.js';
 import { type AdmissionEvent, jsonHttpResponse, normaliseEvent, parseAdmissionReview } from './http/middlewares.js';
 import type { Policy } from './policy.js';
 import { createRulesLoader } from './rules/rules-loader.js';
-import { rulesSourceFromConfig } from './rules/rules-source-from-config.js';
+import { rulesSourceFromConfig, snapshotSourceFromConfig } from './rules/rules-source-from-config.js';
+import { createSnapshotLoader } from './cluster/snapshot-loader.js';
 import type { RulesSource } from './rules/rules-source.js';
 import { webhookTokensFrom } from './http/webhook-tokens.js';
 
 export interface HandlerOptions {
   config?: Config;
   rulesSource?: RulesSource;
+  /** Where the cluster snapshot is read (default: beside the rules, as the config says). */
+  snapshotSource?: RulesSource;
   /** The clock policies are handed (`portcullis invoke --now` and the tests fix it). */
   clock?: () => Date;
 }
@@ -53,7 +57,14 @@ export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOpt
     loadRules().catch(() => undefined),
     config.POLICY_TIMEOUT_MS,
   );
-  const decide = createDecideAdmission(policy, loadRules, config, { clock: options.clock, metrics });
+  const loadSnapshot = createSnapshotLoader({
+    source: options.snapshotSource ?? snapshotSourceFromConfig(config),
+    cluster: config.CLUSTER_NAME,
+    maxAgeSeconds: config.CLUSTER_SNAPSHOT_MAX_AGE_SECONDS,
+    clock: options.clock,
+    onInvalidVersion: metrics.invalidClusterSnapshot,
+  });
+  const decide = createDecideAdmission(policy, loadRules, config, { clock: options.clock, metrics, loadSnapshot });
   const webhookTokens = webhookTokensFrom(config);
   const handler = middy()
     .use({ before: (request) => logger.addContext(request.context) })

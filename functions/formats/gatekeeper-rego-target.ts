@@ -6,7 +6,7 @@
 // namespacing makes it. The input is the engine's admission target's (`review`) and `parameters`, the
 // constraint's spec.parameters ({} when absent); violations are data.<package>.violation. A referential
 // template's data.inventory is the cluster view's objects, of the kinds its requires-sync-data names.
-import { type ClusterRead, uniqueReads } from '../admission/cluster/cluster-reads.js';
+import { type ClusterRead, readOf, uniqueReads } from '../admission/cluster/cluster-reads.js';
 import { resourceOfKind } from '../admission/kubernetes/kind-resource.js';
 import type { RegoSource } from '../engines/rego/index.js';
 import { type Manifest, nameOf } from './policy-format.js';
@@ -122,7 +122,11 @@ export function syncedReads(template: Manifest): ClusterRead[] | undefined | { e
     const [groups, versions, kinds] = lists as string[][];
     for (const group of groups!)
       for (const version of versions!)
-        for (const kind of kinds!) reads.push({ apiVersion: group ? `${group}/${version}` : version, resource: resourceOfKind(kind) });
+        for (const kind of kinds!) {
+          const read = readOf({ apiVersion: group ? `${group}/${version}` : version, resource: resourceOfKind(kind) });
+          if (typeof read === 'string') return { error: `ConstraintTemplate ${nameOf(template)}: ${SYNC_ANNOTATION} ${kind}: ${read}` };
+          reads.push(read);
+        }
   }
   return uniqueReads(reads);
 }

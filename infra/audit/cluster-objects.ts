@@ -41,8 +41,8 @@ interface ListBody {
   message?: string;
 }
 
-/** One GET against the API server, its JSON body; a status other than 200 throws with the server's message. */
-async function getJson(config: KubeConfig, path: string): Promise<ListBody> {
+/** One GET against the API server: its status and JSON body (undefined when it is not JSON). */
+export async function kubeconfigGet(config: KubeConfig, path: string): Promise<{ status: number; body: unknown; text: string }> {
   const url = new URL(path, config.getCurrentCluster()!.server);
   const options: Parameters<typeof request>[1] = { method: 'GET', headers: { accept: 'application/json' } };
   await config.applyToHTTPSOptions(options);
@@ -52,19 +52,25 @@ async function getJson(config: KubeConfig, path: string): Promise<ListBody> {
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        let body: ListBody | undefined;
+        let body: unknown;
         try {
           body = JSON.parse(text);
         } catch {
           body = undefined;
         }
-        if (response.statusCode === 200 && body) resolve(body);
-        else reject(new HttpStatusError(response.statusCode ?? 0, body?.message ?? (text.slice(0, 200) || `HTTP ${response.statusCode}`)));
+        resolve({ status: response.statusCode ?? 0, body, text });
       });
     });
     call.on('error', reject);
     call.end();
   });
+}
+
+/** One GET against the API server, its JSON body; a status other than 200 throws with the server's message. */
+async function getJson(config: KubeConfig, path: string): Promise<ListBody> {
+  const { status, body, text } = await kubeconfigGet(config, path);
+  if (status === 200 && body) return body as ListBody;
+  throw new HttpStatusError(status, (body as ListBody | undefined)?.message ?? (text.slice(0, 200) || `HTTP ${status}`));
 }
 
 /** Every object of the resources, with apiVersion and kind set (list items carry neither); notes for what was skipped. */

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { print } from './cli-output.js';
 import { registerAuditCommand } from './audit-command.js';
+import { registerClusterCommand } from './cluster-command.js';
 import { registerEventCommand } from './event-command.js';
 import { registerInvokeCommand } from './invoke-command.js';
 import { registerNewPolicyCommand } from './new-policy-command.js';
@@ -30,6 +31,7 @@ export function createProgram(): Command {
   registerEventCommand(program);
   registerWebhookConfigCommand(program);
   registerAuditCommand(program);
+  registerClusterCommand(program);
   registerNewPolicyCommand(program);
   return program;
 }

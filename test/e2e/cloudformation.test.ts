@@ -124,6 +124,21 @@ describe('the packaged CloudFormation template', () => {
     );
   });
 
+  it('with a cluster name, the functions that run uploaded manifests are told it and the snapshot age limit; the others nothing', () => {
+    const withCluster = JSON.parse(
+      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
+    ) as Template;
+    const environments = Object.values(withCluster.Resources)
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+      .map((fn) => [fn.Properties.FunctionName, fn.Properties.Environment.Variables] as const);
+    for (const [name, variables] of environments) {
+      const runsManifests = /-(cel|mutations)$/.test(String(name));
+      expect(variables.CLUSTER_NAME, String(name)).toBe(runsManifests ? 'prod' : undefined);
+      expect(variables.CLUSTER_SNAPSHOT_MAX_AGE_SECONDS, String(name)).toBe(runsManifests ? '900' : undefined);
+    }
+    expect(environments.length).toBeGreaterThan(2);
+  });
+
   it('with a tokens parameter, every function is told its name and may read exactly that parameter', () => {
     const withTokens = JSON.parse(
       readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),

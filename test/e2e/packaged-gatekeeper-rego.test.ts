@@ -3,7 +3,7 @@
 // only changes), every case of its gator suite, assertion counts included, read from the denial's
 // `[<constraint>] <msg>` lines. The referential templates (data.inventory: storageclass and
 // uniqueserviceselector) are accepted, naming the kinds their requires-sync-data annotation syncs; the
-// packaged function has no cluster snapshot to hand them yet, so `policy test` runs their cases with the
+// run here gets no cluster snapshot (packaged-cluster-snapshot.test.ts gives one), so `policy test` runs their cases with the
 // suite's inventory (test/integration/policy-test-rego.test.ts).
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';

@@ -19,8 +19,8 @@ afterAll(removeRulesFolders);
 const NEED_THE_CLUSTER: Record<string, RegExp> = {
   'other-vpol/allowed-base-images': /image\.GetMetadata reads a registry/,
 };
-// The suites whose policies read the cluster: the packaged function has no cluster snapshot to hand them yet,
-// so `policy test` runs them with what their suites describe (policy-test-cli.test.ts), not this test.
+// The suites whose policies read the cluster: these runs hand the packaged function no cluster snapshot
+// (packaged-cluster-snapshot.test.ts does), so `policy test` runs them with what their suites describe.
 const READ_THE_CLUSTER = [
   'best-practices-vpol/disallow-default-namespace',
   'other-vpol/advanced-restrict-image-registries',

@@ -30,8 +30,8 @@ const REFUSALS: Record<string, number> = {
   'generate rules write to the cluster': 4,
   'imageRegistry reads an image registry': 4,
 };
-// Accepted suites whose rules read the cluster: the packaged function has no cluster snapshot to hand them
-// yet, so they are run by `policy test` with what their suites describe (policy-test-cli.test.ts), not here.
+// Accepted suites whose rules read the cluster: these runs hand the packaged function no cluster snapshot
+// (packaged-cluster-snapshot.test.ts does), so `policy test` runs them with what their suites describe.
 const READ_THE_CLUSTER = 8;
 
 const verdicts = suites.map((suite) => ({ suite, result: parseRulesDocument(celPolicy, enforced(suite)) }));

@@ -40,7 +40,8 @@ function bundleOf(folder: string): string {
 
 const ROOTS = [join(CORPORA, 'kyverno-clusterpolicy'), join(CORPORA, 'kyverno-mpol')];
 const folders = ROOTS.flatMap(mutationFolders);
-// A bundle whose rules read the cluster waits for a cluster snapshot in the function; `policy test` runs its suite.
+// A bundle whose rules read the cluster needs a cluster snapshot, which these runs do not give:
+// `policy test` runs its suite.
 const readsCluster = (rules: { parameters: unknown }[]) =>
   rules.some((rule) => (mutationsPolicy.clusterReads?.(rule.parameters as never) ?? []).length > 0);
 const runnable = folders.filter((folder) => {

@@ -34,8 +34,8 @@ const mpolSuites = kyvernoSuites(join(CORPORA, 'kyverno-mpol'));
 
 // Why a mutate rule is refused, and how many rules of the library each reason refuses.
 const REFUSALS: Record<string, number> = {};
-// Accepted suites whose mutate rules read the cluster: the packaged function has no cluster snapshot to hand
-// them yet, so `policy test` runs them with what their suites describe (policy-test-cli.test.ts), not here.
+// Accepted suites whose mutate rules read the cluster: these runs hand the packaged function no cluster snapshot
+// (packaged-cluster-snapshot.test.ts does), so `policy test` runs them with what their suites describe.
 const READ_THE_CLUSTER = ['other/dns-policy-and-dns-config'];
 
 // The same for the MutatingPolicy suites.

@@ -1,7 +1,8 @@
-// A loopback HTTPS server that speaks the Kubernetes list API, for `audit` against "a cluster": GET
-// /api/v1/<resource> and /apis/<group>/<version>/<resource> across namespaces, paged by `limit` and
-// `continue`; a resource can answer 403 (not allowed to list), or 410 Gone for its first continue token
-// (the token expired, as etcd compaction does). Every request is recorded with its bearer token.
+// A loopback HTTPS server that speaks the Kubernetes list and get API, for `audit` and the snapshot writers
+// against "a cluster": GET /api/v1/<resource> and /apis/<group>/<version>/<resource> across namespaces,
+// `/namespaces/<ns>/<resource>` in one, paged by `limit` and `continue`, and `…/<resource>/<name>` one
+// object (404 when there is none); a path can answer 403 (not allowed), or 410 Gone for its first continue
+// token (the token expired, as etcd compaction does). Every request is recorded with its bearer token.
 import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +25,16 @@ export interface ListApi {
   close(): Promise<void>;
 }
 
+/** A path's collection across namespaces (`/api/v1/pods`), and the namespace and name it narrows to. */
+function partsOf(path: string): { base: string; namespace?: string; name?: string } {
+  const segments = path.split('/').filter(Boolean);
+  const root = segments[0] === 'apis' ? segments.slice(0, 3) : segments.slice(0, 2);
+  let rest = segments.slice(root.length);
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3) [namespace, rest] = [rest[1], rest.slice(2)];
+  return { base: `/${[...root, rest[0]].join('/')}`, namespace, ...(rest[1] ? { name: rest[1] } : {}) };
+}
+
 export async function startListApi(directory: string, options: ListApiOptions): Promise<ListApi> {
   const tls = await ensureLocalTls(directory);
   const requests: ListApi['requests'] = [];
@@ -41,8 +52,21 @@ export async function startListApi(directory: string, options: ListApiOptions): 
         send(code, { apiVersion: 'v1', kind: 'Status', status: 'Failure', code, reason, message });
       if (options.forbidden?.includes(url.pathname))
         return status(403, 'Forbidden', `${url.pathname} is forbidden: User "auditor" cannot list resource`);
-      const resource = url.pathname.split('/').pop()!;
-      const listed = options.objects[url.pathname] ?? { kind: `${resource[0]!.toUpperCase()}${resource.slice(1, -1)}`, items: [] };
+      const { base, namespace, name } = partsOf(url.pathname);
+      const resource = base.split('/').pop()!;
+      const all = options.objects[base] ?? { kind: `${resource[0]!.toUpperCase()}${resource.slice(1, -1)}`, items: [] };
+      const metadataOf = (item: unknown) => (item as { metadata?: { name?: string; namespace?: string } }).metadata ?? {};
+      const inScope = namespace === undefined ? all.items : all.items.filter((item) => metadataOf(item).namespace === namespace);
+      if (name !== undefined) {
+        const found = inScope.find((item) => metadataOf(item).name === name);
+        if (!found) return status(404, 'NotFound', `${resource} "${name}" not found`);
+        return send(200, {
+          apiVersion: base.startsWith('/apis/') ? base.split('/').slice(2, 4).join('/') : 'v1',
+          kind: all.kind,
+          ...(found as object),
+        });
+      }
+      const listed = { kind: all.kind, items: inScope };
       const token = url.searchParams.get('continue');
       if (token && options.expiring?.includes(url.pathname) && !expired.has(url.pathname)) {
         expired.add(url.pathname);

@@ -28,6 +28,9 @@ const isComputed = (text: string | undefined) => text?.includes('{{') === true;
 export function readOf(type: ResourceType, namespace?: string, objectName?: string): ClusterRead | string {
   if (isComputed(type.apiVersion) || isComputed(type.resource))
     return `the resource (${type.apiVersion} ${type.resource}) is computed per request, so no snapshot can know what to read`;
+  // A snapshot is an object in the rules bucket: Secrets' data must not be copied there.
+  if (type.apiVersion === 'v1' && type.resource === 'secrets')
+    return 'reads Secrets, whose data a cluster snapshot in the bucket must not hold';
   if (isComputed(namespace)) return { ...type };
   return {
     ...type,

@@ -145,3 +145,18 @@ export function completeView(objects: readonly Record<string, unknown>[], variab
   }
   return clusterView([...collections.values()], { complete: true, ...(variables ? { variables } : {}) });
 }
+
+/** A view that answers nothing, saying why (no snapshot, one too old): every rule that reads it resolves by its failure policy. */
+export function unavailableView(reason: string): ClusterView {
+  const refuse = (): never => {
+    throw new ClusterLookupError(reason);
+  };
+  return {
+    get: refuse,
+    list: refuse,
+    kindOf: refuse,
+    get collections(): readonly Collection[] {
+      return refuse();
+    },
+  };
+}

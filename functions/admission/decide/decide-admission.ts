@@ -1,6 +1,8 @@
 // The handler at the centre of the stack: loads the rules and evaluates the policy under the deadline, and
 // resolves timeouts, thrown errors and unavailable rules by the failure policy. Logs one line per decision.
 import type { Context } from 'aws-lambda';
+import { type ClusterView, unavailableView } from '../cluster/cluster-view.js';
+import type { SnapshotState } from '../cluster/snapshot-loader.js';
 import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict, WARNING_MAX_LENGTH } from '../review/admission-response.js';
 import type { Config } from '../config.js';
 import { budgetMs, DeadlineExceededError, withDeadline, WorkDeadline } from './deadline.js';
@@ -96,6 +98,8 @@ function routedToMissingPolicy(policyName: string, routed: string, rulesVersion:
 export interface DecideOptions {
   clock?: () => Date;
   metrics?: PolicyMetrics;
+  /** The cluster snapshot, for rules that read the cluster; without it, such rules resolve by their failure policy. */
+  loadSnapshot?: () => Promise<SnapshotState>;
 }
 
 /** What a request's handling has learned so far, for the failure policy to read if a later step throws. */
@@ -103,6 +107,25 @@ interface Progress<P> {
   rules?: LoadedRules<P>;
   /** The failure policy of what is evaluated: the document's, or the routed policy's own. */
   failurePolicy?: FailurePolicy;
+  /** The cluster snapshot the rules read, when they read one. */
+  snapshot?: SnapshotState;
+}
+
+const NO_SNAPSHOT: SnapshotState = {
+  view: unavailableView('the rule reads the cluster, and this function loads no cluster snapshot'),
+  unavailable: 'this function loads no cluster snapshot',
+};
+
+// Whether any rule of a document reads the cluster, known once per document (routed documents are kept per rules version).
+const readingTheCluster = new WeakMap<object, boolean>();
+
+function readsCluster<P>(policy: Policy<P>, document: RulesDocument<P>): boolean {
+  let reads = readingTheCluster.get(document);
+  if (reads === undefined) {
+    reads = policy.clusterReads !== undefined && document.rules.some((rule) => policy.clusterReads!(rule.parameters).length > 0);
+    readingTheCluster.set(document, reads);
+  }
+  return reads;
 }
 
 /**
@@ -114,7 +137,7 @@ export function createDecideAdmission<P>(
   policy: Policy<P>,
   loadRules: () => Promise<LoadedRules<P>>,
   config: Config,
-  { clock = () => new Date(), metrics }: DecideOptions = {},
+  { clock = () => new Date(), metrics, loadSnapshot = async () => NO_SNAPSHOT }: DecideOptions = {},
 ) {
   const walksWholeObject = policy.walksWholeObject ?? policy.kind === 'mutating';
   // Mutation (immer drafts and the JSON Patch diff) is a chunk of its own: a validating function never loads
@@ -148,10 +171,11 @@ export function createDecideAdmission<P>(
       if (nestedDeeperThan(request[field])) throw new ObjectTooDeepError(`request.${field}`);
   }
 
-  async function evaluateOrMutate(document: RulesDocument<P>, request: AdmissionRequest, deadline: WorkDeadline) {
+  async function evaluateOrMutate(document: RulesDocument<P>, request: AdmissionRequest, deadline: WorkDeadline, cluster?: ClusterView) {
+    const context = { now: clock(), deadline, ...(cluster ? { cluster } : {}) };
     return policy.kind === 'validating'
-      ? await evaluateRules(policy, document, request, { now: clock(), deadline })
-      : await (await mutation!).mutateRules(policy, document, request, { now: clock(), deadline });
+      ? await evaluateRules(policy, document, request, context)
+      : await (await mutation!).mutateRules(policy, document, request, context);
   }
 
   function decisionOf(outcome: Awaited<ReturnType<typeof evaluateOrMutate>>, rulesVersion: string): Decision {
@@ -173,7 +197,8 @@ export function createDecideAdmission<P>(
     if (!document) return routedToMissingPolicy(policy.name, routed!, rules.version);
     progress.failurePolicy = document.failurePolicy;
     refuseObjectsTooDeep(event.review.request);
-    const outcome = await evaluateOrMutate(document, event.review.request, deadline);
+    if (readsCluster(policy, document)) progress.snapshot = await loadSnapshot();
+    const outcome = await evaluateOrMutate(document, event.review.request, deadline, progress.snapshot?.view);
     return decisionOf(outcome, rules.version);
   }
 
@@ -196,6 +221,7 @@ export function createDecideAdmission<P>(
     rules: string,
     durationMs: number,
     lastKnownGood: string | undefined,
+    snapshot: SnapshotState | undefined,
   ) {
     writeDecision({
       policy: policy.name,
@@ -213,6 +239,7 @@ export function createDecideAdmission<P>(
       rulesVersion: decision.rulesVersion,
       failedOpen: decision.failed === 'open',
       servingLastKnownGood: lastKnownGood,
+      ...(snapshot ? { clusterSnapshot: snapshotFields(snapshot) } : {}),
       durationMs,
       details: decision.logDetails,
     });
@@ -233,7 +260,9 @@ export function createDecideAdmission<P>(
     const outcome = outcomeOf(decision);
     const durationMs = Date.now() - startedAt;
     const lastKnownGood = progress.rules?.ok ? progress.rules.lastKnownGood : undefined;
-    logDecision(review.request, decision, outcome, rules, durationMs, lastKnownGood);
+    logDecision(review.request, decision, outcome, rules, durationMs, lastKnownGood, progress.snapshot);
+    if (progress.snapshot)
+      metrics?.clusterSnapshot({ ageSeconds: progress.snapshot.ageSeconds, unavailable: progress.snapshot.unavailable !== undefined });
     metrics?.decision({
       outcome,
       latencyMs: durationMs,
@@ -242,6 +271,11 @@ export function createDecideAdmission<P>(
     });
     return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: toAdmissionResponse(review.request.uid, decision.verdict) };
   };
+}
+
+/** The snapshot a decision's rules read, as its log line says: version, age, and why it was not used. */
+function snapshotFields({ version, ageSeconds, unavailable }: SnapshotState): Record<string, unknown> {
+  return { ...(version ? { version } : {}), ...(ageSeconds !== undefined ? { ageSeconds } : {}), ...(unavailable ? { unavailable } : {}) };
 }
 
 /** Adds the decision's audit annotations; returns its rules as one list, which the log line reuses. */

@@ -26,6 +26,13 @@ export interface PolicyMetrics {
   decision(measures: DecisionMeasures): void;
   /** A new rules version was refused (the last good one, if any, stays). */
   invalidRulesVersion(): void;
+  /**
+   * A decision whose rules read the cluster: the snapshot's age, or that none could be used (none, invalid,
+   * older than the maximum age), when the rules that read it resolved by their failure policy.
+   */
+  clusterSnapshot(measures: { ageSeconds?: number; unavailable: boolean }): void;
+  /** A new cluster snapshot version was refused (the last good one, if any, stays). */
+  invalidClusterSnapshot(): void;
 }
 
 function metricsEnabled(): boolean {
@@ -33,7 +40,7 @@ function metricsEnabled(): boolean {
   return !getBooleanFromEnv({ key: 'POWERTOOLS_METRICS_DISABLED', defaultValue: false, extendedParsing: true });
 }
 
-type Unit = 'Count' | 'Milliseconds';
+type Unit = 'Count' | 'Milliseconds' | 'Seconds';
 
 /**
  * An EMF line for `sets` (one directive each, dimensions service and Policy first), cut in two around the
@@ -66,6 +73,9 @@ export function createPolicyMetrics(policyName: string): PolicyMetrics {
     },
   ]);
   const invalidVersionLine = emfLine(policyName, [{ metrics: { InvalidRulesVersion: 'Count' } }]);
+  const snapshotLine = emfLine(policyName, [{ metrics: { ClusterSnapshotAge: 'Seconds', ClusterSnapshotUnavailable: 'Count' } }]);
+  const snapshotUnavailableLine = emfLine(policyName, [{ metrics: { ClusterSnapshotUnavailable: 'Count' } }]);
+  const invalidSnapshotLine = emfLine(policyName, [{ metrics: { InvalidClusterSnapshot: 'Count' } }]);
   let coldStart = 1;
 
   /** `values` is JSON text of the line's remaining members: numbers and the fixed Outcome names only. */
@@ -84,6 +94,14 @@ export function createPolicyMetrics(policyName: string): PolicyMetrics {
     },
     invalidRulesVersion() {
       write(invalidVersionLine, ',"InvalidRulesVersion":1');
+    },
+    clusterSnapshot({ ageSeconds, unavailable }) {
+      // No age without a snapshot: an absent value would read as a fresh one.
+      if (ageSeconds === undefined) write(snapshotUnavailableLine, ',"ClusterSnapshotUnavailable":1');
+      else write(snapshotLine, `,"ClusterSnapshotAge":${ageSeconds},"ClusterSnapshotUnavailable":${unavailable ? 1 : 0}`);
+    },
+    invalidClusterSnapshot() {
+      write(invalidSnapshotLine, ',"InvalidClusterSnapshot":1');
     },
   };
 }

@@ -6,7 +6,15 @@
 // read: it is an invalid version, and the last good rules stay.
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { contentVersion, HEAD_BYTES, type RawRules, type RulesSource, RulesUnavailableError, tooLarge } from './rules-source.js';
+import {
+  contentVersion,
+  HEAD_BYTES,
+  type RawRules,
+  type RulesSource,
+  RulesUnavailableError,
+  rulesFileName,
+  tooLarge,
+} from './rules-source.js';
 
 function readHead(path: string): Uint8Array {
   const head = Buffer.alloc(HEAD_BYTES);
@@ -29,11 +37,22 @@ export interface DirectoryRulesSourceOptions {
   maxBytes: number;
   ttlMs: number;
   now?: () => number;
+  /** The file a name is read from, in the directory (rulesFileName: `<policy>.yaml`). */
+  fileName?: (name: string) => string;
+  /** The setting maxBytes comes from, for the message of a file too large. */
+  maxBytesSetting?: string;
 }
 
-export function directoryRulesSource({ directory, maxBytes, ttlMs, now = Date.now }: DirectoryRulesSourceOptions): RulesSource {
+export function directoryRulesSource({
+  directory,
+  maxBytes,
+  ttlMs,
+  now = Date.now,
+  fileName = rulesFileName,
+  maxBytesSetting,
+}: DirectoryRulesSourceOptions): RulesSource {
   const cache = new Map<string, CachedFile>();
-  const pathOf = (policyName: string) => join(directory, `${policyName}.yaml`);
+  const pathOf = (policyName: string) => join(directory, fileName(policyName));
 
   async function load(policyName: string): Promise<RawRules> {
     const path = pathOf(policyName);
@@ -49,13 +68,21 @@ export function directoryRulesSource({ directory, maxBytes, ttlMs, now = Date.no
       }
       let rules: RawRules;
       if (info.size > maxBytes) {
-        rules = { version: `size:${info.size}:mtime:${info.mtimeMs}`, refused: tooLarge(info.size, maxBytes), head: readHead(path) };
+        rules = {
+          version: `size:${info.size}:mtime:${info.mtimeMs}`,
+          refused: tooLarge(info.size, maxBytes, maxBytesSetting),
+          head: readHead(path),
+        };
       } else {
         const bytes = readFileSync(path);
         // The file may have grown since the stat.
         rules =
           bytes.length > maxBytes
-            ? { version: contentVersion(bytes), refused: tooLarge(bytes.length, maxBytes), head: bytes.subarray(0, HEAD_BYTES) }
+            ? {
+                version: contentVersion(bytes),
+                refused: tooLarge(bytes.length, maxBytes, maxBytesSetting),
+                head: bytes.subarray(0, HEAD_BYTES),
+              }
             : { version: contentVersion(bytes), bytes };
       }
       cache.set(policyName, { stamp, rules, checkedAt });

@@ -1,14 +1,23 @@
-// Picks the rules source the environment asks for: S3 when RULES_BUCKET is set, else the directory. The S3
+// Picks the rules source the environment asks for: S3 when RULES_BUCKET is set, else the directory; the
+// cluster snapshot is read from the same place, under its own name. The S3
 // code is not a lazy chunk: the first load runs synchronously where the handler is created, in Lambda's
 // init phase, up to the GET on the wire (see aws/signed-request.ts); node:http(s) and node:crypto load only
 // then, so a function reading rules from a directory never loads them.
 import { s3ObjectReader } from '../aws/s3-get-object.js';
+import { snapshotFileName } from '../cluster/snapshot-loader.js';
 import type { Config } from '../config.js';
 import { directoryRulesSource } from './directory-rules-source.js';
 import type { RulesSource } from './rules-source.js';
 import { s3RulesSource } from './s3-rules-source.js';
 
-function createS3Source(config: Config & { RULES_BUCKET: string }): RulesSource {
+/** Where a source reads, and how much: the rules' own, or the cluster snapshot's (its name and limit). */
+interface Reading {
+  fileName?: (name: string) => string;
+  maxBytes: number;
+  maxBytesSetting?: string;
+}
+
+function createS3Source(config: Config & { RULES_BUCKET: string }, reading: Reading): RulesSource {
   // A fetch may outlive one request's patience (served from cache meanwhile) but never the longest deadline.
   const abortAfterMs = Math.max(config.POLICY_TIMEOUT_MS, 1000);
   return s3RulesSource({
@@ -18,13 +27,22 @@ function createS3Source(config: Config & { RULES_BUCKET: string }): RulesSource 
     ttlMs: config.RULES_TTL_SECONDS * 1000,
     fetchTimeoutMs: config.RULES_FETCH_TIMEOUT_MS,
     abortAfterMs,
-    maxBytes: config.RULES_MAX_BYTES,
+    ...reading,
   });
 }
 
-export function rulesSourceFromConfig(config: Config): RulesSource {
+function sourceFromConfig(config: Config, reading: Reading): RulesSource {
   const bucket = config.RULES_BUCKET;
-  if (!bucket)
-    return directoryRulesSource({ directory: config.RULES_DIR, maxBytes: config.RULES_MAX_BYTES, ttlMs: config.RULES_TTL_SECONDS * 1000 });
-  return createS3Source({ ...config, RULES_BUCKET: bucket });
+  if (!bucket) return directoryRulesSource({ directory: config.RULES_DIR, ttlMs: config.RULES_TTL_SECONDS * 1000, ...reading });
+  return createS3Source({ ...config, RULES_BUCKET: bucket }, reading);
 }
+
+export const rulesSourceFromConfig = (config: Config): RulesSource => sourceFromConfig(config, { maxBytes: config.RULES_MAX_BYTES });
+
+/** The cluster snapshot's source: beside the rules, `clusters/<CLUSTER_NAME>.json`, with its own size limit. */
+export const snapshotSourceFromConfig = (config: Config): RulesSource =>
+  sourceFromConfig(config, {
+    fileName: snapshotFileName,
+    maxBytes: config.CLUSTER_SNAPSHOT_MAX_BYTES,
+    maxBytesSetting: 'CLUSTER_SNAPSHOT_MAX_BYTES',
+  });

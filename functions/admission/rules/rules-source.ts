@@ -4,6 +4,9 @@
 /** RULES_MAX_BYTES' default: far above a usual rules document, and still parsed well within a request's time. */
 export const DEFAULT_RULES_MAX_BYTES = 2 * 1024 * 1024;
 
+/** CLUSTER_SNAPSHOT_MAX_BYTES' default: a cluster's objects that policies read, with room to spare. */
+export const DEFAULT_SNAPSHOT_MAX_BYTES = 32 * 1024 * 1024;
+
 export interface RawRules {
   /** Content hash, or the S3 object's VersionId / ETag: recorded with every decision. */
   version: string;
@@ -22,6 +25,9 @@ export interface RulesSource {
   describe(policyName: string): string;
   load(policyName: string): Promise<RawRules>;
 }
+
+/** Where a source finds a policy's rules document: `<policy>.yaml`; a cluster snapshot has its own name. */
+export const rulesFileName = (policyName: string) => `${policyName}.yaml`;
 
 /** The rules could not be had at all (missing object, unreadable file): never the same as "no rules". */
 export class RulesUnavailableError extends Error {
@@ -48,6 +54,6 @@ export function contentVersion(bytes: Uint8Array): string {
 /** How much of a refused document is kept to read its stated failure policy from. */
 export const HEAD_BYTES = 4096;
 
-export function tooLarge(size: number, maxBytes: number): string {
-  return `the document is ${size} bytes, larger than the ${maxBytes} bytes allowed (RULES_MAX_BYTES)`;
+export function tooLarge(size: number, maxBytes: number, setting = 'RULES_MAX_BYTES'): string {
+  return `the document is ${size} bytes, larger than the ${maxBytes} bytes allowed (${setting})`;
 }

@@ -14,7 +14,15 @@ import { describeAwsError, httpStatusOf } from '../aws/aws-error.js';
 import type { GetObjectInput, GetObjectResult } from '../aws/s3-get-object.js';
 import { waitAtMost } from '../decide/deadline.js';
 import { logger } from '../observe/logger.js';
-import { contentVersion, HEAD_BYTES, type RawRules, type RulesSource, RulesUnavailableError, tooLarge } from './rules-source.js';
+import {
+  contentVersion,
+  HEAD_BYTES,
+  type RawRules,
+  type RulesSource,
+  RulesUnavailableError,
+  rulesFileName,
+  tooLarge,
+} from './rules-source.js';
 
 type ObjectFound = Extract<GetObjectResult, { notModified: false }>;
 
@@ -28,6 +36,10 @@ export interface S3RulesSourceOptions {
   abortAfterMs: number;
   maxBytes: number;
   now?: () => number;
+  /** The object a name is read from, under the prefix (rulesFileName: `<policy>.yaml`). */
+  fileName?: (name: string) => string;
+  /** The setting maxBytes comes from, for the message of an object too large. */
+  maxBytesSetting?: string;
 }
 
 interface CachedObject extends RawRules {
@@ -64,9 +76,20 @@ function objectVersion(response: ObjectFound, bytes: Uint8Array | undefined): st
 }
 
 export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
-  const { getObject, bucket, prefix, ttlMs, fetchTimeoutMs, abortAfterMs, maxBytes, now = Date.now } = options;
+  const {
+    getObject,
+    bucket,
+    prefix,
+    ttlMs,
+    fetchTimeoutMs,
+    abortAfterMs,
+    maxBytes,
+    now = Date.now,
+    fileName = rulesFileName,
+    maxBytesSetting,
+  } = options;
   const entries = new Map<string, Entry>();
-  const keyOf = (policyName: string) => `${prefix}${policyName}.yaml`;
+  const keyOf = (policyName: string) => `${prefix}${fileName(policyName)}`;
   const describe = (policyName: string) => `s3://${bucket}/${keyOf(policyName)}`;
 
   /** The object as it is now, or the cached one when S3 says it has not changed (304). */
@@ -86,7 +109,7 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
       return {
         etag,
         version: objectVersion(response, undefined) ?? `size:${size}:${response.lastModified}`,
-        refused: tooLarge(size, maxBytes),
+        refused: tooLarge(size, maxBytes, maxBytesSetting),
         head: read.head,
       };
     }

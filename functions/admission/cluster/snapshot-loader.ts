@@ -1,0 +1,107 @@
+// The cluster snapshot a function's rules read, from a source of the same kind as its rules (S3 beside
+// them, or the rules folder), at `clusters/<cluster>.json`, with the rules' caching and ETag revalidation: a
+// new version is parsed and checked once; an invalid one (not JSON, not a snapshot, another cluster's) is
+// logged once with every error and counted, and the last good one stays. What it answers is a cluster view:
+// the snapshot's, or, when none can be used (none configured, none readable, one older than the maximum
+// age), a view that refuses every lookup with the reason, so each rule that reads it resolves by its own
+// failure policy. Loaded only when a request's rules read the cluster.
+import { logger } from '../observe/logger.js';
+import type { RulesSource } from '../rules/rules-source.js';
+import { parseClusterSnapshot, snapshotView } from './cluster-snapshot.js';
+import { type ClusterView, unavailableView } from './cluster-view.js';
+
+/** Where a cluster's snapshot is, under the rules' prefix or folder. */
+export const snapshotFileName = (cluster: string) => `clusters/${cluster}.json`;
+
+export interface SnapshotState {
+  view: ClusterView;
+  /** The version served and how old it is (seconds since takenAt), for the decision log and metrics. */
+  version?: string;
+  ageSeconds?: number;
+  /** Why no snapshot answers: the view refuses every lookup with it. */
+  unavailable?: string;
+}
+
+export interface SnapshotLoaderOptions {
+  source: RulesSource;
+  /** CLUSTER_NAME; unset: no snapshot, and rules that read the cluster resolve by their failure policy. */
+  cluster?: string;
+  maxAgeSeconds: number;
+  clock?: () => Date;
+  /** Called once for each version found invalid (the InvalidClusterSnapshot metric). */
+  onInvalidVersion?: () => void;
+}
+
+interface Parsed {
+  version: string;
+  view?: ClusterView;
+  takenAt?: number;
+  errors?: string[];
+}
+
+function parseVersion(version: string, bytes: Uint8Array, cluster: string): Parsed {
+  let data: unknown;
+  try {
+    data = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    return { version, errors: [`not JSON: ${(error as Error).message}`] };
+  }
+  const parsed = parseClusterSnapshot(data);
+  if (!parsed.ok) return { version, errors: parsed.errors };
+  if (parsed.snapshot.cluster !== cluster)
+    return { version, errors: [`cluster: ${parsed.snapshot.cluster}, expected ${cluster} (CLUSTER_NAME): another cluster's snapshot`] };
+  return { version, view: snapshotView(parsed.snapshot), takenAt: Date.parse(parsed.snapshot.takenAt) };
+}
+
+export function createSnapshotLoader({
+  source,
+  cluster,
+  maxAgeSeconds,
+  clock = () => new Date(),
+  onInvalidVersion,
+}: SnapshotLoaderOptions) {
+  const notConfigured: SnapshotState = {
+    view: unavailableView('the rule reads the cluster, and no cluster snapshot is configured (CLUSTER_NAME is not set)'),
+    unavailable: 'no cluster snapshot is configured',
+  };
+  let newest: Parsed | undefined;
+  let lastGood: Parsed | undefined;
+
+  function unavailable(reason: string): SnapshotState {
+    return { view: unavailableView(`the rule reads the cluster, and ${reason}`), unavailable: reason };
+  }
+
+  return async function loadSnapshot(): Promise<SnapshotState> {
+    if (!cluster) return notConfigured;
+    let raw: Awaited<ReturnType<RulesSource['load']>>;
+    try {
+      raw = await source.load(cluster);
+    } catch (error) {
+      if (!lastGood) return unavailable(`the cluster snapshot ${source.describe(cluster)} is unavailable: ${(error as Error).message}`);
+      raw = { version: lastGood.version };
+    }
+    if (newest?.version !== raw.version && raw.version !== lastGood?.version) {
+      newest = raw.bytes ? parseVersion(raw.version, raw.bytes, cluster) : { version: raw.version, errors: [raw.refused ?? 'not read'] };
+      if (newest.view) lastGood = newest;
+      else {
+        onInvalidVersion?.();
+        logger.error('invalid cluster snapshot', {
+          cluster,
+          source: source.describe(cluster),
+          snapshotVersion: newest.version,
+          errors: newest.errors,
+          servingVersion: lastGood?.version ?? 'none (rules that read the cluster resolve by their failure policy)',
+        });
+      }
+    }
+    if (!lastGood) return unavailable(`the cluster snapshot is invalid: ${newest?.errors?.[0] ?? 'not read'}`);
+    const ageSeconds = Math.max(0, Math.round((clock().getTime() - lastGood.takenAt!) / 1000));
+    if (ageSeconds > maxAgeSeconds)
+      return {
+        ...unavailable(`the cluster snapshot was taken ${ageSeconds} s ago, more than CLUSTER_SNAPSHOT_MAX_AGE_SECONDS (${maxAgeSeconds})`),
+        version: lastGood.version,
+        ageSeconds,
+      };
+    return { view: lastGood.view!, version: lastGood.version, ageSeconds };
+  };
+}

@@ -1,0 +1,91 @@
+// Reading a cluster snapshot: every read the policies need, made against the API server through a `get`
+// the writer supplies (the CLI's kubeconfig, the scheduled function's EKS token), and the snapshot document
+// the functions load. A read of a whole resource or a namespace's is a list, in pages (`limit`, `continue`;
+// an expired continue token restarts it); a read by name is a GET, and a 404 is kept as "not there". Any
+// other failure (403: the reader's RBAC lacks the read, printed by `portcullis cluster rbac`) fails the
+// whole snapshot, naming the read: a snapshot missing what a policy reads would answer wrongly, not fail.
+// Items carry apiVersion and kind (list items have neither), and their managedFields are dropped.
+import { describeRead, type ClusterRead } from '../admission/cluster/cluster-reads.js';
+import { type ClusterSnapshot, SNAPSHOT_API_VERSION, SNAPSHOT_KIND } from '../admission/cluster/cluster-snapshot.js';
+import type { Collection } from '../admission/cluster/cluster-view.js';
+import { isJsonObject } from '../admission/kubernetes/json-object.js';
+
+/** One GET of the API server: its status and JSON body (undefined when the body is not JSON). */
+export type KubernetesGet = (path: string) => Promise<{ status: number; body: unknown }>;
+
+const MAX_RESTARTS = 3;
+
+/** The URL path of a read: `/api/v1/namespaces/x/configmaps/y`, `/apis/apps/v1/deployments`. */
+export function pathOfRead({ apiVersion, resource, namespace, name }: ClusterRead): string {
+  const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  return `${root}${namespace ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${resource}${name ? `/${encodeURIComponent(name)}` : ''}`;
+}
+
+const messageOf = (body: unknown) => (isJsonObject(body) && typeof body.message === 'string' ? body.message : 'no message');
+
+/** An object as the snapshot keeps it: with its apiVersion and kind, without managedFields. */
+function kept(item: unknown, apiVersion: string, kind: string): Record<string, unknown> {
+  const object = isJsonObject(item) ? item : {};
+  const metadata = isJsonObject(object.metadata) ? object.metadata : {};
+  const { managedFields: _managedFields, ...rest } = metadata;
+  return { ...object, apiVersion, kind, metadata: rest };
+}
+
+async function readCollection(get: KubernetesGet, read: ClusterRead, pageSize: number): Promise<Collection> {
+  const path = pathOfRead(read);
+  const failed = (status: number, body: unknown) =>
+    new Error(
+      `reading ${describeRead(read)} (GET ${path}): HTTP ${status}: ${messageOf(body)}${status === 403 ? ' (apply the ClusterRole `portcullis cluster rbac` prints)' : ''}`,
+    );
+  if (read.name !== undefined) {
+    const { status, body } = await get(path);
+    if (status === 404) return { ...read, kind: '', items: [] };
+    if (status !== 200 || !isJsonObject(body)) throw failed(status, body);
+    const kind = typeof body.kind === 'string' ? body.kind : '';
+    return { ...read, kind, items: [kept(body, read.apiVersion, kind)] };
+  }
+  let items: Record<string, unknown>[] = [];
+  let kind = '';
+  let next: string | undefined;
+  for (let restarts = 0; ; ) {
+    const query = new URLSearchParams({ limit: String(pageSize), ...(next ? { continue: next } : {}) });
+    const { status, body } = await get(`${path}?${query}`);
+    if (status === 410 && next && restarts < MAX_RESTARTS) {
+      // The continue token expired (the list took longer than etcd keeps it): start over, consistent again.
+      restarts++;
+      [items, next] = [[], undefined];
+      continue;
+    }
+    if (status !== 200 || !isJsonObject(body)) throw failed(status, body);
+    kind = typeof body.kind === 'string' ? body.kind.replace(/List$/, '') : kind;
+    for (const item of Array.isArray(body.items) ? body.items : []) items.push(kept(item, read.apiVersion, kind));
+    const metadata = isJsonObject(body.metadata) ? body.metadata : {};
+    next = typeof metadata.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
+    if (!next) break;
+  }
+  return { ...read, kind: kind || read.resource, items };
+}
+
+export interface SnapshotOptions {
+  cluster: string;
+  /** When the reads begin: the snapshot's takenAt, so its age never understates how old its data is. */
+  now: Date;
+  pageSize?: number;
+}
+
+/** The snapshot of what the reads name, read one after another (a cluster's API server is shared). */
+export async function takeSnapshot(get: KubernetesGet, reads: readonly ClusterRead[], options: SnapshotOptions): Promise<ClusterSnapshot> {
+  const collections: Collection[] = [];
+  for (const read of reads) {
+    const collection = await readCollection(get, read, options.pageSize ?? 500);
+    // A named object that was not there has no kind to read: the collection's is the resource's.
+    collections.push(collection.kind ? collection : { ...collection, kind: collection.resource });
+  }
+  return {
+    apiVersion: SNAPSHOT_API_VERSION,
+    kind: SNAPSHOT_KIND,
+    cluster: options.cluster,
+    takenAt: options.now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    collections,
+  };
+}

@@ -1,0 +1,152 @@
+// `portcullis cluster`: the cluster snapshot that policies reading the cluster are answered from.
+//   reads     what the policies (--rules DIR, --bucket, --local) read of the cluster, derived from them
+//   snapshot  reads exactly that from a cluster (kubeconfig), and prints the snapshot or, with --push,
+//             writes it beside the rules (`<prefix>clusters/<name>.json`, or `<dir>/clusters/<name>.json`)
+//   rbac      the least ClusterRole/Role and bindings a writer needs for those reads, for kubectl apply
+// The scheduled function (functions/cluster-snapshot/) writes the same document from EKS on a schedule.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
+import { type ClusterRead, describeRead } from '../../functions/admission/cluster/cluster-reads.js';
+import { snapshotFileName } from '../../functions/admission/cluster/snapshot-loader.js';
+import { readsOfPolicies } from '../../functions/cluster-snapshot/policy-reads.js';
+import { readerRbac, type Subject } from '../../functions/cluster-snapshot/reader-rbac.js';
+import { takeSnapshot } from '../../functions/cluster-snapshot/take-snapshot.js';
+import { localBucketTarget } from '../local-settings.js';
+import { readPolicyDocuments } from '../rules-documents.js';
+import { createS3Client } from '../s3-client.js';
+import { EXIT, UsageError } from './cli-errors.js';
+import { dropStackOutput, print } from './cli-output.js';
+import { formatDocument, outputOption } from './output-format.js';
+import { documentReader, type RulesLocationOptions, rulesLocationOptions } from './rules-location.js';
+
+const CLUSTER_NAME = /^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$/;
+
+/** What the policies read of the cluster, from their documents; invalid documents are a usage error. */
+async function policyReads(options: RulesLocationOptions): Promise<ClusterRead[]> {
+  let read: Awaited<ReturnType<typeof readPolicyDocuments>>;
+  try {
+    read = await readPolicyDocuments(documentReader(options));
+  } catch (error) {
+    throw new UsageError(`cannot read the rules documents: ${describeAwsError(error)}`);
+  }
+  if (!read.ok) throw new UsageError(`${read.errors.join('\n')}\nfix the documents first`);
+  return readsOfPolicies(read.documents as never);
+}
+
+interface SnapshotOptions extends RulesLocationOptions {
+  cluster: string;
+  kubeconfig?: string;
+  context?: string;
+  pageSize: string;
+  push?: boolean;
+}
+
+/** Where --push writes: the bucket the rules were read from, else the rules folder. */
+async function push(options: SnapshotOptions, text: string): Promise<string> {
+  const name = snapshotFileName(options.cluster);
+  if (options.bucket || options.local) {
+    const target = options.local
+      ? localBucketTarget({ prefix: options.prefix })
+      : {
+          client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }),
+          bucket: options.bucket!,
+          prefix: options.prefix ?? 'policies/',
+        };
+    const key = `${target.prefix}${name}`;
+    await target.client.send(new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: text, ContentType: 'application/json' }));
+    return `s3://${target.bucket}/${key}`;
+  }
+  const file = join(options.rules ?? 'policies', name);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  return file;
+}
+
+async function snapshot(options: SnapshotOptions): Promise<number> {
+  if (!CLUSTER_NAME.test(options.cluster))
+    throw new UsageError(`--cluster ${options.cluster}: expected a cluster name: lower-case letters, digits, - and .`);
+  const pageSize = Number(options.pageSize);
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new UsageError(`--page-size ${options.pageSize}: expected a whole number above 0`);
+  const reads = await policyReads(options);
+  if (reads.length === 0) process.stderr.write('note: no policy reads the cluster: the snapshot holds nothing\n');
+  // Loaded only to read a cluster: @kubernetes/client-node takes seconds to import.
+  const { kubeconfigGet, loadKubeConfig } = await import('../audit/cluster-objects.js');
+  let config: ReturnType<typeof loadKubeConfig>;
+  try {
+    config = loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context });
+  } catch (error) {
+    throw new UsageError(`kubeconfig: ${(error as Error).message}`);
+  }
+  const taken = await takeSnapshot((path) => kubeconfigGet(config, path), reads, { cluster: options.cluster, now: new Date(), pageSize });
+  const text = JSON.stringify(taken);
+  const objects = taken.collections.reduce((count, { items }) => count + items.length, 0);
+  const summary = `${objects} objects of ${reads.length} reads from ${config.getCurrentCluster()!.server}, ${text.length} bytes`;
+  if (!options.push) {
+    print(`${text}\n`);
+    process.stderr.write(`${summary}\n`);
+    return EXIT.ok;
+  }
+  const where = await push(options, text);
+  process.stderr.write(`wrote ${where}: ${summary}\n`);
+  return EXIT.ok;
+}
+
+interface RbacOptions extends RulesLocationOptions {
+  user?: string;
+  group?: string;
+  name: string;
+}
+
+async function rbac(options: RbacOptions): Promise<number> {
+  if (options.user && options.group) throw new UsageError('give --user or --group, not both');
+  const subject: Subject = options.user
+    ? { kind: 'User', name: options.user }
+    : { kind: 'Group', name: options.group ?? 'portcullis:snapshot-readers' };
+  const manifests = readerRbac(await policyReads(options), subject, options.name);
+  if (manifests.length === 0) process.stderr.write('note: no policy reads the cluster: no access is needed\n');
+  print(manifests.map((manifest) => stringify(manifest)).join('---\n'));
+  return EXIT.ok;
+}
+
+export function registerClusterCommand(program: Command): void {
+  const cluster = program
+    .command('cluster')
+    .description('the cluster snapshot that policies reading the cluster are answered from')
+    .addHelpText('after', '\nSee docs/reading-the-cluster.md.');
+
+  rulesLocationOptions(cluster.command('reads').description('what the policies read of the cluster, derived from their rules documents'))
+    .addOption(outputOption(['table', 'json', 'yaml'], 'table'))
+    .action(async (options: RulesLocationOptions & { output: 'table' | 'json' | 'yaml' }) => {
+      dropStackOutput();
+      const reads = await policyReads(options);
+      if (options.output === 'table')
+        print(reads.length === 0 ? 'no policy reads the cluster\n' : `${reads.map(describeRead).join('\n')}\n`);
+      else print(formatDocument(reads, options.output));
+    });
+
+  rulesLocationOptions(
+    cluster.command('snapshot').description('read what the policies read from a cluster (kubeconfig) into a cluster snapshot'),
+  )
+    .requiredOption('--cluster <name>', 'the cluster name the functions are configured with (CLUSTER_NAME)')
+    .option('--kubeconfig <file>', 'the cluster of this kubeconfig (default: KUBECONFIG, else ~/.kube/config)')
+    .option('--context <name>', 'the kubeconfig context to use')
+    .option('--page-size <n>', 'objects per list request (limit)', '500')
+    .option('--push', 'write it beside the rules (the bucket, or clusters/ in the rules folder) instead of printing it')
+    .action(async (options: SnapshotOptions) => {
+      dropStackOutput();
+      process.exitCode = await snapshot(options);
+    });
+
+  rulesLocationOptions(cluster.command('rbac').description('the least RBAC a snapshot writer needs, for kubectl apply -f -'))
+    .option('--user <name>', 'bind it to this user')
+    .option('--group <name>', 'bind it to this group (default: portcullis:snapshot-readers)')
+    .option('--name <name>', 'the roles and bindings are named so', 'portcullis-snapshot-reader')
+    .action(async (options: RbacOptions) => {
+      dropStackOutput();
+      process.exitCode = await rbac(options);
+    });
+}

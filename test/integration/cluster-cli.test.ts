@@ -1,0 +1,166 @@
+// `portcullis cluster` against "a cluster": a loopback HTTPS server speaking the Kubernetes list and get API
+// (no API server can be had here). What the policies read is derived from their documents; `snapshot`
+// reads exactly that (lists in pages, named objects by GET, a missing one kept as missing), prints the
+// snapshot the functions load or writes it beside the rules; a read the credentials may not make fails the
+// snapshot naming it; `rbac` prints the least access those reads need.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments, parse, stringify } from 'yaml';
+import { parseClusterSnapshot } from '../../functions/admission/cluster/cluster-snapshot.js';
+import { CORPORA } from '../helpers/corpora.js';
+import { regoOnly } from '../helpers/gatekeeper-rego.js';
+import { type ListApi, kubeconfigFor, startListApi } from '../helpers/kubernetes-list-api.js';
+import { portcullis } from '../helpers/portcullis-cli.js';
+
+const folder = mkdtempSync(join(tmpdir(), 'portcullis-cluster-cli-'));
+const rules = join(folder, 'rules');
+const kubeconfig = join(folder, 'kubeconfig');
+const corpus = (path: string) => readFileSync(join(CORPORA, path), 'utf8');
+const gatekeeper = 'gatekeeper-rego/library/general/uniqueserviceselector';
+const bundle = [
+  corpus('kyverno-clusterpolicy/other/require-netpol/require-netpol.yaml'),
+  corpus('kyverno-clusterpolicy/other/allowed-pod-priorities/allowed-pod-priorities.yaml'),
+  stringify(regoOnly(parse(corpus(`${gatekeeper}/template.yaml`)))),
+  corpus(`${gatekeeper}/samples/unique-service-selector/constraint.yaml`),
+].join('\n---\n');
+
+const networkPolicy = (namespace: string, name: string) => ({
+  metadata: { name, namespace, managedFields: [{ manager: 'kubectl' }] },
+  spec: { podSelector: {} },
+});
+let api: ListApi;
+beforeAll(async () => {
+  api = await startListApi(folder, {
+    objects: {
+      '/apis/networking.k8s.io/v1/networkpolicies': {
+        kind: 'NetworkPolicy',
+        items: [networkPolicy('payments', 'a'), networkPolicy('payments', 'b'), networkPolicy('web', 'c')],
+      },
+      '/api/v1/services': {
+        kind: 'Service',
+        items: [{ metadata: { name: 'svc', namespace: 'default' }, spec: { selector: { app: 'x' } } }],
+      },
+      '/api/v1/configmaps': { kind: 'ConfigMap', items: [] },
+    },
+    forbidden: [],
+  });
+  writeFileSync(kubeconfig, kubeconfigFor(api, 'snapshot-token').replace('current-context: elsewhere', 'current-context: loopback'));
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(rules);
+  writeFileSync(join(rules, 'cel.yaml'), bundle);
+});
+afterAll(async () => {
+  await api?.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describe('portcullis cluster', () => {
+  it('reads: what the policies read, derived from their documents', async () => {
+    const result = await portcullis(['cluster', 'reads', '--rules', rules]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      'networking.k8s.io/v1 networkpolicies',
+      'v1 configmaps default/allowed-pod-priorities',
+      'v1 services',
+    ]);
+  });
+
+  it('snapshot: reads exactly that, in pages, and prints the snapshot the functions load', async () => {
+    api.requests.length = 0;
+    const result = await portcullis([
+      'cluster',
+      'snapshot',
+      '--cluster',
+      'prod',
+      '--rules',
+      rules,
+      '--kubeconfig',
+      kubeconfig,
+      '--page-size',
+      '2',
+    ]);
+    expect(result.stderr).toMatch(/4 objects of 3 reads from https:\/\/127\.0\.0\.1:\d+, \d+ bytes/);
+    expect(result.code).toBe(0);
+    const parsed = parseClusterSnapshot(JSON.parse(result.stdout));
+    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    const { snapshot } = parsed;
+    expect(snapshot.cluster).toBe('prod');
+    expect(Date.now() - Date.parse(snapshot.takenAt)).toBeLessThan(60_000);
+    const [policies, configMap, services] = snapshot.collections;
+    expect(policies!.items.map((item) => (item.metadata as { name: string }).name)).toEqual(['a', 'b', 'c']);
+    expect(policies!.items[0]).toEqual({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'a', namespace: 'payments' },
+      spec: { podSelector: {} },
+    });
+    // The named ConfigMap is not there: kept as known not to exist, not skipped.
+    expect(configMap).toMatchObject({
+      apiVersion: 'v1',
+      resource: 'configmaps',
+      namespace: 'default',
+      name: 'allowed-pod-priorities',
+      items: [],
+    });
+    expect(services!.items).toHaveLength(1);
+    expect(api.requests.map(({ path }) => path)).toEqual([
+      '/apis/networking.k8s.io/v1/networkpolicies',
+      '/apis/networking.k8s.io/v1/networkpolicies',
+      '/api/v1/namespaces/default/configmaps/allowed-pod-priorities',
+      '/api/v1/services',
+    ]);
+    expect(new Set(api.requests.map(({ authorization }) => authorization))).toEqual(new Set(['Bearer snapshot-token']));
+  });
+
+  it('snapshot --push: written beside the rules, where the functions read it', async () => {
+    const result = await portcullis(['cluster', 'snapshot', '--cluster', 'prod', '--rules', rules, '--kubeconfig', kubeconfig, '--push']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`wrote ${join(rules, 'clusters', 'prod.json')}`);
+    expect(parseClusterSnapshot(JSON.parse(readFileSync(join(rules, 'clusters', 'prod.json'), 'utf8'))).ok).toBe(true);
+  });
+
+  it('a read the credentials may not make fails the snapshot, naming it and the RBAC to apply', async () => {
+    const forbidden = await startListApi(folder, { objects: {}, forbidden: ['/api/v1/services'] });
+    const config = join(folder, 'forbidden-kubeconfig');
+    writeFileSync(config, kubeconfigFor(forbidden, 't').replace('current-context: elsewhere', 'current-context: loopback'));
+    try {
+      const result = await portcullis(['cluster', 'snapshot', '--cluster', 'prod', '--rules', rules, '--kubeconfig', config]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        /reading v1 services \(GET \/api\/v1\/services\): HTTP 403: .*apply the ClusterRole `portcullis cluster rbac` prints/,
+      );
+    } finally {
+      await forbidden.close();
+    }
+  });
+
+  it('rbac: list on what is read whole, get on what is read by name, bound to the writer', async () => {
+    const result = await portcullis(['cluster', 'rbac', '--rules', rules, '--group', 'eks:portcullis-snapshot']);
+    expect(result.code).toBe(0);
+    const manifests = parseAllDocuments(result.stdout).map((document) => document.toJS());
+    expect(manifests.map(({ kind, metadata }) => `${kind} ${metadata.namespace ?? ''}`.trim())).toEqual([
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'Role default',
+      'RoleBinding default',
+    ]);
+    expect(manifests[0].rules).toEqual([
+      { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
+      { apiGroups: [''], resources: ['services'], verbs: ['list'] },
+    ]);
+    expect(manifests[2].rules).toEqual([
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get'], resourceNames: ['allowed-pod-priorities'] },
+    ]);
+    expect(manifests[1].subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'eks:portcullis-snapshot' }]);
+  });
+
+  it('refuses a cluster name the functions could not be configured with', async () => {
+    const result = await portcullis(['cluster', 'snapshot', '--cluster', 'Prod_1', '--rules', rules]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--cluster Prod_1: expected a cluster name/);
+  });
+});
