@@ -3,6 +3,7 @@
 // carrying the caller's token as the last path segment, and only the environment it needs. A function that
 // serves each of its policies apart (cel) gets `<route>/{policy}` and `<route>/{policy}/{token}` instead of
 // `<route>/{token}`: one path segment cannot be both (API Gateway refuses routes that differ only by name).
+const { FUNCTION, snapshotFunction, snapshotWriter } = require('./serverless-snapshot-writer.cjs');
 const { registeredPolicies } = require('./registered-policies.cjs');
 
 /**
@@ -57,5 +58,7 @@ module.exports = async ({ options, resolveVariable }) => {
       })),
     };
   }
+  const writer = await snapshotWriter(resolveVariable);
+  if (writer) functions[FUNCTION] = snapshotFunction(writer);
   return functions;
 };

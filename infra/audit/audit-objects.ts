@@ -1,7 +1,8 @@
 // `audit`: every policy that has rules, judged in-process against objects already in the cluster, each
 // object as a CREATE request (what the API server would send if it were created now), per rule, at `now`.
 // Rules that judge admission requests only (`background: false`, as Kyverno's) are left out, as Kyverno's
-// background scans leave them out.
+// background scans leave them out. Rules that read the cluster read the view they are handed.
+import type { ClusterView } from '../../functions/admission/cluster/cluster-view.js';
 import type { PolicyDocument } from '../rules-documents.js';
 import { type RuleResult, ruleResults } from '../evaluation/rule-results.js';
 import { CLUSTER_SCOPED_KINDS, KIND_RESOURCES } from '../kubernetes-resources.js';
@@ -44,7 +45,13 @@ function resourceOf(object: ObjectLike): AuditedResource {
   };
 }
 
-export async function auditObjects(documents: PolicyDocument[], objects: unknown[], now: Date): Promise<AuditedObject[]> {
+/** `cluster`: what rules that read the cluster read (a snapshot); without it, such rules are errors, saying so. */
+export async function auditObjects(
+  documents: PolicyDocument[],
+  objects: unknown[],
+  now: Date,
+  cluster?: ClusterView,
+): Promise<AuditedObject[]> {
   const audited: AuditedObject[] = [];
   for (const object of objects) {
     const resource = resourceOf(object as ObjectLike);
@@ -60,7 +67,7 @@ export async function auditObjects(documents: PolicyDocument[], objects: unknown
     const results: AuditResult[] = [];
     for (const { policy, document } of documents) {
       const background = { ...document, rules: document.rules.filter((rule) => rule.background !== false) };
-      for (const result of await ruleResults(policy, background as never, request.request, now))
+      for (const result of await ruleResults(policy, background as never, request.request, now, cluster))
         results.push({ function: policy.name, ...result });
     }
     audited.push({ resource, results });

@@ -6,6 +6,11 @@
 // cannot be evaluated; 2 on bad input (an invalid rules document included: nothing is audited with it).
 import type { Command } from 'commander';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
+import { snapshotView } from '../../functions/admission/cluster/cluster-snapshot.js';
+import type { ClusterView } from '../../functions/admission/cluster/cluster-view.js';
+import { readsOfPolicies } from '../../functions/cluster-snapshot/policy-reads.js';
+import { takeSnapshot } from '../../functions/cluster-snapshot/take-snapshot.js';
+import { snapshotFileView } from './cluster-snapshot-file.js';
 import { type AuditedObject, auditObjects } from '../audit/audit-objects.js';
 import type { loadKubeConfig } from '../audit/cluster-objects.js';
 import { listedResources } from '../audit/listed-resources.js';
@@ -32,6 +37,7 @@ interface AuditOptions extends RulesLocationOptions {
   output: AuditOutput;
   failOnViolation?: boolean;
   includeSecrets?: boolean;
+  clusterSnapshot?: string;
 }
 
 const VIOLATIONS = new Set(['fail', 'error']);
@@ -118,10 +124,12 @@ async function policyDocuments(options: AuditOptions): Promise<PolicyDocument[]>
   return documents;
 }
 
-async function objectsToAudit(options: AuditOptions, documents: PolicyDocument[]): Promise<unknown[]> {
+/** The objects, and the cluster view rules that read the cluster are judged with (a file, or the cluster listed). */
+async function objectsToAudit(options: AuditOptions, documents: PolicyDocument[]): Promise<{ objects: unknown[]; cluster?: ClusterView }> {
+  const given = options.clusterSnapshot ? snapshotFileView(options.clusterSnapshot) : undefined;
   if (options.from) {
     if (options.kubeconfig || options.context) throw new UsageError('give --from or a cluster (--kubeconfig, --context), not both');
-    return options.from.flatMap((path) => readKubernetesObjects(path));
+    return { objects: options.from.flatMap((path) => readKubernetesObjects(path)), ...(given ? { cluster: given } : {}) };
   }
   const registrations = documents.flatMap(({ policy, document }) => {
     const derived = registrationsOf(policy, document);
@@ -131,7 +139,7 @@ async function objectsToAudit(options: AuditOptions, documents: PolicyDocument[]
   const pageSize = options.pageSize === undefined ? 500 : Number(options.pageSize);
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new UsageError(`--page-size ${options.pageSize}: expected a whole number above 0`);
   // Loaded only to read a cluster: @kubernetes/client-node takes seconds to import, and every command would pay it.
-  const { listClusterObjects, loadKubeConfig } = await import('../audit/cluster-objects.js');
+  const { kubeconfigGet, listClusterObjects, loadKubeConfig } = await import('../audit/cluster-objects.js');
   let config: ReturnType<typeof loadKubeConfig>;
   try {
     config = loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context });
@@ -143,15 +151,19 @@ async function objectsToAudit(options: AuditOptions, documents: PolicyDocument[]
   process.stderr.write(
     `listed ${listed.objects.length} objects of ${resources.map(({ resource }) => resource).join(', ')} from ${config.getCurrentCluster()!.server}\n`,
   );
-  return listed.objects;
+  // What rules that read the cluster read, from the same cluster now, unless a snapshot file was given.
+  const reads = readsOfPolicies(documents as never);
+  if (given || reads.length === 0) return { objects: listed.objects, ...(given ? { cluster: given } : {}) };
+  const taken = await takeSnapshot((path) => kubeconfigGet(config, path), reads, { cluster: 'audited', now: new Date(), pageSize });
+  return { objects: listed.objects, cluster: snapshotView(taken) };
 }
 
 async function audit(options: AuditOptions): Promise<number> {
   const now = parseNow(options.now) ?? new Date();
   const documents = await policyDocuments(options);
-  const objects = await objectsToAudit(options, documents);
+  const { objects, cluster } = await objectsToAudit(options, documents);
   const startedAt = performance.now();
-  const audited = await auditObjects(documents, objects, now);
+  const audited = await auditObjects(documents, objects, now, cluster);
   process.stderr.write(
     `audited ${objects.length} objects with ${documents.map(({ policy }) => policy.name).join(', ')} in ${((performance.now() - startedAt) / 1000).toFixed(2)} s\n`,
   );
@@ -174,6 +186,7 @@ export function registerAuditCommand(program: Command): void {
     .option('--context <name>', 'the kubeconfig context to use')
     .option('--include-secrets', 'list Secrets too, when a policy matches them (their data is read into this process)')
     .option('--page-size <n>', 'objects per list request (limit)', '500')
+    .option('--cluster-snapshot <file>', 'what rules that read the cluster read (default: read from the cluster audited; none with --from)')
     .option('--policy <names...>', 'audit with these policies only')
     .option('--now <time>', 'the clock time-dependent policies are handed, ISO 8601')
     .addOption(outputOption(['table', 'json', 'yaml'], 'table').choices(['table', 'json', 'yaml', 'policyreport']))

@@ -4,7 +4,9 @@
 import { readFileSync } from 'node:fs';
 import type { Context } from 'aws-lambda';
 import type { Command } from 'commander';
+import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
+import { snapshotFileSource } from './cluster-snapshot-file.js';
 import { print } from './cli-output.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { decodedPatch, describeOperation } from '../json-patch-text.js';
@@ -43,11 +45,22 @@ function describeAnswer(statusCode: number, body: AdmissionAnswer | string): str
   return `${lines.join('\n')}\n`;
 }
 
-async function invoke(policyName: string, eventFile: string, options: { now?: string; output: OutputFormat }): Promise<number> {
+interface InvokeOptions {
+  now?: string;
+  clusterSnapshot?: string;
+  output: OutputFormat;
+}
+
+async function invoke(policyName: string, eventFile: string, options: InvokeOptions): Promise<number> {
   const policy = policyNamed(policyName);
   const now = parseNow(options.now);
   const event = readEvent(eventFile);
-  const handler = createAdmissionHandler(policy, now ? { clock: () => now } : {});
+  // A snapshot file answers rules that read the cluster, as the bucket's would: its age counts from --now.
+  const snapshot = options.clusterSnapshot ? snapshotFileSource(options.clusterSnapshot) : undefined;
+  const handler = createAdmissionHandler(policy, {
+    ...(now ? { clock: () => now } : {}),
+    ...(snapshot ? { config: configFromEnv({ ...process.env, CLUSTER_NAME: snapshot.cluster }), snapshotSource: snapshot.source } : {}),
+  });
   const context = { functionName: policyName, awsRequestId: 'local', getRemainingTimeInMillis: () => 29_000 } as unknown as Context;
   const result = await handler(event as never, context);
   let body: AdmissionAnswer | string = result.body;
@@ -72,12 +85,13 @@ export function registerInvokeCommand(program: Command): void {
     .argument('<policy>', 'the policy (as in functions/registry.ts)')
     .argument('<event>', 'an API Gateway event file (events/<policy>/*.json, or one `portcullis event` made)')
     .option('--now <time>', 'the clock the policy is handed, ISO 8601 (2026-12-24T10:00:00Z)')
+    .option('--cluster-snapshot <file>', 'a cluster snapshot (portcullis cluster snapshot) for rules that read the cluster')
     .addOption(outputOption(['table', 'json', 'yaml'], 'table'))
     .addHelpText(
       'after',
       '\njson and yaml print the AdmissionReview the function answered (the HTTP status goes to stderr).\nExit 1 when the request is denied or the answer is not HTTP 200.',
     )
-    .action(async (policyName: string, eventFile: string, options: { now?: string; output: OutputFormat }) => {
+    .action(async (policyName: string, eventFile: string, options: InvokeOptions) => {
       process.exitCode = await invoke(policyName, eventFile, options);
     });
 }

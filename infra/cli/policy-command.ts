@@ -11,6 +11,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Command } from 'commander';
 import { createTwoFilesPatch } from 'diff';
 import { stringify } from 'yaml';
+import { describeRead } from '../../functions/admission/cluster/cluster-reads.js';
+import { readsOfPolicies } from '../../functions/cluster-snapshot/policy-reads.js';
 import type { Policy } from '../../functions/admission/policy.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
@@ -197,10 +199,14 @@ async function validate(paths: string[], options: UploadOptions): Promise<number
   for (const {
     upload: { name, policy },
     document,
-  } of checked)
+  } of checked) {
     print(
       `${name}: valid ${policy.name} rules (${document.rules.length} rule${document.rules.length === 1 ? '' : 's'}, failurePolicy ${document.failurePolicy})\n`,
     );
+    // What its cluster snapshot must hold, so the writer's RBAC and schedule can be checked before it runs.
+    const reads = readsOfPolicies([{ policy, document: document as never }]);
+    if (reads.length > 0) print(`  reads the cluster (its snapshot must hold): ${reads.map(describeRead).join('; ')}\n`);
+  }
   return EXIT.ok;
 }
 

@@ -129,7 +129,10 @@ describe('the packaged CloudFormation template', () => {
       readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
     ) as Template;
     const environments = Object.values(withCluster.Resources)
-      .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+      .filter(
+        (resource) =>
+          resource.Type === 'AWS::Lambda::Function' && resource.Properties.Handler !== 'functions/cluster-snapshot/handler.handler',
+      )
       .map((fn) => [fn.Properties.FunctionName, fn.Properties.Environment.Variables] as const);
     for (const [name, variables] of environments) {
       const runsManifests = /-(cel|mutations)$/.test(String(name));
@@ -139,6 +142,28 @@ describe('the packaged CloudFormation template', () => {
     expect(environments.length).toBeGreaterThan(2);
   });
 
+  it('with an EKS cluster to snapshot, a scheduled writer with a role of its own, which alone may write the snapshot', () => {
+    const withWriter = JSON.parse(
+      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
+    ) as Template;
+    const writer = withWriter.Resources.ClusterDashsnapshotLambdaFunction!.Properties;
+    expect(writer.Handler).toBe('functions/cluster-snapshot/handler.handler');
+    expect(writer.Role).toEqual({ 'Fn::GetAtt': ['ClusterSnapshotRole', 'Arn'] });
+    expect(writer.Environment.Variables).toMatchObject({
+      CLUSTER_NAME: 'prod',
+      CLUSTER_ENDPOINT: 'https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com',
+      CLUSTER_CA_DATA: 'LS0tLS1CRUdJTi==',
+    });
+    expect(withWriter.Resources.ClusterDashsnapshotEventsRuleSchedule1!.Properties.ScheduleExpression).toBe('rate(5 minutes)');
+    const statements = JSON.stringify(withWriter.Resources.ClusterSnapshotRole!.Properties.Policies);
+    expect(statements).toContain(
+      '"Action":["s3:PutObject"],"Resource":[{"Fn::Join":["",["arn:aws:s3:::",{"Fn::If":["CreateRulesBucket",{"Ref":"RulesBucket"},"team-rules"]},"/policies/clusters/*"]]}]',
+    );
+    expect(JSON.stringify(withWriter.Resources.IamRoleLambdaExecution!.Properties.Policies)).not.toContain('s3:PutObject');
+    // Without the cluster's endpoint, no writer.
+    expect(template.Resources.ClusterDashsnapshotLambdaFunction).toBeUndefined();
+  });
+
   it('with a tokens parameter, every function is told its name and may read exactly that parameter', () => {
     const withTokens = JSON.parse(
       readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
@@ -146,9 +171,11 @@ describe('the packaged CloudFormation template', () => {
     expect(withTokens.Conditions.HasTokensParameter).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['/portcullis/webhook-tokens', ''] }] });
     const resource = withTokens.Resources.TokensParameterPolicy!.Properties.PolicyDocument.Statement[0].Resource;
     expect(JSON.stringify(resource)).toContain('":parameter","/portcullis/webhook-tokens"');
-    for (const fn of Object.values(withTokens.Resources).filter((r) => r.Type === 'AWS::Lambda::Function')) {
-      expect(fn.Properties.Environment.Variables.WEBHOOK_TOKENS_PARAMETER).toBe('/portcullis/webhook-tokens');
-    }
+    const admission = Object.values(withTokens.Resources).filter(
+      (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Handler !== 'functions/cluster-snapshot/handler.handler',
+    );
+    expect(admission).toHaveLength(policyRegistry.length);
+    for (const fn of admission) expect(fn.Properties.Environment.Variables.WEBHOOK_TOKENS_PARAMETER).toBe('/portcullis/webhook-tokens');
   });
 });
 
@@ -254,7 +281,11 @@ describe('monitoring: alarms, their notifications, the dashboard and saved queri
   it('alarms notify the alarmTopicArn topic, or a topic made for alarmEmail; with neither, no one', () => {
     const withTopic = packaged(EXISTING_BUCKET_PACKAGE);
     const withEmail = packaged(LOCAL_STAGE_PACKAGE);
-    expect(alarmsOf(withTopic).length).toBe(policyRegistry.length * 6 + 1);
+    // Six per policy, one more per function that runs uploaded manifests (its cluster snapshot), the HTTP
+    // API's, and the snapshot writer's.
+    const manifestFunctions = policyRegistry.filter((policy) => (policy as { routesEachPolicy?: boolean }).routesEachPolicy).length;
+    expect(manifestFunctions).toBe(2);
+    expect(alarmsOf(withTopic).length).toBe(policyRegistry.length * 6 + manifestFunctions + 2);
     for (const alarm of alarmsOf(withTopic)) expect([alarm.AlarmActions, alarm.OKActions]).toEqual([[ALARM_TOPIC_ARN], [ALARM_TOPIC_ARN]]);
     expect(withTopic.Resources.AlarmTopic).toBeUndefined();
     for (const alarm of alarmsOf(withEmail)) expect(alarm.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
@@ -278,12 +309,13 @@ describe('monitoring: alarms, their notifications, the dashboard and saved queri
       'Decisions per policy and outcome': expect.stringContaining('{Portcullis,Outcome,Policy,service} MetricName="Decisions"'),
       'Denials per policy': expect.stringContaining('Outcome="denied"'),
       'Admitted without evaluation (FailedOpen)': expect.stringContaining('MetricName="FailedOpen"'),
-      'Rules state: serving last known good, unavailable, invalid versions': expect.stringMatching(
-        /ServingLastKnownGood.*RulesUnavailable.*InvalidRulesVersion/,
+      'Rules state: serving last known good, unavailable, invalid versions; cluster snapshot unusable': expect.stringMatching(
+        /ServingLastKnownGood.*RulesUnavailable.*InvalidRulesVersion.*ClusterSnapshotUnavailable.*InvalidClusterSnapshot/,
       ),
       'Decision latency p50 and p99 (ms)': expect.stringMatching(/DecisionLatency"', 'p50'.*DecisionLatency"', 'p99'/),
       'Cold starts': expect.stringContaining('MetricName="ColdStart"'),
       Throttles: expect.stringContaining('MetricName="Throttles"'),
+      'Cluster snapshot age (seconds, oldest served)': expect.stringContaining('MetricName="ClusterSnapshotAge"'),
     });
   });
 

@@ -5,7 +5,7 @@
 // developer's `npm start` or `sls package` is never pulled from under them, nor they from under it. In order:
 // - with WEBHOOK_TOKENS set on a deployable stage, which must be refused (its exit code and output are kept);
 // - with WEBHOOK_TOKENS on --stage local, which may carry them, and an alarm email (its own folder);
-// - with an existing rules bucket, a tokens parameter, a cluster name and an alarm topic (its own folder);
+// - with an existing rules bucket, a tokens parameter, an EKS cluster to snapshot and an alarm topic (its own folder);
 // - the default, into .serverless-test/.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -40,6 +40,8 @@ export default function packageOnce(): void {
     '--param=rulesBucket=team-rules',
     '--param=tokensParameter=/portcullis/webhook-tokens',
     '--param=clusterName=prod',
+    '--param=clusterEndpoint=https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com',
+    '--param=clusterCertificateAuthority=LS0tLS1CRUdJTi==',
     `--param=alarmTopicArn=${ALARM_TOPIC_ARN}`,
   ]);
   mustSucceed(['--package', TEST_PACKAGE]);

@@ -13,7 +13,7 @@ const bytes = (data: SourceData) =>
       ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
       : new Uint8Array(data);
 
-class Sha256 {
+export class Sha256 {
   private readonly hash;
   constructor(secret?: SourceData) {
     this.hash = secret ? createHmac('sha256', bytes(secret)) : createHash('sha256');

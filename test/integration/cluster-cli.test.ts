@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse, stringify } from 'yaml';
 import { parseClusterSnapshot } from '../../functions/admission/cluster/cluster-snapshot.js';
+import { admissionReviewFor, httpApiEvent } from '../../infra/admission-event.js';
 import { CORPORA } from '../helpers/corpora.js';
 import { regoOnly } from '../helpers/gatekeeper-rego.js';
 import { type ListApi, kubeconfigFor, startListApi } from '../helpers/kubernetes-list-api.js';
@@ -162,5 +163,106 @@ describe('portcullis cluster', () => {
     const result = await portcullis(['cluster', 'snapshot', '--cluster', 'Prod_1', '--rules', rules]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--cluster Prod_1: expected a cluster name/);
+  });
+});
+
+describe('the commands that judge requests in-process read a snapshot too', () => {
+  const deployment = (namespace: string) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace },
+    spec: { template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  });
+  const snapshotFile = join(folder, 'snapshot.json');
+  beforeAll(() =>
+    writeFileSync(
+      snapshotFile,
+      JSON.stringify({
+        apiVersion: 'portcullis.dev/v1alpha1',
+        kind: 'ClusterSnapshot',
+        cluster: 'prod',
+        takenAt: new Date().toISOString(),
+        collections: [
+          {
+            apiVersion: 'networking.k8s.io/v1',
+            resource: 'networkpolicies',
+            kind: 'NetworkPolicy',
+            items: [
+              {
+                apiVersion: 'networking.k8s.io/v1',
+                kind: 'NetworkPolicy',
+                metadata: { name: 'web', namespace: 'covered' },
+                spec: { podSelector: { matchLabels: { app: 'web' } } },
+              },
+            ],
+          },
+          {
+            apiVersion: 'v1',
+            resource: 'configmaps',
+            kind: 'ConfigMap',
+            namespace: 'default',
+            name: 'allowed-pod-priorities',
+            items: [
+              {
+                apiVersion: 'v1',
+                kind: 'ConfigMap',
+                metadata: { name: 'allowed-pod-priorities', namespace: 'default' },
+                data: { default: '["high-priority"]' },
+              },
+            ],
+          },
+          { apiVersion: 'v1', resource: 'services', kind: 'Service', items: [] },
+        ],
+      }),
+    ),
+  );
+
+  it('invoke --cluster-snapshot: the rules that read the cluster decide from it', async () => {
+    const eventFile = (namespace: string) => {
+      const file = join(folder, `event-${namespace}.json`);
+      const review = admissionReviewFor(deployment(namespace), { namespace });
+      const event = httpApiEvent(JSON.stringify(review), { path: '/validate/cel/require-network-policy', timeEpoch: Date.now() });
+      writeFileSync(file, JSON.stringify({ ...event, pathParameters: { policy: 'require-network-policy' } }));
+      return file;
+    };
+    // The policy audits (as the library ships it): its violation is an audit annotation.
+    const covered = await portcullis(['invoke', 'cel', eventFile('covered'), '--cluster-snapshot', snapshotFile], { RULES_DIR: rules });
+    expect(covered.stdout.split('\n')[0], covered.stderr).toBe('allowed');
+    expect(covered.stdout).not.toContain('validation_failure');
+    const uncovered = await portcullis(['invoke', 'cel', eventFile('bare'), '--cluster-snapshot', snapshotFile], { RULES_DIR: rules });
+    expect(uncovered.stdout).toMatch(/audit annotation validation_failure: .*Every Deployment requires a matching NetworkPolicy/);
+    const without = await portcullis(['invoke', 'cel', eventFile('covered')], { RULES_DIR: rules, CLUSTER_NAME: '' });
+    expect(without.stdout).toMatch(/no cluster snapshot is configured/);
+  });
+
+  it('audit --cluster-snapshot: the rules that read the cluster are judged with it; without one, they are errors saying so', async () => {
+    const pod = (name: string, priorityClassName: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default' },
+      spec: { priorityClassName, containers: [{ name: 'c', image: 'nginx' }] },
+    });
+    const objects = join(folder, 'pods.json');
+    writeFileSync(
+      objects,
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pod('high', 'high-priority'), pod('other', 'other')] }),
+    );
+    const resultsOf = (stdout: string) => {
+      const audited = JSON.parse(stdout) as {
+        objects: { resource: { name: string }; results: { rule: string; result: string; messages: string[] }[] }[];
+      };
+      return Object.fromEntries(
+        audited.objects.map(({ resource, results }) => [
+          resource.name,
+          results.find(({ rule }) => rule.startsWith('allowed-podpriorities'))!,
+        ]),
+      );
+    };
+    const judged = resultsOf(
+      (await portcullis(['audit', '--rules', rules, '--from', objects, '--cluster-snapshot', snapshotFile, '-o', 'json'])).stdout,
+    );
+    expect([judged.high!.result, judged.other!.result], JSON.stringify(judged)).toEqual(['pass', 'fail']);
+    const unjudged = resultsOf((await portcullis(['audit', '--rules', rules, '--from', objects, '-o', 'json'])).stdout);
+    expect(unjudged.high).toMatchObject({ result: 'error', messages: [expect.stringMatching(/no cluster snapshot is loaded/)] });
   });
 });

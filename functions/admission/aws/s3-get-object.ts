@@ -34,7 +34,7 @@ export function s3ObjectUrl(bucket: string, key: string, region: string, endpoin
 }
 
 /** S3's XML error body: `<Error><Code>SlowDown</Code><Message>…</Message></Error>`. */
-async function s3Error(response: IncomingMessage): Promise<AwsError> {
+export async function s3Error(response: IncomingMessage): Promise<AwsError> {
   const status = response.statusCode ?? 0;
   const text = await readText(response).catch(() => '');
   const field = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1];

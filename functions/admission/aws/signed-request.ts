@@ -1,5 +1,5 @@
-// SigV4-signed requests to AWS APIs without the AWS SDK, for the functions' two calls (S3 GetObject for
-// rules, SSM GetParameter for tokens). Loading @aws-sdk/client-s3 was most of a cold start with rules from
+// SigV4-signed requests to AWS APIs without the AWS SDK, for the functions' calls (S3 GetObject for rules,
+// SSM GetParameter for tokens; the snapshot writer's S3 PutObject). Loading @aws-sdk/client-s3 was most of a cold start with rules from
 // S3; `aws4` signs and node:http(s) sends, with keep-alive so a revalidation reuses its connection.
 // (aws4 over @smithy/signature-v4, the SDK's own signer: the same cold start in less code; see the commit.)
 // Credentials come from the Lambda environment, read per call so the function always signs with the
@@ -14,7 +14,7 @@ import type { Agent, IncomingMessage, request as httpRequest } from 'node:http';
 export interface SignedRequest {
   service: 's3' | 'ssm';
   region: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   url: URL;
   headers?: Record<string, string>;
   body?: string;
@@ -47,7 +47,7 @@ export function endpointSuffix(region: string): string {
   return region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com';
 }
 
-function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env) {
+export function credentialsFromEnv(env: NodeJS.ProcessEnv = process.env) {
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
   if (!accessKeyId || !secretAccessKey) throw new Error('no AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set');
   return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
