@@ -28,7 +28,7 @@ const ConfigEntries = {
   WEBHOOK_TOKENS_MAX_AGE_SECONDS: v.optional(positive, '300'),
   /** An SSM-compatible endpoint, for tests. */
   SSM_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
-  /** The cluster whose snapshot rules that read the cluster are answered from (`clusters/<name>.json` beside the rules). */
+  /** The cluster whose snapshot rules that read the cluster are answered from (`clusters/<name>.jsonl` beside the rules). */
   CLUSTER_NAME: v.optional(
     v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$/, 'expected a cluster name: lower-case letters, digits, - and .')),
   ),

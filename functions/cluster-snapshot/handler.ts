@@ -52,7 +52,7 @@ export async function handler(): Promise<{ location: string; reads: number; obje
       }),
       async write(text) {
         const key = `${config.RULES_PREFIX}${snapshotFileName(config.CLUSTER_NAME)}`;
-        await putObject({ bucket: config.RULES_BUCKET, key, body: text, contentType: 'application/json' });
+        await putObject({ bucket: config.RULES_BUCKET, key, body: text, contentType: 'application/jsonl' });
         return `s3://${config.RULES_BUCKET}/${key}`;
       },
       now: new Date(startedAt),

@@ -6,6 +6,7 @@ import type { Policy } from '../admission/policy.js';
 import { parseRulesDocument } from '../admission/rules/parse-rules-document.js';
 import type { RulesDocument } from '../admission/rules/rules-document-schema.js';
 import { readsOfPolicies } from './policy-reads.js';
+import { snapshotText } from '../admission/cluster/cluster-snapshot.js';
 import { type KubernetesGet, takeSnapshot } from './take-snapshot.js';
 
 export interface SnapshotRun {
@@ -39,7 +40,7 @@ export async function writeClusterSnapshot(run: SnapshotRun): Promise<SnapshotWr
   }
   const reads = readsOfPolicies(documents);
   const snapshot = await takeSnapshot(run.get, reads, { cluster: run.cluster, now: run.now, pageSize: run.pageSize });
-  const text = JSON.stringify(snapshot);
+  const text = snapshotText(snapshot);
   return {
     location: await run.write(text),
     reads: reads.length,

@@ -19,6 +19,7 @@ import {
   type PolicyException,
   rulesOf,
 } from './kyverno-cluster-policy-parts.js';
+import { type GlobalEntry, globalEntriesOf, isGlobalContextEntry, readBy, withGlobalEntries } from './kyverno-global-context.js';
 import { type FormatResult, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
 type Mutate = { patchStrategicMerge?: unknown; patchesJson6902?: unknown; foreach?: unknown; targets?: unknown };
@@ -37,9 +38,9 @@ function refusalOf(rule: WrittenRule): string | undefined {
   return problem;
 }
 
-function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[]): FormatResult {
+function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], entries: ReadonlyMap<string, GlobalEntry>): FormatResult {
   const label = `${String(policy.kind)} ${nameOf(policy)}`;
-  const manifestRules = rulesOf(policy);
+  const manifestRules = rulesOf(policy).map((rule) => withGlobalEntries(rule, entries));
   if (!manifestRules.some(mutates)) return { rules: [], errors: [`${label}: has no mutate rules; its rules are run by the cel function`] };
   const errors: string[] = [];
   const rules: TranslatedRule[] = [];
@@ -76,12 +77,13 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[]): FormatR
   return { rules: errors.length > 0 ? [] : rules, errors };
 }
 
-/** Policies with mutate rules, and the exceptions in the bundle that name them. */
+/** Policies with mutate rules, and the exceptions and GlobalContextEntries in the bundle that they use. */
 function rulesOfBundle(claimed: readonly Manifest[]): FormatResult {
   const read = claimed.filter(isException).map(exceptionsOf);
   const exceptions = read.flatMap(({ entries }) => entries);
-  const result = joinResults(claimed.filter(isPolicy).map((policy) => rulesOfPolicy(policy, exceptions)));
-  return { rules: result.rules, errors: [...read.flatMap(({ errors }) => errors), ...result.errors] };
+  const global = globalEntriesOf(claimed);
+  const result = joinResults(claimed.filter(isPolicy).map((policy) => rulesOfPolicy(policy, exceptions, global.entries)));
+  return { rules: result.rules, errors: [...read.flatMap(({ errors }) => errors), ...global.errors, ...result.errors] };
 }
 
 /** An exception that names a policy with mutate rules in the bundle. */
@@ -93,7 +95,9 @@ export const kyvernoClusterPolicyMutateRulesFormat: PolicyFormat = {
   name: 'Kyverno ClusterPolicy (mutate rules)',
   engines: () => [kyvernoEngine],
   claims: (manifest, bundle) =>
-    (isPolicy(manifest) && rulesOf(manifest).some(mutates)) || (isException(manifest) && namesMutatingPolicy(manifest, bundle)),
+    (isPolicy(manifest) && rulesOf(manifest).some(mutates)) ||
+    (isException(manifest) && namesMutatingPolicy(manifest, bundle)) ||
+    (isGlobalContextEntry(manifest) && readBy(manifest, bundle, (rule) => mutates(rule))),
   part: (manifest) =>
     isPolicy(manifest) ? { ...manifest, spec: { ...manifest.spec, rules: rulesOf(manifest).filter(mutates) } } : manifest,
   rulesOf: rulesOfBundle,

@@ -24,6 +24,7 @@ import {
   policyNamespace,
   rulesOf,
 } from './kyverno-cluster-policy-parts.js';
+import { type GlobalEntry, globalEntriesOf, isGlobalContextEntry, readBy, withGlobalEntries } from './kyverno-global-context.js';
 import { type FormatResult, joinResults, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 
 /** Why a rule cannot run here, or undefined. */
@@ -118,12 +119,17 @@ function kyvernoValidation(validate: Record<string, unknown>): Record<string, un
   return judged;
 }
 
-function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], params: Manifest[]): FormatResult {
+function rulesOfPolicy(
+  policy: Manifest,
+  exceptions: PolicyException[],
+  params: Manifest[],
+  entries: ReadonlyMap<string, GlobalEntry>,
+): FormatResult {
   const label = `${String(policy.kind)} ${nameOf(policy)}`;
   const spec = policy.spec ?? {};
   if (!Array.isArray(spec.rules) || spec.rules.length === 0)
     return { rules: [], errors: [`${label}: spec.rules: required, one or more rules`] };
-  const manifestRules = rulesOf(policy);
+  const manifestRules = rulesOf(policy).map((rule) => withGlobalEntries(rule, entries));
   const errors: string[] = [];
   const rules: TranslatedRule[] = [];
   const shared = { policy, exceptions, controllers: autogenControllers(annotationsOf(policy), manifestRules) };
@@ -171,7 +177,8 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], params: 
 
 /** Policies, and the exceptions in the same bundle; an exception that names no policy there is an error. */
 function rulesOfBundle(claimed: readonly Manifest[]): FormatResult {
-  const params = claimed.filter((manifest) => !isPolicy(manifest) && !isException(manifest));
+  const params = claimed.filter((manifest) => !isPolicy(manifest) && !isException(manifest) && !isGlobalContextEntry(manifest));
+  const global = globalEntriesOf(claimed);
   const read = claimed.filter(isException).map(exceptionsOf);
   const exceptions = read.flatMap(({ entries }) => entries);
   const policies = claimed.filter(isPolicy);
@@ -179,8 +186,8 @@ function rulesOfBundle(claimed: readonly Manifest[]): FormatResult {
   const orphans = exceptions
     .filter((exception) => !policyNames.some((name) => matchesGlob(name, exception.policyName)))
     .map(({ name, policyName }) => `PolicyException ${name}: names policy ${policyName}, which is not in the bundle`);
-  const result = joinResults(policies.map((policy) => rulesOfPolicy(policy, exceptions, params)));
-  return { rules: result.rules, errors: [...read.flatMap(({ errors }) => errors), ...orphans, ...result.errors] };
+  const result = joinResults(policies.map((policy) => rulesOfPolicy(policy, exceptions, params, global.entries)));
+  return { rules: result.rules, errors: [...read.flatMap(({ errors }) => errors), ...orphans, ...global.errors, ...result.errors] };
 }
 
 const notMutating = (rule: WrittenRule) => rule?.mutate === undefined;
@@ -194,7 +201,8 @@ export const kyvernoClusterPolicyValidateRulesFormat: PolicyFormat = {
   claims: (manifest, bundle) =>
     isValidatingPolicy(manifest) ||
     (isException(manifest) && !bundle.some((other) => isPolicy(other) && !isValidatingPolicy(other) && namedBy(manifest, other))) ||
-    isParamIn(manifest, bundle),
+    isParamIn(manifest, bundle) ||
+    (isGlobalContextEntry(manifest) && readBy(manifest, bundle, notMutating)),
   part: (manifest) =>
     isPolicy(manifest) && rulesOf(manifest).length > 0
       ? { ...manifest, spec: { ...manifest.spec, rules: rulesOf(manifest).filter(notMutating) } }

@@ -6,8 +6,7 @@
 // cannot be evaluated; 2 on bad input (an invalid rules document included: nothing is audited with it).
 import type { Command } from 'commander';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
-import { snapshotView } from '../../functions/admission/cluster/cluster-snapshot.js';
-import type { ClusterView } from '../../functions/admission/cluster/cluster-view.js';
+import { type ClusterView, clusterView } from '../../functions/admission/cluster/cluster-view.js';
 import { readsOfPolicies } from '../../functions/cluster-snapshot/policy-reads.js';
 import { takeSnapshot } from '../../functions/cluster-snapshot/take-snapshot.js';
 import { snapshotFileView } from './cluster-snapshot-file.js';
@@ -155,7 +154,7 @@ async function objectsToAudit(options: AuditOptions, documents: PolicyDocument[]
   const reads = readsOfPolicies(documents as never);
   if (given || reads.length === 0) return { objects: listed.objects, ...(given ? { cluster: given } : {}) };
   const taken = await takeSnapshot((path) => kubeconfigGet(config, path), reads, { cluster: 'audited', now: new Date(), pageSize });
-  return { objects: listed.objects, cluster: snapshotView(taken) };
+  return { objects: listed.objects, cluster: clusterView(taken.collections, { takenAt: taken.takenAt }) };
 }
 
 async function audit(options: AuditOptions): Promise<number> {

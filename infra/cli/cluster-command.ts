@@ -11,6 +11,7 @@ import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { type ClusterRead, describeRead } from '../../functions/admission/cluster/cluster-reads.js';
+import { snapshotText } from '../../functions/admission/cluster/cluster-snapshot.js';
 import { snapshotFileName } from '../../functions/admission/cluster/snapshot-loader.js';
 import { readsOfPolicies } from '../../functions/cluster-snapshot/policy-reads.js';
 import { readerRbac, type Subject } from '../../functions/cluster-snapshot/reader-rbac.js';
@@ -57,7 +58,7 @@ async function push(options: SnapshotOptions, text: string): Promise<string> {
           prefix: options.prefix ?? 'policies/',
         };
     const key = `${target.prefix}${name}`;
-    await target.client.send(new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: text, ContentType: 'application/json' }));
+    await target.client.send(new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: text, ContentType: 'application/jsonl' }));
     return `s3://${target.bucket}/${key}`;
   }
   const file = join(options.rules ?? 'policies', name);
@@ -82,11 +83,11 @@ async function snapshot(options: SnapshotOptions): Promise<number> {
     throw new UsageError(`kubeconfig: ${(error as Error).message}`);
   }
   const taken = await takeSnapshot((path) => kubeconfigGet(config, path), reads, { cluster: options.cluster, now: new Date(), pageSize });
-  const text = JSON.stringify(taken);
+  const text = snapshotText(taken);
   const objects = taken.collections.reduce((count, { items }) => count + items.length, 0);
   const summary = `${objects} objects of ${reads.length} reads from ${config.getCurrentCluster()!.server}, ${text.length} bytes`;
   if (!options.push) {
-    print(`${text}\n`);
+    print(text);
     process.stderr.write(`${summary}\n`);
     return EXIT.ok;
   }

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseClusterSnapshot } from '../../functions/admission/cluster/cluster-snapshot.js';
+import { wholeSnapshot } from '../../functions/admission/cluster/cluster-snapshot.js';
 import { admissionReviewFor, httpApiEvent } from '../../infra/admission-event.js';
 import { importPackagedHandler, unpackFunction } from '../../infra/packaged-function.js';
 import { CORPORA, corpusDocuments } from '../helpers/corpora.js';
@@ -74,9 +74,9 @@ afterAll(async () => {
 describe('the scheduled cluster snapshot writer', () => {
   it('reads what the uploaded policies read, with an EKS token, and writes the snapshot beside the rules', async () => {
     const written = await runWriter();
-    expect(written).toMatchObject({ location: `s3://${s3.bucket}/policies/clusters/prod.json`, reads: 1, objects: 1 });
+    expect(written).toMatchObject({ location: `s3://${s3.bucket}/policies/clusters/prod.jsonl`, reads: 1, objects: 1 });
     expect(api.requests.map(({ path }) => path)).toEqual(['/apis/networking.k8s.io/v1/networkpolicies']);
-    const parsed = parseClusterSnapshot(JSON.parse(await s3.read('policies/clusters/prod.json')));
+    const parsed = wholeSnapshot(await s3.read('policies/clusters/prod.jsonl'));
     if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
     expect(parsed.snapshot.collections[0]!.items[0]).toMatchObject({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' });
   });
@@ -136,7 +136,7 @@ describe('the scheduled cluster snapshot writer', () => {
   });
 
   it('a read it may not make fails the run, naming it; the last snapshot stays', async () => {
-    const before = await s3.read('policies/clusters/prod.json');
+    const before = await s3.read('policies/clusters/prod.jsonl');
     const forbidden = await startListApi(folder, { objects: {}, forbidden: ['/apis/networking.k8s.io/v1/networkpolicies'] });
     try {
       await expect(
@@ -145,7 +145,7 @@ describe('the scheduled cluster snapshot writer', () => {
     } finally {
       await forbidden.close();
     }
-    expect(await s3.read('policies/clusters/prod.json')).toBe(before);
+    expect(await s3.read('policies/clusters/prod.jsonl')).toBe(before);
   });
 
   it('a bad setting stops it, naming the variable', async () => {

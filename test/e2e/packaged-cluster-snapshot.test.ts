@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { snapshotText } from '../../functions/admission/cluster/cluster-snapshot.js';
 import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { CORPORA, corpusDocuments } from '../helpers/corpora.js';
 import { denying, regoOnly } from '../helpers/gatekeeper-rego.js';
@@ -55,7 +56,7 @@ const networkPolicy = (ns: string, app: string) => ({
   spec: { podSelector: { matchLabels: { app } } },
 });
 function snapshot(takenAt: Date, cluster = 'prod') {
-  return JSON.stringify({
+  return snapshotText({
     apiVersion: 'portcullis.dev/v1alpha1',
     kind: 'ClusterSnapshot',
     cluster,
@@ -110,7 +111,7 @@ const hostNetworkPod = (ns: string) => ({
 });
 
 let s3: TestS3;
-const SNAPSHOT_KEY = 'policies/clusters/prod.json';
+const SNAPSHOT_KEY = 'policies/clusters/prod.jsonl';
 const handlers: Record<string, Handler> = {};
 const load = async (name: string, env: Record<string, string> = {}) =>
   (handlers[name] = (
@@ -175,7 +176,7 @@ describe('policies that read the cluster, answered from the snapshot in the buck
   });
 
   it('the snapshot was read once, and each decision logs its version and age, and counts the age', async () => {
-    expect(s3.gets('clusters/prod.json')).toHaveLength(1);
+    expect(s3.gets('clusters/prod.jsonl')).toHaveLength(1);
     const logs = captureLogLines();
     try {
       await answer('fresh', deployment, 'require-network-policy', 'default');
@@ -190,7 +191,7 @@ describe('policies that read the cluster, answered from the snapshot in the buck
 
 describe('when no snapshot can be used, each rule that reads the cluster answers by its failure policy', () => {
   it('one older than CLUSTER_SNAPSHOT_MAX_AGE_SECONDS: Kyverno (Fail) denies with the reason; Gatekeeper (Ignore) fails open, counted', async () => {
-    await s3.put('policies/clusters/old.json', snapshot(new Date(Date.now() - 3600_000), 'old'));
+    await s3.put('policies/clusters/old.jsonl', snapshot(new Date(Date.now() - 3600_000), 'old'));
     await load('old', { CLUSTER_NAME: 'old', CLUSTER_SNAPSHOT_MAX_AGE_SECONDS: '600' });
     const denied = await answer('old', deployment, 'require-network-policy', 'default');
     expect(kyvernoMessage(denied, 'require-network-policy', 'require-network-policy')).toMatch(
@@ -220,10 +221,10 @@ describe('when no snapshot can be used, each rule that reads the cluster answers
   });
 
   it('an invalid snapshot is refused, logged once with its errors; the last good one stays', async () => {
-    await s3.put('policies/clusters/flaky.json', snapshot(new Date(), 'flaky'));
+    await s3.put('policies/clusters/flaky.jsonl', snapshot(new Date(), 'flaky'));
     await load('flaky', { CLUSTER_NAME: 'flaky', RULES_TTL_SECONDS: '0' });
     expect((await answer('flaky', uniqueService, 'unique-service-selector', 'default')).allowed).toBe(true);
-    await s3.put('policies/clusters/flaky.json', JSON.stringify({ kind: 'ClusterSnapshot' }));
+    await s3.put('policies/clusters/flaky.jsonl', JSON.stringify({ kind: 'ClusterSnapshot' }));
     const logs = captureLogLines();
     let denied: any;
     try {
@@ -234,10 +235,10 @@ describe('when no snapshot can be used, each rule that reads the cluster answers
     expect(denied.allowed).toBe(false);
     const error = logs.withMessage('invalid cluster snapshot')[0]!;
     expect(error.errors).toEqual([
-      'apiVersion: required field is missing',
-      'cluster: required field is missing',
-      'takenAt: required field is missing',
-      'collections: required field is missing',
+      'line 1: apiVersion: required field is missing',
+      'line 1: cluster: required field is missing',
+      'line 1: takenAt: required field is missing',
+      'line 1: collections: required field is missing',
     ]);
     expect(error.servingVersion).toMatch(/^etag:/);
     // Logged once: the next request is answered from the last good snapshot without a word.

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse, stringify } from 'yaml';
-import { parseClusterSnapshot } from '../../functions/admission/cluster/cluster-snapshot.js';
+import { snapshotText, wholeSnapshot } from '../../functions/admission/cluster/cluster-snapshot.js';
 import { admissionReviewFor, httpApiEvent } from '../../infra/admission-event.js';
 import { CORPORA } from '../helpers/corpora.js';
 import { regoOnly } from '../helpers/gatekeeper-rego.js';
@@ -84,13 +84,13 @@ describe('portcullis cluster', () => {
     ]);
     expect(result.stderr).toMatch(/4 objects of 3 reads from https:\/\/127\.0\.0\.1:\d+, \d+ bytes/);
     expect(result.code).toBe(0);
-    const parsed = parseClusterSnapshot(JSON.parse(result.stdout));
+    const parsed = wholeSnapshot(result.stdout);
     if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
     const { snapshot } = parsed;
     expect(snapshot.cluster).toBe('prod');
     expect(Date.now() - Date.parse(snapshot.takenAt)).toBeLessThan(60_000);
     const [policies, configMap, services] = snapshot.collections;
-    expect(policies!.items.map((item) => (item.metadata as { name: string }).name)).toEqual(['a', 'b', 'c']);
+    expect(policies!.items.map((item: Record<string, unknown>) => (item.metadata as { name: string }).name)).toEqual(['a', 'b', 'c']);
     expect(policies!.items[0]).toEqual({
       apiVersion: 'networking.k8s.io/v1',
       kind: 'NetworkPolicy',
@@ -119,8 +119,8 @@ describe('portcullis cluster', () => {
     const result = await portcullis(['cluster', 'snapshot', '--cluster', 'prod', '--rules', rules, '--kubeconfig', kubeconfig, '--push']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(`wrote ${join(rules, 'clusters', 'prod.json')}`);
-    expect(parseClusterSnapshot(JSON.parse(readFileSync(join(rules, 'clusters', 'prod.json'), 'utf8'))).ok).toBe(true);
+    expect(result.stderr).toContain(`wrote ${join(rules, 'clusters', 'prod.jsonl')}`);
+    expect(wholeSnapshot(readFileSync(join(rules, 'clusters', 'prod.jsonl'), 'utf8')).ok).toBe(true);
   });
 
   it('a read the credentials may not make fails the snapshot, naming it and the RBAC to apply', async () => {
@@ -173,11 +173,11 @@ describe('the commands that judge requests in-process read a snapshot too', () =
     metadata: { name: 'web', namespace },
     spec: { template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
   });
-  const snapshotFile = join(folder, 'snapshot.json');
+  const snapshotFile = join(folder, 'snapshot.jsonl');
   beforeAll(() =>
     writeFileSync(
       snapshotFile,
-      JSON.stringify({
+      snapshotText({
         apiVersion: 'portcullis.dev/v1alpha1',
         kind: 'ClusterSnapshot',
         cluster: 'prod',

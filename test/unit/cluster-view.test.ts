@@ -4,7 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import { answerApiGet, NotFoundError, parseApiPath } from '../../functions/admission/cluster/api-path.js';
 import { describeRead, readOfApiPath, uniqueReads } from '../../functions/admission/cluster/cluster-reads.js';
-import { parseClusterSnapshot, snapshotView } from '../../functions/admission/cluster/cluster-snapshot.js';
+import {
+  type ClusterSnapshot,
+  readClusterSnapshot,
+  snapshotText,
+  wholeSnapshot,
+} from '../../functions/admission/cluster/cluster-snapshot.js';
 import { ClusterLookupError, clusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import { matchesLabelSelector, parseLabelSelectorText } from '../../functions/admission/kubernetes/label-selector.js';
 
@@ -111,39 +116,70 @@ describe('label selectors as URLs write them', () => {
   });
 });
 
-describe('the snapshot document', () => {
-  const snapshot = {
+describe('the snapshot document (JSON Lines)', () => {
+  const snapshot: ClusterSnapshot = {
     apiVersion: 'portcullis.dev/v1alpha1',
     kind: 'ClusterSnapshot',
     cluster: 'prod',
     takenAt: '2026-11-26T13:00:00Z',
-    collections: [{ ...NAMESPACES, kind: 'Namespace', items: [namespace('prod')] }],
+    collections: [
+      { ...NAMESPACES, kind: 'Namespace', items: [namespace('prod'), namespace('dev')] },
+      { ...PODS, kind: 'Pod', items: [pod('a', 'prod'), pod('b', 'dev'), pod('c', 'prod')] },
+    ],
   };
+  const text = snapshotText(snapshot);
 
-  it('is read into a view that says when it was taken', () => {
-    const parsed = parseClusterSnapshot(snapshot);
-    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-    const view = snapshotView(parsed.snapshot);
-    expect(view.takenAt).toBe('2026-11-26T13:00:00Z');
-    expect(view.get(NAMESPACES, undefined, 'prod')).toBeDefined();
+  it('is written as a header line, then a line per collection and namespace', () => {
+    expect(text.split('\n').map((line) => line.slice(0, 48))).toEqual([
+      '{"apiVersion":"portcullis.dev/v1alpha1","kind":"',
+      '{"collection":0,"namespace":"","items":[{"apiVer',
+      '{"collection":1,"namespace":"prod","items":[{"ap',
+      '{"collection":1,"namespace":"dev","items":[{"api',
+      '',
+    ]);
+    const whole = wholeSnapshot(text);
+    expect(whole.ok && whole.snapshot.collections[1]!.items.map((item) => (item.metadata as { name: string }).name)).toEqual([
+      'a',
+      'c',
+      'b',
+    ]);
   });
 
-  it('names every bad field', () => {
-    const parsed = parseClusterSnapshot({
-      ...snapshot,
-      takenAt: 'yesterday',
-      collections: [{ ...PODS, kind: 'Pod', namespace: 'prod', items: [pod('a', 'dev'), { metadata: {} }] }],
+  it('is read into a view that says when it was taken, and parses only the namespaces read', () => {
+    const read = readClusterSnapshot(
+      text.replace(/\{"collection":1,"namespace":"dev".*\n/, '{"collection":1,"namespace":"dev","items":[not json\n'),
+    );
+    if (!read.ok) throw new Error(read.errors.join('\n'));
+    const { view } = read.snapshot;
+    expect(view.takenAt).toBe('2026-11-26T13:00:00Z');
+    expect(view.get(NAMESPACES, undefined, 'prod')).toBeDefined();
+    expect(view.list(PODS, 'prod')).toHaveLength(2);
+    // The broken line is read only when a lookup needs it, and then it is that lookup's error.
+    expect(() => view.list(PODS, 'dev')).toThrow(/the cluster snapshot's line 4 is not JSON/);
+  });
+
+  it('names every bad field of the header, and every line out of place', () => {
+    expect(readClusterSnapshot(text.replace('2026-11-26T13:00:00Z', 'yesterday'))).toEqual({
+      ok: false,
+      errors: ['line 1: takenAt: expected an RFC 3339 time (2026-11-26T13:00:00Z)'],
     });
-    expect(parsed.ok).toBe(false);
-    expect(parsed.ok ? [] : parsed.errors).toEqual(['takenAt: expected an RFC 3339 time (2026-11-26T13:00:00Z)']);
-    const items = parseClusterSnapshot({
-      ...snapshot,
-      collections: [{ ...PODS, kind: 'Pod', namespace: 'prod', items: [pod('a', 'dev'), { metadata: {} }] }],
+    const lines = text.split('\n');
+    const misplaced = [lines[0], lines[2], lines[2], '{"collection":7,"namespace":"x","items":[]}', '{"items":[]}'].join('\n');
+    expect(readClusterSnapshot(misplaced)).toEqual({
+      ok: false,
+      errors: [
+        `line 3: collection 1's objects in namespace "prod" were on an earlier line`,
+        'line 4: expected {"collection":<index in line 1\'s collections>,"namespace":…,"items":[…]}',
+        'line 5: expected {"collection":<index in line 1\'s collections>,"namespace":…,"items":[…]}',
+      ],
     });
-    expect(items.ok ? [] : items.errors).toEqual([
-      "collections[0].items[0]: metadata.namespace: expected prod, the collection's",
-      'collections[0].items[1]: metadata.name: required',
-    ]);
+  });
+
+  it("an object on a line that is not its namespace's is refused when the line is read", () => {
+    const wrong = text.replace('"namespace":"dev","items":[', '"namespace":"prod2","items":[');
+    const read = readClusterSnapshot(wrong);
+    if (!read.ok) throw new Error(read.errors.join('\n'));
+    expect(() => read.snapshot.view.list(PODS, 'prod2')).toThrow("line 4: items[0]: metadata.namespace: expected prod2, the line's");
   });
 });
 

@@ -173,3 +173,44 @@ describe('what each rule reads, for the snapshot the function loads', () => {
     ]);
   });
 });
+
+describe('globalReference: a GlobalContextEntry in the bundle, read from the cluster view', () => {
+  const entry = (spec: Record<string, unknown>) =>
+    JSON.stringify({ apiVersion: 'kyverno.io/v2alpha1', kind: 'GlobalContextEntry', metadata: { name: 'deployments' }, spec });
+  const counting = policy({
+    context: [{ name: 'count', globalReference: { name: 'deployments', jmesPath: 'length(@)' } }],
+    ...denyUnless('{{ count }}', 0),
+  });
+  const deployment = (namespace: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace } });
+
+  it('kubernetesResource: its value is every object of the resource (of its namespace, when it names one)', async () => {
+    const text = `${counting}\n---\n${entry({ kubernetesResource: { group: 'apps', version: 'v1', resource: 'deployments', namespace: 'prod' } })}`;
+    const parsed = parseRulesDocument(celPolicy, text);
+    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    expect(celPolicy.clusterReads!(parsed.document.rules[0]!.parameters)).toEqual([
+      { apiVersion: 'apps/v1', resource: 'deployments', namespace: 'prod' },
+    ]);
+    expect((await verdictOf(text, pod('prod'), { namespace: 'prod' }, undefined, completeView([]))).allowed).toBe(true);
+    const busy = completeView([deployment('prod'), deployment('dev')]);
+    expect((await verdictOf(text, pod('prod'), { namespace: 'prod' }, undefined, busy)).allowed).toBe(false);
+  });
+
+  it("apiCall: its value is the GET's answer", async () => {
+    const text = `${counting.replace('length(@)', 'length(items)')}\n---\n${entry({ apiCall: { urlPath: '/apis/apps/v1/deployments', refreshInterval: '10s' } })}`;
+    expect((await verdictOf(text, pod('prod'), { namespace: 'prod' }, undefined, completeView([deployment('dev')]))).allowed).toBe(false);
+  });
+
+  it.each([
+    ['an entry not in the bundle', '', /globalReference names GlobalContextEntry deployments, which is not in the bundle/],
+    [
+      'projections',
+      entry({ kubernetesResource: { version: 'v1', resource: 'pods' }, projections: [] }),
+      /spec\.projections: not implemented here/,
+    ],
+    ['a service call', entry({ apiCall: { service: { url: 'https://x' } } }), /spec\.apiCall\.service calls a service/],
+    ['Secrets', entry({ kubernetesResource: { version: 'v1', resource: 'secrets' } }), /reads Secrets, whose data a cluster snapshot/],
+  ])('refused with the reason: %s', (_name, extra, reason) => {
+    const parsed = parseRulesDocument(celPolicy, extra ? `${counting}\n---\n${extra}` : counting);
+    expect(parsed.ok ? '' : parsed.errors.join('\n')).toMatch(reason);
+  });
+});

@@ -1,71 +1,162 @@
 // The cluster snapshot: the objects the uploaded policies read of one cluster, as `portcullis cluster
-// snapshot` and the scheduled snapshot function write them to the rules bucket (one JSON object per cluster):
+// snapshot` and the scheduled writer store them beside the rules (`clusters/<cluster>.jsonl`). JSON Lines,
+// so a request parses only the namespaces it reads, never a whole cluster's objects at a cold start:
 //
-//   apiVersion: portcullis.dev/v1alpha1
-//   kind: ClusterSnapshot
-//   cluster: prod                      # the name the functions are configured with
-//   takenAt: 2026-11-26T13:00:00Z      # when the reads began: the age the functions report
-//   collections:                       # what was read, each as one GET or list of the API
-//     - {apiVersion: v1, resource: namespaces, kind: Namespace, items: [...]}
-//     - {apiVersion: v1, resource: configmaps, kind: ConfigMap, namespace: default, name: registries, items: [...]}
+//   {"apiVersion":"portcullis.dev/v1alpha1","kind":"ClusterSnapshot","cluster":"prod",
+//    "takenAt":"2026-11-26T13:00:00Z","collections":[{"apiVersion":"v1","resource":"namespaces","kind":"Namespace"}, …]}
+//   {"collection":0,"namespace":"","items":[…the cluster-scoped objects of collection 0…]}
+//   {"collection":2,"namespace":"shop","items":[…collection 2's objects in namespace shop…]}
 //
-// A collection without namespace and name is every object of the resource; with a namespace, that
-// namespace's; with a name, that one object (no items when it did not exist). Items carry apiVersion and kind.
+// The first line says what was read (each collection: every object of a resource, those of a namespace, or
+// one by name) and when the reads began (takenAt); every other line holds one collection's objects of one
+// namespace ("" for cluster-scoped ones), starting exactly so. The lines' order and each line's place are
+// checked when the snapshot is read; a line's objects when a request first reads them (a line that is not
+// what it says is then an error for the lookups in it, naming the line).
 import * as v from '../schema.js';
 import { issueLines } from '../schema-issues.js';
 import { isJsonObject } from '../kubernetes/json-object.js';
-import { type ClusterView, type Collection, clusterView } from './cluster-view.js';
+import { type ClusterView, ClusterLookupError, type Collection, clusterView, type ObjectGroup } from './cluster-view.js';
 
 export const SNAPSHOT_API_VERSION = 'portcullis.dev/v1alpha1';
 export const SNAPSHOT_KIND = 'ClusterSnapshot';
 
 const name = v.pipe(v.string(), v.minLength(1));
 
-const CollectionSchema = v.strictObject({
+const CollectionHeaderSchema = v.strictObject({
   apiVersion: name,
   resource: name,
   kind: name,
   namespace: v.optional(name),
   name: v.optional(name),
-  // Each item is checked by hand below: a schema run over every object of a large snapshot costs its cold start.
-  items: v.array(v.unknown()),
 });
 
-export const ClusterSnapshotSchema = v.strictObject({
+const SnapshotHeaderSchema = v.strictObject({
   apiVersion: v.literal(SNAPSHOT_API_VERSION),
   kind: v.literal(SNAPSHOT_KIND),
   cluster: name,
   takenAt: v.pipe(v.string(), v.isoTimestamp('expected an RFC 3339 time (2026-11-26T13:00:00Z)')),
-  collections: v.array(CollectionSchema),
+  collections: v.array(CollectionHeaderSchema),
 });
-export type ClusterSnapshot = Omit<v.InferOutput<typeof ClusterSnapshotSchema>, 'collections'> & { collections: Collection[] };
+type SnapshotHeader = v.InferOutput<typeof SnapshotHeaderSchema>;
 
-/** Why an item is not an object of its collection, or undefined when it is. */
-function itemProblem(item: unknown, collection: v.InferOutput<typeof CollectionSchema>): string | undefined {
+/** A snapshot as a writer makes it: what was read, and the objects of each collection. */
+export type ClusterSnapshot = Omit<SnapshotHeader, 'collections'> & { collections: Collection[] };
+
+/** The snapshot as JSON Lines: the header, then one line per collection and namespace. */
+export function snapshotText({ collections, ...header }: ClusterSnapshot): string {
+  const lines = [JSON.stringify({ ...header, collections: collections.map(({ items: _items, ...collection }) => collection) })];
+  collections.forEach(({ items }, index) => {
+    const byNamespace = new Map<string, unknown[]>();
+    for (const item of items) {
+      const metadata = isJsonObject(item.metadata) ? item.metadata : {};
+      const namespace = typeof metadata.namespace === 'string' ? metadata.namespace : '';
+      if (!byNamespace.has(namespace)) byNamespace.set(namespace, []);
+      byNamespace.get(namespace)!.push(item);
+    }
+    for (const [namespace, grouped] of byNamespace) lines.push(JSON.stringify({ collection: index, namespace, items: grouped }));
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+// How every line after the header starts, as JSON.stringify writes it: its place is read from this alone.
+const GROUP_START = /^\{"collection":(\d+),"namespace":("(?:[^"\\]|\\.)*"),"items":\[/;
+
+/** Why an object is not one of its line's, or undefined when it is. */
+function itemProblem(item: unknown, collection: SnapshotHeader['collections'][number], namespace: string): string | undefined {
   if (!isJsonObject(item)) return 'expected an object';
   const metadata = item.metadata;
   if (!isJsonObject(metadata) || typeof metadata.name !== 'string' || metadata.name === '') return 'metadata.name: required';
-  if (collection.namespace !== undefined && metadata.namespace !== collection.namespace)
-    return `metadata.namespace: expected ${collection.namespace}, the collection's`;
+  if ((typeof metadata.namespace === 'string' ? metadata.namespace : '') !== namespace)
+    return `metadata.namespace: expected ${namespace || 'none'}, the line's`;
   if (collection.name !== undefined && metadata.name !== collection.name)
     return `metadata.name: expected ${collection.name}, the collection's`;
   return undefined;
 }
 
-/** The snapshot in a document, or every problem with it, each naming its field. */
-export function parseClusterSnapshot(data: unknown): { ok: true; snapshot: ClusterSnapshot } | { ok: false; errors: string[] } {
-  const result = v.safeParse(ClusterSnapshotSchema, data);
-  if (!result.success) return { ok: false, errors: issueLines(result.issues) };
-  const errors: string[] = [];
-  result.output.collections.forEach((collection, index) => {
-    collection.items.forEach((item, at) => {
-      const problem = itemProblem(item, collection);
-      if (problem && errors.length < 20) errors.push(`collections[${index}].items[${at}]: ${problem}`);
-    });
-  });
-  if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, snapshot: result.output as ClusterSnapshot };
+/** A line's objects, parsed and checked when first read. */
+function lazyGroup(line: string, lineNumber: number, namespace: string, collection: SnapshotHeader['collections'][number]): ObjectGroup {
+  let items: Record<string, unknown>[] | undefined;
+  return {
+    namespace,
+    items() {
+      if (items) return items;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch (error) {
+        throw new ClusterLookupError(`the cluster snapshot's line ${lineNumber} is not JSON: ${(error as Error).message}`);
+      }
+      const listed = isJsonObject(parsed) && Array.isArray(parsed.items) ? parsed.items : undefined;
+      if (!listed) throw new ClusterLookupError(`the cluster snapshot's line ${lineNumber}: items: expected a list`);
+      listed.forEach((item, at) => {
+        const problem = itemProblem(item, collection, namespace);
+        if (problem) throw new ClusterLookupError(`the cluster snapshot's line ${lineNumber}: items[${at}]: ${problem}`);
+      });
+      items = listed as Record<string, unknown>[];
+      return items;
+    },
+  };
 }
 
-/** The view the policies read a snapshot through. */
-export const snapshotView = (snapshot: ClusterSnapshot): ClusterView => clusterView(snapshot.collections, { takenAt: snapshot.takenAt });
+export interface ReadSnapshot {
+  cluster: string;
+  takenAt: string;
+  view: ClusterView;
+}
+
+/** The snapshot in a text, as a view, or every problem with its header and its lines' places, each naming where. */
+export function readClusterSnapshot(text: string): { ok: true; snapshot: ReadSnapshot } | { ok: false; errors: string[] } {
+  const lines = text.split('\n');
+  let header: unknown;
+  try {
+    header = JSON.parse(lines[0] ?? '');
+  } catch (error) {
+    return { ok: false, errors: [`line 1: not JSON: ${(error as Error).message}`] };
+  }
+  const result = v.safeParse(SnapshotHeaderSchema, header);
+  if (!result.success) return { ok: false, errors: issueLines(result.issues).map((issue) => `line 1: ${issue}`) };
+  const { collections } = result.output;
+  const groups = collections.map((): ObjectGroup[] => []);
+  const seen = new Set<string>();
+  const errors: string[] = [];
+  lines.slice(1).forEach((line, index) => {
+    const lineNumber = index + 2;
+    if (line === '') return;
+    const start = GROUP_START.exec(line.slice(0, 1024));
+    const place = start ? { collection: Number(start[1]), namespace: JSON.parse(start[2]!) as string } : undefined;
+    const collection = place && collections[place.collection];
+    if (!place || !collection)
+      errors.push(`line ${lineNumber}: expected {"collection":<index in line 1's collections>,"namespace":…,"items":[…]}`);
+    else if (collection.namespace !== undefined && collection.namespace !== place.namespace)
+      errors.push(
+        `line ${lineNumber}: namespace ${place.namespace}, but collection ${place.collection} is namespace ${collection.namespace}'s`,
+      );
+    else if (seen.has(`${place.collection} ${place.namespace}`))
+      errors.push(`line ${lineNumber}: collection ${place.collection}'s objects in namespace "${place.namespace}" were on an earlier line`);
+    else {
+      seen.add(`${place.collection} ${place.namespace}`);
+      groups[place.collection]!.push(lazyGroup(line, lineNumber, place.namespace, collection));
+    }
+  });
+  if (errors.length > 0) return { ok: false, errors: errors.slice(0, 20) };
+  const view = clusterView(
+    collections.map((collection, index) => ({ ...collection, groups: groups[index]! })),
+    { takenAt: result.output.takenAt },
+  );
+  return { ok: true, snapshot: { cluster: result.output.cluster, takenAt: result.output.takenAt, view } };
+}
+
+/** Every object of a snapshot text, checked: for tools and tests that read one whole. */
+export function wholeSnapshot(text: string): { ok: true; snapshot: ClusterSnapshot } | { ok: false; errors: string[] } {
+  const read = readClusterSnapshot(text);
+  if (!read.ok) return read;
+  try {
+    const { cluster, takenAt, view } = read.snapshot;
+    return {
+      ok: true,
+      snapshot: { apiVersion: SNAPSHOT_API_VERSION, kind: SNAPSHOT_KIND, cluster, takenAt, collections: [...view.collections] },
+    };
+  } catch (error) {
+    return { ok: false, errors: [(error as Error).message] };
+  }
+}

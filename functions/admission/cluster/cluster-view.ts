@@ -59,12 +59,40 @@ function metadataOf(object: Record<string, unknown>): { name: string; namespace:
   };
 }
 
-/** One resource's collections, and its objects by `namespace/name`. */
+/**
+ * A collection's objects of one namespace (`` for cluster-scoped ones), made when first read: a snapshot's
+ * are parsed then, so a request reads only the namespaces it asks about.
+ */
+export interface ObjectGroup {
+  namespace: string;
+  items(): readonly Record<string, unknown>[];
+}
+
+/** A collection whose objects come in groups by namespace. */
+export interface GroupedCollection extends Omit<Collection, 'items'> {
+  groups: readonly ObjectGroup[];
+}
+
+/** A collection's objects, grouped by namespace now (they are at hand already). */
+export function groupedByNamespace(collection: Collection): GroupedCollection {
+  const { items, ...header } = collection;
+  const byNamespace = new Map<string, Record<string, unknown>[]>();
+  for (const item of items) {
+    const { namespace } = metadataOf(item);
+    if (!byNamespace.has(namespace)) byNamespace.set(namespace, []);
+    byNamespace.get(namespace)!.push(item);
+  }
+  return { ...header, groups: [...byNamespace].map(([namespace, grouped]) => ({ namespace, items: () => grouped })) };
+}
+
+/** One resource's collections, its groups by namespace, and what was made of them so far. */
 interface ResourceIndex {
-  collections: Collection[];
-  byName: Map<string, Record<string, unknown>>;
+  collections: GroupedCollection[];
+  groups: Map<string, ObjectGroup[]>;
+  /** Objects by name, per namespace, made when the namespace is first read. */
+  byName: Map<string, Map<string, Record<string, unknown>>>;
   /** Lists made so far, by namespace (`` for every namespace). */
-  lists: Map<string, Record<string, unknown>[]>;
+  lists: Map<string, readonly Record<string, unknown>[]>;
   kind: string;
 }
 
@@ -78,16 +106,32 @@ export interface ViewOptions {
   variables?: Record<string, unknown>;
 }
 
-export function clusterView(collections: readonly Collection[], { takenAt, complete = false, variables }: ViewOptions = {}): ClusterView {
+/** A namespace's objects by name, each once (a resource read whole and by name holds some twice). */
+function namedIn(entry: ResourceIndex, namespace: string): Map<string, Record<string, unknown>> {
+  let named = entry.byName.get(namespace);
+  if (!named) {
+    named = new Map();
+    for (const group of entry.groups.get(namespace) ?? []) for (const item of group.items()) named.set(metadataOf(item).name, item);
+    entry.byName.set(namespace, named);
+  }
+  return named;
+}
+
+export function clusterView(
+  collections: readonly (Collection | GroupedCollection)[],
+  { takenAt, complete = false, variables }: ViewOptions = {},
+): ClusterView {
+  const grouped = collections.map((collection) => ('items' in collection ? groupedByNamespace(collection) : collection));
   const index = new Map<string, ResourceIndex>();
-  for (const collection of collections) {
+  for (const collection of grouped) {
     const key = typeKey(collection);
     let entry = index.get(key);
-    if (!entry) index.set(key, (entry = { collections: [], byName: new Map(), lists: new Map(), kind: collection.kind }));
+    if (!entry)
+      index.set(key, (entry = { collections: [], groups: new Map(), byName: new Map(), lists: new Map(), kind: collection.kind }));
     entry.collections.push(collection);
-    for (const item of collection.items) {
-      const { namespace, name } = metadataOf(item);
-      entry.byName.set(`${namespace}/${name}`, item);
+    for (const group of collection.groups) {
+      if (!entry.groups.has(group.namespace)) entry.groups.set(group.namespace, []);
+      entry.groups.get(group.namespace)!.push(group);
     }
   }
 
@@ -100,14 +144,18 @@ export function clusterView(collections: readonly Collection[], { takenAt, compl
     ) ??
       false);
 
+  let materialized: Collection[] | undefined;
   return {
     ...(takenAt !== undefined ? { takenAt } : {}),
     ...(variables ? { variables } : {}),
-    collections,
+    get collections() {
+      materialized ??= grouped.map(({ groups, ...header }) => ({ ...header, items: groups.flatMap((group) => group.items()) }));
+      return materialized;
+    },
     get(type, namespace, name) {
       const entry = index.get(typeKey(type));
       if (!holds(entry, namespace || undefined, name)) throw notHeld(type, namespace, name);
-      return entry?.byName.get(`${namespace ?? ''}/${name}`);
+      return entry && namedIn(entry, namespace ?? '').get(name);
     },
     list(type, namespace) {
       const entry = index.get(typeKey(type));
@@ -116,8 +164,8 @@ export function clusterView(collections: readonly Collection[], { takenAt, compl
       const scope = namespace ?? '';
       let items = entry.lists.get(scope);
       if (!items) {
-        // Each object once, though a resource read whole and by name holds it twice.
-        items = [...entry.byName.values()].filter((item) => !namespace || metadataOf(item).namespace === namespace);
+        const namespaces = namespace ? [namespace] : [...entry.groups.keys()];
+        items = namespaces.flatMap((name) => [...namedIn(entry, name).values()]);
         entry.lists.set(scope, items);
       }
       return items;

@@ -1,5 +1,5 @@
 // The cluster snapshot a function's rules read, from a source of the same kind as its rules (S3 beside
-// them, or the rules folder), at `clusters/<cluster>.json`, with the rules' caching and ETag revalidation: a
+// them, or the rules folder), at `clusters/<cluster>.jsonl`, with the rules' caching and ETag revalidation: a
 // new version is parsed and checked once; an invalid one (not JSON, not a snapshot, another cluster's) is
 // logged once with every error and counted, and the last good one stays. What it answers is a cluster view:
 // the snapshot's, or, when none can be used (none configured, none readable, one older than the maximum
@@ -7,11 +7,11 @@
 // failure policy. Loaded only when a request's rules read the cluster.
 import { logger } from '../observe/logger.js';
 import type { RulesSource } from '../rules/rules-source.js';
-import { parseClusterSnapshot, snapshotView } from './cluster-snapshot.js';
+import { readClusterSnapshot } from './cluster-snapshot.js';
 import { type ClusterView, unavailableView } from './cluster-view.js';
 
 /** Where a cluster's snapshot is, under the rules' prefix or folder. */
-export const snapshotFileName = (cluster: string) => `clusters/${cluster}.json`;
+export const snapshotFileName = (cluster: string) => `clusters/${cluster}.jsonl`;
 
 export interface SnapshotState {
   view: ClusterView;
@@ -40,17 +40,20 @@ interface Parsed {
 }
 
 function parseVersion(version: string, bytes: Uint8Array, cluster: string): Parsed {
-  let data: unknown;
+  let text: string;
   try {
-    data = JSON.parse(new TextDecoder().decode(bytes));
-  } catch (error) {
-    return { version, errors: [`not JSON: ${(error as Error).message}`] };
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return { version, errors: ['not UTF-8 text'] };
   }
-  const parsed = parseClusterSnapshot(data);
-  if (!parsed.ok) return { version, errors: parsed.errors };
-  if (parsed.snapshot.cluster !== cluster)
-    return { version, errors: [`cluster: ${parsed.snapshot.cluster}, expected ${cluster} (CLUSTER_NAME): another cluster's snapshot`] };
-  return { version, view: snapshotView(parsed.snapshot), takenAt: Date.parse(parsed.snapshot.takenAt) };
+  const read = readClusterSnapshot(text);
+  if (!read.ok) return { version, errors: read.errors };
+  if (read.snapshot.cluster !== cluster)
+    return {
+      version,
+      errors: [`line 1: cluster: ${read.snapshot.cluster}, expected ${cluster} (CLUSTER_NAME): another cluster's snapshot`],
+    };
+  return { version, view: read.snapshot.view, takenAt: Date.parse(read.snapshot.takenAt) };
 }
 
 export function createSnapshotLoader({

@@ -13,6 +13,7 @@ import type { ContextEntry } from '../policy/rule-schema.js';
 import { substituteVariables, type VariableContext } from '../variables/variables.js';
 
 type ApiCall = NonNullable<ContextEntry['apiCall']>;
+type GlobalReference = NonNullable<ContextEntry['globalReference']>;
 type ConfigMapReference = NonNullable<ContextEntry['configMap']>;
 
 function viewOf(context: VariableContext, entry: string): ClusterView {
@@ -64,4 +65,29 @@ export function configMapValue(name: string, reference: ConfigMapReference, cont
   const configMap = view.get(CONFIG_MAPS, namespace, mapName);
   if (!configMap) throw new Error(`context ${name}: failed to get configmap ${namespace}/${mapName}: configmaps "${mapName}" not found`);
   return configMap;
+}
+
+/**
+ * A globalReference's value: its GlobalContextEntry's (every object of a resource, as a list; or an API
+ * GET's answer) through the reference's jmesPath. An object the GET does not find is the rule's error, as
+ * Kyverno's entry has no data then.
+ */
+export function globalReferenceValue(name: string, reference: GlobalReference, context: VariableContext): unknown {
+  const view = viewOf(context, name);
+  let value: unknown;
+  if ('kubernetesResource' in reference.entry) {
+    const { apiVersion, resource, namespace } = reference.entry.kubernetesResource;
+    const items = view.list({ apiVersion, resource }, namespace);
+    context.scope.budget.charge(units(items));
+    value = items;
+  } else {
+    try {
+      value = answerApiGet(view, reference.entry.apiCall.urlPath);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      throw new Error(`context ${name}: GlobalContextEntry ${reference.name}: no data available: ${error.message}`);
+    }
+  }
+  if (reference.jmesPath === undefined) return value;
+  return searchJmesPath(String(substituteVariables(reference.jmesPath, context)), value, context.scope);
 }

@@ -1,6 +1,7 @@
 // What a Kyverno rule reads of the cluster, from the rule as a format made it (with its foreach loops, its
 // exceptions and its autogen rules): the collections a cluster snapshot must hold for it (an apiCall's URL
-// path, a configMap, the Namespaces of a namespaceSelector, the bindings that give users roles), or why it
+// path, a configMap, a GlobalContextEntry's resource or path, the Namespaces of a namespaceSelector, the
+// bindings that give users roles), or why it
 // cannot run here at all: what reads a registry, calls a service or writes, and what no snapshot can know.
 import {
   CLUSTER_ROLE_BINDINGS,
@@ -31,9 +32,20 @@ function readOfEntry(entry: Entry): ClusterRead | undefined | { refusal: string 
   if (entry.variable !== undefined) return undefined;
   if (entry.imageRegistry !== undefined)
     return { refusal: `${name}: imageRegistry reads an image registry, which the function cannot reach` };
-  if (entry.globalReference !== undefined)
-    return { refusal: `${name}: globalReference reads a GlobalContextEntry's cache, which cannot run here yet` };
-  const { apiCall, configMap } = entry as { apiCall?: Record<string, unknown>; configMap?: Record<string, unknown> };
+  const { apiCall, configMap, globalReference } = entry as {
+    apiCall?: Record<string, unknown>;
+    configMap?: Record<string, unknown>;
+    globalReference?: { name?: unknown; entry?: { kubernetesResource?: ClusterRead; apiCall?: { urlPath: string } } };
+  };
+  if (globalReference) {
+    const resolved = globalReference.entry;
+    if (!resolved)
+      return { refusal: `${name}: globalReference names GlobalContextEntry ${String(globalReference.name)}, which is not in the bundle` };
+    const read = resolved.kubernetesResource
+      ? readOf(resolved.kubernetesResource, resolved.kubernetesResource.namespace)
+      : readOfApiPath(resolved.apiCall!.urlPath);
+    return typeof read === 'string' ? { refusal: `${name}: GlobalContextEntry ${String(globalReference.name)}: ${read}` } : read;
+  }
   if (apiCall) {
     if (apiCall.service !== undefined) return { refusal: `${name}: apiCall.service calls a service, which the function cannot reach` };
     if (apiCall.method !== undefined && apiCall.method !== 'GET')
@@ -47,7 +59,7 @@ function readOfEntry(entry: Entry): ClusterRead | undefined | { refusal: string 
     const read = readOf(CONFIG_MAPS, typeof configMap.namespace === 'string' ? configMap.namespace : 'default', configMap.name);
     return typeof read === 'string' ? { refusal: `${name}: configMap ${read}` } : read;
   }
-  return { refusal: `${name}: expected one of variable, apiCall, configMap` };
+  return { refusal: `${name}: expected one of variable, apiCall, configMap, globalReference` };
 }
 
 /** The reads of a match or exclude block's filters: Namespaces for a namespaceSelector, bindings for roles. */

@@ -75,10 +75,24 @@ const ContextEntrySchema = v.pipe(
       }),
     ),
     configMap: v.optional(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), namespace: v.optional(v.string()) })),
+    // A GlobalContextEntry's value, its definition resolved from the bundle by the format.
+    globalReference: v.optional(
+      v.strictObject({
+        name: v.pipe(v.string(), v.minLength(1)),
+        jmesPath: v.optional(v.string()),
+        entry: v.union([
+          v.strictObject({
+            kubernetesResource: v.strictObject({ apiVersion: v.string(), resource: v.string(), namespace: v.optional(v.string()) }),
+          }),
+          v.strictObject({ apiCall: v.strictObject({ urlPath: v.string() }) }),
+        ]),
+      }),
+    ),
   }),
   v.check(
-    (entry) => [entry.variable, entry.apiCall, entry.configMap].filter((source) => source !== undefined).length === 1,
-    'expected exactly one of variable, apiCall, configMap',
+    (entry) =>
+      [entry.variable, entry.apiCall, entry.configMap, entry.globalReference].filter((source) => source !== undefined).length === 1,
+    'expected exactly one of variable, apiCall, configMap, globalReference',
   ),
 );
 export type ContextEntry = v.InferOutput<typeof ContextEntrySchema>;
