@@ -10,7 +10,16 @@
 // it is refused with the reason.
 import { regoEngine } from '../engines/rego/index.js';
 import { celParameters } from './cel-rule-parts.js';
-import { type RegoCode, regoCodeOf, regoRuleOf, SYNC_ANNOTATION, syncedReads } from './gatekeeper-rego-target.js';
+import { type ClusterRead, uniqueReads } from '../admission/cluster/cluster-reads.js';
+import {
+  configSyncedReads,
+  isSyncConfig,
+  type RegoCode,
+  regoCodeOf,
+  regoRuleOf,
+  SYNC_ANNOTATION,
+  syncedReads,
+} from './gatekeeper-rego-target.js';
 import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule, joinResults } from './policy-format.js';
 
 const ACTIONS: Record<string, string[]> = { deny: ['Deny'], warn: ['Warn'], dryrun: ['Audit'] };
@@ -102,6 +111,7 @@ function parametersFor(
   code: Exclude<TemplateCode, { error: string }>,
   constraint: Manifest,
   template: Manifest,
+  configReads: readonly ClusterRead[],
 ): { parameters: Record<string, unknown>; at: string } | { error: string } {
   if ('cel' in code) {
     const spec = (constraint.spec ?? {}) as Record<string, unknown>;
@@ -117,12 +127,14 @@ function parametersFor(
   const rego = code.rego;
   const synced = syncedReads(template);
   if (synced && 'error' in synced) return synced;
-  const rule = regoRuleOf(rego, constraint, synced);
+  // What data.inventory holds: the kinds the template asks for, and those the bundle's sync Config syncs.
+  const inventory = synced || configReads.length > 0 ? uniqueReads([...(synced ?? []), ...configReads]) : undefined;
+  const rule = regoRuleOf(rego, constraint, inventory);
   const problems = regoEngine.check(rule);
   if (problems.length > 0) {
     const reason = problems.map((problem) =>
       INVENTORY.test(problem)
-        ? `its Rego ${problem}: data.inventory holds the cluster objects Gatekeeper syncs (a referential policy); name the kinds it reads in the template's ${SYNC_ANNOTATION} annotation, as Gatekeeper asks, and the cluster snapshot holds them`
+        ? `its Rego ${problem}: data.inventory holds the cluster objects Gatekeeper syncs (a referential policy); name the kinds it reads in the template's ${SYNC_ANNOTATION} annotation or a sync Config (config.gatekeeper.sh) in the bundle, and the cluster snapshot holds them`
         : problem,
     );
     return { error: `ConstraintTemplate ${nameOf(template)}: ${reason.join('; ')}` };
@@ -130,7 +142,11 @@ function parametersFor(
   return { parameters: { rego: rule }, at: rego.at };
 }
 
-export function rulesFromConstraintTemplate(template: Manifest, constraints: Manifest[]): FormatResult {
+export function rulesFromConstraintTemplate(
+  template: Manifest,
+  constraints: Manifest[],
+  configReads: readonly ClusterRead[] = [],
+): FormatResult {
   const code = codeOf(template);
   if ('error' in code) return { rules: [], errors: [code.error] };
   const templateName = nameOf(template);
@@ -156,7 +172,7 @@ export function rulesFromConstraintTemplate(template: Manifest, constraints: Man
       errors.push(actions.error);
       continue;
     }
-    const made = parametersFor(code, constraint, template);
+    const made = parametersFor(code, constraint, template, configReads);
     if ('error' in made) {
       errors.push(made.error);
       break;
@@ -188,22 +204,24 @@ const isConstraint = (manifest: Manifest) => groupOf(manifest) === 'constraints.
 
 export const gatekeeperFormat: PolicyFormat = {
   name: 'Gatekeeper ConstraintTemplate',
-  claims: (manifest) => isTemplate(manifest) || isConstraint(manifest),
+  claims: (manifest, bundle) => isTemplate(manifest) || isConstraint(manifest) || (isSyncConfig(manifest) && bundle.some(isTemplate)),
   // The Rego engine loads for a bundle with a template that runs Rego, and only then.
   engines: (claimed) => (claimed.some((manifest) => isTemplate(manifest) && !nativeValidationOf(manifest)) ? [regoEngine] : []),
   rulesOf(claimed) {
     const templates = claimed.filter(isTemplate);
     const constraints = claimed.filter(isConstraint);
+    const config = configSyncedReads(claimed);
     const results = templates.map((template) =>
       rulesFromConstraintTemplate(
         template,
         constraints.filter((constraint) => constraint.kind === constraintKindOf(template)),
+        config.reads,
       ),
     );
     const orphans = constraints.filter((constraint) => !templates.some((template) => constraintKindOf(template) === constraint.kind));
     const errors = orphans.map(
       (constraint) => `${constraint.kind} ${nameOf(constraint)}: no ConstraintTemplate in the bundle defines kind ${constraint.kind}`,
     );
-    return joinResults([...results, { rules: [], errors }]);
+    return joinResults([...results, { rules: [], errors: [...config.errors, ...errors] }]);
   },
 };

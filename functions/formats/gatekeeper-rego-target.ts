@@ -131,6 +131,35 @@ export function syncedReads(template: Manifest): ClusterRead[] | undefined | { e
   return uniqueReads(reads);
 }
 
+export const isSyncConfig = (manifest: Manifest) => manifest.apiVersion === 'config.gatekeeper.sh/v1alpha1' && manifest.kind === 'Config';
+
+/**
+ * The kinds Gatekeeper's sync `Config` (config.gatekeeper.sh) syncs into data.inventory for every template:
+ * `spec.sync.syncOnly`, each {group, version, kind}; none without a Config; an error naming the field.
+ */
+export function configSyncedReads(manifests: readonly Manifest[]): { reads: ClusterRead[]; errors: string[] } {
+  const reads: ClusterRead[] = [];
+  const errors: string[] = [];
+  for (const config of manifests.filter(isSyncConfig)) {
+    const syncOnly = (config.spec as { sync?: { syncOnly?: unknown } } | undefined)?.sync?.syncOnly ?? [];
+    if (!Array.isArray(syncOnly)) {
+      errors.push(`Config ${nameOf(config)}: spec.sync.syncOnly: expected a list of {group, version, kind}`);
+      continue;
+    }
+    syncOnly.forEach((entry: { group?: unknown; version?: unknown; kind?: unknown }, index) => {
+      const { group = '', version, kind } = entry ?? {};
+      if (typeof group !== 'string' || typeof version !== 'string' || typeof kind !== 'string') {
+        errors.push(`Config ${nameOf(config)}: spec.sync.syncOnly[${index}]: group, version and kind are required`);
+        return;
+      }
+      const read = readOf({ apiVersion: group ? `${group}/${version}` : version, resource: resourceOfKind(kind) });
+      if (typeof read === 'string') errors.push(`Config ${nameOf(config)}: spec.sync.syncOnly[${index}] ${kind}: ${read}`);
+      else reads.push(read);
+    });
+  }
+  return { reads: uniqueReads(reads), errors };
+}
+
 /** The Rego engine's rule for one constraint of the template: the `rego` field of its parameters. */
 export function regoRuleOf(code: RegoCode, constraint: Manifest, inventory?: ClusterRead[]): Record<string, unknown> {
   const parameters = (constraint.spec as { parameters?: unknown } | undefined)?.parameters ?? {};

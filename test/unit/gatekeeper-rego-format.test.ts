@@ -245,3 +245,24 @@ describe('Gatekeeper Rego templates: refused at upload, saying why and where', (
     );
   });
 });
+
+describe("Gatekeeper's sync Config in the bundle", () => {
+  it('syncs its kinds into data.inventory for a referential template without the annotation', () => {
+    const referential = template({ rego: 'package k8sdemo\nviolation[{"msg": "m"}] { data.inventory.namespace[_][_]["Ingress"][_] }' });
+    const config = {
+      apiVersion: 'config.gatekeeper.sh/v1alpha1',
+      kind: 'Config',
+      metadata: { name: 'config', namespace: 'gatekeeper-system' },
+      spec: { sync: { syncOnly: [{ group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' }] } },
+    };
+    const parsed = parseRulesDocument(celPolicy, bundle(referential, constraint('c'), config));
+    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    expect(celPolicy.clusterReads!(parsed.document.rules[0]!.parameters)).toEqual([
+      { apiVersion: 'networking.k8s.io/v1', resource: 'ingresses' },
+    ]);
+    const broken = { ...config, spec: { sync: { syncOnly: [{ version: 'v1' }] } } };
+    expect(refusalOf(bundle(referential, constraint('c'), broken))).toMatch(
+      /Config config: spec\.sync\.syncOnly\[0\]: group, version and kind are required/,
+    );
+  });
+});
