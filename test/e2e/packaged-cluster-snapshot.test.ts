@@ -15,6 +15,7 @@ import { denying, regoOnly } from '../helpers/gatekeeper-rego.js';
 import { type Handler, invoke } from '../helpers/invoke.js';
 import { admissionReviewFor, httpApiEvent } from '../../infra/admission-event.js';
 import { kyvernoFailuresIn } from '../helpers/kyverno-blocked.js';
+import { configMapCollection } from '../helpers/cluster-snapshots.js';
 import { captureLogLines } from '../helpers/log-lines.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 
@@ -74,21 +75,7 @@ function snapshot(takenAt: Date, cluster = 'prod') {
         kind: 'NetworkPolicy',
         items: [networkPolicy('payments', 'nginx')],
       },
-      {
-        apiVersion: 'v1',
-        resource: 'configmaps',
-        kind: 'ConfigMap',
-        namespace: 'default',
-        name: 'allowed-pod-priorities',
-        items: [
-          {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name: 'allowed-pod-priorities', namespace: 'default' },
-            data: { default: '["high-priority", "moderate-priority", "low-priority"]' },
-          },
-        ],
-      },
+      configMapCollection('default', 'allowed-pod-priorities', { default: '["high-priority", "moderate-priority", "low-priority"]' }),
       {
         apiVersion: 'v1',
         resource: 'services',

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse, stringify } from 'yaml';
 import { snapshotText, wholeSnapshot } from '../../functions/admission/cluster/cluster-snapshot.js';
 import { admissionReviewFor, httpApiEvent } from '../../infra/admission-event.js';
+import { configMapCollection } from '../helpers/cluster-snapshots.js';
 import { CORPORA } from '../helpers/corpora.js';
 import { regoOnly } from '../helpers/gatekeeper-rego.js';
 import { type ListApi, kubeconfigFor, startListApi } from '../helpers/kubernetes-list-api.js';
@@ -196,21 +197,7 @@ describe('the commands that judge requests in-process read a snapshot too', () =
               },
             ],
           },
-          {
-            apiVersion: 'v1',
-            resource: 'configmaps',
-            kind: 'ConfigMap',
-            namespace: 'default',
-            name: 'allowed-pod-priorities',
-            items: [
-              {
-                apiVersion: 'v1',
-                kind: 'ConfigMap',
-                metadata: { name: 'allowed-pod-priorities', namespace: 'default' },
-                data: { default: '["high-priority"]' },
-              },
-            ],
-          },
+          configMapCollection('default', 'allowed-pod-priorities', { default: '["high-priority"]' }),
           { apiVersion: 'v1', resource: 'services', kind: 'Service', items: [] },
         ],
       }),
