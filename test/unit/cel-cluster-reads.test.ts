@@ -5,6 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { clusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../../functions/cel/policy.js';
+import { mutateRules } from '../../functions/admission/decide/mutate-rules.js';
+import { mutationsPolicy } from '../../functions/mutations/policy.js';
+import { admissionReviewFor } from '../../infra/admission-event.js';
+import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { refusalOf, verdictOf } from '../helpers/cel-verdict.js';
 
 const vap = (expression: string, failurePolicy = 'Fail') =>
@@ -99,5 +103,48 @@ describe("Kyverno's resource.Get and resource.List", () => {
       /Kyverno's resource\.Get: the resource .* is computed per request, so no snapshot can know what to read/,
     );
     expect(refusalOf(vpol('resource.Post("v1", "configmaps", "x", {})', 'true'))).toMatch(/resource\.Post calls the cluster/);
+  });
+});
+
+describe("a MutatingAdmissionPolicy's namespaceObject", () => {
+  it("is the request's Namespace from the view: the patch copies one of its labels", async () => {
+    const bundle = [
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1beta1',
+        kind: 'MutatingAdmissionPolicy',
+        metadata: { name: 'tier-label' },
+        spec: {
+          matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+          failurePolicy: 'Fail',
+          reinvocationPolicy: 'Never',
+          mutations: [
+            {
+              patchType: 'ApplyConfiguration',
+              applyConfiguration: {
+                expression: "Object{metadata: Object.metadata{labels: {'tier': namespaceObject.metadata.labels['tier']}}}",
+              },
+            },
+          ],
+        },
+      },
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1beta1',
+        kind: 'MutatingAdmissionPolicyBinding',
+        metadata: { name: 'tier-label' },
+        spec: { policyName: 'tier-label' },
+      },
+    ]
+      .map((document) => JSON.stringify(document))
+      .join('\n---\n');
+    const parsed = parseRulesDocument(mutationsPolicy, bundle);
+    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    expect(mutationsPolicy.clusterReads!(parsed.document.rules[0]!.parameters)).toEqual([{ apiVersion: 'v1', resource: 'namespaces' }]);
+    const request = admissionReviewFor(pod('prod'), { namespace: 'prod' }).request as never;
+    const outcome = await mutateRules(mutationsPolicy as never, parsed.document as never, request, { now: new Date(), cluster });
+    expect(applyPatchStrictly(pod('prod'), outcome.verdict.patch!).metadata).toEqual({
+      name: 'p1',
+      namespace: 'prod',
+      labels: { tier: 'gold' },
+    });
   });
 });
