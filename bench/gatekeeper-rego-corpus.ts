@@ -1,7 +1,8 @@
 // `npm run bench` (Rego): the cel function with the Gatekeeper library's templates of ../shared/corpora/
-// gatekeeper-rego uploaded as one bundle, their CEL engines removed so that their Rego runs (the referential
-// template, refused here, left out), each with its suite's first constraint; side by side in one run:
-//   cold:     new process → first answer on a constraint's route, the whole bundle vs a one-template bundle
+// gatekeeper-rego uploaded as one bundle, their CEL engines removed so that their Rego runs, each with its
+// suite's first constraint; side by side in one run:
+//   cold:     new process → first answer on a constraint's route, the whole bundle vs a one-template bundle,
+//             and the bundle without the referential templates (they read the cluster)
 //   validate: `portcullis policy validate` of the whole bundle, a new process each time
 //   warm:     median per request on the ~10 KB Pod review on two constraints' routes, the bundle loaded:
 //             allowedrepos, and allow-privilege-escalation (a psp template importing the shared lib), vs the
@@ -46,18 +47,23 @@ const TARGETS = { coldVsOneTemplate: 1.5, validateMs: 2000, warm: 3, evalUs: { r
 const ROUTES = { allowedrepos: 'general/allowedrepos', 'psp with lib imports': 'pod-security-policy/allow-privilege-escalation' };
 
 const work = temporaryDirectory('portcullis-gatekeeper-rego-');
-const texts = new Map<string, { text: string; constraint: string }>();
+const texts = new Map<string, { text: string; constraint: string; referential: boolean }>();
 for (const folder of libraryTemplates()) {
   const [test] = gatorTests(folder);
   const text = [regoOnly(test!.template), test!.constraint].map((document) => stringify(document)).join('---\n');
-  if (parseRulesDocument(celPolicy, text).ok) texts.set(folder, { text, constraint: test!.constraint.metadata.name });
+  const read = parseRulesDocument(celPolicy, text);
+  if (!read.ok) continue;
+  const referential = read.document.rules.some((rule) => (celPolicy.clusterReads?.(rule.parameters) ?? []).length > 0);
+  texts.set(folder, { text, constraint: test!.constraint.metadata.name, referential });
 }
 const bundle = [...texts.values()].map(({ text }) => text).join('---\n');
+const unreferential = [...texts.values()].filter(({ referential }) => !referential);
 const parsed = parseRulesDocument(celPolicy, bundle);
 if (!parsed.ok) throw new Error(`the Gatekeeper bundle is invalid: ${parsed.errors.join('; ')}`);
 
 const rulesFolder = (name: string, documents: string) => celRulesFolder(work, name, documents);
 const corpusRules = rulesFolder('corpus', bundle);
+const unreferentialRules = rulesFolder('unreferential', unreferential.map(({ text }) => text).join('---\n'));
 const oneTemplate = texts.get(ROUTES.allowedrepos)!;
 const oneTemplateRules = rulesFolder('one-template', oneTemplate.text);
 const bundleFile = join(work, 'bundle.yaml');
@@ -77,11 +83,12 @@ console.log(
   `cel with Gatekeeper's Rego templates: ${parsed.document.rules.length} constraints of ${texts.size} templates (${(bundle.length / 1024).toFixed(1)} KB); cold: ${COLD_ROUNDS} interleaved rounds…`,
 );
 const coldFile = routed(oneTemplate.constraint);
-const cold = { corpus: [] as number[], oneTemplate: [] as number[] };
+const cold = { corpus: [] as number[], oneTemplate: [] as number[], unreferential: [] as number[] };
 const coldStart = async (folder: string) => (await runChild(['bench/cold-start-child.mjs', handlerFile, coldFile], env(folder))).elapsedNs;
 for (let round = 0; round < COLD_ROUNDS; round++) {
   cold.corpus.push(await coldStart(corpusRules));
   cold.oneTemplate.push(await coldStart(oneTemplateRules));
+  cold.unreferential.push(await coldStart(unreferentialRules));
 }
 console.log('policy validate…');
 const validateNs = await timePolicyValidate(bundleFile, VALIDATE_ROUNDS);
@@ -107,6 +114,7 @@ for (const which of Object.keys(evaluations))
 
 const median = (values: number[]) => quantile(values, 0.5);
 const coldRatio = median(cold.corpus) / median(cold.oneTemplate);
+const unreferentialRatio = median(cold.unreferential) / median(cold.oneTemplate);
 const validateMs = median(validateNs) / 1e6;
 const warmLines = Object.entries(ROUTES).map(([name, folder]) => {
   const { run, ratios } = medianRun(warm[name]!);
@@ -123,6 +131,7 @@ console.log(`
 cel with Gatekeeper's Rego templates as one bundle (${event.body!.length} byte Pod review)
 cold start, new process → first answer on /validate/cel/${oneTemplate.constraint} (median of ${COLD_ROUNDS}, interleaved)
   whole bundle (JSON) ${ms(median(cold.corpus))} ms, allowedrepos alone ${ms(median(cold.oneTemplate))} ms; ratio ${coldRatio.toFixed(2)}× (target ≤ ${TARGETS.coldVsOneTemplate}×: ${verdict(coldRatio <= TARGETS.coldVsOneTemplate)})
+  without the ${texts.size - unreferential.length} referential templates (they read the cluster) ${ms(median(cold.unreferential))} ms; ratio ${unreferentialRatio.toFixed(2)}× (target ≤ ${TARGETS.coldVsOneTemplate}×: ${verdict(unreferentialRatio <= TARGETS.coldVsOneTemplate)})
 policy validate of the whole bundle (median of ${VALIDATE_ROUNDS}, new process each)   ${validateMs.toFixed(0)} ms (target ≤ ${TARGETS.validateMs} ms: ${verdict(validateMs <= TARGETS.validateMs)})
 warm, per request on one constraint's route with the bundle loaded (${WARM_ITERATIONS} interleaved; the process with the median ratio of ${WARM_PROCESSES})   median      p99
 ${warmLines.join('\n')}

@@ -50,6 +50,8 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
   clusterReads: ({ run }) => engineRuleReads(run),
   evaluate(request, { run, podControllers }, context) {
     const podTemplate = podControllers.includes(request.kind.kind);
-    return run.engine.validate(request, run.rule, { ...context, podTemplate, embedded: run.embedded });
+    // A literal of one shape, not a spread of the context: the engines read it on every step.
+    const { now, deadline, cluster } = context;
+    return run.engine.validate(request, run.rule, { now, deadline, cluster, podTemplate, embedded: run.embedded });
   },
 };

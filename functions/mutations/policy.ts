@@ -33,6 +33,8 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
   walksWholeObject: false,
   mutate(request, { run, podControllers }, original, context) {
     const podTemplate = podControllers.includes(request.kind.kind);
-    return run.engine.mutate(request, run.rule, original, { ...context, podTemplate });
+    // A literal of one shape, not a spread of the context: the engines read it on every step.
+    const { now, deadline, cluster } = context;
+    return run.engine.mutate(request, run.rule, original, { now, deadline, cluster, podTemplate });
   },
 };

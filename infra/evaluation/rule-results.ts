@@ -58,7 +58,7 @@ export async function ruleResults<P>(
   now: Date,
   cluster?: ClusterView,
 ): Promise<RuleResult[]> {
-  const context = { now, ...(cluster ? { cluster } : {}) };
+  const context = { now, cluster };
   const matching = document.rules.filter((rule) => matchesRule(request, rule.match, policy));
   const walksWholeObject = policy.kind === 'mutating' || policy.walksWholeObject === true;
   const tooDeep = walksWholeObject && (['object', 'oldObject'] as const).find((field) => nestedDeeperThan(request[field]));

@@ -172,7 +172,7 @@ export function createDecideAdmission<P>(
   }
 
   async function evaluateOrMutate(document: RulesDocument<P>, request: AdmissionRequest, deadline: WorkDeadline, cluster?: ClusterView) {
-    const context = { now: clock(), deadline, ...(cluster ? { cluster } : {}) };
+    const context = { now: clock(), deadline, cluster };
     return policy.kind === 'validating'
       ? await evaluateRules(policy, document, request, context)
       : await (await mutation!).mutateRules(policy, document, request, context);

@@ -84,7 +84,7 @@ interface RequestValues {
   oldObject: unknown;
   request: unknown;
   params: unknown;
-  namespaceObject?: unknown;
+  namespaceObject: unknown;
 }
 
 /** One object's bindings: the request's values, the object as the mutations before left it, lazy variables. */
@@ -110,7 +110,7 @@ function mutatedByExpressions(
     oldObject: toCel(oldView ?? null, 'request.oldObject'),
     request: requestBinding(request),
     params: rule.params,
-    ...(rule.readsNamespaceObject ? { namespaceObject: namespaceObjectOf(request, cluster) } : {}),
+    namespaceObject: rule.readsNamespaceObject ? namespaceObjectOf(request, cluster) : null,
   };
   // The conditions and the first mutation see the same object: one conversion, one set of variables.
   const budget = () => new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline);

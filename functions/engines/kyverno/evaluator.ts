@@ -40,7 +40,7 @@ function inputOf(request: AdmissionRequest, rule: KyvernoRule, context: EngineCo
     pathPrefix: template ? `/${POD_CONTROLLERS[kind].template.join('/')}` : '',
     now: context.now,
     deadline: context.deadline,
-    ...(context.cluster ? { cluster: context.cluster } : {}),
+    cluster: context.cluster,
   };
 }
 

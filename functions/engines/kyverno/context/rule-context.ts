@@ -36,7 +36,7 @@ export function ruleContext(
     data,
     scope,
     deleting,
-    ...(cluster ? { cluster } : {}),
+    cluster,
     ...(controller ? { template: TEMPLATE_PATHS[controller] } : {}),
   };
 }
