@@ -18,10 +18,10 @@ import { authenticateCaller } from './http/authenticate-caller.js';
 import { logger } from './observe/logger.js';
 import { createPolicyMetrics } from './observe/metrics.js';
 import { type AdmissionEvent, jsonHttpResponse, normaliseEvent, parseAdmissionReview } from './http/middlewares.js';
+import type { SnapshotState } from './cluster/snapshot-loader.js';
 import type { Policy } from './policy.js';
 import { createRulesLoader } from './rules/rules-loader.js';
 import { rulesSourceFromConfig, snapshotSourceFromConfig } from './rules/rules-source-from-config.js';
-import { createSnapshotLoader } from './cluster/snapshot-loader.js';
 import type { RulesSource } from './rules/rules-source.js';
 import { webhookTokensFrom } from './http/webhook-tokens.js';
 
@@ -57,13 +57,20 @@ export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOpt
     loadRules().catch(() => undefined),
     config.POLICY_TIMEOUT_MS,
   );
-  const loadSnapshot = createSnapshotLoader({
-    source: options.snapshotSource ?? snapshotSourceFromConfig(config),
-    cluster: config.CLUSTER_NAME,
-    maxAgeSeconds: config.CLUSTER_SNAPSHOT_MAX_AGE_SECONDS,
-    clock: options.clock,
-    onInvalidVersion: metrics.invalidClusterSnapshot,
-  });
+  // The snapshot's reader loads the first time a request's rules read the cluster: most functions never do.
+  let snapshotLoader: Promise<() => Promise<SnapshotState>> | undefined;
+  const loadSnapshot = async () => {
+    snapshotLoader ??= import('./cluster/snapshot-loader.js').then(({ createSnapshotLoader }) =>
+      createSnapshotLoader({
+        source: options.snapshotSource ?? snapshotSourceFromConfig(config),
+        cluster: config.CLUSTER_NAME,
+        maxAgeSeconds: config.CLUSTER_SNAPSHOT_MAX_AGE_SECONDS,
+        clock: options.clock,
+        onInvalidVersion: metrics.invalidClusterSnapshot,
+      }),
+    );
+    return (await snapshotLoader)();
+  };
   const decide = createDecideAdmission(policy, loadRules, config, { clock: options.clock, metrics, loadSnapshot });
   const webhookTokens = webhookTokensFrom(config);
   const handler = middy()

@@ -8,12 +8,16 @@
 // test/e2e/packaged-bundles.test.ts fails when a module missing here splits the chunk again. (The functions
 // that run engines also share the engines' code with the engines' lazy modules: one more chunk, laid out by
 // engines/bundle-layout.ts.)
+import './cluster/cluster-view.js';
 import './decide/deadline.js';
 import './decide/match-rule.js';
 import './kubernetes/go-duration.js';
+import './kubernetes/json-object.js';
+import './kubernetes/kind-resource.js';
 import './observe/logger.js';
 import './review/admission-response.js';
 import './rules/json-duplicate-key.js';
 import './rules/rules-document-text.js';
 import './rules/rules-source.js';
+import './schema-issues.js';
 import './schema.js';

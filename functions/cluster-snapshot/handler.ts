@@ -4,10 +4,9 @@
 // the rules. A failed run throws (the function's Errors alarm); the last snapshot stays and ages.
 import { s3ObjectReader } from '../admission/aws/s3-get-object.js';
 import { s3ObjectWriter } from '../admission/aws/s3-put-object.js';
-import { snapshotFileName } from '../admission/cluster/snapshot-loader.js';
 import { logger } from '../admission/observe/logger.js';
 import type { Policy } from '../admission/policy.js';
-import { rulesFileName } from '../admission/rules/rules-source.js';
+import { rulesFileName, snapshotFileName } from '../admission/rules/rules-source.js';
 import { celPolicy } from '../cel/policy.js';
 import { loadEngines } from '../engines/registry.js';
 import { mutationsPolicy } from '../mutations/policy.js';

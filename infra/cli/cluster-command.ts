@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { type ClusterRead, describeRead } from '../../functions/admission/cluster/cluster-reads.js';
 import { snapshotText } from '../../functions/admission/cluster/cluster-snapshot.js';
-import { snapshotFileName } from '../../functions/admission/cluster/snapshot-loader.js';
+import { snapshotFileName } from '../../functions/admission/rules/rules-source.js';
 import { readsOfPolicies } from '../../functions/cluster-snapshot/policy-reads.js';
 import { readerRbac, type Subject } from '../../functions/cluster-snapshot/reader-rbac.js';
 import { takeSnapshot } from '../../functions/cluster-snapshot/take-snapshot.js';

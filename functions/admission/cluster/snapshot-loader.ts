@@ -5,13 +5,11 @@
 // the snapshot's, or, when none can be used (none configured, none readable, one older than the maximum
 // age), a view that refuses every lookup with the reason, so each rule that reads it resolves by its own
 // failure policy. Loaded only when a request's rules read the cluster.
+import '../shared-chunk.js'; // the bundle's layout: see that file
 import { logger } from '../observe/logger.js';
 import type { RulesSource } from '../rules/rules-source.js';
 import { readClusterSnapshot } from './cluster-snapshot.js';
 import { type ClusterView, unavailableView } from './cluster-view.js';
-
-/** Where a cluster's snapshot is, under the rules' prefix or folder. */
-export const snapshotFileName = (cluster: string) => `clusters/${cluster}.jsonl`;
 
 export interface SnapshotState {
   view: ClusterView;

@@ -1,7 +1,7 @@
 // The handler at the centre of the stack: loads the rules and evaluates the policy under the deadline, and
 // resolves timeouts, thrown errors and unavailable rules by the failure policy. Logs one line per decision.
 import type { Context } from 'aws-lambda';
-import { type ClusterView, unavailableView } from '../cluster/cluster-view.js';
+import type { ClusterView } from '../cluster/cluster-view.js';
 import type { SnapshotState } from '../cluster/snapshot-loader.js';
 import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict, WARNING_MAX_LENGTH } from '../review/admission-response.js';
 import type { Config } from '../config.js';
@@ -111,11 +111,6 @@ interface Progress<P> {
   snapshot?: SnapshotState;
 }
 
-const NO_SNAPSHOT: SnapshotState = {
-  view: unavailableView('the rule reads the cluster, and this function loads no cluster snapshot'),
-  unavailable: 'this function loads no cluster snapshot',
-};
-
 // Whether any rule of a document reads the cluster, known once per document (routed documents are kept per rules version).
 const readingTheCluster = new WeakMap<object, boolean>();
 
@@ -137,7 +132,7 @@ export function createDecideAdmission<P>(
   policy: Policy<P>,
   loadRules: () => Promise<LoadedRules<P>>,
   config: Config,
-  { clock = () => new Date(), metrics, loadSnapshot = async () => NO_SNAPSHOT }: DecideOptions = {},
+  { clock = () => new Date(), metrics, loadSnapshot }: DecideOptions = {},
 ) {
   const walksWholeObject = policy.walksWholeObject ?? policy.kind === 'mutating';
   // Mutation (immer drafts and the JSON Patch diff) is a chunk of its own: a validating function never loads
@@ -197,7 +192,8 @@ export function createDecideAdmission<P>(
     if (!document) return routedToMissingPolicy(policy.name, routed!, rules.version);
     progress.failurePolicy = document.failurePolicy;
     refuseObjectsTooDeep(event.review.request);
-    if (readsCluster(policy, document)) progress.snapshot = await loadSnapshot();
+    // Without a loader (a stack made without one), the rules that read the cluster find no view and say so.
+    if (loadSnapshot && readsCluster(policy, document)) progress.snapshot = await loadSnapshot();
     const outcome = await evaluateOrMutate(document, event.review.request, deadline, progress.snapshot?.view);
     return decisionOf(outcome, rules.version);
   }

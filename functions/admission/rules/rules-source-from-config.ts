@@ -4,10 +4,9 @@
 // init phase, up to the GET on the wire (see aws/signed-request.ts); node:http(s) and node:crypto load only
 // then, so a function reading rules from a directory never loads them.
 import { s3ObjectReader } from '../aws/s3-get-object.js';
-import { snapshotFileName } from '../cluster/snapshot-loader.js';
 import type { Config } from '../config.js';
 import { directoryRulesSource } from './directory-rules-source.js';
-import type { RulesSource } from './rules-source.js';
+import { type RulesSource, snapshotFileName } from './rules-source.js';
 import { s3RulesSource } from './s3-rules-source.js';
 
 /** Where a source reads, and how much: the rules' own, or the cluster snapshot's (its name and limit). */

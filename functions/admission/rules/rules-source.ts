@@ -26,8 +26,11 @@ export interface RulesSource {
   load(policyName: string): Promise<RawRules>;
 }
 
-/** Where a source finds a policy's rules document: `<policy>.yaml`; a cluster snapshot has its own name. */
+/** Where a source finds a policy's rules document: `<policy>.yaml`. */
 export const rulesFileName = (policyName: string) => `${policyName}.yaml`;
+
+/** Where a cluster's snapshot is, under the rules' prefix or folder (admission/cluster/cluster-snapshot.ts). */
+export const snapshotFileName = (cluster: string) => `clusters/${cluster}.jsonl`;
 
 /** The rules could not be had at all (missing object, unreadable file): never the same as "no rules". */
 export class RulesUnavailableError extends Error {
