@@ -65,6 +65,7 @@ export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOpt
         source: options.snapshotSource ?? snapshotSourceFromConfig(config),
         cluster: config.CLUSTER_NAME,
         maxAgeSeconds: config.CLUSTER_SNAPSHOT_MAX_AGE_SECONDS,
+        patienceMs: config.RULES_FETCH_TIMEOUT_MS,
         clock: options.clock,
         onInvalidVersion: metrics.invalidClusterSnapshot,
       }),

@@ -6,6 +6,7 @@
 // age), a view that refuses every lookup with the reason, so each rule that reads it resolves by its own
 // failure policy. Loaded only when a request's rules read the cluster.
 import '../shared-chunk.js'; // the bundle's layout: see that file
+import { waitAtMost } from '../decide/deadline.js';
 import { logger } from '../observe/logger.js';
 import type { RulesSource } from '../rules/rules-source.js';
 import { readClusterSnapshot } from './cluster-snapshot.js';
@@ -25,6 +26,12 @@ export interface SnapshotLoaderOptions {
   /** CLUSTER_NAME; unset: no snapshot, and rules that read the cluster resolve by their failure policy. */
   cluster?: string;
   maxAgeSeconds: number;
+  /**
+   * How long a request waits for the snapshot (RULES_FETCH_TIMEOUT_MS): past it, the last good one answers,
+   * or with none the rules that read the cluster resolve by their failure policy while the fetch goes on. The
+   * other rules of the request still decide within its deadline.
+   */
+  patienceMs?: number;
   clock?: () => Date;
   /** Called once for each version found invalid (the InvalidClusterSnapshot metric). */
   onInvalidVersion?: () => void;
@@ -58,6 +65,7 @@ export function createSnapshotLoader({
   source,
   cluster,
   maxAgeSeconds,
+  patienceMs = Number.POSITIVE_INFINITY,
   clock = () => new Date(),
   onInvalidVersion,
 }: SnapshotLoaderOptions) {
@@ -74,11 +82,25 @@ export function createSnapshotLoader({
 
   return async function loadSnapshot(): Promise<SnapshotState> {
     if (!cluster) return notConfigured;
-    let raw: Awaited<ReturnType<RulesSource['load']>>;
-    try {
-      raw = await source.load(cluster);
-    } catch (error) {
-      if (!lastGood) return unavailable(`the cluster snapshot ${source.describe(cluster)} is unavailable: ${(error as Error).message}`);
+    let raw: Awaited<ReturnType<RulesSource['load']>> | undefined;
+    let failure: unknown;
+    const loading = source.load(cluster).then(
+      (loaded) => {
+        raw = loaded;
+      },
+      (error: unknown) => {
+        failure = error;
+      },
+    );
+    if (Number.isFinite(patienceMs)) await waitAtMost(loading, patienceMs);
+    else await loading;
+    if (!raw) {
+      if (!lastGood)
+        return unavailable(
+          failure
+            ? `the cluster snapshot ${source.describe(cluster)} is unavailable: ${(failure as Error).message}`
+            : `the cluster snapshot ${source.describe(cluster)} did not arrive within ${patienceMs} ms`,
+        );
       raw = { version: lastGood.version };
     }
     if (newest?.version !== raw.version && raw.version !== lastGood?.version) {
