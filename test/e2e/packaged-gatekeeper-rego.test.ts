@@ -1,10 +1,10 @@
-// Gatekeeper's library templates (../shared/corpora/gatekeeper-rego) through the packaged cel function,
-// their Rego running: each template with its CEL engine removed and each constraint forced to deny (the
-// only changes), every case of its gator suite, assertion counts included, read from the denial's
-// `[<constraint>] <msg>` lines. The referential templates (data.inventory: storageclass and
-// uniqueserviceselector) are accepted, naming the kinds their requires-sync-data annotation syncs; the
-// run here gets no cluster snapshot (packaged-cluster-snapshot.test.ts gives one), so `policy test` runs their cases with the
-// suite's inventory (test/integration/policy-test-rego.test.ts).
+// Gatekeeper's library templates (../shared/corpora/gatekeeper-rego) through the packaged cel function, their
+// Rego running: each template with its CEL engine removed and each constraint forced to deny (the only
+// changes), every case of its gator suite, assertion counts included, read from the denial's `[<constraint>]
+// <msg>` lines. The referential templates (data.inventory: storageclass and uniqueserviceselector) are
+// accepted, naming the kinds their requires-sync-data annotation syncs; the run here gets no cluster snapshot
+// (packaged-cluster-snapshot.test.ts gives one), so `policy test` runs their cases with the suite's inventory
+// (test/integration/policy-test-rego.test.ts).
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';

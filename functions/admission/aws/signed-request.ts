@@ -1,6 +1,7 @@
 // SigV4-signed requests to AWS APIs without the AWS SDK, for the functions' calls (S3 GetObject for rules,
-// SSM GetParameter for tokens; the snapshot writer's S3 PutObject). Loading @aws-sdk/client-s3 was most of a cold start with rules from
-// S3; `aws4` signs and node:http(s) sends, with keep-alive so a revalidation reuses its connection.
+// SSM GetParameter for tokens; the snapshot writer's S3 PutObject). Loading @aws-sdk/client-s3 was most of a
+// cold start with rules from S3; `aws4` signs and node:http(s) sends, with keep-alive so a revalidation
+// reuses its connection.
 // (aws4 over @smithy/signature-v4, the SDK's own signer: the same cold start in less code; see the commit.)
 // Credentials come from the Lambda environment, read per call so the function always signs with the
 // environment's current ones.

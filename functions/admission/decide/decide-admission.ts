@@ -111,7 +111,8 @@ interface Progress<P> {
   snapshot?: SnapshotState;
 }
 
-// Whether any rule of a document reads the cluster, known once per document (routed documents are kept per rules version).
+// Whether any rule of a document reads the cluster, known once per document (routed documents are kept per
+// rules version).
 const readingTheCluster = new WeakMap<object, boolean>();
 
 function readsCluster<P>(policy: Policy<P>, document: RulesDocument<P>): boolean {

@@ -1,6 +1,7 @@
 // The YAML half of reading a rules document: a document as people write it, or a multi-document bundle of
-// manifests, read as Kubernetes reads YAML (kubernetes/kubernetes-yaml.ts). Never throws: a document that makes the YAML library fail in any way (an alias bomb, nesting
-// deep enough to exhaust the stack) is an invalid document with a message that says what and where.
+// manifests, read as Kubernetes reads YAML (kubernetes/kubernetes-yaml.ts). Never throws: a document that
+// makes the YAML library fail in any way (an alias bomb, nesting deep enough to exhaust the stack) is an
+// invalid document with a message that says what and where.
 import '../shared-chunk.js'; // the bundle's layout: see that file
 import { parseKubernetesYaml } from '../kubernetes/kubernetes-yaml.js';
 import { type RulesData, rulesDataUnlessYaml, statedFailurePolicy } from './rules-document-text.js';

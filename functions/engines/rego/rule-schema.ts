@@ -1,7 +1,8 @@
 // A rule for the Rego engine as a rules document writes it (a format makes it from Gatekeeper's template and
 // constraint): the modules, the document whose members are the violations, the input's fixed fields, base
-// documents under data, and whether data.inventory is the cluster's objects (and which kinds it must hold). The modules compile as the document is validated, once per rules version; a
-// module that does not compile makes the document invalid, with OPA's error and where.
+// documents under data, and whether data.inventory is the cluster's objects (and which kinds it must hold).
+// The modules compile as the document is validated, once per rules version; a module that does not compile
+// makes the document invalid, with OPA's error and where.
 import { ClusterReadSchema } from '../../admission/cluster/cluster-reads.js';
 import * as v from '../../admission/schema.js';
 import type { RegoValidation } from './admission-target.js';

@@ -1,7 +1,7 @@
-// The evaluation in progress, for the code an engine's library calls back with no way to pass it along (a
-// CEL function, a JMESPath function, RE2 matching): the cost budget its steps are charged to, the clock
-// that time functions read, since policies never read the system's, and the cluster view lookups read. Set around one evaluation and restored
-// after it, so an evaluation inside another sees its own.
+// The evaluation in progress, for the code an engine's library calls back with no way to pass it along (a CEL
+// function, a JMESPath function, RE2 matching): the cost budget its steps are charged to, the clock that time
+// functions read, since policies never read the system's, and the cluster view lookups read. Set around one
+// evaluation and restored after it, so an evaluation inside another sees its own.
 import type { ClusterView } from '../../admission/cluster/cluster-view.js';
 import type { CostBudget } from './cost-budget.js';
 

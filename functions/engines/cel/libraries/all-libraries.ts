@@ -1,7 +1,8 @@
-// The CEL environment's libraries beyond the engine's own, in one list: Kubernetes' (as the API server has them
-// for admission policies) and Kyverno's, its resource lookups answered from the cluster view. Kyverno's
-// lookups of registries and HTTP, and its writes, are refused at compile (program.ts); its time, transform, random, x509 and yaml
-// libraries are not here, so an expression that calls them does not compile, never fails at admission.
+// The CEL environment's libraries beyond the engine's own, in one list: Kubernetes' (as the API server has
+// them for admission policies) and Kyverno's, its resource lookups answered from the cluster view. Kyverno's
+// lookups of registries and HTTP, and its writes, are refused at compile (program.ts); its time, transform,
+// random, x509 and yaml libraries are not here, so an expression that calls them does not compile, never
+// fails at admission.
 import type { CelLibrary } from './cel-library.js';
 import { functionNamesOf, identifiersOf } from './cel-library.js';
 import { formatLibrary } from './format/library.js';

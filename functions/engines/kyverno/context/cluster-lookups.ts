@@ -1,6 +1,7 @@
-// What a Kyverno rule reads of the cluster, answered from the cluster view the function was handed (a
-// snapshot, or a test suite's mocks): context entries' `apiCall` (a GET by URL path, then its jmesPath) and
-// `configMap` (a namespaceSelector's labels and a user's roles: match/cluster-subjects.ts). As Kyverno's loaders: a failed apiCall takes its `default` when it has one; a ConfigMap that is not there
+// What a Kyverno rule's context entries read of the cluster, answered from the cluster view the function was
+// handed (a snapshot, or a test suite's mocks): an `apiCall` (a GET by URL path, then its jmesPath), a
+// `configMap`, and a `globalReference` (its GlobalContextEntry's resource list or GET, then its jmesPath).
+// As Kyverno's loaders: a failed apiCall takes its `default` when it has one; a ConfigMap that is not there
 // is the rule's error. What the view does not hold is the rule's error (ClusterLookupError) even with a
 // default: the cluster may have it. A suite's values for an entry (Kyverno's values files) replace the lookup.
 import { answerApiGet, NotFoundError } from '../../../admission/cluster/api-path.js';

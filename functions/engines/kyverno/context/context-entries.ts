@@ -1,7 +1,7 @@
 // A rule's (or a foreach element's) context entries, loaded in order before its preconditions, as Kyverno's
 // context loader loads them: a `variable` (a value, or a JMESPath over the context or over that value, else
-// the default), or a read of the cluster (`apiCall`, `configMap`, `globalReference`: cluster-lookups.ts). An entry a test
-// suite's values stand in for keeps those values, as Kyverno's CLI keeps them.
+// the default), or a read of the cluster (`apiCall`, `configMap`, `globalReference`: cluster-lookups.ts). An
+// entry a test suite's values stand in for keeps those values, as Kyverno's CLI keeps them.
 import type { ContextEntry } from '../policy/rule-schema.js';
 import { searchJmesPath } from '../jmespath/jmespath.js';
 import { autogenQuery, substituteVariables, type VariableContext } from '../variables/variables.js';

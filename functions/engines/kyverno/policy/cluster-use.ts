@@ -1,8 +1,8 @@
 // What a Kyverno rule reads of the cluster, from the rule as a format made it (with its foreach loops, its
 // exceptions and its autogen rules): the collections a cluster snapshot must hold for it (an apiCall's URL
 // path, a configMap, a GlobalContextEntry's resource or path, the Namespaces of a namespaceSelector, the
-// bindings that give users roles), or why it
-// cannot run here at all: what reads a registry, calls a service or writes, and what no snapshot can know.
+// bindings that give users roles), or why it cannot run here at all: what reads a registry, calls a service
+// or writes, and what no snapshot can know.
 import {
   CLUSTER_ROLE_BINDINGS,
   CONFIG_MAPS,
