@@ -8,6 +8,8 @@ import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-
 import { celPolicy } from '../../functions/cel/policy.js';
 import { admissionReviewFor } from '../../infra/admission-event.js';
 import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';
+import { apiCallValue, globalReferenceValue } from '../../functions/engines/kyverno/context/cluster-lookups.js';
+import { CostBudget, CostLimitExceededError } from '../../functions/engines/runtime/cost-budget.js';
 import { verdictOf } from '../helpers/cel-verdict.js';
 import { kyvernoFailuresIn } from '../helpers/kyverno-blocked.js';
 
@@ -198,6 +200,27 @@ describe('globalReference: a GlobalContextEntry in the bundle, read from the clu
   it("apiCall: its value is the GET's answer", async () => {
     const text = `${counting.replace('length(@)', 'length(items)')}\n---\n${entry({ apiCall: { urlPath: '/apis/apps/v1/deployments', refreshInterval: '10s' } })}`;
     expect((await verdictOf(text, pod('prod'), { namespace: 'prod' }, undefined, completeView([deployment('dev')]))).allowed).toBe(false);
+  });
+
+  it("every lookup's list is charged to the budget as it is handed over", () => {
+    const cluster = completeView([deployment('a'), deployment('b'), deployment('c')]);
+    const urlPath = '/apis/apps/v1/deployments';
+    const lookups: Array<(context: Parameters<typeof apiCallValue>[2]) => unknown> = [
+      (context) => apiCallValue('e', { urlPath }, context),
+      (context) => globalReferenceValue('e', { name: 'g', entry: { apiCall: { urlPath } } }, context),
+      (context) =>
+        globalReferenceValue(
+          'e',
+          { name: 'g', entry: { kubernetesResource: { apiVersion: 'apps/v1', resource: 'deployments' } } },
+          context,
+        ),
+    ];
+    for (const lookup of lookups) {
+      const within = { data: {}, scope: { budget: new CostBudget(3), now: new Date() }, cluster };
+      expect(lookup(within)).toBeTruthy();
+      const over = { data: {}, scope: { budget: new CostBudget(2), now: new Date() }, cluster };
+      expect(() => lookup(over)).toThrow(CostLimitExceededError);
+    }
   });
 
   it.each([

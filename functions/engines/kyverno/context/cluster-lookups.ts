@@ -40,22 +40,29 @@ export const mockedBySuite = (name: string, context: VariableContext): boolean =
   context.cluster?.variables !== undefined &&
   Object.keys(context.cluster.variables).some((path) => path === name || path.startsWith(`${name}.`));
 
+/** The API's answer to a GET by URL path; a list's items, walked by the jmesPath and the rule, charged as handed over. */
+function apiAnswer(view: ClusterView, path: string, context: VariableContext): unknown {
+  const answer = answerApiGet(view, path);
+  if (isJsonObject(answer) && Array.isArray(answer.items)) context.scope.budget.charge(units(answer.items));
+  return answer;
+}
+
+const throughJmesPath = (value: unknown, jmesPath: string | undefined, context: VariableContext): unknown =>
+  jmesPath === undefined ? value : searchJmesPath(String(substituteVariables(jmesPath, context)), value, context.scope);
+
 /** An apiCall entry's value: the API's answer to its GET, through its jmesPath; its default when the GET fails. */
 export function apiCallValue(name: string, call: ApiCall, context: VariableContext): unknown {
   const view = viewOf(context, name);
   const path = String(substituteVariables(call.urlPath, context));
   let answer: unknown;
   try {
-    answer = answerApiGet(view, path);
+    answer = apiAnswer(view, path, context);
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     if (call.default === undefined) throw new Error(`context ${name}: failed to GET resource with raw url: ${path}: ${error.message}`);
     return substituteVariables(call.default, context);
   }
-  // What a list answer holds is walked by the jmesPath and the rule; charged as it is handed over.
-  if (isJsonObject(answer) && Array.isArray(answer.items)) context.scope.budget.charge(units(answer.items));
-  if (call.jmesPath === undefined) return answer;
-  return searchJmesPath(String(substituteVariables(call.jmesPath, context)), answer, context.scope);
+  return throughJmesPath(answer, call.jmesPath, context);
 }
 
 /** A configMap entry's value: the ConfigMap; one that is not there is the rule's error, as Kyverno's resolver makes it. */
@@ -83,12 +90,11 @@ export function globalReferenceValue(name: string, reference: GlobalReference, c
     value = items;
   } else {
     try {
-      value = answerApiGet(view, reference.entry.apiCall.urlPath);
+      value = apiAnswer(view, reference.entry.apiCall.urlPath, context);
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       throw new Error(`context ${name}: GlobalContextEntry ${reference.name}: no data available: ${error.message}`);
     }
   }
-  if (reference.jmesPath === undefined) return value;
-  return searchJmesPath(String(substituteVariables(reference.jmesPath, context)), value, context.scope);
+  return throughJmesPath(value, reference.jmesPath, context);
 }
