@@ -65,6 +65,20 @@ describe('namespaceObject', () => {
     expect((await verdictOf(text, namespace('new', {}), {}, undefined, cluster)).allowed).toBe(true);
   });
 
+  it('every rule of a bundle that reads it sees it', async () => {
+    const second = vap("namespaceObject.metadata.name != 'prod'")
+      .replace('"name":"p"', '"name":"q"')
+      .replace('"policyName":"p"', '"policyName":"q"')
+      .replace('"name":"b"', '"name":"c"');
+    const bundle = `${text}\n---\n${second}`;
+    const dev = await verdictOf(bundle, pod('dev'), { namespace: 'dev' }, undefined, cluster);
+    expect(dev.status?.message).toMatch(/Policy 'p' /);
+    expect(dev.status?.message).not.toMatch(/Policy 'q' /);
+    const prod = await verdictOf(bundle, pod('prod'), { namespace: 'prod' }, undefined, cluster);
+    expect(prod.status?.message).toMatch(/Policy 'q' /);
+    expect(prod.status?.message).not.toMatch(/Policy 'p' /);
+  });
+
   it('without a cluster view the failure policy answers, naming what was read', async () => {
     const verdict = await verdictOf(text, pod('prod'), { namespace: 'prod' });
     expect(verdict.allowed).toBe(false);

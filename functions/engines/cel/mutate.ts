@@ -5,11 +5,9 @@
 // parent, a failed `test`) is an error, resolved by the failure policy; an ApplyConfiguration's object is
 // merged in as server-side apply merges it, by the request kind's schema. Every expression runs on its own
 // cost budget. A rule written for Pods patches a controller's pod template as a Pod (Kyverno's autogen).
-import type { ClusterView } from '../../admission/cluster/cluster-view.js';
-import { withCluster } from '../runtime/evaluation.js';
-import { namespaceObjectOf } from './namespace-object.js';
 import '../bundle-layout.js'; // the bundle's layout: see that file
 import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
+import type { ClusterView } from '../../admission/cluster/cluster-view.js';
 import type { WorkDeadline } from '../../admission/decide/deadline.js';
 import { typeOfKind } from '../../admission/kubernetes/apply-schema.js';
 import { checkedOperations } from '../../admission/kubernetes/json-patch-operations.js';
@@ -17,9 +15,11 @@ import { mutatedAsPod, type PodController } from '../../admission/kubernetes/pod
 import { applyConfiguration } from '../../admission/kubernetes/server-side-apply.js';
 import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../runtime/cost-budget.js';
+import { withCluster } from '../runtime/evaluation.js';
 import type { EngineContext } from '../engine.js';
 import { LazyVariables } from './lazy-variables.js';
 import type { CelMutation } from './mutation-rule.js';
+import { namespaceObjectOf } from './namespace-object.js';
 import { type CelProgram, toCel } from './program.js';
 import { requestBinding } from './request-binding.js';
 

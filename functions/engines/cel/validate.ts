@@ -9,15 +9,15 @@
 // message, falls back to message. Each expression runs on its own cost budget (Kubernetes' per-call limit),
 // which also stops it at the request's deadline. A rule written for Pods judges a controller's pod template.
 import type { ClusterView } from '../../admission/cluster/cluster-view.js';
-import { withCluster } from '../runtime/evaluation.js';
-import { namespaceObjectOf } from './namespace-object.js';
 import { isPodController, podFromTemplate } from '../../admission/kubernetes/pod-controllers.js';
 import { DeadlineExceededError, type WorkDeadline } from '../../admission/decide/deadline.js';
 import type { Findings, Violation } from '../../admission/policy.js';
 import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../runtime/cost-budget.js';
+import { withCluster } from '../runtime/evaluation.js';
 import type { EngineContext } from '../engine.js';
 import { LazyVariables } from './lazy-variables.js';
+import { namespaceObjectOf } from './namespace-object.js';
 import { paramsFor } from './params-by-request.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from './program.js';
 import { requestBinding } from './request-binding.js';
@@ -40,6 +40,8 @@ interface JudgedObject {
 interface RequestBindings extends JudgedObject {
   /** The request without object and oldObject, converted when the first rule that reads it runs. */
   request?: unknown;
+  /** The request's Namespace from the cluster view, converted when the first rule that reads it runs. */
+  namespaceObject?: unknown;
   /** The pod template's, for rules that judge a controller by it (autogen). */
   podTemplate?: JudgedObject;
 }
@@ -93,7 +95,7 @@ class RuleExpressions {
     // Few rules read `request`: the others do not pay for converting it.
     const requestValue = rule.readsRequest ? (converted.request ??= requestBinding(request)) : null;
     this.bindings = { object: judged.object, oldObject: judged.oldObject, request: requestValue, params, variables };
-    if (rule.readsNamespaceObject) this.bindings.namespaceObject = namespaceObjectOf(request, cluster);
+    if (rule.readsNamespaceObject) this.bindings.namespaceObject = converted.namespaceObject ??= namespaceObjectOf(request, cluster);
   }
 
   run(program: CelProgram, where: string): unknown {
