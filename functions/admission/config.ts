@@ -11,6 +11,12 @@ const positiveInteger = v.pipe(numberText, v.integer(), v.gtValue(0));
 const nonNegative = v.pipe(numberText, v.minValue(0));
 const positive = v.pipe(numberText, v.gtValue(0));
 
+/** A cluster's name, as CLUSTER_NAME, the snapshot writer and `portcullis cluster snapshot --cluster` take it. */
+export const ClusterNameSchema = v.pipe(
+  v.string(),
+  v.regex(/^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$/, 'expected a cluster name: lower-case letters, digits, - and .'),
+);
+
 const ConfigEntries = {
   POLICY_TIMEOUT_MS: v.optional(positiveInteger, '2000'),
   FAILURE_POLICY: v.optional(FailurePolicySchema, 'Ignore'),
@@ -29,9 +35,7 @@ const ConfigEntries = {
   /** An SSM-compatible endpoint, for tests. */
   SSM_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   /** The cluster whose snapshot rules that read the cluster are answered from (`clusters/<name>.jsonl` beside the rules). */
-  CLUSTER_NAME: v.optional(
-    v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$/, 'expected a cluster name: lower-case letters, digits, - and .')),
-  ),
+  CLUSTER_NAME: v.optional(ClusterNameSchema),
   /** Older snapshots are not used: rules that read the cluster resolve by their failure policy. */
   CLUSTER_SNAPSHOT_MAX_AGE_SECONDS: v.optional(positive, '900'),
   CLUSTER_SNAPSHOT_MAX_BYTES: v.optional(positiveInteger, String(DEFAULT_SNAPSHOT_MAX_BYTES)),

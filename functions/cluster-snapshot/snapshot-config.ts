@@ -1,19 +1,15 @@
 // The scheduled snapshot writer's settings from the environment, validated once so a typo fails at its
 // first run, naming the variable, instead of writing a snapshot of the wrong cluster or nowhere.
+import { ClusterNameSchema } from '../admission/config.js';
 import * as v from '../admission/schema.js';
 import { issueLines } from '../admission/schema-issues.js';
-
-const name = v.pipe(
-  v.string(),
-  v.regex(/^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$/, 'expected a cluster name: lower-case letters, digits, - and .'),
-);
 
 const SnapshotConfigEntries = {
   RULES_BUCKET: v.pipe(v.string(), v.minLength(3)),
   RULES_PREFIX: v.optional(v.string(), 'policies/'),
   RULES_S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   /** The snapshot's cluster, as the admission functions' CLUSTER_NAME names it. */
-  CLUSTER_NAME: name,
+  CLUSTER_NAME: ClusterNameSchema,
   /** The EKS cluster's own name, which the token is for (default CLUSTER_NAME). */
   EKS_CLUSTER_NAME: v.optional(v.pipe(v.string(), v.minLength(1))),
   /** The API server's URL (`aws eks describe-cluster … endpoint`). */

@@ -10,9 +10,11 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
+import { ClusterNameSchema } from '../../functions/admission/config.js';
 import { type ClusterRead, describeRead } from '../../functions/admission/cluster/cluster-reads.js';
 import { snapshotText } from '../../functions/admission/cluster/cluster-snapshot.js';
 import { snapshotFileName } from '../../functions/admission/rules/rules-source.js';
+import * as v from '../../functions/admission/schema.js';
 import { readsOfPolicies } from '../../functions/cluster-snapshot/policy-reads.js';
 import { readerRbac, type Subject } from '../../functions/cluster-snapshot/reader-rbac.js';
 import { takeSnapshot } from '../../functions/cluster-snapshot/take-snapshot.js';
@@ -23,8 +25,6 @@ import { EXIT, UsageError } from './cli-errors.js';
 import { dropStackOutput, print } from './cli-output.js';
 import { formatDocument, outputOption } from './output-format.js';
 import { documentReader, type RulesLocationOptions, rulesLocationOptions } from './rules-location.js';
-
-const CLUSTER_NAME = /^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$/;
 
 /** What the policies read of the cluster, from their documents; invalid documents are a usage error. */
 async function policyReads(options: RulesLocationOptions): Promise<ClusterRead[]> {
@@ -68,8 +68,8 @@ async function push(options: SnapshotOptions, text: string): Promise<string> {
 }
 
 async function snapshot(options: SnapshotOptions): Promise<number> {
-  if (!CLUSTER_NAME.test(options.cluster))
-    throw new UsageError(`--cluster ${options.cluster}: expected a cluster name: lower-case letters, digits, - and .`);
+  const name = v.safeParse(ClusterNameSchema, options.cluster);
+  if (!name.success) throw new UsageError(`--cluster ${options.cluster}: ${name.issues[0].message}`);
   const pageSize = Number(options.pageSize);
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new UsageError(`--page-size ${options.pageSize}: expected a whole number above 0`);
   const reads = await policyReads(options);
