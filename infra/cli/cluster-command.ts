@@ -1,7 +1,7 @@
 // `portcullis cluster`: the cluster snapshot that policies reading the cluster are answered from.
 //   reads     what the policies (--rules DIR, --bucket, --local) read of the cluster, derived from them
 //   snapshot  reads exactly that from a cluster (kubeconfig), and prints the snapshot or, with --push,
-//             writes it beside the rules (`<prefix>clusters/<name>.json`, or `<dir>/clusters/<name>.json`)
+//             writes it beside the rules (`<prefix>clusters/<name>.jsonl`, or `<dir>/clusters/<name>.jsonl`)
 //   rbac      the least ClusterRole/Role and bindings a writer needs for those reads, for kubectl apply
 // The scheduled function (functions/cluster-snapshot/) writes the same document from EKS on a schedule.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -18,13 +18,11 @@ import * as v from '../../functions/admission/schema.js';
 import { readsOfPolicies } from '../../functions/cluster-snapshot/policy-reads.js';
 import { readerRbac, type Subject } from '../../functions/cluster-snapshot/reader-rbac.js';
 import { takeSnapshot } from '../../functions/cluster-snapshot/take-snapshot.js';
-import { localBucketTarget } from '../local-settings.js';
 import { readPolicyDocuments } from '../rules-documents.js';
-import { createS3Client } from '../s3-client.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { dropStackOutput, print } from './cli-output.js';
 import { formatDocument, outputOption } from './output-format.js';
-import { documentReader, type RulesLocationOptions, rulesLocationOptions } from './rules-location.js';
+import { documentReader, type RulesLocationOptions, rulesBucket, rulesLocationOptions } from './rules-location.js';
 
 /** What the policies read of the cluster, from their documents; invalid documents are a usage error. */
 async function policyReads(options: RulesLocationOptions): Promise<ClusterRead[]> {
@@ -49,14 +47,8 @@ interface SnapshotOptions extends RulesLocationOptions {
 /** Where --push writes: the bucket the rules were read from, else the rules folder. */
 async function push(options: SnapshotOptions, text: string): Promise<string> {
   const name = snapshotFileName(options.cluster);
-  if (options.bucket || options.local) {
-    const target = options.local
-      ? localBucketTarget({ prefix: options.prefix })
-      : {
-          client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }),
-          bucket: options.bucket!,
-          prefix: options.prefix ?? 'policies/',
-        };
+  const target = rulesBucket(options);
+  if (target) {
     const key = `${target.prefix}${name}`;
     await target.client.send(new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: text, ContentType: 'application/jsonl' }));
     return `s3://${target.bucket}/${key}`;

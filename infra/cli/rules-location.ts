@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { createS3Client } from '../s3-client.js';
 import { localBucketTarget } from '../local-settings.js';
+import type { BucketTarget } from '../rules-bucket.js';
 import { bucketReader, type DocumentReader, folderReader } from '../rules-documents.js';
 import { UsageError } from './cli-errors.js';
 
@@ -26,12 +27,17 @@ export function documentReader(options: RulesLocationOptions): DocumentReader {
     throw new UsageError('give one of --rules, --bucket and --local');
   if (options.prefix !== undefined && options.bucket === undefined && !options.local)
     throw new UsageError('--prefix needs --bucket or --local');
-  if (options.bucket)
-    return bucketReader({
-      client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }),
-      bucket: options.bucket,
-      prefix: options.prefix ?? 'policies/',
-    });
-  if (options.local) return bucketReader(localBucketTarget({ prefix: options.prefix }));
-  return folderReader(options.rules ?? 'policies');
+  const bucket = rulesBucket(options);
+  return bucket ? bucketReader(bucket) : folderReader(options.rules ?? 'policies');
+}
+
+/** The bucket --bucket or --local names (checked by documentReader), or undefined for a folder. */
+export function rulesBucket(options: RulesLocationOptions): BucketTarget | undefined {
+  if (options.local) return localBucketTarget({ prefix: options.prefix });
+  if (!options.bucket) return undefined;
+  return {
+    client: createS3Client({ endpoint: process.env.RULES_S3_ENDPOINT || undefined }),
+    bucket: options.bucket,
+    prefix: options.prefix ?? 'policies/',
+  };
 }

@@ -15,6 +15,7 @@ import { CORPORA } from '../helpers/corpora.js';
 import { regoOnly } from '../helpers/gatekeeper-rego.js';
 import { type ListApi, kubeconfigFor, startListApi } from '../helpers/kubernetes-list-api.js';
 import { portcullis } from '../helpers/portcullis-cli.js';
+import { startTestS3 } from '../helpers/s3-server.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'portcullis-cluster-cli-'));
 const rules = join(folder, 'rules');
@@ -122,6 +123,24 @@ describe('portcullis cluster', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(`wrote ${join(rules, 'clusters', 'prod.jsonl')}`);
     expect(wholeSnapshot(readFileSync(join(rules, 'clusters', 'prod.jsonl'), 'utf8')).ok).toBe(true);
+  });
+
+  it('snapshot --push --bucket: written beside the rules in the bucket, under its prefix', async () => {
+    const s3 = await startTestS3();
+    try {
+      await s3.put('live/cel.yaml', bundle);
+      const pushed = ['cluster', 'snapshot', '--cluster', 'prod', '--bucket', s3.bucket, '--prefix', 'live/', '--kubeconfig', kubeconfig];
+      const result = await portcullis([...pushed, '--push'], { RULES_S3_ENDPOINT: s3.endpoint });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(`wrote s3://${s3.bucket}/live/clusters/prod.jsonl`);
+      const stored = await s3.read('live/clusters/prod.jsonl');
+      expect(wholeSnapshot(stored).ok).toBe(true);
+      expect(s3.seen.find(({ method, path }) => method === 'PUT' && path.includes('/live/clusters/prod.jsonl'))?.contentType).toBe(
+        'application/jsonl',
+      );
+    } finally {
+      await s3.close();
+    }
   });
 
   it('a read the credentials may not make fails the snapshot, naming it and the RBAC to apply', async () => {
