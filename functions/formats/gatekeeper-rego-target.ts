@@ -92,6 +92,10 @@ export const SYNC_ANNOTATION = 'metadata.gatekeeper.sh/requires-sync-data';
 
 type SyncEntry = { groups?: unknown; versions?: unknown; kinds?: unknown };
 
+/** A read of every object of a group, version and kind, as Gatekeeper's sync lists name them. */
+const readOfKind = (group: string, version: string, kind: string) =>
+  readOf({ apiVersion: group ? `${group}/${version}` : version, resource: resourceOfKind(kind) });
+
 /**
  * The kinds a referential template says it reads (Gatekeeper's `requires-sync-data` annotation: a JSON list
  * of requirements, each a list of equivalent group/version/kind sets, the text often in quotes), as reads of
@@ -123,7 +127,7 @@ export function syncedReads(template: Manifest): ClusterRead[] | undefined | { e
     for (const group of groups!)
       for (const version of versions!)
         for (const kind of kinds!) {
-          const read = readOf({ apiVersion: group ? `${group}/${version}` : version, resource: resourceOfKind(kind) });
+          const read = readOfKind(group, version, kind);
           if (typeof read === 'string') return { error: `ConstraintTemplate ${nameOf(template)}: ${SYNC_ANNOTATION} ${kind}: ${read}` };
           reads.push(read);
         }
@@ -152,7 +156,7 @@ export function configSyncedReads(manifests: readonly Manifest[]): { reads: Clus
         errors.push(`Config ${nameOf(config)}: spec.sync.syncOnly[${index}]: group, version and kind are required`);
         return;
       }
-      const read = readOf({ apiVersion: group ? `${group}/${version}` : version, resource: resourceOfKind(kind) });
+      const read = readOfKind(group, version, kind);
       if (typeof read === 'string') errors.push(`Config ${nameOf(config)}: spec.sync.syncOnly[${index}] ${kind}: ${read}`);
       else reads.push(read);
     });
