@@ -1,8 +1,8 @@
 // Picks the rules source the environment asks for: S3 when RULES_BUCKET is set, else the directory; the
-// cluster snapshot is read from the same place, under its own name. The S3
-// code is not a lazy chunk: the first load runs synchronously where the handler is created, in Lambda's
-// init phase, up to the GET on the wire (see aws/signed-request.ts); node:http(s) and node:crypto load only
-// then, so a function reading rules from a directory never loads them.
+// cluster snapshot is read from the same place, under its own name. The S3 code is not a lazy chunk: the
+// first load runs synchronously where the handler is created, in Lambda's init phase, up to the GET on the
+// wire (see aws/signed-request.ts); node:http(s) and node:crypto load only then, so a function reading rules
+// from a directory never loads them.
 import { s3ObjectReader } from '../aws/s3-get-object.js';
 import type { Config } from '../config.js';
 import { directoryRulesSource } from './directory-rules-source.js';
@@ -38,7 +38,7 @@ function sourceFromConfig(config: Config, reading: Reading): RulesSource {
 
 export const rulesSourceFromConfig = (config: Config): RulesSource => sourceFromConfig(config, { maxBytes: config.RULES_MAX_BYTES });
 
-/** The cluster snapshot's source: beside the rules, `clusters/<CLUSTER_NAME>.json`, with its own size limit. */
+/** The cluster snapshot's source: beside the rules, `clusters/<CLUSTER_NAME>.jsonl`, with its own size limit. */
 export const snapshotSourceFromConfig = (config: Config): RulesSource =>
   sourceFromConfig(config, {
     fileName: snapshotFileName,
