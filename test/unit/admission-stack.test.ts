@@ -280,6 +280,8 @@ describe('rules: match, modes, reload', () => {
   it('the version of a file is its FNV-1a hash and length: the same for the same bytes, new for any change', async () => {
     expect(contentVersion(new TextEncoder().encode('hello'))).toBe('fnv1a:4f9f2cab-5'); // FNV-1a's published value for "hello"
     expect(contentVersion(new Uint8Array())).toBe('fnv1a:811c9dc5-0');
+    expect(contentVersion(new TextEncoder().encode('foobar'))).toBe('fnv1a:bf9cf968-6'); // and for "foobar"
+    expect(contentVersion(new TextEncoder().encode('foob'))).toBe('fnv1a:3f5076ef-4');
     writeRules('test-policy', 'rules: [{ name: r, parameters: { behaviour: deny } }]');
     const first = (await invoke(handlerFor(), eventFor(pod))).body.response.auditAnnotations['rules-version'];
     expect((await invoke(handlerFor(), eventFor(pod))).body.response.auditAnnotations['rules-version']).toBe(first);

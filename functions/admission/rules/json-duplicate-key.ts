@@ -23,8 +23,9 @@ export function duplicateJsonKey(text: string): string | undefined {
   const open: (Set<string> | null)[] = [];
   let expectingKey = false;
   const structure = new RegExp(STRUCTURE);
-  for (let found = structure.exec(text); found !== null; found = structure.exec(text)) {
-    const i = found.index;
+  // test() and lastIndex rather than exec(): no match array per character found.
+  while (structure.test(text)) {
+    const i = structure.lastIndex - 1;
     switch (text.charCodeAt(i)) {
       case 0x22 /* " */:
         {

@@ -50,7 +50,16 @@ export class RulesUnavailableError extends Error {
  */
 export function contentVersion(bytes: Uint8Array): string {
   let hash = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
+  // Four bytes a turn: it runs cold, once per version, where the loop's own steps cost as much as the hashing.
+  const whole = bytes.length - (bytes.length % 4);
+  let i = 0;
+  for (; i < whole; i += 4) {
+    hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
+    hash = Math.imul(hash ^ bytes[i + 1]!, 0x01000193);
+    hash = Math.imul(hash ^ bytes[i + 2]!, 0x01000193);
+    hash = Math.imul(hash ^ bytes[i + 3]!, 0x01000193);
+  }
+  for (; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
   return `fnv1a:${(hash >>> 0).toString(16).padStart(8, '0')}-${bytes.length}`;
 }
 

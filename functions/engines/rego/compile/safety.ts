@@ -124,33 +124,19 @@ function analyze(term: Term, pattern: boolean, vars: Vars): void {
   }
 }
 
-// A term's vars, asked again at every pass over a body being ordered: worked out once per term and reading
-// while one body is ordered, then let go (kept beside the compiled terms, they doubled what survives).
-let varsCache: { pattern: Map<Term, Vars>; read: Map<Term, Vars> } | undefined;
-
 function varsOf(term: Term, pattern: boolean): Vars {
-  const cache = varsCache && (pattern ? varsCache.pattern : varsCache.read);
-  let vars = cache?.get(term);
-  if (!vars) {
-    vars = emptyVars();
-    analyze(term, pattern, vars);
-    cache?.set(term, vars);
-  }
+  const vars = emptyVars();
+  analyze(term, pattern, vars);
   return vars;
 }
 
-function within(slots: readonly number[] | ReadonlySet<number>, bound: ReadonlySet<number>): boolean {
-  if (Array.isArray(slots)) {
-    for (let index = 0; index < slots.length; index++) if (!bound.has(slots[index]!)) return false;
-    return true;
-  }
-  for (const slot of slots as ReadonlySet<number>) if (!bound.has(slot)) return false;
+function within(slots: readonly number[], bound: ReadonlySet<number>): boolean {
+  for (let index = 0; index < slots.length; index++) if (!bound.has(slots[index]!)) return false;
   return true;
 }
 
 /** Whether `left = right` can run: one side known, or both arrays (objects) whose items can pair up. */
-function unifiable(left: Term, right: Term, bound: ReadonlySet<number>): boolean {
-  const [l, r] = [varsOf(left, true), varsOf(right, true)];
+function unifiable(left: Term, right: Term, bound: ReadonlySet<number>, l = varsOf(left, true), r = varsOf(right, true)): boolean {
   if (!within(l.needed, bound) || !within(r.needed, bound)) return false;
   if (within(l.patterns, bound) || within(r.patterns, bound)) return true;
   if (left.t === 'array' && right.t === 'array' && left.items.length === right.items.length)
@@ -163,46 +149,57 @@ function unifiable(left: Term, right: Term, bound: ReadonlySet<number>): boolean
   return false;
 }
 
+/**
+ * A literal as the ordering sees it, as data rather than closures (this runs cold, per literal): the slots
+ * that must be bound before it runs, for a unification its sides (it may run with one side known), the
+ * slots it binds once placed, and the lists of slots it reads, named in the error when nothing binds them.
+ */
 interface Step {
-  ready(bound: ReadonlySet<number>): boolean;
-  /** The vars it binds, asked once it is placed. */
-  outputs(): readonly number[];
-  /** The vars it reads, for the error when nothing can bind them. */
-  reads(): Iterable<number>;
+  literal: Literal;
+  needs: readonly number[];
+  unify?: { left: Term; right: Term; l: Vars; r: Vars };
+  binds: readonly number[];
+  reads: readonly (readonly number[])[];
 }
 
 const NONE: readonly number[] = [];
 
 const chain = (...lists: (readonly number[])[]): readonly number[] => ([] as number[]).concat(...lists);
 
+/** What the `with` values of a literal read. */
+function withsNeeded(literal: Literal): readonly number[] {
+  if (literal.withs.length === 0) return NONE;
+  const vars = emptyVars();
+  for (let index = 0; index < literal.withs.length; index++) analyze(literal.withs[index]!.value, false, vars);
+  return vars.needed;
+}
+
 function stepOf(literal: Literal, shared: ReadonlySet<number>): Step {
-  let withsNeed: Vars | undefined;
-  if (literal.withs.length > 0) {
-    withsNeed = emptyVars();
-    for (const modifier of literal.withs) analyze(modifier.value, false, withsNeed);
-  }
-  const withsReady = (bound: ReadonlySet<number>) => withsNeed === undefined || within(withsNeed.needed, bound);
-  const withsReads = withsNeed?.needed ?? NONE;
   const expr = literal.expr;
   if (literal.negated) {
     const reads = [...literalSlots(literal)].filter((slot) => shared.has(slot));
-    return { ready: (bound) => within(reads, bound), outputs: () => NONE, reads: () => reads };
+    return { literal, needs: reads, binds: NONE, reads: [reads] };
   }
   switch (expr.k) {
     case 'term': {
       const vars = varsOf(expr.term, false);
+      const withs = withsNeeded(literal);
       return {
-        ready: (bound) => within(vars.needed, bound) && withsReady(bound),
-        outputs: () => chain(vars.generated, vars.patterns),
-        reads: () => chain(vars.needed, withsReads),
+        literal,
+        needs: withs.length === 0 ? vars.needed : chain(vars.needed, withs),
+        binds: chain(vars.generated, vars.patterns),
+        reads: [vars.needed, withs],
       };
     }
     case 'unify': {
       const [l, r] = [varsOf(expr.left, true), varsOf(expr.right, true)];
+      const withs = withsNeeded(literal);
       return {
-        ready: (bound) => unifiable(expr.left, expr.right, bound) && withsReady(bound),
-        outputs: () => chain(l.patterns, r.patterns, l.generated, r.generated),
-        reads: () => chain(l.needed, r.needed, withsReads, l.patterns, r.patterns),
+        literal,
+        needs: withs,
+        unify: { left: expr.left, right: expr.right, l, r },
+        binds: chain(l.patterns, r.patterns, l.generated, r.generated),
+        reads: [l.needed, r.needed, withs, l.patterns, r.patterns],
       };
     }
     case 'somein': {
@@ -211,21 +208,27 @@ function stepOf(literal: Literal, shared: ReadonlySet<number>): Step {
       if (expr.key) analyze(expr.key, true, target);
       analyze(expr.value, true, target);
       return {
-        ready: (bound) => within(collection.needed, bound) && within(target.needed, bound) && withsReady(bound),
-        outputs: () => chain(collection.generated, target.patterns, target.generated),
-        reads: () => chain(collection.needed, target.needed),
+        literal,
+        needs: chain(collection.needed, target.needed, withsNeeded(literal)),
+        binds: chain(collection.generated, target.patterns, target.generated),
+        reads: [collection.needed, target.needed],
       };
     }
     case 'every': {
       const domain = varsOf(expr.domain, false);
       const outer = new Set([...literalSlots(literal)].filter((slot) => !expr.locals.has(slot) && !domain.generated.includes(slot)));
       for (const slot of domain.needed) outer.add(slot);
-      return { ready: (bound) => within(outer, bound), outputs: () => domain.generated, reads: () => outer };
+      const needs = [...outer];
+      return { literal, needs, binds: domain.generated, reads: [needs] };
     }
     default:
-      return { ready: () => true, outputs: () => NONE, reads: () => NONE };
+      return { literal, needs: NONE, binds: NONE, reads: [] };
   }
 }
+
+const ready = (step: Step, bound: ReadonlySet<number>) =>
+  within(step.needs, bound) &&
+  (step.unify === undefined || unifiable(step.unify.left, step.unify.right, bound, step.unify.l, step.unify.r));
 
 /**
  * The body in an order where every literal's inputs are bound, starting from `bound` (which it extends
@@ -237,16 +240,6 @@ export function orderForSafety(
   names: (slot: number) => string,
   extra: ReadonlySet<number> = new Set(),
 ): Literal[] {
-  const previous = varsCache;
-  varsCache = { pattern: new Map(), read: new Map() };
-  try {
-    return ordered(body, bound, names, extra);
-  } finally {
-    varsCache = previous;
-  }
-}
-
-function ordered(body: readonly Literal[], bound: Set<number>, names: (slot: number) => string, extra: ReadonlySet<number>): Literal[] {
   // The vars a negated literal shares with the rest of the body: only a body with one needs them counted.
   const shared = new Set<number>();
   if (body.some(({ negated }) => negated)) {
@@ -254,25 +247,24 @@ function ordered(body: readonly Literal[], bound: Set<number>, names: (slot: num
     for (const literal of body) for (const slot of literalSlots(literal)) counts.set(slot, (counts.get(slot) ?? 0) + 1);
     for (const [slot, count] of counts) if (count > 1 || extra.has(slot) || bound.has(slot)) shared.add(slot);
   }
-  const remaining = body.map((literal) => ({ literal, step: stepOf(literal, shared) }));
+  const remaining = body.map((literal) => stepOf(literal, shared));
   const ordered: Literal[] = [];
   while (remaining.length > 0) {
     let progressed = false;
     for (let index = 0; index < remaining.length; ) {
-      const { literal, step } = remaining[index]!;
-      if (!step.ready(bound)) {
+      const step = remaining[index]!;
+      if (!ready(step, bound)) {
         index++;
         continue;
       }
-      ordered.push(literal);
-      const outputs = step.outputs();
-      for (let at = 0; at < outputs.length; at++) bound.add(outputs[at]!);
+      ordered.push(step.literal);
+      for (let at = 0; at < step.binds.length; at++) bound.add(step.binds[at]!);
       remaining.splice(index, 1);
       progressed = true;
     }
     if (!progressed) {
       const unsafe = new Set<number>();
-      for (const { step } of remaining) for (const slot of step.reads()) if (!bound.has(slot)) unsafe.add(slot);
+      for (const { reads } of remaining) for (const slots of reads) for (const slot of slots) if (!bound.has(slot)) unsafe.add(slot);
       const first = remaining[0]!.literal;
       const vars = [...unsafe].map(names).filter((name) => !name.startsWith('$'));
       throw new RegoCompileError(

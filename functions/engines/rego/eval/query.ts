@@ -24,7 +24,7 @@ export function evaluateQuery(policy: CompiledPolicy, query: string, options: Qu
   const s = new TokenStream(tokenize(query));
   for (const keyword of FUTURE_KEYWORDS) s.keywords.add(keyword);
   const body = parseQuery(s, '');
-  if (s.peek().kind !== 'eof') s.fail('expecting EOF');
+  if (s.current.kind !== 'eof') s.fail('expecting EOF');
   const compiler = new RuleCompiler({
     pkg: [],
     ruleNames: new Set(),

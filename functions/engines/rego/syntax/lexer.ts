@@ -56,14 +56,17 @@ const OPERATORS = [
   ':',
 ];
 
-const isIdentStart = (char: string) => (char >= 'a' && char <= 'z') || (char >= 'A' && char <= 'Z') || char === '_';
-const isDigit = (char: string) => char >= '0' && char <= '9';
-const isIdentPart = (char: string) => isIdentStart(char) || isDigit(char);
-
-// Sticky: matched where the lexer stands, never on a copy of the rest of the source.
+// Sticky: matched where the lexer stands, never on a copy of the rest of the source. The scan itself looks at
+// character codes and leaves runs (names, plain strings) to the regular expression engine: the lexer runs
+// once per rules version, cold, where a call per character costs more than the matching.
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const IDENT_REST = /[A-Za-z0-9_]*/y;
+const PLAIN_STRING = /"[^"\\\n]*"/y;
 const TWO_CHARACTER = new Set(OPERATORS.filter((operator) => operator.length === 2));
 const ONE_CHARACTER = new Set(OPERATORS.filter((operator) => operator.length === 1));
+
+const isIdentStart = (code: number) => (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95;
+const isDigit = (code: number) => code >= 48 && code <= 57;
 
 /** The source's tokens, ending with `eof`. */
 export function tokenize(source: string): Token[] {
@@ -78,42 +81,52 @@ export function tokenize(source: string): Token[] {
     spaceBefore = false;
   };
   while (index < source.length) {
-    const char = source[index]!;
-    if (char === '\n') {
+    const code = source.charCodeAt(index);
+    if (code === 10 /* \n */) {
       push('newline', '\n', index);
       index++;
       row++;
       lineStart = index;
       continue;
     }
-    if (char === ' ' || char === '\t' || char === '\r') {
+    if (code === 32 || code === 9 || code === 13 /* space, \t, \r */) {
       index++;
       spaceBefore = true;
       continue;
     }
-    if (char === '#') {
-      while (index < source.length && source[index] !== '\n') index++;
+    if (code === 35 /* # */) {
+      const end = source.indexOf('\n', index);
+      index = end === -1 ? source.length : end;
       continue;
     }
     const start = index;
-    if (isIdentStart(char)) {
-      while (index < source.length && isIdentPart(source[index]!)) index++;
+    if (isIdentStart(code)) {
+      IDENT_REST.lastIndex = index + 1;
+      IDENT_REST.test(source);
+      index = IDENT_REST.lastIndex;
       push('ident', source.slice(start, index), start);
       continue;
     }
-    if (isDigit(char)) {
+    if (isDigit(code)) {
       NUMBER.lastIndex = index;
       const match = NUMBER.exec(source)!;
       index += match[0].length;
-      if (index < source.length && (isIdentPart(source[index]!) || source[index] === '.'))
+      const after = source.charCodeAt(index);
+      if (isIdentStart(after) || isDigit(after) || after === 46 /* . */)
         throw new RegoSyntaxError(`invalid number ${JSON.stringify(source.slice(start, index + 1))}`, row, start - lineStart + 1);
       push('number', match[0], start);
       continue;
     }
-    if (char === '"') {
-      index = readString(source, index, row, lineStart, (text, value) => push('string', text, start, value));
+    if (code === 34 /* " */) {
+      PLAIN_STRING.lastIndex = index;
+      if (PLAIN_STRING.test(source)) {
+        index = PLAIN_STRING.lastIndex;
+        const text = source.slice(start, index);
+        push('string', text, start, text.slice(1, -1));
+      } else index = readString(source, index, row, lineStart, (text, value) => push('string', text, start, value));
       continue;
     }
+    const char = source[index]!;
     if (char === '`') {
       const end = source.indexOf('`', index + 1);
       if (end === -1) throw new RegoSyntaxError('unterminated raw string', row, start - lineStart + 1);

@@ -23,11 +23,12 @@ export const isWildcard = (name: string) => name.startsWith('$');
 export function parseQuery(s: TokenStream, closer: string): Literal[] {
   const literals: Literal[] = [];
   for (;;) {
-    while (s.peek().kind === 'newline' || s.at(';')) s.next();
-    if (s.at(closer) || s.peek().kind === 'eof') return literals;
+    while (s.current.kind === 'newline' || s.at(';')) s.next();
+    if (s.at(closer) || s.current.kind === 'eof') return literals;
     literals.push(parseLiteral(s));
-    if (!(s.peek().kind === 'newline' || s.peek().kind === 'eof' || s.at(';') || s.at(closer)))
-      s.fail(`expected end of literal, found ${describe(s.peek())}`);
+    const after = s.peek();
+    if (!(after.kind === 'newline' || after.kind === 'eof' || s.at(';') || s.at(closer)))
+      s.fail(`expected end of literal, found ${describe(after)}`);
   }
 }
 
@@ -125,7 +126,7 @@ function isMembershipAhead(s: TokenStream): boolean {
 export function continueInfix(s: TokenStream, left: Term, minLevel: number): Term {
   let result = left;
   for (;;) {
-    const token = s.peek();
+    const token = s.current;
     if (minLevel === 0 && token.kind === 'ident' && token.text === 'in' && s.isKeyword('in')) {
       s.next();
       s.skipNewlines();
@@ -147,7 +148,7 @@ function parseUnary(s: TokenStream): Term {
   if (!s.at('-')) return parseRef(s);
   const minus = s.next();
   s.skipNewlines();
-  const token = s.peek();
+  const token = s.current;
   if (token.kind !== 'number') s.fail('unary - can only be used with numeric literals', minus);
   s.next();
   return { type: 'number', value: -Number(token.text), text: `-${token.text}`, loc: s.location(minus) };
@@ -155,14 +156,14 @@ function parseUnary(s: TokenStream): Term {
 
 /** A primary term and the selectors after it (`.name`, `[term]`), a call when a name is followed by `(`. */
 function parseRef(s: TokenStream): Term {
-  const start = s.peek();
+  const start = s.current;
   let head = parsePrimary(s);
   const path: Term[] = [];
   for (;;) {
-    const token = s.peek();
+    const token = s.current;
     if (token.kind === 'op' && token.text === '.' && !token.spaceBefore) {
       s.next();
-      const name = s.peek();
+      const name = s.current;
       if (name.kind !== 'ident') s.fail(`expected a name after ".", found ${describe(name)}`);
       if (name.spaceBefore) s.fail('invalid whitespace between . and identifier', name);
       s.next();
@@ -202,7 +203,7 @@ function parseCall(s: TokenStream, name: string[], start: ReturnType<TokenStream
 }
 
 function parsePrimary(s: TokenStream): Term {
-  const token = s.peek();
+  const token = s.current;
   const loc = s.location(token);
   switch (token.kind) {
     case 'number':

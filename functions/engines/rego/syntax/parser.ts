@@ -29,7 +29,7 @@ export function parseModule(source: string, file = 'module.rego', { v1 = false, 
   const imports: Import[] = [];
   while (s.atKeyword('import')) imports.push(parseImport(s));
   const rules: Rule[] = [];
-  for (s.skipNewlines(); s.peek().kind !== 'eof'; s.skipNewlines()) rules.push(...parseRules(s));
+  for (s.skipNewlines(); s.current.kind !== 'eof'; s.skipNewlines()) rules.push(...parseRules(s));
   return { package: packagePath[0] === 'data' ? packagePath.slice(1) : packagePath, imports, rules, v1: s.v1, file };
 }
 
@@ -39,7 +39,7 @@ function enableV1(s: TokenStream): void {
 }
 
 function endOfStatement(s: TokenStream): void {
-  if (s.peek().kind !== 'newline' && s.peek().kind !== 'eof' && !s.at(';')) s.fail(`expecting end of line, found ${describe(s.peek())}`);
+  if (s.current.kind !== 'newline' && s.current.kind !== 'eof' && !s.at(';')) s.fail(`expecting end of line, found ${describe(s.current)}`);
   s.skipNewlines();
 }
 
@@ -136,8 +136,8 @@ function parseBody(s: TokenStream, head: RuleHead): Literal[] | undefined {
     if (s.v1) s.fail('`if` keyword is required before rule body');
     return parseBraced(s);
   }
-  if (head.value === undefined && !head.contains && head.path.length === 0 && !head.args && s.peek().kind !== 'newline')
-    s.fail(`unexpected ${describe(s.peek())} after rule head`);
+  if (head.value === undefined && !head.contains && head.path.length === 0 && !head.args && s.current.kind !== 'newline')
+    s.fail(`unexpected ${describe(s.current)} after rule head`);
   return undefined;
 }
 
@@ -156,7 +156,7 @@ function parseHead(s: TokenStream, loc: Location): RuleHead {
   const head: RuleHead = { name: nameToken.text, path: [], contains: false, assign: false, loc };
   // The rest of a ref head: `.b`, `[x]`.
   for (;;) {
-    const token = s.peek();
+    const token = s.current;
     if (token.kind === 'op' && token.text === '.' && !token.spaceBefore) {
       s.next();
       const part = s.next();
