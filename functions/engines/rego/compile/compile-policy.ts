@@ -124,9 +124,9 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
     // A module calls the same few functions many times: each name is resolved once.
     const resolved = new Map<string, FunctionRef>();
     return (name: string[], loc: ast.Location): FunctionRef => {
-      const key = name.join('.');
-      let found = resolved.get(key);
-      if (!found) resolved.set(key, (found = resolve(pkg, imports, name, loc)));
+      const dotted = name.length === 1 ? name[0]! : name.join('.');
+      let found = resolved.get(dotted);
+      if (!found) resolved.set(dotted, (found = resolve(pkg, imports, name, dotted, loc)));
       return found;
     };
   };
@@ -134,27 +134,30 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
     pkg: readonly string[] | undefined,
     imports: ReadonlyMap<string, string[]>,
     name: string[],
+    dotted: string,
     loc: ast.Location,
   ): FunctionRef => {
     const imported = imports.get(name[0]!);
     if (imported && imported[0] === 'data') {
-      const found = functionAt([...imported.slice(1), ...name.slice(1)], name.join('.'), loc);
+      const found = functionAt([...imported.slice(1), ...name.slice(1)], dotted, loc);
       if (found) return found;
     }
     if (name[0] === 'data') {
-      const found = functionAt(name.slice(1), name.join('.'), loc);
+      const found = functionAt(name.slice(1), dotted, loc);
       if (found) return found;
     }
     const local = pkg && groups.get(pathKey([...pkg, ...name]));
     if (local?.kind === 'function') return { name: `data.${local.path.join('.')}`, rule: local.path, arity: local.arity! };
-    const builtin = builtins.get(name.join('.'));
-    if (builtin) builtinsCalled.add(builtin.name);
-    if (builtin) return { name: builtin.name, builtin, arity: builtin.arity };
-    const refused = REFUSED_BUILTINS.get(name.join('.'));
-    if (refused) throw new RegoCompileError(`${name.join('.')} ${refused}: refused`, loc);
-    if (NOT_IMPLEMENTED_BUILTINS.has(name.join('.')))
-      throw new RegoCompileError(`${name.join('.')} is an OPA built-in that Portcullis does not implement (docs/rego.md)`, loc);
-    throw new RegoCompileError(`could not find function ${name.join('.')}`, loc);
+    const builtin = builtins.get(dotted);
+    if (builtin) {
+      builtinsCalled.add(builtin.name);
+      return { name: builtin.name, builtin, arity: builtin.arity };
+    }
+    const refused = REFUSED_BUILTINS.get(dotted);
+    if (refused) throw new RegoCompileError(`${dotted} ${refused}: refused`, loc);
+    if (NOT_IMPLEMENTED_BUILTINS.has(dotted))
+      throw new RegoCompileError(`${dotted} is an OPA built-in that Portcullis does not implement (docs/rego.md)`, loc);
+    throw new RegoCompileError(`could not find function ${dotted}`, loc);
   };
   for (const [moduleIndex, module] of modules.entries()) {
     const imports = importsOf(module);

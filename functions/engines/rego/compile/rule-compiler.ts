@@ -82,10 +82,12 @@ export class RuleCompiler {
       this.checkHead(slotsIn(elseValue), boundByElse, clause.loc);
       return { value: elseValue, body: elseBody };
     });
+    // One shape for every rule, optional parts undefined: an object spread after the first property is a
+    // call into the runtime, per rule, and the evaluator reads rules of one shape.
     return {
-      ...(params ? { params } : {}),
+      params,
       keys,
-      ...(member ? { member } : {}),
+      member,
       value,
       body: compiledBody,
       elses,
@@ -177,7 +179,7 @@ export class RuleCompiler {
         for (const variable of declared) this.declare(scope, variable);
         const value = this.term(expr.value, scope);
         checkMembership(value, collection, expr.value.loc);
-        return { k: 'somein', ...(expr.key ? { key: this.term(expr.key, scope) } : {}), value, collection };
+        return { k: 'somein', key: expr.key ? this.term(expr.key, scope) : undefined, value, collection };
       }
       case 'every': {
         const domain = this.term(expr.domain, scope);
@@ -189,7 +191,7 @@ export class RuleCompiler {
         const literals = this.literals(expr.body, inner);
         const bound = new Set([...this.outerSlots(scope), ...(key ? slotsIn(key) : []), ...slotsIn(value)]);
         const body = this.order(literals, bound);
-        return { k: 'every', ...(key ? { key } : {}), value, domain, body, locals: inner.owned };
+        return { k: 'every', key, value, domain, body, locals: inner.owned };
       }
     }
   }
@@ -211,7 +213,7 @@ export class RuleCompiler {
     if (fn) {
       const replacementPath = refNames(modifier.value);
       const replacement = replacementPath ? this.functionNamed(replacementPath, modifier.loc) : undefined;
-      return { target: { kind: 'function', name: fn.name }, value, ...(replacement ? { replacement } : {}) };
+      return { target: { kind: 'function', name: fn.name }, value, replacement };
     }
     if (path[0] === 'data') return { target: { kind: 'data', path: path.slice(1) }, value };
     const imported = this.module.imports.get(path[0]!);

@@ -77,7 +77,7 @@ function parseImport(s: TokenStream): Import {
     else s.fail(`unknown future keyword ${path.slice(2).join('.')}`);
   } else if (path[0] !== 'data' && path[0] !== 'input' && path[0] !== 'future' && path[0] !== 'rego')
     throw new RegoSyntaxError(`import must begin with one of: {data, input}`, loc.row, loc.col);
-  return { path, ...(alias ? { alias } : {}), loc };
+  return { path, alias, loc };
 }
 
 /** One rule as written, which v0's several bodies (`p { … } { … }`) make several rules. */
@@ -110,7 +110,7 @@ function parseRules(s: TokenStream): Rule[] {
     let value: Term | undefined;
     if (s.take('=') || s.take(':=')) value = parseTerm(s);
     body = parseBody(s, head) ?? [];
-    elses.push({ ...(value ? { value } : {}), body, loc: elseLoc });
+    elses.push({ value, body, loc: elseLoc });
   }
   endOfStatement(s);
   const [first = [], ...others] = bodies;
