@@ -90,15 +90,20 @@ function sameConstant(group: RuleGroup): boolean {
 const identities = new WeakMap<object, number>();
 let nextIdentity = 0;
 
+function argumentKey(arg: Value): string {
+  // A string by its length and text: unambiguous beside the others (a number or `#<id>` has no colon).
+  if (typeof arg === 'string') return `${arg.length}:${arg}`;
+  if (typeof arg !== 'object' || arg === null) return String(arg);
+  let identity = identities.get(arg);
+  if (identity === undefined) identities.set(arg, (identity = nextIdentity++));
+  return `#${identity}`;
+}
+
+// Called at every call of a function: one argument, the usual case, makes no array.
 function argumentsKey(args: readonly Value[]): string {
-  return args
-    .map((arg) => {
-      if (typeof arg !== 'object' || arg === null) return typeof arg === 'string' ? JSON.stringify(arg) : String(arg);
-      let identity = identities.get(arg);
-      if (identity === undefined) identities.set(arg, (identity = nextIdentity++));
-      return `#${identity}`;
-    })
-    .join(',');
+  let key = args.length === 0 ? '' : argumentKey(args[0]!);
+  for (let index = 1; index < args.length; index++) key += `,${argumentKey(args[index]!)}`;
+  return key;
 }
 
 export class Documents {
