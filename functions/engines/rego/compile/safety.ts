@@ -91,7 +91,7 @@ function analyze(term: Term, pattern: boolean, vars: Vars): void {
       for (let index = 0; index < term.path.length; index++) {
         const part = term.path[index]!;
         if (part.t === 'var') vars.generated.push(part.slot);
-        else {
+        else if (part.t !== 'const') {
           // A selector with vars inside (`p[{"msg": msg}]`) binds them by unifying with each key.
           const inner = varsOf(part, true);
           vars.needed.push(...inner.needed);

@@ -62,8 +62,9 @@ const OPERATORS = [
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const IDENT_REST = /[A-Za-z0-9_]*/y;
 const PLAIN_STRING = /"[^"\\\n]*"/y;
-const TWO_CHARACTER = new Set(OPERATORS.filter((operator) => operator.length === 2));
-const ONE_CHARACTER = new Set(OPERATORS.filter((operator) => operator.length === 1));
+// Every two-character operator ends with `=`: each by its first character.
+const TWO_CHARACTER = new Map(OPERATORS.filter((operator) => operator.length === 2).map((operator) => [operator[0]!, operator]));
+const ONE_CHARACTER = new Map(OPERATORS.filter((operator) => operator.length === 1).map((operator) => [operator, operator]));
 
 const isIdentStart = (code: number) => (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95;
 const isDigit = (code: number) => code >= 48 && code <= 57;
@@ -75,20 +76,8 @@ export function tokenize(source: string): Token[] {
   let row = 1;
   let lineStart = 0;
   let spaceBefore = false;
-  // One shape for every token (value undefined but for strings): the parser's reads of tokens stay monomorphic.
-  const push = (kind: TokenKind, text: string, start: number, value?: string) => {
-    tokens.push({ kind, text, row, col: start - lineStart + 1, spaceBefore, value });
-    spaceBefore = false;
-  };
-  while (index < source.length) {
+  for (;;) {
     const code = source.charCodeAt(index);
-    if (code === 10 /* \n */) {
-      push('newline', '\n', index);
-      index++;
-      row++;
-      lineStart = index;
-      continue;
-    }
     if (code === 32 || code === 9 || code === 13 /* space, \t, \r */) {
       index++;
       spaceBefore = true;
@@ -100,66 +89,78 @@ export function tokenize(source: string): Token[] {
       continue;
     }
     const start = index;
-    if (isIdentStart(code)) {
+    let kind: TokenKind;
+    let text: string;
+    let value: string | undefined;
+    if (index >= source.length) {
+      kind = 'eof';
+      text = '';
+    } else if (code === 10 /* \n */) {
+      kind = 'newline';
+      text = '\n';
+      index++;
+    } else if (isIdentStart(code)) {
       IDENT_REST.lastIndex = index + 1;
       IDENT_REST.test(source);
       index = IDENT_REST.lastIndex;
-      push('ident', source.slice(start, index), start);
-      continue;
-    }
-    if (isDigit(code)) {
+      kind = 'ident';
+      text = source.slice(start, index);
+    } else if (isDigit(code)) {
       NUMBER.lastIndex = index;
-      const match = NUMBER.exec(source)!;
-      index += match[0].length;
+      text = NUMBER.exec(source)![0];
+      index += text.length;
       const after = source.charCodeAt(index);
       if (isIdentStart(after) || isDigit(after) || after === 46 /* . */)
         throw new RegoSyntaxError(`invalid number ${JSON.stringify(source.slice(start, index + 1))}`, row, start - lineStart + 1);
-      push('number', match[0], start);
-      continue;
-    }
-    if (code === 34 /* " */) {
+      kind = 'number';
+    } else if (code === 34 /* " */) {
       PLAIN_STRING.lastIndex = index;
       if (PLAIN_STRING.test(source)) {
         index = PLAIN_STRING.lastIndex;
-        const text = source.slice(start, index);
-        push('string', text, start, text.slice(1, -1));
-      } else index = readString(source, index, row, lineStart, (text, value) => push('string', text, start, value));
-      continue;
-    }
-    const char = source[index]!;
-    if (char === '`') {
+        value = source.slice(start + 1, index - 1);
+      } else [index, value] = readString(source, index, row, lineStart);
+      kind = 'string';
+      text = source.slice(start, index);
+    } else if (code === 96 /* ` */) {
       const end = source.indexOf('`', index + 1);
       if (end === -1) throw new RegoSyntaxError('unterminated raw string', row, start - lineStart + 1);
-      const text = source.slice(index, end + 1);
-      push('rawstring', text, start, text.slice(1, -1));
-      for (const newline of text.matchAll(/\n/g)) {
-        row++;
-        lineStart = start + newline.index! + 1;
-      }
       index = end + 1;
-      continue;
+      kind = 'rawstring';
+      text = source.slice(start, index);
+      value = text.slice(1, -1);
+    } else {
+      const char = source[index]!;
+      // The operator as the list spells it: the parser compares token texts with these very strings.
+      const operator = (source.charCodeAt(index + 1) === 61 /* = */ && TWO_CHARACTER.get(char)) || ONE_CHARACTER.get(char);
+      if (operator === undefined) throw new RegoSyntaxError(`unexpected character ${JSON.stringify(char)}`, row, start - lineStart + 1);
+      index += operator.length;
+      kind = 'op';
+      text = operator;
     }
-    const following = source[index + 1];
-    const pair = following === '=' ? char + following : undefined;
-    const operator = pair !== undefined && TWO_CHARACTER.has(pair) ? pair : ONE_CHARACTER.has(char) ? char : undefined;
-    if (!operator) throw new RegoSyntaxError(`unexpected character ${JSON.stringify(char)}`, row, start - lineStart + 1);
-    push('op', operator, start);
-    index += operator.length;
+    // One shape for every token (value undefined but for strings): the parser's reads of tokens stay monomorphic.
+    tokens.push({ kind, text, row, col: start - lineStart + 1, spaceBefore, value });
+    spaceBefore = false;
+    if (kind === 'eof') return tokens;
+    if (kind === 'newline') {
+      row++;
+      lineStart = index;
+    } else if (kind === 'rawstring')
+      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
+        row++;
+        lineStart = start + at + 1;
+      }
   }
-  push('eof', '', index);
-  return tokens;
 }
 
-/** Reads a double-quoted string from `start`, JSON's escapes decoded; returns the index after it. */
-function readString(source: string, start: number, row: number, lineStart: number, emit: (text: string, value: string) => void): number {
+const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/** Reads a double-quoted string from `start`, JSON's escapes decoded: the index after it, and its value. */
+function readString(source: string, start: number, row: number, lineStart: number): [end: number, value: string] {
   let index = start + 1;
   let value = '';
   while (index < source.length) {
     const char = source[index]!;
-    if (char === '"') {
-      emit(source.slice(start, index + 1), value);
-      return index + 1;
-    }
+    if (char === '"') return [index + 1, value];
     if (char === '\n') break;
     if (char !== '\\') {
       value += char;
@@ -167,9 +168,8 @@ function readString(source: string, start: number, row: number, lineStart: numbe
       continue;
     }
     const escaped = source[index + 1];
-    const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-    if (escaped !== undefined && simple[escaped] !== undefined) {
-      value += simple[escaped];
+    if (escaped !== undefined && Object.hasOwn(SIMPLE_ESCAPES, escaped)) {
+      value += SIMPLE_ESCAPES[escaped];
       index += 2;
     } else if (escaped === 'u' && /^[0-9A-Fa-f]{4}$/.test(source.slice(index + 2, index + 6))) {
       value += String.fromCharCode(Number.parseInt(source.slice(index + 2, index + 6), 16));
