@@ -76,8 +76,10 @@ export function tokenize(source: string): Token[] {
   let row = 1;
   let lineStart = 0;
   let spaceBefore = false;
+  const length = source.length;
   for (;;) {
-    const code = source.charCodeAt(index);
+    // Never a read past the end: optimised code that meets one is thrown away (a deopt per module).
+    const code = index < length ? source.charCodeAt(index) : -1;
     if (code === 32 || code === 9 || code === 13 /* space, \t, \r */) {
       index++;
       spaceBefore = true;
@@ -85,14 +87,14 @@ export function tokenize(source: string): Token[] {
     }
     if (code === 35 /* # */) {
       const end = source.indexOf('\n', index);
-      index = end === -1 ? source.length : end;
+      index = end === -1 ? length : end;
       continue;
     }
     const start = index;
     let kind: TokenKind;
     let text: string;
     let value: string | undefined;
-    if (index >= source.length) {
+    if (code === -1) {
       kind = 'eof';
       text = '';
     } else if (code === 10 /* \n */) {
@@ -109,7 +111,7 @@ export function tokenize(source: string): Token[] {
       NUMBER.lastIndex = index;
       text = NUMBER.exec(source)![0];
       index += text.length;
-      const after = source.charCodeAt(index);
+      const after = index < length ? source.charCodeAt(index) : -1;
       if (isIdentStart(after) || isDigit(after) || after === 46 /* . */)
         throw new RegoSyntaxError(`invalid number ${JSON.stringify(source.slice(start, index + 1))}`, row, start - lineStart + 1);
       kind = 'number';
@@ -131,7 +133,8 @@ export function tokenize(source: string): Token[] {
     } else {
       const char = source[index]!;
       // The operator as the list spells it: the parser compares token texts with these very strings.
-      const operator = (source.charCodeAt(index + 1) === 61 /* = */ && TWO_CHARACTER.get(char)) || ONE_CHARACTER.get(char);
+      const operator =
+        (index + 1 < length && source.charCodeAt(index + 1) === 61 /* = */ && TWO_CHARACTER.get(char)) || ONE_CHARACTER.get(char);
       if (operator === undefined) throw new RegoSyntaxError(`unexpected character ${JSON.stringify(char)}`, row, start - lineStart + 1);
       index += operator.length;
       kind = 'op';
@@ -152,7 +155,8 @@ export function tokenize(source: string): Token[] {
   }
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+// A Map, not an object's keys: a lookup by a key that varies keeps optimised code that reads it valid.
+const SIMPLE_ESCAPES = new Map(Object.entries({ '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }));
 
 /** Reads a double-quoted string from `start`, JSON's escapes decoded: the index after it, and its value. */
 function readString(source: string, start: number, row: number, lineStart: number): [end: number, value: string] {
@@ -168,8 +172,9 @@ function readString(source: string, start: number, row: number, lineStart: numbe
       continue;
     }
     const escaped = source[index + 1];
-    if (escaped !== undefined && Object.hasOwn(SIMPLE_ESCAPES, escaped)) {
-      value += SIMPLE_ESCAPES[escaped];
+    const simple = escaped === undefined ? undefined : SIMPLE_ESCAPES.get(escaped);
+    if (simple !== undefined) {
+      value += simple;
       index += 2;
     } else if (escaped === 'u' && /^[0-9A-Fa-f]{4}$/.test(source.slice(index + 2, index + 6))) {
       value += String.fromCharCode(Number.parseInt(source.slice(index + 2, index + 6), 16));

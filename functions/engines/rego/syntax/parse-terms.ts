@@ -175,11 +175,18 @@ function parseRef(s: TokenStream): Term {
       s.skipNewlines();
       s.expect(']');
     } else if (token.kind === 'op' && token.text === '(' && !token.spaceBefore && isName(head, path)) {
-      head = parseCall(s, [...(head.type === 'var' ? [head.name] : []), ...path.map((part) => (part as { value: string }).value)], start);
+      head = parseCall(s, callName(head, path), start);
       path.length = 0;
     } else break;
   }
   return path.length === 0 ? head : { type: 'ref', head, path, loc: head.loc };
+}
+
+/** A call's name: the var, then the dotted names after it. */
+function callName(head: Term, path: readonly Term[]): string[] {
+  const name = head.type === 'var' ? [head.name] : [];
+  for (let index = 0; index < path.length; index++) name.push((path[index] as { value: string }).value);
+  return name;
 }
 
 /** Whether a var and dotted names so far can name a function. */
