@@ -4,7 +4,8 @@
 //   cold:     new process → first answer on a constraint's route, the whole bundle vs a one-template bundle,
 //             and the bundle without the referential templates (they read the cluster)
 //   validate: `portcullis policy validate` of the whole bundle, a new process each time
-//   warm:     median per request on the ~10 KB Pod review on two constraints' routes, the bundle loaded:
+//   warm:     median per request on the ~10 KB Pod review on two constraints' routes (sent from the
+//             namespace each constraint matches, so that it judges the Pod), the bundle loaded:
 //             allowedrepos, and allow-privilege-escalation (a psp template importing the shared lib), vs the
 //             JSON floor
 //   eval:     Rego evaluation alone, compiled once, input already parsed, as `opa bench` measures a
@@ -47,14 +48,17 @@ const TARGETS = { coldVsOneTemplate: 1.5, validateMs: 2000, warm: 3, evalUs: { r
 const ROUTES = { allowedrepos: 'general/allowedrepos', 'psp with lib imports': 'pod-security-policy/allow-privilege-escalation' };
 
 const work = temporaryDirectory('portcullis-gatekeeper-rego-');
-const texts = new Map<string, { text: string; constraint: string; referential: boolean }>();
+// Each constraint with the namespace its match names first, if any: the review is sent from there, so that
+// the constraint judges it (allowedrepos' first constraint matches only `default`).
+const texts = new Map<string, { text: string; constraint: string; namespace: string; referential: boolean }>();
 for (const folder of libraryTemplates()) {
   const [test] = gatorTests(folder);
   const text = [regoOnly(test!.template), test!.constraint].map((document) => stringify(document)).join('---\n');
   const read = parseRulesDocument(celPolicy, text);
   if (!read.ok) continue;
   const referential = read.document.rules.some((rule) => (celPolicy.clusterReads?.(rule.parameters) ?? []).length > 0);
-  texts.set(folder, { text, constraint: test!.constraint.metadata.name, referential });
+  const namespace = (test!.constraint.spec?.match as { namespaces?: string[] } | undefined)?.namespaces?.[0] ?? 'shop';
+  texts.set(folder, { text, constraint: test!.constraint.metadata.name, namespace, referential });
 }
 const bundle = [...texts.values()].map(({ text }) => text).join('---\n');
 const unreferential = [...texts.values()].filter(({ referential }) => !referential);
@@ -71,18 +75,18 @@ writeFileSync(bundleFile, bundle);
 
 const root = await unpackFunction('cel', BENCH_PACKAGE);
 const handlerFile = join(root, 'functions/cel/handler.js');
-const event = sampleEvent('/validate/cel');
-const routed = (constraint: string) => {
+const routed = ({ constraint, namespace }: { constraint: string; namespace: string }) => {
   const file = join(work, `${constraint}-event.json`);
-  writeFileSync(file, JSON.stringify(onCelRoute(event, constraint)));
+  writeFileSync(file, JSON.stringify(onCelRoute(sampleEvent('/validate/cel', undefined, namespace), constraint)));
   return file;
 };
+const event = sampleEvent('/validate/cel');
 const env = (folder: string) => ({ ...deployedVariables('cel', BENCH_PACKAGE), RULES_DIR: folder, POWERTOOLS_LOG_LEVEL: 'INFO' });
 
 console.log(
   `cel with Gatekeeper's Rego templates: ${parsed.document.rules.length} constraints of ${texts.size} templates (${(bundle.length / 1024).toFixed(1)} KB); cold: ${COLD_ROUNDS} interleaved rounds…`,
 );
-const coldFile = routed(oneTemplate.constraint);
+const coldFile = routed(oneTemplate);
 const cold = { corpus: [] as number[], oneTemplate: [] as number[], unreferential: [] as number[] };
 const coldStart = async (folder: string) => (await runChild(['bench/cold-start-child.mjs', handlerFile, coldFile], env(folder))).elapsedNs;
 for (let round = 0; round < COLD_ROUNDS; round++) {
@@ -96,7 +100,7 @@ console.log('warm…');
 const warm: Record<string, WarmRun[]> = {};
 for (const [name, folder] of Object.entries(ROUTES)) {
   warm[name] = [];
-  const file = routed(texts.get(folder)!.constraint);
+  const file = routed(texts.get(folder)!);
   for (let round = 0; round < WARM_PROCESSES; round++)
     warm[name]!.push(await warmChild(handlerFile, file, WARM_ITERATIONS, env(corpusRules)));
 }

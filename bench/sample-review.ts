@@ -29,13 +29,13 @@ const TRUSTED_IMAGES = [
 /** Docker Hub official images, which policies/registry-mirror.yaml rewrites: every container changes. */
 export const MIRRORED_IMAGES = ['busybox:1.36', 'nginx:1.27', 'redis:7.4', 'alpine:3.20'];
 
-export function samplePod(images: readonly string[] = TRUSTED_IMAGES) {
+export function samplePod(images: readonly string[] = TRUSTED_IMAGES, namespace = 'shop') {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
       name: 'checkout-7d9f8b6c5-x2x9q',
-      namespace: 'shop',
+      namespace,
       labels: { app: 'checkout', 'pod-template-hash': '7d9f8b6c5', team: 'payments', tier: 'web' },
       annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9090' },
       ownerReferences: [
@@ -63,8 +63,8 @@ export function samplePod(images: readonly string[] = TRUSTED_IMAGES) {
   };
 }
 
-export function sampleEvent(path = '/validate/trusted-registry', images?: readonly string[]) {
-  return httpApiEvent(JSON.stringify(admissionReviewFor(samplePod(images), { namespace: 'shop' })), { path });
+export function sampleEvent(path = '/validate/trusted-registry', images?: readonly string[], namespace = 'shop') {
+  return httpApiEvent(JSON.stringify(admissionReviewFor(samplePod(images, namespace), { namespace })), { path });
 }
 
 /** An event of the cel function on one policy's own route, as the API server calls it once registered. */

@@ -28,6 +28,17 @@ describe('the Rego engine', () => {
     expect(evaluateDocument(policy, ['p', 'first'], options(input))).toBe(input.review.object.spec.containers[0]);
   });
 
+  it('an object a policy makes holds every key as data, `__proto__` as any other, and formats so', () => {
+    const policy = compileSources([
+      { file: 'p.rego', source: 'package p\nobj := {"__proto__": input.a, "b": 2}\nmsg := sprintf("%v", [obj])' },
+    ]);
+    const made = evaluateDocument(policy, ['p', 'obj'], options({ a: { polluted: true } })) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(made)).toBe(Object.prototype);
+    expect(Object.keys(made)).toEqual(['__proto__', 'b']);
+    expect((made as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(evaluateDocument(policy, ['p', 'msg'], options({ a: 1 }))).toBe('{"__proto__": 1, "b": 2}');
+  });
+
   it('compiles a template once per rules version, however many constraints it has', () => {
     const template = {
       apiVersion: 'templates.gatekeeper.sh/v1',

@@ -134,15 +134,23 @@ export const isObject = (value: unknown): value is PlainObject | RegoObject => v
 
 /** An object from entries: a plain object when every key is a string. Later entries replace earlier ones. */
 export function makeObject(entries: Iterable<readonly [Value, Value]>): PlainObject | RegoObject {
-  const list = [...entries];
-  if (list.every(([key]) => typeof key === 'string')) {
+  const list = Array.isArray(entries) ? (entries as readonly (readonly [Value, Value])[]) : [...entries];
+  let stringKeys = true;
+  for (let index = 0; index < list.length && stringKeys; index++) stringKeys = typeof list[index]![0] === 'string';
+  if (stringKeys) {
     const object: PlainObject = {};
-    for (const [key, value] of list) defineKey(object, key as string, value);
+    for (let index = 0; index < list.length; index++) setKey(object, list[index]![0] as string, list[index]![1]);
     return object;
   }
   const object = new RegoObject();
   for (const [key, value] of list) object.set(key, value);
   return object;
+}
+
+/** Sets a key of a plain object as data: by assignment (a violation's `{"msg": …}` is made per request), `__proto__` by definition. */
+function setKey(object: PlainObject, key: string, value: Value): void {
+  if (key === '__proto__') defineKey(object, key, value);
+  else object[key] = value;
 }
 
 /** Sets a key of a plain object as data, even `__proto__`. */

@@ -2,7 +2,7 @@
 // `set()`), strings quoted inside collections; and sprintf as Go's fmt.Sprintf formats OPA's values (%v
 // and %s give a string unquoted, %q quoted, %d an integer, %f %e %g numbers, %t booleans, %x hex).
 import { textUnits } from '../../runtime/size-units.js';
-import { RegoSet, sortedEntries, sortedMembers, type Value } from '../values.js';
+import { RegoObject, RegoSet, sortedEntries, sortedMembers, type Value } from '../values.js';
 import type { BuiltinContext } from './builtin.js';
 
 /** A number as OPA prints it: integers as integers, others in Go's shortest form. */
@@ -11,6 +11,11 @@ export function numberText(value: number): string {
   const text = String(value);
   return text.includes('e') ? text.replace(/e([+-])(\d)$/, 'e$10$2') : text;
 }
+
+// An array's or a plain object's text, made once (as their hashes are): they are never changed once made, and a
+// policy formats the same one (its parameters' list) into every violation's message. Sets and objects with
+// keys that are not strings are built by adding to them, so they are formatted each time.
+const texts = new WeakMap<object, string>();
 
 /** A value in Rego's syntax. */
 export function regoText(value: Value): string {
@@ -22,12 +27,19 @@ export function regoText(value: Value): string {
       return numberText(value);
     case 'string':
       return JSON.stringify(value);
-    default:
-      if (Array.isArray(value)) return `[${value.map(regoText).join(', ')}]`;
+    default: {
       if (value instanceof RegoSet) return value.size === 0 ? 'set()' : `{${sortedMembers(value).map(regoText).join(', ')}}`;
-      return `{${sortedEntries(value)
-        .map(([key, item]) => `${regoText(key)}: ${regoText(item)}`)
-        .join(', ')}}`;
+      const kept = !(value instanceof RegoObject);
+      let text = kept ? texts.get(value) : undefined;
+      if (text !== undefined) return text;
+      text = Array.isArray(value)
+        ? `[${value.map(regoText).join(', ')}]`
+        : `{${sortedEntries(value)
+            .map(([key, item]) => `${regoText(key)}: ${regoText(item)}`)
+            .join(', ')}}`;
+      if (kept) texts.set(value, text);
+      return text;
+    }
   }
 }
 
@@ -193,6 +205,39 @@ function starArgument(arg: GoArg | undefined): number | undefined {
   return arg?.kind === 'int' && Math.abs(arg.value) <= MAX_WIDTH ? arg.value : undefined;
 }
 
+interface VerbAt {
+  index: number;
+  end: number;
+  flags: string;
+  width?: string;
+  precision?: string;
+  verb: string;
+}
+
+// A policy's formats are constants, formatted once per violation per request: each is parsed once. Only short
+// ones are kept, and only so many, as a format may be a computed string.
+const verbsByFormat = new Map<string, readonly VerbAt[]>();
+const MAX_FORMATS = 256;
+const MAX_KEPT_FORMAT_LENGTH = 1024;
+
+function verbsOf(format: string): readonly VerbAt[] {
+  let verbs = verbsByFormat.get(format);
+  if (verbs) return verbs;
+  verbs = [...format.matchAll(VERB)].map((match) => ({
+    index: match.index,
+    end: match.index + match[0].length,
+    flags: match[1] ?? '',
+    width: match[2],
+    precision: match[3],
+    verb: match[4] ?? '',
+  }));
+  if (format.length <= MAX_KEPT_FORMAT_LENGTH) {
+    if (verbsByFormat.size >= MAX_FORMATS) verbsByFormat.clear();
+    verbsByFormat.set(format, verbs);
+  }
+  return verbs;
+}
+
 /**
  * Go's fmt.Sprintf over OPA's values, as OPA's sprintf hands them to it. Each verb's width and precision
  * are charged before it is formatted: they make the text, whatever the size of the value.
@@ -202,10 +247,11 @@ export function sprintf(format: string, values: readonly Value[], context: Built
   let next = 0;
   let out = '';
   let last = 0;
-  for (const match of format.matchAll(VERB)) {
-    let [, flags = '', width, precision, verb = ''] = match;
-    out += format.slice(last, match.index);
-    last = match.index + match[0].length;
+  for (const at of verbsOf(format)) {
+    let flags = at.flags;
+    const { width, precision, verb } = at;
+    out += format.slice(last, at.index);
+    last = at.end;
     if ((width && width !== '*' && literalTooLarge(width)) || (precision && precision !== '*' && literalTooLarge(precision))) {
       out += '%!(NOVERB)';
       last = format.length;

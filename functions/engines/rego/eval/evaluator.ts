@@ -164,14 +164,8 @@ export class Evaluator {
         return this.terms(term.items, 0, frame, new Array(term.items.length), (values) => each([...values]));
       case 'set':
         return this.terms(term.items, 0, frame, new Array(term.items.length), (values) => each(new RegoSet(values)));
-      case 'object': {
-        const parts = term.entries.flat();
-        return this.terms(parts, 0, frame, new Array(parts.length), (values) => {
-          const entries: [Value, Value][] = [];
-          for (let index = 0; index < values.length; index += 2) entries.push([values[index]!, values[index + 1]!]);
-          return each(makeObject(entries)) === true;
-        });
-      }
+      case 'object':
+        return this.entries(term.entries, 0, frame, [], each);
       case 'arraycompr': {
         const items: Value[] = [];
         this.body(term.body, 0, frame, () => this.term(term.head, frame, (value) => void items.push(value)));
@@ -204,10 +198,29 @@ export class Evaluator {
   /** Every combination of the terms' values, in order. */
   terms(terms: readonly Term[], index: number, frame: Frame, values: Value[], each: (values: Value[]) => unknown): boolean {
     if (index === terms.length) return each(values) === true;
-    return this.term(terms[index]!, frame, (value) => {
+    const term = terms[index]!;
+    // A constant or a bound var has one value: no continuation to make (most arguments are one or the other).
+    const known = term.t === 'const' ? term.value : term.t === 'var' ? frame[term.slot] : undefined;
+    if (known !== undefined) {
+      values[index] = known;
+      return this.terms(terms, index + 1, frame, values, each);
+    }
+    return this.term(term, frame, (value) => {
       values[index] = value;
       return this.terms(terms, index + 1, frame, values, each);
     });
+  }
+
+  /** An object's entries from `index` on, each key then its value, and the object they make. */
+  private entries(entries: readonly [Term, Term][], index: number, frame: Frame, values: [Value, Value][], each: Each): boolean {
+    if (index === entries.length) return each(makeObject(values.slice())) === true;
+    const [key, value] = entries[index]!;
+    return this.term(key, frame, (keyValue) =>
+      this.term(value, frame, (valueValue) => {
+        values[index] = [keyValue, valueValue];
+        return this.entries(entries, index + 1, frame, values, each);
+      }),
+    );
   }
 
   private ref(term: Term & { t: 'ref' }, frame: Frame, each: Each): boolean {
@@ -241,6 +254,12 @@ export class Evaluator {
       }
       return false;
     }
+    // A constant selector or a bound var's, the usual case, is looked up at once.
+    const known = part.t === 'const' ? part.value : part.t === 'var' ? frame[part.slot] : undefined;
+    if (known !== undefined) {
+      const child = lookup(value, known);
+      return child === undefined ? false : this.walk(child, path, index + 1, frame, each);
+    }
     if (this.isOpen(part, frame)) {
       for (const [key, child] of entriesOf(value)) {
         this.step();
@@ -258,7 +277,9 @@ export class Evaluator {
     const fn = term.fn;
     const output = fn.arity >= 0 && term.args.length === fn.arity + 1 ? term.args[fn.arity] : undefined;
     const inputs = output ? term.args.slice(0, fn.arity) : term.args;
-    const replacement = this.ctx.functionReplacements.get(fn.name);
+    // Only a test's `with` replaces functions: an admission's evaluation looks none up.
+    const replacements = this.ctx.functionReplacements;
+    const replacement = replacements.size === 0 ? undefined : replacements.get(fn.name);
     return this.terms(inputs, 0, frame, new Array(inputs.length), (args) => {
       if (fn.builtin?.enumerate && !replacement) {
         for (const result of this.enumerate(fn.builtin, args)) {
