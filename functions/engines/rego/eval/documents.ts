@@ -296,7 +296,7 @@ export class Documents {
     const params = rule.params;
     if (!params || !args) return next();
     const bind = (index: number): boolean =>
-      index === params.length ? next() : this.evaluator.unifyValue(params[index]!, args[index]!, frame, () => bind(index + 1));
+      index === params.length ? next() : this.evaluator.unification.unifyValue(params[index]!, args[index]!, frame, () => bind(index + 1));
     return bind(0);
   }
 

@@ -2,14 +2,17 @@
 // the one before, so iteration (`x[i]`, `some … in`, calls over iterated arguments) backtracks through the
 // remaining literals; bindings live in the rule's frame and are undone on the way back. Every function
 // here returns whether the continuation asked to stop (the first solution is enough for `not`, `every`,
-// and a rule whose value is a constant). Documents under `data` are documents.ts's.
+// and a rule whose value is a constant). Documents under `data` are documents.ts's, unification
+// unification.ts's.
 import { type Builtin, BuiltinError, type BuiltinContext } from '../builtins/builtin.js';
 import type { CompiledPolicy } from '../compile/compile-policy.js';
 import type { Expr, FunctionRef, Literal, Term } from '../compile/ir.js';
-import { equal, isObject, keyOf, makeObject, objectGet, objectSize, RegoSet, sizeOf, type Value } from '../values.js';
+import { equal, keyOf, makeObject, RegoSet, sizeOf, type Value } from '../values.js';
 import { entriesOf, isCollection, lookup } from './collections.js';
 import type { EvalContext, FunctionReplacement } from './context.js';
 import { Documents } from './documents.js';
+import { direct, INDIRECT } from './direct.js';
+import { Unification } from './unification.js';
 
 export type Frame = (Value | undefined)[];
 /** A continuation: true asks every enumeration above it to stop. */
@@ -38,6 +41,7 @@ function operandsSize(args: Value[]): number {
 
 export class Evaluator {
   readonly documents: Documents;
+  readonly unification: Unification;
 
   constructor(
     readonly policy: CompiledPolicy,
@@ -45,6 +49,7 @@ export class Evaluator {
     readonly options: EvaluatorOptions,
   ) {
     this.documents = new Documents(this);
+    this.unification = new Unification(this);
   }
 
   /** Charges one step; every literal, term and iteration is one. */
@@ -102,14 +107,14 @@ export class Evaluator {
       case 'term':
         return this.term(expr.term, frame, (value) => (value === false ? false : next()));
       case 'unify':
-        return this.unify(expr.left, expr.right, frame, next);
+        return this.unification.unify(expr.left, expr.right, frame, next);
       case 'somein':
         return this.term(expr.collection, frame, (collection) => {
           for (const [key, value] of entriesOf(collection)) {
             this.step();
             const halted = expr.key
-              ? this.unifyValue(expr.key, key, frame, () => this.unifyValue(expr.value, value, frame, next))
-              : this.unifyValue(expr.value, value, frame, next);
+              ? this.unification.unifyValue(expr.key, key, frame, () => this.unification.unifyValue(expr.value, value, frame, next))
+              : this.unification.unifyValue(expr.value, value, frame, next);
             if (halted) return true;
           }
           return false;
@@ -124,8 +129,9 @@ export class Evaluator {
               satisfied = this.body(expr.body, 0, frame, () => true);
               return true;
             };
-            if (expr.key) this.unifyValue(expr.key, key, frame, () => this.unifyValue(expr.value, value, frame, check));
-            else this.unifyValue(expr.value, value, frame, check);
+            if (expr.key)
+              this.unification.unifyValue(expr.key, key, frame, () => this.unification.unifyValue(expr.value, value, frame, check));
+            else this.unification.unifyValue(expr.value, value, frame, check);
             if (!satisfied) return false;
           }
           return next() === true;
@@ -199,9 +205,9 @@ export class Evaluator {
   terms(terms: readonly Term[], index: number, frame: Frame, values: Value[], each: (values: Value[]) => unknown): boolean {
     if (index === terms.length) return each(values) === true;
     const term = terms[index]!;
-    // A constant or a bound var has one value: no continuation to make (most arguments are one or the other).
-    const known = term.t === 'const' ? term.value : term.t === 'var' ? frame[term.slot] : undefined;
-    if (known !== undefined) {
+    const known = direct(this, term, frame);
+    if (known !== INDIRECT) {
+      if (known === undefined) return false;
       values[index] = known;
       return this.terms(terms, index + 1, frame, values, each);
     }
@@ -260,10 +266,10 @@ export class Evaluator {
       const child = lookup(value, known);
       return child === undefined ? false : this.walk(child, path, index + 1, frame, each);
     }
-    if (this.isOpen(part, frame)) {
+    if (this.unification.isOpen(part, frame)) {
       for (const [key, child] of entriesOf(value)) {
         this.step();
-        if (this.unifyValue(part, key, frame, () => this.walk(child, path, index + 1, frame, each))) return true;
+        if (this.unification.unifyValue(part, key, frame, () => this.walk(child, path, index + 1, frame, each))) return true;
       }
       return false;
     }
@@ -280,19 +286,38 @@ export class Evaluator {
     // Only a test's `with` replaces functions: an admission's evaluation looks none up.
     const replacements = this.ctx.functionReplacements;
     const replacement = replacements.size === 0 ? undefined : replacements.get(fn.name);
-    return this.terms(inputs, 0, frame, new Array(inputs.length), (args) => {
-      if (fn.builtin?.enumerate && !replacement) {
-        for (const result of this.enumerate(fn.builtin, args)) {
-          this.step();
-          if (output ? this.unifyValue(output, result, frame, () => each(true)) : each(result) === true) return true;
-        }
-        return false;
+    // Arguments that need no continuation (most do not) are taken in a loop; from the first that does, terms().
+    const args: Value[] = new Array(inputs.length);
+    for (let index = 0; index < inputs.length; index++) {
+      const known = direct(this, inputs[index]!, frame);
+      if (known === undefined) return false;
+      if (known === INDIRECT)
+        return this.terms(inputs, index, frame, args, (values) => this.apply(fn, replacement, output, values, frame, each));
+      args[index] = known;
+    }
+    return this.apply(fn, replacement, output, args, frame, each);
+  }
+
+  /** A call of `fn` on its arguments' values: its result, or its output argument unified with it. */
+  private apply(
+    fn: FunctionRef,
+    replacement: FunctionReplacement | undefined,
+    output: Term | undefined,
+    args: Value[],
+    frame: Frame,
+    each: Each,
+  ): boolean {
+    if (fn.builtin?.enumerate && !replacement) {
+      for (const result of this.enumerate(fn.builtin, args)) {
+        this.step();
+        if (output ? this.unification.unifyValue(output, result, frame, () => each(true)) : each(result) === true) return true;
       }
-      const result = this.invoke(fn, replacement, args);
-      if (result === undefined) return false;
-      if (output) return this.unifyValue(output, result, frame, () => each(true));
-      return each(result) === true;
-    });
+      return false;
+    }
+    const result = this.invoke(fn, replacement, args);
+    if (result === undefined) return false;
+    if (output) return this.unification.unifyValue(output, result, frame, () => each(true));
+    return each(result) === true;
   }
 
   invoke(fn: FunctionRef, replacement: FunctionReplacement | undefined, args: Value[]): Value | undefined {
@@ -329,93 +354,5 @@ export class Evaluator {
     const resultSize = result === undefined ? 0 : sizeOf(result);
     if (resultSize > 0) this.step(resultSize);
     return result;
-  }
-
-  /** Whether a term has vars a unification would bind (a var not bound, or one inside an array or object). */
-  isOpen(term: Term, frame: Frame): boolean {
-    switch (term.t) {
-      case 'var':
-        return frame[term.slot] === undefined;
-      case 'array':
-        return term.items.some((item) => this.isOpen(item, frame));
-      case 'object':
-        return term.entries.some(([, value]) => this.isOpen(value, frame));
-      default:
-        return false;
-    }
-  }
-
-  unify(left: Term, right: Term, frame: Frame, next: Next): boolean {
-    const [openLeft, openRight] = [this.isOpen(left, frame), this.isOpen(right, frame)];
-    if (openLeft && openRight) {
-      if (left.t === 'array' && right.t === 'array')
-        return left.items.length === right.items.length && this.unifyPairs(left.items, right.items, 0, frame, next);
-      if (left.t === 'object' && right.t === 'object') {
-        if (left.entries.length !== right.entries.length) return false;
-        const pairs: [Term, Term][] = [];
-        for (const [key, value] of left.entries) {
-          const keyValue = this.single(key, frame);
-          const match = right.entries.find(([other]) => equal(this.single(other, frame) ?? null, keyValue ?? null));
-          if (!match) return false;
-          pairs.push([value, match[1]]);
-        }
-        return this.unifyPairs(
-          pairs.map(([value]) => value),
-          pairs.map(([, value]) => value),
-          0,
-          frame,
-          next,
-        );
-      }
-    }
-    if (openLeft) return this.term(right, frame, (value) => this.unifyValue(left, value, frame, next));
-    return this.term(left, frame, (value) => this.unifyValue(right, value, frame, next));
-  }
-
-  private unifyPairs(left: readonly Term[], right: readonly Term[], index: number, frame: Frame, next: Next): boolean {
-    if (index === left.length) return next() === true;
-    return this.unify(left[index]!, right[index]!, frame, () => this.unifyPairs(left, right, index + 1, frame, next));
-  }
-
-  /** Unifies a term with a value: binds the vars it has unbound, compares what it has bound. */
-  unifyValue(pattern: Term, value: Value, frame: Frame, next: Next): boolean {
-    switch (pattern.t) {
-      case 'var': {
-        const current = frame[pattern.slot];
-        if (current !== undefined) return equal(current, value) ? next() === true : false;
-        frame[pattern.slot] = value;
-        const halted = next() === true;
-        frame[pattern.slot] = undefined;
-        return halted;
-      }
-      case 'const':
-        return equal(pattern.value, value) ? next() === true : false;
-      case 'array':
-        if (!Array.isArray(value) || value.length !== pattern.items.length) return false;
-        if (!this.isOpen(pattern, frame)) break;
-        return this.unifyItems(pattern.items, value, 0, frame, next);
-      case 'object': {
-        if (!this.isOpen(pattern, frame)) break;
-        if (!isObject(value) || objectSize(value) !== pattern.entries.length) return false;
-        const items: Term[] = [];
-        const values: Value[] = [];
-        for (const [key, item] of pattern.entries) {
-          const keyValue = this.single(key, frame);
-          const child = keyValue === undefined ? undefined : objectGet(value, keyValue);
-          if (child === undefined) return false;
-          items.push(item);
-          values.push(child);
-        }
-        return this.unifyItems(items, values, 0, frame, next);
-      }
-      default:
-        break;
-    }
-    return this.term(pattern, frame, (candidate) => (equal(candidate, value) ? next() : false));
-  }
-
-  private unifyItems(patterns: readonly Term[], values: readonly Value[], index: number, frame: Frame, next: Next): boolean {
-    if (index === patterns.length) return next() === true;
-    return this.unifyValue(patterns[index]!, values[index]!, frame, () => this.unifyItems(patterns, values, index + 1, frame, next));
   }
 }
