@@ -41,12 +41,15 @@ export class RegoSet {
     return this.count;
   }
 
-  *values(): IterableIterator<Value> {
-    for (const bucket of this.buckets.values()) yield* bucket;
+  /** The members, in no particular order: an array, as every caller wants one (a generator cost more). */
+  values(): Value[] {
+    const members: Value[] = [];
+    for (const bucket of this.buckets.values()) for (let index = 0; index < bucket.length; index++) members.push(bucket[index]!);
+    return members;
   }
 }
 
-// Hashes of arrays and plain objects, which are never changed once made: each is hashed once.
+// Hashes of arrays and plain objects, which are never changed once made: each is hashed once (KEPT_FROM_SIZE).
 const hashes = new WeakMap<object, number>();
 
 const mix = (hash: number, next: number) => Math.imul(hash ^ next, 0x01000193) | 0;
@@ -91,7 +94,7 @@ export function hashOf(value: Value, depth = HASH_DEPTH): number {
       const cached = depth === HASH_DEPTH ? hashes.get(value) : undefined;
       if (cached !== undefined) return cached;
       const hash = Array.isArray(value) ? arrayHash(value, depth) : plainObjectHash(value, depth);
-      if (depth === HASH_DEPTH) hashes.set(value, hash);
+      if (depth === HASH_DEPTH && (Array.isArray(value) ? value.length : entriesHashed) >= KEPT_FROM_SIZE) hashes.set(value, hash);
       return hash;
     }
   }
@@ -103,10 +106,22 @@ function arrayHash(items: Value[], depth: number): number {
   return hash;
 }
 
+// A hash is kept only for a collection of this size and more (a container of the input, hashed again for
+// each set it joins): keeping one costs more than making it again for a small one (a violation's {"msg": …}).
+const KEPT_FROM_SIZE = 4;
+/** How many entries the last plainObjectHash to finish went through. */
+let entriesHashed = 0;
+
 /** An object's entries hashed whatever their order (a key's hash is its string's, as hashOf gives it). */
 function plainObjectHash(object: PlainObject, depth: number): number {
   let sum = 0;
-  for (const key in object) if (Object.hasOwn(object, key)) sum = (sum + mix(stringHash(key), hashOf(object[key]!, depth - 1))) | 0;
+  let entries = 0;
+  for (const key in object)
+    if (Object.hasOwn(object, key)) {
+      sum = (sum + mix(stringHash(key), hashOf(object[key]!, depth - 1))) | 0;
+      entries++;
+    }
+  entriesHashed = entries;
   return mix(0x7f, sum);
 }
 
@@ -260,12 +275,23 @@ export function compare(a: Value, b: Value): number {
     case 'set':
       return compareLists(sortedMembers(a as RegoSet), sortedMembers(b as RegoSet));
     default: {
-      const [entriesA, entriesB] = [sortedEntries(a as PlainObject), sortedEntries(b as PlainObject)];
-      for (let index = 0; index < Math.min(entriesA.length, entriesB.length); index++) {
-        const order = compare(entriesA[index]![0], entriesB[index]![0]) || compare(entriesA[index]![1], entriesB[index]![1]);
+      if (a instanceof RegoObject || b instanceof RegoObject) {
+        const [entriesA, entriesB] = [sortedEntries(a as PlainObject), sortedEntries(b as PlainObject)];
+        for (let index = 0; index < Math.min(entriesA.length, entriesB.length); index++) {
+          const order = compare(entriesA[index]![0], entriesB[index]![0]) || compare(entriesA[index]![1], entriesB[index]![1]);
+          if (order !== 0) return order;
+        }
+        return entriesA.length - entriesB.length;
+      }
+      // Plain objects' keys are strings, which sort() orders as compare() does: no entries to make.
+      const [objectA, objectB] = [a as PlainObject, b as PlainObject];
+      const [keysA, keysB] = [Object.keys(objectA).sort(), Object.keys(objectB).sort()];
+      for (let index = 0; index < Math.min(keysA.length, keysB.length); index++) {
+        const [keyA, keyB] = [keysA[index]!, keysB[index]!];
+        const order = keyA < keyB ? -1 : keyA > keyB ? 1 : compare(objectA[keyA]!, objectB[keyB]!);
         if (order !== 0) return order;
       }
-      return entriesA.length - entriesB.length;
+      return keysA.length - keysB.length;
     }
   }
 }
