@@ -29,8 +29,7 @@ export function direct(evaluator: Evaluator, term: Term, frame: Frame): Value | 
       if (head.t !== 'input' && !(head.t === 'var' && frame[head.slot] !== undefined)) return INDIRECT;
       let value = head.t === 'input' ? evaluator.ctx.input : frame[head.slot];
       for (let index = 0; index < term.path.length && value !== undefined; index++) {
-        const part = term.path[index]!;
-        const key = part.t === 'const' ? part.value : part.t === 'var' ? frame[part.slot] : undefined;
+        const key = knownSelector(term.path[index]!, frame);
         if (key === undefined) return INDIRECT;
         value = lookup(value, key);
       }
@@ -40,3 +39,7 @@ export function direct(evaluator: Evaluator, term: Term, frame: Frame): Value | 
       return INDIRECT;
   }
 }
+
+/** A selector's key when it is a constant or a bound var, the usual case; else undefined. */
+export const knownSelector = (part: Term, frame: Frame): Value | undefined =>
+  part.t === 'const' ? part.value : part.t === 'var' ? frame[part.slot] : undefined;

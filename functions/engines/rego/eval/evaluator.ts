@@ -11,7 +11,7 @@ import { equal, keyOf, makeObject, RegoSet, sizeOf, type Value } from '../values
 import { entriesOf, isCollection, lookup } from './collections.js';
 import type { EvalContext, FunctionReplacement } from './context.js';
 import { Documents } from './documents.js';
-import { direct, INDIRECT } from './direct.js';
+import { direct, INDIRECT, knownSelector } from './direct.js';
 import { Unification } from './unification.js';
 
 export type Frame = (Value | undefined)[];
@@ -261,7 +261,7 @@ export class Evaluator {
       return false;
     }
     // A constant selector or a bound var's, the usual case, is looked up at once.
-    const known = part.t === 'const' ? part.value : part.t === 'var' ? frame[part.slot] : undefined;
+    const known = knownSelector(part, frame);
     if (known !== undefined) {
       const child = lookup(value, known);
       return child === undefined ? false : this.walk(child, path, index + 1, frame, each);
