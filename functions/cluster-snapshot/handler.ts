@@ -6,7 +6,8 @@ import { s3ObjectReader } from '../admission/aws/s3-get-object.js';
 import { s3ObjectWriter } from '../admission/aws/s3-put-object.js';
 import { logger } from '../admission/observe/logger.js';
 import type { Policy } from '../admission/policy.js';
-import { rulesFileName, snapshotFileName } from '../admission/rules/rules-source.js';
+import { DEFAULT_RULES_MAX_BYTES, rulesFileName, snapshotFileName, tooLarge } from '../admission/rules/rules-source.js';
+import { readAtMost } from '../admission/rules/s3-rules-source.js';
 import { celPolicy } from '../cel/policy.js';
 import { loadEngines } from '../engines/registry.js';
 import { mutationsPolicy } from '../mutations/policy.js';
@@ -17,12 +18,6 @@ import { writeClusterSnapshot } from './write-snapshot.js';
 
 /** The functions that run uploaded manifests: only their rules read the cluster. */
 const POLICIES = [celPolicy, mutationsPolicy] as unknown as Policy<never>[];
-
-async function bodyOf(stream: AsyncIterable<Buffer>): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
 
 export async function handler(): Promise<{ location: string; reads: number; objects: number; bytes: number }> {
   const config = snapshotConfigFromEnv();
@@ -38,7 +33,12 @@ export async function handler(): Promise<{ location: string; reads: number; obje
       async readDocument(policy) {
         try {
           const found = await getObject({ bucket: config.RULES_BUCKET, key: `${config.RULES_PREFIX}${rulesFileName(policy.name)}` });
-          return found.notModified ? undefined : bodyOf(found.body);
+          if (found.notModified) return undefined;
+          // As the functions read it: a document past the size they accept is refused, not read whole.
+          const read = await readAtMost(found.body, DEFAULT_RULES_MAX_BYTES);
+          return 'bytes' in read
+            ? read.bytes
+            : { refused: tooLarge(found.contentLength ?? DEFAULT_RULES_MAX_BYTES + 1, DEFAULT_RULES_MAX_BYTES) };
         } catch (error) {
           if ((error as { statusCode?: number }).statusCode === 404) return undefined;
           throw error;

@@ -13,8 +13,8 @@ export interface SnapshotRun {
   cluster: string;
   /** The policies whose documents may hold rules that read the cluster. */
   policies: readonly Policy<never>[];
-  /** A policy's document as stored, or undefined when it has none. */
-  readDocument(policy: Policy<never>): Promise<Uint8Array | undefined>;
+  /** A policy's document as stored, why it was not read (too large), or undefined when it has none. */
+  readDocument(policy: Policy<never>): Promise<Uint8Array | { refused: string } | undefined>;
   get: KubernetesGet;
   /** Writes the snapshot's JSON; resolves with where it went. */
   write(text: string): Promise<string>;
@@ -32,9 +32,9 @@ export interface SnapshotWritten {
 export async function writeClusterSnapshot(run: SnapshotRun): Promise<SnapshotWritten> {
   const documents: { policy: Policy<never>; document: RulesDocument<never> }[] = [];
   for (const policy of run.policies) {
-    const bytes = await run.readDocument(policy);
-    if (!bytes) continue;
-    const parsed = parseRulesDocument(policy, bytes);
+    const read = await run.readDocument(policy);
+    if (!read) continue;
+    const parsed = 'refused' in read ? { ok: false as const, errors: [read.refused] } : parseRulesDocument(policy, read);
     if (!parsed.ok) throw new Error(`the ${policy.name} rules document is invalid, so what it reads is unknown: ${parsed.errors[0]}`);
     documents.push({ policy, document: parsed.document });
   }

@@ -153,4 +153,15 @@ describe('the scheduled cluster snapshot writer', () => {
       /invalid environment: CLUSTER_ENDPOINT: expected an https:\/\/ URL/,
     );
   });
+
+  // Last: it leaves an oversized document in the bucket.
+  it('a document larger than the functions accept stops the run, naming it and its size; the last snapshot stays', async () => {
+    const before = await s3.read('policies/clusters/prod.jsonl');
+    const document = `# ${'x'.repeat(2 * 1024 * 1024)}\nrules: []\n`;
+    await s3.put('policies/mutations.yaml', document);
+    await expect(runWriter()).rejects.toThrow(
+      `the mutations rules document is invalid, so what it reads is unknown: the document is ${Buffer.byteLength(document)} bytes, larger than the 2097152 bytes allowed (RULES_MAX_BYTES)`,
+    );
+    expect(await s3.read('policies/clusters/prod.jsonl')).toBe(before);
+  });
 });

@@ -54,7 +54,7 @@ interface Entry {
 }
 
 /** The body's bytes, or, once they pass `limit`, only the first of them (the rest is never read). */
-async function readAtMost(body: ObjectFound['body'], limit: number): Promise<{ bytes: Buffer } | { head: Buffer }> {
+export async function readAtMost(body: ObjectFound['body'], limit: number): Promise<{ bytes: Buffer } | { head: Buffer }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
