@@ -61,9 +61,10 @@ export async function runGatorSuite(file: string): Promise<CaseOutcome[]> {
   const outcomes: CaseOutcome[] = [];
   for (const test of suite.tests ?? []) {
     const manifests = [...documentsOf(join(folder, String(test.template))), ...documentsOf(join(folder, String(test.constraint)))];
+    // The same rules for every case: a case's inventory is its cluster, not part of the rules.
+    const rules = bundleRules(manifests);
     for (const entry of test.cases ?? []) {
       const name = `${test.name}: ${entry.name}`;
-      const rules = bundleRules(manifests);
       const cluster = clusterOf(folder, entry.inventory);
       if (typeof cluster === 'string') {
         outcomes.push(failed(file, name, cluster));
