@@ -11,7 +11,6 @@ import {
   wholeSnapshot,
 } from '../../functions/admission/cluster/cluster-snapshot.js';
 import { ClusterLookupError, clusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
-import { matchesLabelSelector, parseLabelSelectorText } from '../../functions/admission/kubernetes/label-selector.js';
 
 const namespace = (name: string, labels: Record<string, string> = {}) => ({
   apiVersion: 'v1',
@@ -96,23 +95,6 @@ describe("API paths, as Kyverno's apiCall writes them", () => {
 
   it("an object that does not exist is the API's not found", () => {
     expect(() => answerApiGet(view, '/api/v1/namespaces/staging')).toThrow(NotFoundError);
-  });
-});
-
-describe('label selectors as URLs write them', () => {
-  it.each([
-    ['app=web', { app: 'web' }, true],
-    ['app==web,tier!=db', { app: 'web', tier: 'db' }, false],
-    ['env in (prod, staging)', { env: 'staging' }, true],
-    ['env notin (prod,staging),!legacy', { env: 'dev' }, true],
-    ['env notin (prod,staging),!legacy', { env: 'dev', legacy: 'y' }, false],
-    ['app', {}, false],
-  ])('%s on %j: %s', (text, labels, matches) => {
-    expect(matchesLabelSelector(labels, parseLabelSelectorText(text)!)).toBe(matches);
-  });
-
-  it.each(['app=(web', 'a b', 'env in prod', '!a=b'])('%s is not a selector', (text) => {
-    expect(parseLabelSelectorText(text)).toBeUndefined();
   });
 });
 

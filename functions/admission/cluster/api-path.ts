@@ -2,7 +2,7 @@
 // `/apis/apps/v1/namespaces/x/deployments?labelSelector=app=web`), answered from a cluster view: an object,
 // or a list (`DeploymentList` with its items). What the API serves and a view cannot (subresources,
 // discovery, watch, query parameters other than the selectors) is an error naming it, never a guess.
-import { type LabelSelector, matchesLabelSelector, parseLabelSelectorText } from '../kubernetes/label-selector.js';
+import { type LabelRequirement, matchesRequirements, parseSelectorText } from '../kubernetes/label-selector-text.js';
 import { isJsonObject } from '../kubernetes/json-object.js';
 import { type ClusterView, ClusterLookupError, type ResourceType } from './cluster-view.js';
 
@@ -11,7 +11,7 @@ export interface ApiGet {
   type: ResourceType;
   namespace?: string;
   name?: string;
-  labelSelector?: LabelSelector;
+  labelSelector?: readonly LabelRequirement[];
   /** `metadata.name` and `metadata.namespace` equalities, the field selectors every resource serves. */
   fields?: { name?: string; namespace?: string };
 }
@@ -51,9 +51,9 @@ export function parseApiPath(path: string): ApiGet | string {
 
   for (const [key, value] of new URLSearchParams(query)) {
     if (key === 'labelSelector') {
-      const selector = parseLabelSelectorText(value);
-      if (!selector) return `${path}: labelSelector ${value} is not a label selector`;
-      get.labelSelector = selector;
+      const selector = parseSelectorText(value);
+      if (!selector.ok) return `${path}: labelSelector ${value} is not a label selector: ${selector.error}`;
+      get.labelSelector = selector.requirements;
     } else if (key === 'fieldSelector') {
       const fields = fieldsOf(value);
       if (typeof fields === 'string') return `${path}: ${fields}`;
@@ -98,7 +98,7 @@ export function answerApiGet(view: ClusterView, path: string): unknown {
   if (labelSelector || fields)
     items = items.filter(
       (item) =>
-        (!labelSelector || matchesLabelSelector(labelsOf(item), labelSelector)) &&
+        (!labelSelector || matchesRequirements(labelsOf(item), labelSelector)) &&
         (fields?.name === undefined || metadataField(item, 'name') === fields.name) &&
         (fields?.namespace === undefined || metadataField(item, 'namespace') === fields.namespace),
     );
