@@ -3,6 +3,8 @@
 //   ServingLastKnownGood (for 15 minutes), the function's Errors and Throttles, and its p99 duration above
 //   half the timeout its webhook is registered with; for the functions that run uploaded manifests,
 //   ClusterSnapshotUnavailable (any in 5 minutes); for the HTTP API, any 5xx in 5 minutes;
+// - per cluster, one alarm on FailedOpen that names the cluster: a Metrics Insights query grouped by
+//   Cluster, each cluster a contributor, so a cluster that joins the fleet is watched without a deploy;
 // - the alarms notify the SNS topic of the alarmTopicArn param, or one created for the alarmEmail param;
 //   with neither they are still there, in the console, notifying no one;
 // - a dashboard: decisions and denials per policy, fail-open, rules and snapshot state, latency p50/p99,
@@ -112,6 +114,33 @@ function policyAlarms(policy, prefix, actions) {
   };
 }
 
+/** FailedOpen by the Cluster dimension: one alarm whose contributors are the clusters (a multi time series alarm). */
+function failedOpenByClusterAlarm(prefix, actions) {
+  return {
+    Type: 'AWS::CloudWatch::Alarm',
+    Properties: {
+      AlarmName: `${prefix}-failed-open-by-cluster`,
+      AlarmDescription:
+        'A cluster had requests admitted without evaluation (failurePolicy Ignore); the contributor in ALARM names it (Cluster). The decision log lines with outcome failed-open and that cluster say why. See docs/architecture.md, When enforcement lapses.',
+      Metrics: [
+        {
+          Id: 'failedOpenByCluster',
+          Expression: `SELECT SUM(FailedOpen) FROM SCHEMA(${NAMESPACE}, Cluster, service) WHERE service = '${SERVICE}' GROUP BY Cluster ORDER BY SUM() DESC`,
+          Period: FIVE_MINUTES,
+          ReturnData: true,
+        },
+      ],
+      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: actions,
+      OKActions: actions,
+    },
+  };
+}
+
 function dashboard(prefix) {
   let expressions = 0; // ids must be stable, or every deploy would change the dashboard
   const search = (expression, statistic, label) => ({
@@ -121,6 +150,7 @@ function dashboard(prefix) {
   });
   const decisions = `{${NAMESPACE},Outcome,Policy,service} MetricName="Decisions"`;
   const perPolicy = (metric) => `{${NAMESPACE},Policy,service} MetricName="${metric}"`;
+  const perCluster = (metric) => `{${NAMESPACE},Cluster,service} MetricName="${metric}"`;
   const widget = (title, metrics, x, y) => ({
     type: 'metric',
     x,
@@ -161,6 +191,17 @@ function dashboard(prefix) {
     widget('Cold starts', [search(perPolicy('ColdStart'), 'Sum', '')], 12, 12),
     widget('Throttles', [search(`{AWS/Lambda,FunctionName} MetricName="Throttles" FunctionName="${prefix}-"`, 'Sum', '')], 0, 18),
     widget('Cluster snapshot age (seconds, oldest served)', [search(perPolicy('ClusterSnapshotAge'), 'Maximum', '')], 12, 18),
+    widget('Decisions per cluster', [search(perCluster('Decisions'), 'Sum', '')], 0, 24),
+    widget(
+      'Per cluster: admitted without evaluation, no usable rules, snapshot age',
+      [
+        search(perCluster('FailedOpen'), 'Sum', ''),
+        search(perCluster('RulesUnavailable'), 'Sum', ''),
+        search(perCluster('ClusterSnapshotAge'), 'Maximum', ''),
+      ],
+      12,
+      24,
+    ),
   ];
   return {
     Type: 'AWS::CloudWatch::Dashboard',
@@ -176,11 +217,15 @@ const QUERIES = {
   ],
   FailedOpenQuery: [
     'every fail-open with its reason',
-    'fields @timestamp, policy, reason, namespace, kind, name, operation, rulesVersion\n| filter message = "admission decision" and outcome = "failed-open"\n| sort @timestamp desc',
+    'fields @timestamp, cluster, policy, reason, namespace, kind, name, operation, rulesVersion\n| filter message = "admission decision" and outcome = "failed-open"\n| sort @timestamp desc',
+  ],
+  ClustersQuery: [
+    'decisions per cluster: last seen, rules versions served, fail-open',
+    'filter message = "admission decision"\n| stats count(*) as decisions, max(@timestamp) as lastSeen, sum(failedOpen) as failedOpen by cluster, policy, rulesVersion\n| sort cluster asc, lastSeen desc',
   ],
   ObjectDecisionsQuery: [
     'decisions for one object (edit namespace and name)',
-    'fields @timestamp, policy, operation, outcome, rule, reason, rulesVersion, uid\n| filter message = "admission decision" and namespace = "default" and name = "my-object"\n| sort @timestamp desc',
+    'fields @timestamp, cluster, policy, operation, outcome, rule, reason, rulesVersion, uid\n| filter message = "admission decision" and namespace = "default" and name = "my-object"\n| sort @timestamp desc',
   ],
   RulesVersionsQuery: [
     'rules versions in service',
@@ -216,6 +261,7 @@ module.exports = async ({ resolveVariable }) => {
   }
   for (const policy of policies) Object.assign(resources, policyAlarms(policy, prefix, actions));
   if (await snapshotWriter(resolveVariable)) Object.assign(resources, snapshotResources(prefix, actions));
+  resources.FailedOpenByClusterAlarm = failedOpenByClusterAlarm(prefix, actions);
   resources.HttpApi5xxAlarm = alarm({
     name: `${prefix}-http-api-5xx`,
     namespace: 'AWS/ApiGateway',

@@ -17,6 +17,9 @@ export const ClusterNameSchema = v.pipe(
   v.regex(/^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$/, 'expected a cluster name: lower-case letters, digits, - and .'),
 );
 
+/** The cluster of a bare token, and of every caller when no tokens are configured, unless CLUSTER_NAME names it. */
+export const DEFAULT_CLUSTER = 'default';
+
 const ConfigEntries = {
   POLICY_TIMEOUT_MS: v.optional(positiveInteger, '2000'),
   FAILURE_POLICY: v.optional(FailurePolicySchema, 'Ignore'),
@@ -34,7 +37,10 @@ const ConfigEntries = {
   WEBHOOK_TOKENS_MAX_AGE_SECONDS: v.optional(positive, '300'),
   /** An SSM-compatible endpoint, for tests. */
   SSM_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
-  /** The cluster whose snapshot rules that read the cluster are answered from (`clusters/<name>.jsonl` beside the rules). */
+  /**
+   * The name of the cluster a bare token (and, with no tokens, every caller) is: a single-cluster deployment's
+   * own, whose snapshot is `clusters/<name>.jsonl` beside the rules. Default `default`.
+   */
   CLUSTER_NAME: v.optional(ClusterNameSchema),
   /** Older snapshots are not used: rules that read the cluster resolve by their failure policy. */
   CLUSTER_SNAPSHOT_MAX_AGE_SECONDS: v.optional(positive, '900'),
@@ -50,3 +56,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   if (!result.success) throw new Error(`invalid environment: ${issueLines(result.issues).join('; ')}`);
   return result.output;
 }
+
+/** The cluster bare tokens belong to: the one a single-cluster deployment named, else `default`. */
+export const defaultClusterOf = (config: Pick<Config, 'CLUSTER_NAME'>): string => config.CLUSTER_NAME ?? DEFAULT_CLUSTER;

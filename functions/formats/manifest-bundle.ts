@@ -2,6 +2,7 @@
 // handed to the formats that claim it (all-formats.ts), and their rules made into one rules document of the
 // policy model (one engine, one evaluation path). Every manifest must take part: an unknown kind, a binding
 // without its policy, or a policy nothing enforces is an error, never skipped.
+import { placeTranslatedRules } from '../admission/fleet/placement.js';
 import type { ManifestTranslation } from '../admission/policy.js';
 import { type Manifest, nameOf, type PolicyFormat, joinResults } from './policy-format.js';
 
@@ -51,7 +52,7 @@ export function rulesFromManifests(documents: unknown[], { formats, refusals }: 
   }
 
   const { rules: translated, errors: refused } = joinResults([...claimed].map(([format, mine]) => format.rulesOf(mine)));
-  errors.push(...refused);
+  errors.push(...refused, ...placeTranslatedRules(manifests, translated));
   if (errors.length > 0) return { ok: false, errors };
 
   // The document's failure policy answers when nothing can be evaluated (rules unusable, deadline): the

@@ -49,19 +49,18 @@ describe('the packaged CloudFormation template', () => {
     expect(ofType('AWS::Lambda::Function')).toHaveLength(policyRegistry.length);
   });
 
-  it('grants no wildcard action, and on the bucket exactly GetObject and GetObjectVersion under the prefix', () => {
+  it('grants no wildcard action: on the bucket, GetObject and GetObjectVersion under the prefix, and ListBucket (so a missing overlay is a 404)', () => {
     const statements = statementsOf();
     for (const statement of statements) {
       for (const action of [statement.Action].flat()) expect(action).not.toMatch(/\*/);
     }
     const s3 = statements.filter((statement) => [statement.Action].flat().some((action: string) => action.startsWith('s3:')));
-    expect(s3).toHaveLength(1);
+    expect(s3).toHaveLength(2);
+    const bucket = { 'Fn::If': ['CreateRulesBucket', { Ref: 'RulesBucket' }, ''] };
     expect(s3[0].Action.sort()).toEqual(['s3:GetObject', 's3:GetObjectVersion']);
-    expect(JSON.stringify(s3[0].Resource)).toBe(
-      JSON.stringify([
-        { 'Fn::Join': ['', ['arn:aws:s3:::', { 'Fn::If': ['CreateRulesBucket', { Ref: 'RulesBucket' }, ''] }, '/policies/*']] },
-      ]),
-    );
+    expect(JSON.stringify(s3[0].Resource)).toBe(JSON.stringify([{ 'Fn::Join': ['', ['arn:aws:s3:::', bucket, '/policies/*']] }]));
+    expect(s3[1].Action).toEqual(['s3:ListBucket']);
+    expect(JSON.stringify(s3[1].Resource)).toBe(JSON.stringify([{ 'Fn::Join': ['', ['arn:aws:s3:::', bucket]] }]));
   });
 
   it('reads the tokens parameter only when one is configured', () => {
@@ -264,6 +263,25 @@ describe('monitoring: alarms, their notifications, the dashboard and saved queri
     },
   );
 
+  it('fail-open per cluster: one alarm over a Metrics Insights query grouped by Cluster, each cluster a contributor', () => {
+    const alarm = named(template, 'portcullis-dev-failed-open-by-cluster');
+    expect(alarm).toMatchObject({
+      Metrics: [
+        {
+          Id: 'failedOpenByCluster',
+          Expression:
+            "SELECT SUM(FailedOpen) FROM SCHEMA(Portcullis, Cluster, service) WHERE service = 'portcullis' GROUP BY Cluster ORDER BY SUM() DESC",
+          Period: 300,
+          ReturnData: true,
+        },
+      ],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(alarm.AlarmDescription).toContain('names it (Cluster)');
+  });
+
   it('the HTTP API: any 5xx in 5 minutes', () => {
     expect(named(template, 'portcullis-dev-http-api-5xx')).toMatchObject({
       Namespace: 'AWS/ApiGateway',
@@ -281,11 +299,11 @@ describe('monitoring: alarms, their notifications, the dashboard and saved queri
   it('alarms notify the alarmTopicArn topic, or a topic made for alarmEmail; with neither, no one', () => {
     const withTopic = packaged(EXISTING_BUCKET_PACKAGE);
     const withEmail = packaged(LOCAL_STAGE_PACKAGE);
-    // Six per policy, one more per function that runs uploaded manifests (its cluster snapshot), the HTTP
-    // API's, and the snapshot writer's.
+    // Six per policy, one more per function that runs uploaded manifests (its cluster snapshot), the fleet's
+    // fail-open by cluster, the HTTP API's, and the snapshot writer's.
     const manifestFunctions = policyRegistry.filter((policy) => (policy as { routesEachPolicy?: boolean }).routesEachPolicy).length;
     expect(manifestFunctions).toBe(2);
-    expect(alarmsOf(withTopic).length).toBe(policyRegistry.length * 6 + manifestFunctions + 2);
+    expect(alarmsOf(withTopic).length).toBe(policyRegistry.length * 6 + manifestFunctions + 3);
     for (const alarm of alarmsOf(withTopic)) expect([alarm.AlarmActions, alarm.OKActions]).toEqual([[ALARM_TOPIC_ARN], [ALARM_TOPIC_ARN]]);
     expect(withTopic.Resources.AlarmTopic).toBeUndefined();
     for (const alarm of alarmsOf(withEmail)) expect(alarm.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
@@ -316,6 +334,10 @@ describe('monitoring: alarms, their notifications, the dashboard and saved queri
       'Cold starts': expect.stringContaining('MetricName="ColdStart"'),
       Throttles: expect.stringContaining('MetricName="Throttles"'),
       'Cluster snapshot age (seconds, oldest served)': expect.stringContaining('MetricName="ClusterSnapshotAge"'),
+      'Decisions per cluster': expect.stringContaining('{Portcullis,Cluster,service} MetricName="Decisions"'),
+      'Per cluster: admitted without evaluation, no usable rules, snapshot age': expect.stringMatching(
+        /Cluster,service\} MetricName="FailedOpen".*MetricName="RulesUnavailable".*MetricName="ClusterSnapshotAge"/,
+      ),
     });
   });
 
@@ -326,6 +348,7 @@ describe('monitoring: alarms, their notifications, the dashboard and saved queri
     expect(queries.map((query) => query.Name).sort()).toEqual(
       [
         'decisions for one object (edit namespace and name)',
+        'decisions per cluster: last seen, rules versions served, fail-open',
         'denials by policy and namespace',
         'every fail-open with its reason',
         'invalid rules documents',

@@ -198,13 +198,13 @@ describe('when no snapshot can be used, each rule that reads the cluster answers
     expect(lines.find((line) => 'FailedOpen' in line)).toMatchObject({ FailedOpen: 1 });
   });
 
-  it('none configured (no CLUSTER_NAME): the reason says so; rules that read nothing of the cluster still decide', async () => {
+  it('none there for the calling cluster (no CLUSTER_NAME: the cluster default): the reason names the snapshot looked for', async () => {
     await load('unset', { CLUSTER_NAME: '' });
     const denied = await answer('unset', deployment, 'require-network-policy', 'default');
     expect(kyvernoMessage(denied, 'require-network-policy', 'require-network-policy')).toMatch(
-      /no cluster snapshot is configured \(CLUSTER_NAME is not set\)/,
+      /the cluster snapshot s3:\/\/rules\/policies\/clusters\/default.jsonl is unavailable: .* not found/,
     );
-    expect(s3.gets('clusters/').length).toBeGreaterThan(0);
+    expect(s3.gets('clusters/default.jsonl').length).toBeGreaterThan(0);
   });
 
   it('an invalid snapshot is refused, logged once with its errors; the last good one stays', async () => {

@@ -1,5 +1,6 @@
 // The metrics a packaged function writes, as CloudWatch would read them: embedded metric format (EMF) lines
-// on stdout, namespace Portcullis, dimension Policy (Decisions also Outcome), one line per decision.
+// on stdout, namespace Portcullis, dimension Policy (Decisions also Outcome), and the fleet's view by
+// Cluster, one line per decision.
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventFor, invoke, podManifest } from '../helpers/invoke.js';
 import { type CapturedLogs, captureLogLines } from '../helpers/log-lines.js';
@@ -42,14 +43,21 @@ describe('metrics', () => {
         dimensions: [['service', 'Policy']],
         metrics: ['ColdStart', 'DecisionLatency', 'FailedOpen', 'RulesUnavailable', 'ServingLastKnownGood'],
       },
+      {
+        namespace: 'Portcullis',
+        dimensions: [['service', 'Cluster']],
+        metrics: ['Decisions', 'FailedOpen', 'RulesUnavailable', 'ServingLastKnownGood'],
+      },
     ]);
     expect(line!._aws.CloudWatchMetrics.flatMap((directive: any) => directive.Metrics)).toEqual([
       { Name: 'Decisions', Unit: 'Count' },
       { Name: 'DecisionLatency', Unit: 'Milliseconds' },
       ...['FailedOpen', 'ServingLastKnownGood', 'RulesUnavailable', 'ColdStart'].map((Name) => ({ Name, Unit: 'Count' })),
+      ...['Decisions', 'FailedOpen', 'ServingLastKnownGood', 'RulesUnavailable'].map((Name) => ({ Name, Unit: 'Count' })),
     ]);
     expect(line).toMatchObject({
       Policy: 'trusted-registry',
+      Cluster: 'default',
       Outcome: 'failed-open',
       Decisions: 1,
       FailedOpen: 1,
@@ -59,8 +67,25 @@ describe('metrics', () => {
       DecisionLatency: expect.any(Number),
     });
     expect(logs.withMessage('admission decision')).toEqual([
-      expect.objectContaining({ failedOpen: true, reason: expect.stringMatching(/^rules unavailable/) }),
+      expect.objectContaining({ cluster: 'default', failedOpen: true, reason: expect.stringMatching(/^rules unavailable/) }),
     ]);
+  });
+
+  it("each cluster's decisions carry its name, as its token says: in the metrics' Cluster dimension, the log line and the annotation", async () => {
+    const { handler } = await packagedWithRules(GOOD, { WEBHOOK_TOKENS: 'prod-eu=prod-eu-token-0123456789,dev=dev-token-0123456789' });
+    const withToken = (token: string) => {
+      const event = badRepo();
+      event.headers = { ...event.headers, authorization: `Bearer ${token}` };
+      return event;
+    };
+    const prod = (await invoke(handler, withToken('prod-eu-token-0123456789'))).body.response;
+    await invoke(handler, withToken('dev-token-0123456789'));
+    expect(prod.auditAnnotations.cluster).toBe('prod-eu');
+    expect(metricLines().map((line) => [line.Cluster, line.Outcome])).toEqual([
+      ['prod-eu', 'denied'],
+      ['dev', 'denied'],
+    ]);
+    expect(logs.withMessage('admission decision').map((line) => line.cluster)).toEqual(['prod-eu', 'dev']);
   });
 
   it('a denial: Outcome denied, FailedOpen 0, no cold start the second time', async () => {

@@ -25,7 +25,8 @@ describe('the packaged trusted-registry function with rules from S3', () => {
     expect(answer.body.response.auditAnnotations['rules-version']).toBe(`etag:${etag!.replaceAll('"', '')}`);
   });
 
-  it('loaded its rules once, at init', () => {
-    expect(s3.gets('trusted-registry.yaml')).toHaveLength(1);
+  it("loaded its rules once, at init; the calling cluster's overlay once, when it first called", () => {
+    expect(s3.gets('/policies/trusted-registry.yaml')).toHaveLength(1);
+    expect(s3.gets('/policies/clusters/default/trusted-registry.yaml')).toHaveLength(1);
   });
 });

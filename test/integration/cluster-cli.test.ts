@@ -238,7 +238,7 @@ describe('the commands that judge requests in-process read a snapshot too', () =
     const uncovered = await portcullis(['invoke', 'cel', eventFile('bare'), '--cluster-snapshot', snapshotFile], { RULES_DIR: rules });
     expect(uncovered.stdout).toMatch(/audit annotation validation_failure: .*Every Deployment requires a matching NetworkPolicy/);
     const without = await portcullis(['invoke', 'cel', eventFile('covered')], { RULES_DIR: rules, CLUSTER_NAME: '' });
-    expect(without.stdout).toMatch(/no cluster snapshot is configured/);
+    expect(without.stdout).toMatch(/the cluster snapshot\s+\S+\/clusters\/default.jsonl\s+is unavailable/);
   });
 
   it('audit --cluster-snapshot: the rules that read the cluster are judged with it; without one, they are errors saying so', async () => {

@@ -173,7 +173,9 @@ describe('nothing cached: the failure policy decides', () => {
       expect(answer.auditAnnotations['failed-open']).toMatch(
         /^rules unavailable: s3:\/\/rules\/t\d+\/trusted-registry.yaml: .*ECONNREFUSED/,
       );
-      const [failure] = logs.withMessage('rules fetch failed; no rules loaded yet, the failure policy applies');
+      const failure = logs
+        .withMessage('rules fetch failed; no rules loaded yet, the failure policy applies')
+        .find((line) => String(line.source).endsWith('/trusted-registry.yaml') && !String(line.source).includes('/clusters/'));
       expect(failure).toMatchObject({
         level: 'ERROR',
         source: expect.stringMatching(/^s3:\/\/rules\/t\d+\/trusted-registry.yaml$/),

@@ -3,7 +3,8 @@
 // against a loopback SSM endpoint that checks every signature with the AWS SDK's signer).
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isKnownToken } from '../../functions/admission/http/authenticate-caller.js';
+import { clusterOfToken } from '../../functions/admission/http/authenticate-caller.js';
+import { parseTokens } from '../../functions/admission/http/webhook-tokens.js';
 import { configFromEnv } from '../../functions/admission/config.js';
 import { logger } from '../../functions/admission/observe/logger.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
@@ -110,11 +111,107 @@ describe('caller authentication', () => {
   });
 
   it.each([
-    ['equal', 'abc', ['x', 'abc'], true],
-    ['different length', 'abcd', ['abc'], false],
-    ['empty set', 'abc', [], false],
-  ])('isKnownToken: %s', (_case, presented, tokens, expected) => {
-    expect(isKnownToken(presented, tokens)).toBe(expected);
+    ['equal', 'abc', ['x', 'abc'], 'default'],
+    ['different length', 'abcd', ['abc'], undefined],
+    ['empty set', 'abc', [], undefined],
+  ])('clusterOfToken: %s', (_case, presented, tokens, expected) => {
+    expect(
+      clusterOfToken(
+        presented,
+        tokens.map((token) => ({ token, cluster: 'default' })),
+      ),
+    ).toBe(expected);
+  });
+});
+
+describe('each cluster has its own tokens, and the token names the cluster', () => {
+  const tokens = 'prod-eu=prod-eu-token-0123456789, staging=staging-token-0123456789, bare-token-0123456789';
+  const handler = handlerWith({ WEBHOOK_TOKENS: tokens });
+  const annotations = async (event: ReturnType<typeof pod>) => (await invoke(handler, event)).body.response.auditAnnotations;
+
+  it.each([
+    ['a cluster token in the path', withPathToken('prod-eu-token-0123456789'), 'prod-eu'],
+    ['a cluster token as Bearer', withBearer('staging-token-0123456789'), 'staging'],
+    ['a bare token: the default cluster, as before clusters had names', withBearer('bare-token-0123456789'), 'default'],
+  ])('%s: the decision names its cluster', async (_case, event, cluster) => {
+    expect((await annotations(event)).cluster).toBe(cluster);
+  });
+
+  it('the request body cannot name another cluster: only the token does', async () => {
+    const event = withBearer('staging-token-0123456789');
+    const body = JSON.parse(event.body!);
+    body.request.userInfo = { username: 'system:serviceaccount:prod-eu' };
+    body.cluster = 'prod-eu';
+    body.request.object.metadata.annotations = { 'portcullis.dev/cluster': 'prod-eu' };
+    event.body = JSON.stringify(body);
+    event.headers = { ...event.headers, 'x-portcullis-cluster': 'prod-eu' };
+    expect((await annotations(event)).cluster).toBe('staging');
+  });
+
+  it('CLUSTER_NAME names the cluster of bare tokens (a single-cluster deployment keeps its name)', async () => {
+    const named = handlerWith({ WEBHOOK_TOKENS: 'bare-token-0123456789', CLUSTER_NAME: 'prod' });
+    expect((await invoke(named, withBearer('bare-token-0123456789'))).body.response.auditAnnotations.cluster).toBe('prod');
+    expect((await invoke(handlerWith({ CLUSTER_NAME: 'prod' }), pod())).body.response.auditAnnotations.cluster).toBe('prod');
+  });
+
+  it.each([
+    [
+      'a list of bare tokens',
+      'a-token, b-token',
+      [
+        ['a-token', 'default'],
+        ['b-token', 'default'],
+      ],
+    ],
+    [
+      'cluster=token entries beside bare ones',
+      'prod=p-token,b-token',
+      [
+        ['p-token', 'prod'],
+        ['b-token', 'default'],
+      ],
+    ],
+    [
+      'base64 padding is part of a bare token',
+      'dG9rZW4=,dG9rZW4xMg==',
+      [
+        ['dG9rZW4=', 'default'],
+        ['dG9rZW4xMg==', 'default'],
+      ],
+    ],
+    [
+      'JSON, as the SSM parameter holds it',
+      '{"prod-eu": ["t1", "t2"], "dev": ["t3"]}',
+      [
+        ['t1', 'prod-eu'],
+        ['t2', 'prod-eu'],
+        ['t3', 'dev'],
+      ],
+    ],
+    ['nothing', '', []],
+  ])('parseTokens reads %s', (_case, text, expected) => {
+    expect(parseTokens(text).map(({ token, cluster }) => [token, cluster])).toEqual(expected);
+  });
+
+  it.each([
+    ['a token of two clusters', 'prod=same-token,dev=same-token', /one token is listed for clusters prod and dev/],
+    ['a cluster name that is not one', 'Prod_EU=token', /entry 1: "Prod_EU" before "=" is not a cluster name/],
+    ['JSON that is not an object of arrays', '{"prod": "token"}', /prod: expected an array of non-empty token strings/],
+    ['JSON with a bad cluster name', '{"PROD": ["token"]}', /"PROD" is not a cluster name/],
+    ['broken JSON', '{"prod": [', /starts with "\{" but is not JSON/],
+  ])('parseTokens refuses %s, saying which and never the token', (_case, text, message) => {
+    expect(() => parseTokens(text)).toThrow(message);
+    try {
+      parseTokens(text);
+    } catch (error) {
+      expect((error as Error).message).not.toMatch(/same-token|"token"/);
+    }
+  });
+
+  it('an invalid WEBHOOK_TOKENS stops the function at init, naming the variable', () => {
+    expect(() => handlerWith({ WEBHOOK_TOKENS: 'a=t,b=t' })).toThrow(
+      /invalid environment: WEBHOOK_TOKENS: one token is listed for clusters a and b/,
+    );
   });
 });
 
@@ -164,6 +261,30 @@ describe('tokens from an SSM SecureString', () => {
     const reads = calls.filter((call) => call.body.Name === '/portcullis/webhook-tokens');
     expect(reads).toHaveLength(1);
     expect(reads[0]).toEqual({ target: 'AmazonSSM.GetParameter', body: { Name: '/portcullis/webhook-tokens', WithDecryption: true } });
+  });
+
+  it('a JSON parameter maps clusters to their tokens; an invalid one answers 503 and is logged saying what is wrong, never a token', async () => {
+    storedTokens = JSON.stringify({ 'prod-eu': ['prod-eu-token-0123'], staging: ['staging-token-0123'] });
+    const handler = handlerWith({ WEBHOOK_TOKENS_PARAMETER: '/portcullis/fleet-tokens', SSM_ENDPOINT: endpoint });
+    const answer = await invoke(handler, withBearer('staging-token-0123'));
+    expect(answer.body.response.auditAnnotations.cluster).toBe('staging');
+    expect((await invoke(handler, withBearer('prod-eu-token-0123'))).body.response.auditAnnotations.cluster).toBe('prod-eu');
+
+    storedTokens = JSON.stringify({ 'prod-eu': ['shared-token-0123'], staging: ['shared-token-0123'] });
+    const errors = vi.spyOn(logger, 'error');
+    try {
+      const refused = handlerWith({ WEBHOOK_TOKENS_PARAMETER: '/portcullis/clashing-tokens', SSM_ENDPOINT: endpoint });
+      expect((await invoke(refused, withBearer('shared-token-0123'))).statusCode).toBe(503);
+      expect(errors.mock.calls.find(([message]) => message === 'webhook tokens unavailable')?.[1]).toEqual({
+        parameter: '/portcullis/clashing-tokens',
+        error: 'InvalidTokensError',
+        problem: 'one token is listed for clusters prod-eu and staging: a token belongs to one cluster',
+      });
+      expect(JSON.stringify(errors.mock.calls)).not.toContain('shared-token');
+    } finally {
+      errors.mockRestore();
+      storedTokens = 'ssm-token-abcdef,ssm-token-ghijkl';
+    }
   });
 
   it('a failed read answers 503 (the apiserver then applies its failurePolicy) and is retried', async () => {

@@ -71,6 +71,8 @@ describe('the cluster snapshot reader', () => {
     const scripted = scriptedSource();
     scripted.answer({ version: 'v1', bytes: snapshot(now) });
     const state = await createSnapshotLoader({ source: scripted.source, cluster: 'staging', maxAgeSeconds: 900, clock: () => now })();
-    expect(state.unavailable).toMatch(/the cluster snapshot is invalid: line 1: cluster: prod, expected staging \(CLUSTER_NAME\)/);
+    expect(state.unavailable).toMatch(
+      /the cluster snapshot is invalid: line 1: cluster: prod, expected staging \(the calling cluster\): another cluster's snapshot/,
+    );
   });
 });

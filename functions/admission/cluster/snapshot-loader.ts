@@ -1,10 +1,10 @@
-// The cluster snapshot a function's rules read, from a source of the same kind as its rules (S3 beside
-// them, or the rules folder), at `clusters/<cluster>.jsonl`, with the rules' caching and ETag revalidation: a
-// new version is parsed and checked once; an invalid one (not JSON, not a snapshot, another cluster's) is
-// logged once with every error and counted, and the last good one stays. What it answers is a cluster view:
-// the snapshot's, or, when none can be used (none configured, none readable, one older than the maximum
-// age), a view that refuses every lookup with the reason, so each rule that reads it resolves by its own
-// failure policy. Loaded only when a request's rules read the cluster.
+// The cluster snapshot a calling cluster's rules read, from a source of the same kind as the rules (S3
+// beside them, or the rules folder), at `clusters/<cluster>.jsonl`, with the rules' caching and ETag
+// revalidation: a new version is parsed and checked once; an invalid one (not JSON, not a snapshot, another
+// cluster's) is logged once with every error and counted, and the last good one stays. What it answers is a
+// cluster view: the snapshot's, or, when none can be used (none there, none readable, one older than the
+// maximum age), a view that refuses every lookup with the reason, so each rule that reads it resolves by its
+// own failure policy. Loaded only when a request's rules read the cluster; one loader per calling cluster.
 import '../shared-chunk.js'; // the bundle's layout: see that file
 import { waitAtMost } from '../decide/deadline.js';
 import { logger } from '../observe/logger.js';
@@ -23,8 +23,8 @@ export interface SnapshotState {
 
 export interface SnapshotLoaderOptions {
   source: RulesSource;
-  /** CLUSTER_NAME; unset: no snapshot, and rules that read the cluster resolve by their failure policy. */
-  cluster?: string;
+  /** The calling cluster, as its token names it: its snapshot is `clusters/<cluster>.jsonl`. */
+  cluster: string;
   maxAgeSeconds: number;
   /**
    * How long a request waits for the snapshot (RULES_FETCH_TIMEOUT_MS): past it, the last good one answers,
@@ -56,7 +56,7 @@ function parseVersion(version: string, bytes: Uint8Array, cluster: string): Pars
   if (read.snapshot.cluster !== cluster)
     return {
       version,
-      errors: [`line 1: cluster: ${read.snapshot.cluster}, expected ${cluster} (CLUSTER_NAME): another cluster's snapshot`],
+      errors: [`line 1: cluster: ${read.snapshot.cluster}, expected ${cluster} (the calling cluster): another cluster's snapshot`],
     };
   return { version, view: read.snapshot.view, takenAt: Date.parse(read.snapshot.takenAt) };
 }
@@ -69,10 +69,6 @@ export function createSnapshotLoader({
   clock = () => new Date(),
   onInvalidVersion,
 }: SnapshotLoaderOptions) {
-  const notConfigured: SnapshotState = {
-    view: unavailableView('the rule reads the cluster, and no cluster snapshot is configured (CLUSTER_NAME is not set)'),
-    unavailable: 'no cluster snapshot is configured',
-  };
   let newest: Parsed | undefined;
   let lastGood: Parsed | undefined;
 
@@ -81,7 +77,6 @@ export function createSnapshotLoader({
   }
 
   return async function loadSnapshot(): Promise<SnapshotState> {
-    if (!cluster) return notConfigured;
     let raw: Awaited<ReturnType<RulesSource['load']>> | undefined;
     let failure: unknown;
     const loading = source.load(cluster).then(

@@ -4,7 +4,7 @@ import type { Context } from 'aws-lambda';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { SnapshotState } from '../cluster/snapshot-loader.js';
 import { type AdmissionResponse, errored, toAdmissionResponse, type Verdict, WARNING_MAX_LENGTH } from '../review/admission-response.js';
-import type { Config } from '../config.js';
+import { type Config, defaultClusterOf } from '../config.js';
 import { budgetMs, DeadlineExceededError, withDeadline, WorkDeadline } from './deadline.js';
 import { evaluateRules } from './evaluate-rules.js';
 import { nestedDeeperThan, ObjectTooDeepError } from './object-depth.js';
@@ -15,7 +15,7 @@ import type { Outcome, PolicyMetrics } from '../observe/metrics.js';
 import type { Policy } from '../policy.js';
 import type { AdmissionRequest } from '../review/admission-review-schema.js';
 import type { FailurePolicy, RulesDocument } from '../rules/rules-document-schema.js';
-import type { LoadedRules } from '../rules/rules-loader.js';
+import type { LoadedRules } from '../fleet/cluster-rules-loader.js';
 import { RulesUnavailableError } from '../rules/rules-source.js';
 
 export interface AdmissionReviewResponse {
@@ -99,7 +99,7 @@ export interface DecideOptions {
   clock?: () => Date;
   metrics?: PolicyMetrics;
   /** The cluster snapshot, for rules that read the cluster; without it, such rules resolve by their failure policy. */
-  loadSnapshot?: () => Promise<SnapshotState>;
+  loadSnapshot?: (cluster: string) => Promise<SnapshotState>;
 }
 
 /** What a request's handling has learned so far, for the failure policy to read if a later step throws. */
@@ -131,11 +131,13 @@ function readsCluster<P>(policy: Policy<P>, document: RulesDocument<P>): boolean
  */
 export function createDecideAdmission<P>(
   policy: Policy<P>,
-  loadRules: () => Promise<LoadedRules<P>>,
+  loadRules: (cluster: string) => Promise<LoadedRules<P>>,
   config: Config,
   { clock = () => new Date(), metrics, loadSnapshot }: DecideOptions = {},
 ) {
   const walksWholeObject = policy.walksWholeObject ?? policy.kind === 'mutating';
+  // A stack made without authentication (tests, `portcullis invoke`) decides for the default cluster.
+  const defaultCluster = defaultClusterOf(config);
   // Mutation (immer drafts and the JSON Patch diff) is a chunk of its own: a validating function never loads
   // it, a mutating one starts loading it now, during init, alongside the rules.
   const mutation = policy.kind === 'mutating' ? import('./mutate-rules.js') : undefined;
@@ -150,8 +152,8 @@ export function createDecideAdmission<P>(
     });
   }
 
-  async function usableRules(progress: Progress<P>): Promise<Extract<LoadedRules<P>, { ok: true }>> {
-    const rules = await loadRules();
+  async function usableRules(cluster: string, progress: Progress<P>): Promise<Extract<LoadedRules<P>, { ok: true }>> {
+    const rules = await loadRules(cluster);
     progress.rules = rules;
     if (!rules.ok) throw new UnusableRulesError(rules);
     return rules;
@@ -186,15 +188,15 @@ export function createDecideAdmission<P>(
     return policy.kind === 'mutating' ? 'no changes' : 'no violations';
   }
 
-  async function decide(event: AdmissionEvent, progress: Progress<P>, deadline: WorkDeadline): Promise<Decision> {
-    const rules = await usableRules(progress);
+  async function decide(event: AdmissionEvent, cluster: string, progress: Progress<P>, deadline: WorkDeadline): Promise<Decision> {
+    const rules = await usableRules(cluster, progress);
     const routed = routedPolicyOf(event);
     const document = routed === undefined ? rules.document : rulesRoutedTo(rules.document, routed);
     if (!document) return routedToMissingPolicy(policy.name, routed!, rules.version);
     progress.failurePolicy = document.failurePolicy;
     refuseObjectsTooDeep(event.review.request);
     // Without a loader (a stack made without one), the rules that read the cluster find no view and say so.
-    if (loadSnapshot && readsCluster(policy, document)) progress.snapshot = await loadSnapshot();
+    if (loadSnapshot && readsCluster(policy, document)) progress.snapshot = await loadSnapshot(cluster);
     const outcome = await evaluateOrMutate(document, event.review.request, deadline, progress.snapshot?.view);
     return decisionOf(outcome, rules.version);
   }
@@ -212,6 +214,7 @@ export function createDecideAdmission<P>(
   }
 
   function logDecision(
+    cluster: string,
     request: AdmissionRequest,
     decision: Decision,
     outcome: Outcome,
@@ -222,6 +225,7 @@ export function createDecideAdmission<P>(
   ) {
     writeDecision({
       policy: policy.name,
+      cluster,
       uid: request.uid,
       kind: request.kind.kind,
       namespace: request.namespace,
@@ -245,22 +249,28 @@ export function createDecideAdmission<P>(
   return async function decideAdmission(event: AdmissionEvent, context?: Context): Promise<AdmissionReviewResponse> {
     const startedAt = Date.now();
     const { review } = event;
+    const cluster = event.cluster ?? defaultCluster;
     const budget = budgetOf(event, context, startedAt);
     const progress: Progress<P> = {};
     let decision: Decision;
     try {
-      decision = await withDeadline(budget, () => decide(event, progress, new WorkDeadline(budget)));
+      decision = await withDeadline(budget, () => decide(event, cluster, progress, new WorkDeadline(budget)));
     } catch (error) {
       decision = resolveByFailurePolicy(error, progress);
     }
-    const rules = annotate(decision);
+    const rules = annotate(decision, cluster);
     const outcome = outcomeOf(decision);
     const durationMs = Date.now() - startedAt;
     const lastKnownGood = progress.rules?.ok ? progress.rules.lastKnownGood : undefined;
-    logDecision(review.request, decision, outcome, rules, durationMs, lastKnownGood, progress.snapshot);
+    logDecision(cluster, review.request, decision, outcome, rules, durationMs, lastKnownGood, progress.snapshot);
     if (progress.snapshot)
-      metrics?.clusterSnapshot({ ageSeconds: progress.snapshot.ageSeconds, unavailable: progress.snapshot.unavailable !== undefined });
+      metrics?.clusterSnapshot({
+        cluster,
+        ageSeconds: progress.snapshot.ageSeconds,
+        unavailable: progress.snapshot.unavailable !== undefined,
+      });
     metrics?.decision({
+      cluster,
       outcome,
       latencyMs: durationMs,
       servingLastKnownGood: lastKnownGood !== undefined,
@@ -276,8 +286,9 @@ function snapshotFields({ version, ageSeconds, unavailable }: SnapshotState): Re
 }
 
 /** Adds the decision's audit annotations; returns its rules as one list, which the log line reuses. */
-function annotate({ verdict, rules, rulesVersion }: Decision): string {
+function annotate({ verdict, rules, rulesVersion }: Decision, cluster: string): string {
   verdict.auditAnnotations.decision = !verdict.allowed ? 'denied' : verdict.patch ? 'patched' : 'allowed';
+  verdict.auditAnnotations.cluster = cluster;
   // Joined once for the annotation and the log line: a bundle of manifests has dozens.
   const list = rules.join(',');
   if (rules.length > 0) verdict.auditAnnotations.rule = list;

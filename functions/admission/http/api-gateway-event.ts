@@ -13,6 +13,8 @@ export interface HttpInput {
   apiserverTimeoutMs?: number;
   /** The one policy the request is for, named by the route `/validate/<function>/<policy>`. */
   routedPolicy?: string;
+  /** The calling cluster, as its token names it (authenticate-caller.ts); never read from the request. */
+  cluster?: string;
 }
 
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;

@@ -1,7 +1,9 @@
 // Middleware: with tokens configured, a request must carry one, as the last path segment
 // (`/validate/<policy>/<token>`, for managed clusters that can only put a secret in the webhook URL) or
 // as `Authorization: Bearer <token>`. Otherwise 401 with a body that says nothing about policies or rules.
-// Comparison is constant-time; tokens are never logged (a rejected caller is, with the path redacted).
+// The token's cluster is the request's (request.internal.cluster, which normaliseEvent hands on); without
+// tokens configured, every caller is the default cluster. Comparison is constant-time; tokens are never
+// logged (a rejected caller is, with the path redacted).
 import type { MiddlewareObj } from '@middy/core';
 import { type ApiGatewayEvent, header } from './api-gateway-event.js';
 import { HttpError } from './http-error.js';
@@ -16,13 +18,16 @@ const digest = (text: string) => nodeCrypto().createHash('sha256').update(text).
 // The configured tokens' digests, made once per token set rather than on every request.
 const digestsOf = new WeakMap<TokenSet, Buffer[]>();
 
-/** Constant-time in the presented token and in which configured token matches. */
-export function isKnownToken(presented: string, tokens: TokenSet): boolean {
+/** The cluster whose token was presented, or undefined; constant-time in the token and in which one matches. */
+export function clusterOfToken(presented: string, tokens: TokenSet): string | undefined {
   let known = digestsOf.get(tokens);
-  if (!known) digestsOf.set(tokens, (known = tokens.map(digest)));
+  if (!known) digestsOf.set(tokens, (known = tokens.map(({ token }) => digest(token))));
   const presentedDigest = digest(presented);
-  let matched = false;
-  for (const tokenDigest of known) matched = nodeCrypto().timingSafeEqual(presentedDigest, tokenDigest) || matched;
+  let matched: string | undefined;
+  known.forEach((tokenDigest, index) => {
+    const equal = nodeCrypto().timingSafeEqual(presentedDigest, tokenDigest);
+    matched = equal ? tokens[index]!.cluster : matched;
+  });
   return matched;
 }
 
@@ -48,17 +53,27 @@ function sourceIpOf(event: ApiGatewayEvent): string | undefined {
   return context?.http?.sourceIp ?? context?.identity?.sourceIp;
 }
 
-export function authenticateCaller(tokens: () => Promise<TokenSet>): MiddlewareObj {
-  async function before(request: { event: unknown }) {
+/** What authentication leaves for the middlewares after it: the caller's cluster. */
+export interface CallerInternal {
+  cluster?: string;
+}
+
+export function authenticateCaller(tokens: () => Promise<TokenSet>, defaultCluster: string): MiddlewareObj {
+  async function before(request: { event: unknown; internal: CallerInternal }) {
     let known: TokenSet;
     try {
       known = await tokens();
     } catch {
       throw new HttpError(503, 'authentication unavailable');
     }
-    if (known.length === 0) return;
-    const presented = presentedTokens(request.event as ApiGatewayEvent);
-    if (!presented.some((token) => isKnownToken(token, known))) {
+    if (known.length === 0) {
+      request.internal.cluster = defaultCluster;
+      return;
+    }
+    let cluster: string | undefined;
+    for (const token of presentedTokens(request.event as ApiGatewayEvent)) cluster ??= clusterOfToken(token, known);
+    request.internal.cluster = cluster;
+    if (cluster === undefined) {
       logger.warn('caller rejected', {
         path: redactedPath(request.event as ApiGatewayEvent),
         sourceIp: sourceIpOf(request.event as ApiGatewayEvent),

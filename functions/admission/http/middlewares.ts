@@ -4,6 +4,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { type ApiGatewayEvent, type HttpInput, normaliseApiGatewayEvent } from './api-gateway-event.js';
 import { type AdmissionReview, AdmissionReviewSchema } from '../review/admission-review-schema.js';
+import type { CallerInternal } from './authenticate-caller.js';
 import { HttpError } from './http-error.js';
 import { logger } from '../observe/logger.js';
 import { issueLines } from '../schema-issues.js';
@@ -35,9 +36,12 @@ export function jsonHttpResponse(): MiddlewareObj {
   return { after, onError };
 }
 
+/** The event as the stack reads it, with the caller's cluster that authentication found. */
 export function normaliseEvent(): MiddlewareObj {
-  function before(request: { event: unknown }) {
-    request.event = normaliseApiGatewayEvent(request.event as ApiGatewayEvent);
+  function before(request: { event: unknown; internal: CallerInternal }) {
+    const input = normaliseApiGatewayEvent(request.event as ApiGatewayEvent);
+    const { cluster } = request.internal;
+    request.event = cluster === undefined ? input : { ...input, cluster };
   }
   return { before };
 }

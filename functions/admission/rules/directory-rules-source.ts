@@ -91,6 +91,7 @@ export function directoryRulesSource({
       const code = (error as NodeJS.ErrnoException).code;
       throw new RulesUnavailableError(
         code === 'ENOENT' ? `rules file ${path} not found` : `rules file ${path} unreadable (${code ?? 'error'})`,
+        code === 'ENOENT' || code === 'ENOTDIR',
       );
     }
   }

@@ -4,7 +4,8 @@
 // and be answered from the last good rules in time. Small documents, the usual case, are parsed in place.
 import type { Policy } from '../policy.js';
 import { type ParsedRules, validationSteps } from './validate-rules-data.js';
-import { rulesDataUnlessYaml, statedFailurePolicy } from './rules-document-text.js';
+import type { RuleCache } from './rule-cache.js';
+import { type RulesData, rulesDataUnlessYaml, statedFailurePolicy } from './rules-document-text.js';
 import type { RawRules } from './rules-source.js';
 
 /** Larger documents are parsed off the event loop: YAML that size takes longer than a request may wait. */
@@ -25,7 +26,11 @@ async function validateInSlices<P>(steps: Generator<void, ParsedRules<P>>): Prom
   }
 }
 
-export async function parseRulesVersion<P>(policy: Policy<P>, raw: RawRules, maxBytes: number): Promise<ParsedRules<P>> {
+/**
+ * A version's data, as parsed from its bytes (JSON here; YAML here or, when large, in a worker), with the
+ * engines its rules need to be read loaded; or why it cannot be read.
+ */
+export async function readRulesData<P>(policy: Policy<P>, raw: RawRules, maxBytes: number): Promise<RulesData> {
   if (raw.refused !== undefined || raw.bytes === undefined) {
     const failurePolicy = raw.head && statedFailurePolicy(Buffer.from(raw.head).toString('utf8'));
     return { ok: false, errors: [raw.refused ?? 'the source returned no document'], failurePolicy };
@@ -40,10 +45,23 @@ export async function parseRulesVersion<P>(policy: Policy<P>, raw: RawRules, max
         : raw.bytes.length > OFF_THREAD_FROM_BYTES
           ? await (await import('./rules-data-worker.js')).rulesDataOffThread(raw.bytes, maxBytes)
           : (await import('./rules-yaml.js')).parseRulesYaml(early.text);
-    if (!data.ok) return data;
-    await policy.manifests?.prepare?.(data.data);
-    return await validateInSlices(validationSteps(policy, data.data));
+    if (data.ok) await policy.manifests?.prepare?.(data.data);
+    return data;
   } catch (error) {
     return { ok: false, errors: [`cannot be parsed: ${(error as Error)?.message ?? String(error)}`] };
   }
+}
+
+/** Validates a version's data in slices (see above), reusing the rules the cache has. */
+export async function validateRulesDataInSlices<P>(policy: Policy<P>, data: unknown, cache?: RuleCache<P>): Promise<ParsedRules<P>> {
+  try {
+    return await validateInSlices(validationSteps(policy, data, cache));
+  } catch (error) {
+    return { ok: false, errors: [`cannot be validated: ${(error as Error)?.message ?? String(error)}`] };
+  }
+}
+
+export async function parseRulesVersion<P>(policy: Policy<P>, raw: RawRules, maxBytes: number): Promise<ParsedRules<P>> {
+  const data = await readRulesData(policy, raw, maxBytes);
+  return data.ok ? validateRulesDataInSlices(policy, data.data) : data;
 }

@@ -4,6 +4,7 @@
 import * as v from '../schema.js';
 import { OperationSchema } from '../review/admission-review-schema.js';
 import { LabelSelectorSchema } from '../kubernetes/label-selector.js';
+import { SelectorTextSchema } from '../kubernetes/label-selector-text.js';
 import { MatchPolicySchema, ResourceRuleSchema } from '../kubernetes/resource-rules.js';
 
 export const FailurePolicySchema = v.picklist(['Ignore', 'Fail']);
@@ -85,6 +86,9 @@ export function ruleSchema<P extends v.GenericSchema>(parametersSchema: P) {
     ),
     // false: the rule judges admission requests only, and `audit` leaves it out (Kyverno's background: false).
     background: v.optional(v.boolean()),
+    // The clusters of a fleet the rule applies to, a selector over their labels (fleet/placement.ts); every
+    // cluster when absent. A manifest's rules take it from its annotation portcullis.dev/clusters.
+    clusters: v.optional(SelectorTextSchema),
     // How long the API server waits for the webhook that serves this rule, 1 to 30 s (Kyverno's webhookTimeoutSeconds).
     timeoutSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30))),
     // A mutating rule's: whether the API server calls its webhook again after later mutations (MutatingAdmissionPolicy's).
@@ -119,8 +123,9 @@ export function crossRuleIssues(rules: readonly Rule<unknown>[], { requireKinds 
  * The policy model every function runs, whatever the rules were written in (docs/architecture.md, "The policy
  * model"): a rule is its name, its match, its evaluator's parameters (run by the policy's evaluate or mutate),
  * its actions (mode, or validationActions), its failure policy, its origin (the name reports give it), whether
- * `audit` judges it (background), how long its webhook may take (timeoutSeconds) and, mutating, whether its
- * webhook is called again after later mutations (reinvocationPolicy).
+ * `audit` judges it (background), the clusters of a fleet it is placed on (clusters), how long its webhook
+ * may take (timeoutSeconds) and, mutating, whether its webhook is called again after later mutations
+ * (reinvocationPolicy).
  * Input formats (functions/formats/) parse manifests into these rules; the stack and the tools read only them.
  */
 export type RulesDocument<P> = {
@@ -133,6 +138,7 @@ export type RulesDocument<P> = {
     validationActions?: ValidationAction[];
     origin?: { kind: string; name: string; binding?: string; rule?: string; wording?: 'gatekeeper' };
     background?: boolean;
+    clusters?: string;
     timeoutSeconds?: number;
     reinvocationPolicy?: 'Never' | 'IfNeeded';
     parameters: P;

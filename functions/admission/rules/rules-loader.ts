@@ -1,92 +1,92 @@
-// Turns what the rules source hands over into rules a request can use, once per version:
-// - a new version is parsed and validated once, off the request path where it is large; any failure, however
-//   the document provokes it, makes that version invalid, logged once with every error;
-// - while a new version is being parsed, a request waits at most `patienceMs` for it when there are last good
-//   rules to fall back on (then it is answered from them), and for as long as its deadline allows when not;
-// - an invalid version never replaces the last good rules; with none, the failure policy decides, the
+// Turns what a source hands over into something a request can use, once per version (a rules document, a
+// cluster's overlay, the fleet document):
+// - a new version is parsed once, off the request path where it is large; any failure, however the document
+//   provokes it, makes that version invalid, reported once with every error;
+// - while a new version is being parsed, a request waits at most `patienceMs` for it when there is a last good
+//   version to fall back on (then it is answered from that), and for as long as its deadline allows when not;
+// - an invalid version never replaces the last good one; with none, the failure policy decides, the
 //   document's own when it states one.
+// What the source cannot read at all (RulesUnavailableError: missing, unreadable, nothing cached) is thrown
+// on, for the caller to tell "absent" from "unavailable".
 import { waitAtMost } from '../decide/deadline.js';
-import { logger } from '../observe/logger.js';
-import type { ParsedRules } from './validate-rules-data.js';
-import { parseRulesVersion } from './parse-rules-version.js';
-import type { Policy } from '../policy.js';
-import type { FailurePolicy, RulesDocument } from './rules-document-schema.js';
+import type { FailurePolicy } from './rules-document-schema.js';
 import type { RawRules, RulesSource } from './rules-source.js';
 
-export type LoadedRules<P> =
+/** What parsing a version made of it: a value, or every error and the failure policy the document states. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[]; failurePolicy?: FailurePolicy };
+
+export type Loaded<T> =
   | {
       ok: true;
-      document: RulesDocument<P>;
+      value: T;
       version: string;
-      /** Set when these are the last good rules rather than the newest version: why the newest is not used. */
+      /** Set when this is the last good version rather than the newest: why the newest is not used. */
       lastKnownGood?: string;
     }
-  | { ok: false; reason: string; version?: string; failurePolicy?: FailurePolicy };
+  | { ok: false; errors: string[]; version?: string; failurePolicy?: FailurePolicy };
 
-export interface RulesLoaderOptions {
-  maxBytes: number;
-  /** How long a request with last good rules to fall back on waits for a new version's validation. */
+export interface VersionedLoaderOptions<T> {
+  source: RulesSource;
+  /** The name the source loads (`<policy>`, `<cluster>/<policy>`, `fleet`). */
+  name: string;
+  /** What the versions are of, leading the reason a last good one is served (`the overlay …`); none for rules. */
+  label?: string;
+  parse(raw: RawRules): Promise<Parsed<T>>;
+  /** How long a request with a last good version to fall back on waits for a new version's parse. */
   patienceMs: number;
-  /** Called once for each version found invalid (the InvalidRulesVersion metric). */
-  onInvalidVersion?: () => void;
+  /** Called once for each version found invalid, with the version still served (logging and the metric). */
+  onInvalidVersion(version: string, errors: string[], servingVersion: string | undefined): void;
 }
 
-interface Version<P> {
+interface Version<T> {
   version: string;
-  result?: ParsedRules<P>;
+  result?: Parsed<T>;
   parsing?: Promise<void>;
 }
 
-function summary(errors: string[]): string {
+/** The first error, and how many more there are. */
+export function summary(errors: string[]): string {
   const more = errors.length > 1 ? ` (+${errors.length - 1} more)` : '';
   return `${errors[0] ?? 'invalid'}${more}`;
 }
 
-export function createRulesLoader<P>(policy: Policy<P>, source: RulesSource, options: RulesLoaderOptions): () => Promise<LoadedRules<P>> {
-  let newest: Version<P> | undefined;
-  let lastGood: { document: RulesDocument<P>; version: string } | undefined;
+export function createVersionedLoader<T>(options: VersionedLoaderOptions<T>): () => Promise<Loaded<T>> {
+  const { source, name } = options;
+  let newest: Version<T> | undefined;
+  let lastGood: { value: T; version: string } | undefined;
 
-  function startParsing(raw: RawRules): Version<P> {
-    const entry: Version<P> = { version: raw.version };
-    entry.parsing = parseRulesVersion(policy, raw, options.maxBytes).then((result) => {
+  function startParsing(raw: RawRules): Version<T> {
+    const entry: Version<T> = { version: raw.version };
+    entry.parsing = options.parse(raw).then((result) => {
       entry.result = result;
       entry.parsing = undefined;
       if (result.ok) {
         // A slower, older version finishing after a newer one must not replace it.
-        if (newest === entry || !lastGood) lastGood = { document: result.document, version: entry.version };
+        if (newest === entry || !lastGood) lastGood = { value: result.value, version: entry.version };
         return;
       }
-      options.onInvalidVersion?.();
-      logger.error('invalid rules document', {
-        policy: policy.name,
-        source: source.describe(policy.name),
-        rulesVersion: entry.version,
-        errors: result.errors,
-        servingVersion: lastGood?.version ?? 'none (failure policy applies)',
-      });
+      options.onInvalidVersion(entry.version, result.errors, lastGood?.version);
     });
     return entry;
   }
 
-  return async function loadRules(): Promise<LoadedRules<P>> {
-    const raw = await source.load(policy.name);
+  return async function load(): Promise<Loaded<T>> {
+    const raw = await source.load(name);
     if (newest?.version !== raw.version) newest = startParsing(raw);
     const current = newest;
     if (current.parsing) await (lastGood ? waitAtMost(current.parsing, options.patienceMs) : current.parsing);
 
     const { result, version } = current;
     if (result?.ok)
-      return raw.stale
-        ? { ok: true, document: result.document, version, lastKnownGood: raw.stale }
-        : { ok: true, document: result.document, version };
+      return raw.stale ? { ok: true, value: result.value, version, lastKnownGood: raw.stale } : { ok: true, value: result.value, version };
     if (lastGood) {
-      const why = result ? `version ${version} is invalid: ${summary(result.errors)}` : `version ${version} is still being validated`;
+      const what = options.label ? `${options.label} version ${version}` : `version ${version}`;
+      const why = result ? `${what} is invalid: ${summary(result.errors)}` : `${what} is still being validated`;
       return { ok: true, ...lastGood, lastKnownGood: raw.stale ?? why };
     }
-    const errors = result && !result.ok ? result.errors : ['not validated yet'];
     return {
       ok: false,
-      reason: `invalid rules: ${summary(errors)}`,
+      errors: result && !result.ok ? result.errors : ['not validated yet'],
       version,
       failurePolicy: result && !result.ok ? result.failurePolicy : undefined,
     };

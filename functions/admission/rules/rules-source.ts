@@ -29,12 +29,22 @@ export interface RulesSource {
 /** Where a source finds a policy's rules document: `<policy>.yaml`. */
 export const rulesFileName = (policyName: string) => `${policyName}.yaml`;
 
+/** Where a cluster's overlay of a policy is, named `<cluster>/<policy>`: `clusters/<cluster>/<policy>.yaml`. */
+export const overlayFileName = (clusterAndPolicy: string) => `clusters/${clusterAndPolicy}.yaml`;
+
 /** Where a cluster's snapshot is, under the rules' prefix or folder (admission/cluster/cluster-snapshot.ts). */
 export const snapshotFileName = (cluster: string) => `clusters/${cluster}.jsonl`;
 
-/** The rules could not be had at all (missing object, unreadable file): never the same as "no rules". */
+/**
+ * The rules could not be had at all (missing object, unreadable file): never the same as "no rules".
+ * `notFound`: the source said the object or file is not there (S3's 404, ENOENT), for the documents whose
+ * absence means something (a cluster's overlay, the fleet document); anything else, it could not tell.
+ */
 export class RulesUnavailableError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly notFound = false,
+  ) {
     super(message);
     this.name = 'RulesUnavailableError';
   }

@@ -40,6 +40,13 @@ export interface S3RulesSourceOptions {
   fileName?: (name: string) => string;
   /** The setting maxBytes comes from, for the message of an object too large. */
   maxBytesSetting?: string;
+  /**
+   * A deleted object is gone, not served from the cache: for documents whose absence means something (a
+   * cluster's overlay). Rules documents are kept, stale, as the last good rules.
+   */
+  forgetDeleted?: boolean;
+  /** The document may be absent (the fleet document, an overlay): a 404 with nothing cached is not logged. */
+  optional?: boolean;
 }
 
 interface CachedObject extends RawRules {
@@ -49,6 +56,8 @@ interface CachedObject extends RawRules {
 interface Entry {
   cached?: CachedObject;
   lastError?: string;
+  /** The last fetch was answered 404: there is no such object. */
+  notFound?: boolean;
   checkedAt: number;
   inflight?: Promise<void>;
 }
@@ -87,6 +96,8 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
     now = Date.now,
     fileName = rulesFileName,
     maxBytesSetting,
+    forgetDeleted = false,
+    optional = false,
   } = options;
   const entries = new Map<string, Entry>();
   const keyOf = (policyName: string) => `${prefix}${fileName(policyName)}`;
@@ -120,16 +131,22 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
     try {
       entry.cached = await fetchObject(policyName, entry);
       entry.lastError = undefined;
+      entry.notFound = false;
     } catch (error) {
       const status = httpStatusOf(error);
-      entry.lastError =
-        status === 404 || (error as Error).name === 'NoSuchKey'
-          ? `${describe(policyName)} not found`
-          : `${describe(policyName)}: ${describeAwsError(error)}`;
+      const notFound = status === 404 || (error as Error).name === 'NoSuchKey';
+      // An optional document known to be absent stays absent while S3 cannot say otherwise.
+      const knownAbsent = optional && entry.notFound === true && !entry.cached;
+      entry.notFound = notFound || knownAbsent;
+      entry.lastError = notFound ? `${describe(policyName)} not found` : `${describe(policyName)}: ${describeAwsError(error)}`;
+      if (notFound && forgetDeleted) entry.cached = undefined;
+      if (notFound && optional && !entry.cached) return;
       // With nothing cached there is nothing to keep: the stack answers by the failure policy.
       const message = entry.cached
         ? 'rules fetch failed; keeping the last good rules'
-        : 'rules fetch failed; no rules loaded yet, the failure policy applies';
+        : knownAbsent
+          ? 'rules fetch failed; keeping what was known: there is no such document'
+          : 'rules fetch failed; no rules loaded yet, the failure policy applies';
       logger.error(message, {
         policy: policyName,
         source: describe(policyName),
@@ -142,7 +159,7 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
   }
 
   function unavailable(entry: Entry): never {
-    throw new RulesUnavailableError(entry.lastError ?? 'rules not loaded yet');
+    throw new RulesUnavailableError(entry.lastError ?? 'rules not loaded yet', entry.notFound);
   }
 
   function served(entry: Entry): RawRules {
@@ -160,7 +177,9 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
     current.inflight ??= revalidate(policyName, current).finally(() => {
       current.inflight = undefined;
     });
-    if (!current.cached) {
+    // Nothing known yet: the request waits for the fetch (bounded by its deadline). Known, as an object or
+    // as an optional document's absence: it waits no longer than the fetch timeout.
+    if (!current.cached && !(optional && current.notFound)) {
       await current.inflight;
       return served(current);
     }

@@ -2,7 +2,9 @@
 // and the tests use, so "valid" means one thing everywhere. Nothing here throws: any failure, however the
 // document provokes it, is an invalid document with its errors.
 // Validation runs rule by rule (validationSteps yields after each), so the function can validate a large
-// new version in slices while requests are answered from the last good one (parse-rules-version.ts).
+// new version in slices while requests are answered from the last good one (parse-rules-version.ts). With a
+// rule cache (rule-cache.ts), a rule written exactly as one validated before is not validated, nor its
+// expressions compiled, again: a fleet's documents share most of their rules.
 import type { Policy } from '../policy.js';
 import {
   crossRuleIssues,
@@ -15,6 +17,8 @@ import {
 } from './rules-document-schema.js';
 import { formatPath, type Issue, issueLines } from '../schema-issues.js';
 import * as v from '../schema.js';
+import { PLACEMENT_ANNOTATION } from '../fleet/placement.js';
+import { type RuleCache, ruleCacheKey } from './rule-cache.js';
 
 export type ParsedRules<P> =
   | { ok: true; document: RulesDocument<P> }
@@ -38,7 +42,7 @@ function describeFailure(error: unknown): string {
  * Validates parsed data step by step, yielding after each rule; the generator's return value is the result.
  * Run it to the end with validateRulesData, or in slices (parse-rules-version.ts).
  */
-export function* validationSteps<P>(policy: Policy<P>, given: unknown): Generator<void, ParsedRules<P>> {
+export function* validationSteps<P>(policy: Policy<P>, given: unknown, cache?: RuleCache<P>): Generator<void, ParsedRules<P>> {
   let data = given;
   let stated = v.safeParse(FailurePolicySchema, (data as { failurePolicy?: unknown } | null)?.failurePolicy);
   const invalid = (errors: string[]): ParsedRules<P> => ({ ok: false, errors, failurePolicy: stated.success ? stated.output : undefined });
@@ -62,9 +66,18 @@ export function* validationSteps<P>(policy: Policy<P>, given: unknown): Generato
     const rules: Rule<P>[] = [];
     const schema = ruleSchemaOf(policy);
     for (const [index, candidate] of candidates.entries()) {
+      const key = cache && ruleCacheKey(candidate);
+      const known = key === undefined ? undefined : cache!.get(key);
+      if (known) {
+        rules.push(...known);
+        continue;
+      }
       const rule = v.safeParse(schema, candidate);
-      if (rule.success) rules.push(...(policy.expandRule ? policy.expandRule(rule.output) : [rule.output]));
-      else
+      if (rule.success) {
+        const expanded = policy.expandRule ? policy.expandRule(rule.output) : [rule.output];
+        if (key !== undefined) cache!.set(key, expanded);
+        rules.push(...expanded);
+      } else
         errors.push(...(describeRule ? manifestIssueLines(rule.issues, describeRule(index)) : issueLines(rule.issues, ['rules', index])));
       yield;
     }
@@ -85,12 +98,13 @@ function manifestIssueLines(
   return issueLines(issues).map((line) => {
     const where = line
       .replace(/^parameters(?=[.[:])/, origin?.parametersAt ?? 'spec')
-      .replace(/^match(?=[.[:])/, origin?.matchAt ?? 'spec');
+      .replace(/^match(?=[.[:])/, origin?.matchAt ?? 'spec')
+      .replace(/^clusters(?=:)/, `metadata.annotations.${PLACEMENT_ANNOTATION}`);
     return `${origin?.label ?? 'manifest'}: ${where}`;
   });
 }
 
-export function validateRulesData<P>(policy: Policy<P>, data: unknown): ParsedRules<P> {
-  const steps = validationSteps(policy, data);
+export function validateRulesData<P>(policy: Policy<P>, data: unknown, cache?: RuleCache<P>): ParsedRules<P> {
+  const steps = validationSteps(policy, data, cache);
   for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
 }
