@@ -6,8 +6,6 @@
 // A push writes only if the object is still the one it read (or the ETag --if-match names).
 // Bucket, prefix and endpoint come from the flags, else RULES_BUCKET, RULES_PREFIX, RULES_S3_ENDPOINT;
 // --local targets the bucket of the stack `npm start` runs.
-import { existsSync, statSync } from 'node:fs';
-import { isDeepStrictEqual } from 'node:util';
 import type { Command } from 'commander';
 import { createTwoFilesPatch } from 'diff';
 import { stringify } from 'yaml';
@@ -20,7 +18,6 @@ import { rulesData } from '../../functions/admission/rules/rules-yaml.js';
 import { createS3Client } from '../s3-client.js';
 import { localBucketTarget } from '../local-settings.js';
 import { manifestDiff } from '../manifest-diff.js';
-import { readManifestFiles } from '../manifest-files.js';
 import { registrationChange } from '../registration-change.js';
 import { type BucketTarget, ChangedSinceReadError, keyOf, readRules, uploadRulesIfUnchanged } from '../rules-bucket.js';
 import { type Registration, registrationsOf } from '../webhook-registration.js';
@@ -28,8 +25,8 @@ import { print } from './cli-output.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { formatDocument, outputOption } from './output-format.js';
 import { policyNamed } from './policy-lookup.js';
-import { maxBytes, NAME_IT, printInvalid, readDocument } from './rules-document-file.js';
-import { policyRegistry } from '../../functions/registry.js';
+import { readUpload, splitByFunction, type Upload } from './policy-uploads.js';
+import { maxBytes, printInvalid } from './rules-document-file.js';
 import { registerPolicyTestCommand } from './policy-test-command.js';
 
 interface BucketOptions {
@@ -43,95 +40,6 @@ interface UploadOptions extends BucketOptions {
   strict?: boolean;
   ifMatch?: string;
   dryRun?: boolean;
-}
-
-interface Upload {
-  /** What the messages call it: the file, or `3 files (a.yaml, …)`. */
-  name: string;
-  policy: Policy<never>;
-  /** The bytes to store, and what they are. */
-  bytes: Buffer;
-  contentType: string;
-  /** Set for a bundle of manifests: the documents, for the per-manifest diff, and where they were read. */
-  manifests?: unknown[];
-  source?: { name: string; files: number };
-}
-
-/** `data` as JSON, unless JSON cannot say it (YAML's `.inf`, `.nan`): then undefined. */
-function asJson(data: unknown): Buffer | undefined {
-  const text = JSON.stringify(data);
-  return isDeepStrictEqual(JSON.parse(text), data) ? Buffer.from(text) : undefined;
-}
-
-type UploadRead = { ok: true; upload: Upload } | { ok: false; name: string; errors: string[] };
-
-const isFolder = (path: string) => existsSync(path) && statSync(path).isDirectory();
-
-/**
- * One rules document as it is stored: as JSON, unless JSON cannot say it or it does not parse (then as
- * written, so its errors name its lines); a bundle of manifests (one file of them) is stored as a bundle.
- */
-function documentUpload(single: NonNullable<ReturnType<typeof readDocument>>): Upload {
-  const data = rulesData(single.bytes, maxBytes());
-  if (data.ok && (Array.isArray(data.data) || Boolean(single.policy.manifests?.detect(data.data)))) {
-    // Parsed once: the YAML of a large bundle is most of what validating it costs.
-    const documents = Array.isArray(data.data) ? data.data : [data.data];
-    return bundleOf(
-      single.file,
-      1,
-      single.policy,
-      documents.filter((document) => document !== null && document !== undefined),
-    );
-  }
-  const json = data.ok ? asJson(data.data) : undefined;
-  if (json) return { name: single.file, policy: single.policy, bytes: json, contentType: 'application/json' };
-  return { name: single.file, policy: single.policy, bytes: single.bytes, contentType: 'application/yaml' };
-}
-
-/** A bundle upload; `split`: the part of a bundle that goes to one of several functions. */
-function bundleOf(name: string, fileCount: number, policy: Policy<never>, manifests: unknown[], split = false): Upload {
-  const files = `${fileCount} file${fileCount === 1 ? '' : 's'}`;
-  const bytes = Buffer.from(JSON.stringify(manifests));
-  const counted = `${name} (${files}, ${manifests.length} manifests${split ? `, ${policy.name}'s` : ''})`;
-  return { name: counted, policy, bytes, contentType: 'application/json', manifests, source: { name, files: fileCount } };
-}
-
-/** Every manifest of the files, folders and multi-document YAML given, as one bundle, stored as JSON. */
-function bundleUpload(paths: string[], policy: Policy<never>): UploadRead {
-  const read = readManifestFiles(paths);
-  const name = paths.length === 1 ? paths[0]! : `${paths.length} paths (${paths.join(', ')})`;
-  if (!read.ok) return { ok: false, name, errors: read.errors };
-  const manifests = read.documents.map(({ document }) => document);
-  return { ok: true, upload: bundleOf(name, read.files.length, policy, manifests) };
-}
-
-/**
- * A bundle whose manifests are another function's too (a MutatingAdmissionPolicy in a bundle pushed for
- * cel) as one upload per function: each function's own manifests, the ones two claim (a param object both
- * read) to each, and the ones nobody claims to the function named, whose validation then says why. A
- * function none of whose manifests are in the bundle gets no upload: an empty bundle would remove its rules.
- */
-function splitByFunction(upload: Upload): Upload[] {
-  const manifests = upload.manifests;
-  const takers = policyRegistry.filter((policy) => policy.manifests);
-  if (!manifests || !takers.includes(upload.policy)) return [upload];
-  const parts = new Map<Policy<never>, unknown[]>();
-  for (const manifest of manifests) {
-    const claimers = takers.filter((policy) => policy.manifests!.claims(manifest, manifests));
-    for (const owner of claimers.length > 0 ? claimers : [upload.policy])
-      parts.set(owner, [...(parts.get(owner) ?? []), owner.manifests!.part?.(manifest, manifests) ?? manifest]);
-  }
-  if (parts.size === 1 && parts.has(upload.policy)) return [upload];
-  const source = upload.source ?? { name: upload.name, files: 1 };
-  return [...parts].map(([policy, mine]) => bundleOf(source.name, source.files, policy, mine, true));
-}
-
-/** What to upload: one rules document, or, given several files, a folder or manifests, the bundle of every document. */
-function readUpload(paths: string[], policyName: string | undefined): UploadRead {
-  const single = paths.length === 1 && !isFolder(paths[0]!) ? readDocument(paths[0]!, policyName) : undefined;
-  if (single) return { ok: true, upload: documentUpload(single) };
-  if (!policyName) throw new UsageError('name the policy the manifests are for (--policy cel)');
-  return bundleUpload(paths, policyNamed(policyName, NAME_IT));
 }
 
 function bucketTarget(options: BucketOptions): BucketTarget {
