@@ -2,6 +2,8 @@
 // 127.0.0.1:<S3_PORT> (data in <LOCAL_DIR>/s3), every policies/*.yaml (or <POLICIES_DIR>/*.yaml) is
 // validated and uploaded to it, and serverless-offline serves every function over HTTPS on 127.0.0.1:<PORT>
 // with RULES_BUCKET pointing at that bucket. `npx portcullis policy push <file> --local` then changes decisions within the TTL.
+// With a fleet in the folder (fleet.yaml, clusters/<cluster>/<policy>.yaml), it is checked whole and uploaded
+// too, each cluster gets a token (kept in <LOCAL_DIR>/tokens.json), and each cluster's registration is printed.
 // s3rver and serverless-offline are child processes of their own, each one's output drained on its own, so
 // stopping s3rver (its pid is printed) shows what production does when S3 fails: decisions from the last
 // good rules. Ctrl-C stops everything.
@@ -18,7 +20,9 @@ import { policyRegistry } from '../functions/registry.js';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localBucketTarget, localDir, localS3Endpoint, localS3Port } from './local-settings.js';
 import { ensureLocalTls } from './local-tls.js';
 import { webhookConfigurations } from './webhook-configuration.js';
-import { registrationsFromDocuments } from './webhook-registration.js';
+import { registrationsFromDocuments, registrationsOfDocuments } from './webhook-registration.js';
+import { FLEET_FILE } from '../functions/admission/fleet/fleet-document.js';
+import { localClusterTokens, uploadLocalFleet } from './local-fleet.js';
 import { bucketReader } from './rules-documents.js';
 import { pushRules } from './rules-bucket.js';
 
@@ -80,7 +84,7 @@ const target = localBucketTarget();
 // The documents uploaded at start: the samples, or the folder POLICIES_DIR names (the tests' own).
 const policiesDir = process.env.POLICIES_DIR || 'policies';
 for (const file of readdirSync(policiesDir)
-  .filter((name) => name.endsWith('.yaml'))
+  .filter((name) => name.endsWith('.yaml') && name !== FLEET_FILE)
   .sort()) {
   const policy = policyRegistry.find((candidate) => `${candidate.name}.yaml` === file);
   if (!policy) {
@@ -95,6 +99,21 @@ for (const file of readdirSync(policiesDir)
       : `NOT uploaded ${join(policiesDir, file)}, invalid:\n  ${result.errors.join('\n  ')}`,
   );
 }
+
+const maxBytes = configFromEnv(process.env).RULES_MAX_BYTES;
+const fleet = await uploadLocalFleet(policiesDir, target, maxBytes, log);
+// Without a fleet, no tokens: callers are not checked (as WEBHOOK_TOKENS unset says). Given, it wins.
+const tokens = fleet
+  ? localClusterTokens(
+      directory,
+      fleet.clusters.map(({ cluster }) => cluster),
+    )
+  : undefined;
+const webhookTokens =
+  process.env.WEBHOOK_TOKENS ||
+  Object.entries(tokens ?? {})
+    .map(([cluster, token]) => `${cluster}=${token}`)
+    .join(',');
 
 let offline: ChildProcess | undefined;
 
@@ -133,6 +152,7 @@ offline = spawn('npx', ['sls', 'offline', 'start', '--httpsProtocol', tls.direct
     PORT: String(port),
     RULES_BUCKET: LOCAL_BUCKET,
     RULES_S3_ENDPOINT: localS3Endpoint(),
+    WEBHOOK_TOKENS: webhookTokens,
     // The functions find s3rver's credentials through the usual chain: the environment.
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
@@ -159,6 +179,26 @@ const announceWhenReady = (text: string) => {
 drain(offline.stdout!, process.stdout, announceWhenReady);
 drain(offline.stderr!, process.stderr, announceWhenReady);
 
+/** Each cluster's registration, with its own token, as `webhook-config --local --cluster <name>` prints it. */
+function printClusterRegistrations(base: string, view: NonNullable<typeof fleet>, clusterTokens: Record<string, string>) {
+  for (const { cluster, documents } of view.clusters) {
+    const derived = registrationsOfDocuments(documents, []);
+    if (!derived.ok) {
+      log(`no webhook configuration for ${cluster}:\n  ${derived.errors.join('\n  ')}`);
+      continue;
+    }
+    log(`cluster ${cluster} (token ${clusterTokens[cluster]}): its webhook configuration, only the policies placed on it:\n`);
+    process.stdout.write(
+      webhookConfigurations(derived.registrations, {
+        baseUrl: base,
+        caBundlePem: tls.caPem,
+        name: `portcullis-local-${cluster}`,
+        token: clusterTokens[cluster],
+      }),
+    );
+  }
+}
+
 async function printHowToUse() {
   const base = `https://127.0.0.1:${port}`;
   log(`CA for caBundle: ${join(tls.directory, 'ca.pem')}\n${tls.caPem}`);
@@ -170,14 +210,19 @@ async function printHowToUse() {
     kind:     use https://${hostname()}:${port} if the kind node resolves it, else add the gateway of the "kind" docker network
               to LOCAL_TLS_SANS, delete ${tls.directory} and restart
   webhook configuration (kubectl apply -f -), with the URL host changed as above:\n`);
-  // Derived from the documents now in the local bucket, as `npx portcullis webhook-config --local` derives it.
-  const derived = await registrationsFromDocuments(bucketReader(target)).catch((error: Error) => ({
-    ok: false as const,
-    errors: [error.message],
-  }));
-  if (derived.ok)
-    process.stdout.write(webhookConfigurations(derived.registrations, { baseUrl: base, caBundlePem: tls.caPem, name: 'portcullis-local' }));
-  else log(`no webhook configuration, the documents in the bucket are not usable:\n  ${derived.errors.join('\n  ')}`);
+  if (fleet && tokens) printClusterRegistrations(base, fleet, tokens);
+  else {
+    // Derived from the documents now in the local bucket, as `npx portcullis webhook-config --local` derives it.
+    const derived = await registrationsFromDocuments(bucketReader(target)).catch((error: Error) => ({
+      ok: false as const,
+      errors: [error.message],
+    }));
+    if (derived.ok)
+      process.stdout.write(
+        webhookConfigurations(derived.registrations, { baseUrl: base, caBundlePem: tls.caPem, name: 'portcullis-local' }),
+      );
+    else log(`no webhook configuration, the documents in the bucket are not usable:\n  ${derived.errors.join('\n  ')}`);
+  }
   // Last, so whoever waits for it has everything above too.
   log(`ready: ${policyRegistry.map((policy) => `${base}${routeOf(policy)}`).join(', ')}`);
 }

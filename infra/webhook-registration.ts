@@ -14,7 +14,7 @@ import { BINDING_SEPARATOR } from '../functions/admission/decide/routed-rules.js
 import { type Policy, policyNameOf, routeOf } from '../functions/admission/policy.js';
 import type { FailurePolicy, Rule, RulesDocument } from '../functions/admission/rules/rules-document-schema.js';
 import { EVERY_KIND_RESOURCES, HIGH_VOLUME_KINDS, KIND_RESOURCES } from './kubernetes-resources.js';
-import { type DocumentReader, readPolicyDocuments } from './rules-documents.js';
+import { type DocumentReader, type PolicyDocument, readPolicyDocuments } from './rules-documents.js';
 
 export interface WebhookRule {
   apiGroups: string[];
@@ -254,17 +254,12 @@ export function registrationsOf(policy: Policy<never>, document: RulesDocument<u
   return { ok: true, registrations, notes: [...into.notes].map((note) => `${policy.name}: ${note}`) };
 }
 
-/**
- * The registrations every registered policy's document calls for, read by `read`, with the notes to show
- * (policies left out, what `*` stands for); or every invalid or unregistrable document's errors.
- */
-export async function registrationsFromDocuments(read: DocumentReader): Promise<Registrations> {
-  const found = await readPolicyDocuments(read);
-  if (!found.ok) return found;
+/** The registrations documents call for, with the notes to show; or every unregistrable document's errors. */
+export function registrationsOfDocuments(documents: readonly PolicyDocument[], missing: readonly string[]): Registrations {
   const registrations: Registration[] = [];
-  const notes = found.missing.map((name) => `${name}: no rules document, so not registered`);
+  const notes = missing.map((name) => `${name}: no rules document, so not registered`);
   const errors: string[] = [];
-  for (const { policy, document } of found.documents) {
+  for (const { policy, document } of documents) {
     const derived = registrationsOf(policy, document);
     if (!derived.ok) errors.push(...derived.errors);
     else {
@@ -273,4 +268,13 @@ export async function registrationsFromDocuments(read: DocumentReader): Promise<
     }
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, registrations, notes };
+}
+
+/**
+ * The registrations every registered policy's document calls for, read by `read`, with the notes to show
+ * (policies left out, what `*` stands for); or every invalid or unregistrable document's errors.
+ */
+export async function registrationsFromDocuments(read: DocumentReader): Promise<Registrations> {
+  const found = await readPolicyDocuments(read);
+  return found.ok ? registrationsOfDocuments(found.documents, found.missing) : found;
 }

@@ -28,6 +28,7 @@ import { policyNamed } from './policy-lookup.js';
 import { readUpload, splitByFunction, type Upload } from './policy-uploads.js';
 import { maxBytes, printInvalid } from './rules-document-file.js';
 import { registerPolicyTestCommand } from './policy-test-command.js';
+import { fleetFolderOf, validateFleet } from './fleet-command.js';
 
 interface BucketOptions {
   bucket?: string;
@@ -102,6 +103,9 @@ async function checkedUploads(paths: string[], options: UploadOptions, refusal: 
 }
 
 async function validate(paths: string[], options: UploadOptions): Promise<number> {
+  // fleet.yaml, or a cluster's overlay, is checked with the fleet it belongs to, as a whole.
+  const fleetFolder = paths.length === 1 && options.policy === undefined ? fleetFolderOf(paths[0]!) : undefined;
+  if (fleetFolder !== undefined) return validateFleet(fleetFolder);
   const checked = await checkedUploads(paths, options, []);
   if (!checked) return EXIT.found;
   for (const {

@@ -24,7 +24,7 @@ export interface Upload {
 }
 
 /** `data` as JSON, unless JSON cannot say it (YAML's `.inf`, `.nan`): then undefined. */
-function asJson(data: unknown): Buffer | undefined {
+export function asJson(data: unknown): Buffer | undefined {
   const text = JSON.stringify(data);
   return isDeepStrictEqual(JSON.parse(text), data) ? Buffer.from(text) : undefined;
 }

@@ -6,6 +6,7 @@ import { print } from './cli-output.js';
 import { registerAuditCommand } from './audit-command.js';
 import { registerClusterCommand } from './cluster-command.js';
 import { registerEventCommand } from './event-command.js';
+import { registerFleetCommand } from './fleet-command.js';
 import { registerInvokeCommand } from './invoke-command.js';
 import { registerNewPolicyCommand } from './new-policy-command.js';
 import { registerPolicyCommand } from './policy-command.js';
@@ -32,6 +33,7 @@ export function createProgram(): Command {
   registerWebhookConfigCommand(program);
   registerAuditCommand(program);
   registerClusterCommand(program);
+  registerFleetCommand(program);
   registerNewPolicyCommand(program);
   return program;
 }

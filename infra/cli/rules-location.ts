@@ -5,6 +5,7 @@ import { createS3Client } from '../s3-client.js';
 import { localBucketTarget } from '../local-settings.js';
 import type { BucketTarget } from '../rules-bucket.js';
 import { bucketReader, type DocumentReader, folderReader } from '../rules-documents.js';
+import { type FleetLayout, fleetLayoutOfBucket, fleetLayoutOfFolder } from '../fleet-layout.js';
 import { UsageError } from './cli-errors.js';
 
 export interface RulesLocationOptions {
@@ -22,13 +23,24 @@ export function rulesLocationOptions(command: Command): Command {
     .option('--local', 'read the bucket of the stack `npm start` runs');
 }
 
-export function documentReader(options: RulesLocationOptions): DocumentReader {
+function checkedLocation(options: RulesLocationOptions): void {
   if ([options.rules !== undefined, options.bucket !== undefined, options.local].filter(Boolean).length > 1)
     throw new UsageError('give one of --rules, --bucket and --local');
   if (options.prefix !== undefined && options.bucket === undefined && !options.local)
     throw new UsageError('--prefix needs --bucket or --local');
+}
+
+export function documentReader(options: RulesLocationOptions): DocumentReader {
+  checkedLocation(options);
   const bucket = rulesBucket(options);
   return bucket ? bucketReader(bucket) : folderReader(options.rules ?? 'policies');
+}
+
+/** The whole fleet where the options say: fleet.yaml, the fleet-wide documents and the clusters' overlays. */
+export function fleetLayout(options: RulesLocationOptions): Promise<FleetLayout> {
+  checkedLocation(options);
+  const bucket = rulesBucket(options);
+  return bucket ? fleetLayoutOfBucket(bucket) : fleetLayoutOfFolder(options.rules ?? 'policies');
 }
 
 /** The bucket --bucket or --local names (checked by documentReader), or undefined for a folder. */

@@ -1,6 +1,7 @@
 // `portcullis webhook-config`: the webhook configurations, ready for `kubectl apply -f -`, derived from the
-// rules documents: those in --rules DIR (default policies/) or the live ones in the bucket. Notes (what was
-// left out, what `*` stands for) go to stderr. An invalid document prints its errors and no configuration
+// rules documents: those in --rules DIR (default policies/) or the live ones in the bucket; with --cluster,
+// what that cluster of the fleet enforces (its overlays, placement and overrides), so a change of placement
+// is a change of its registration. Notes (what was left out, what `*` stands for) go to stderr. An invalid document prints its errors and no configuration
 // (exit 1): never a partial registration. Without --url the URL comes from the deployed stack's outputs
 // (`sls info`, needs AWS credentials).
 import { execFileSync } from 'node:child_process';
@@ -8,13 +9,17 @@ import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { webhookConfigurationObjects, webhookConfigurations } from '../webhook-configuration.js';
-import { registrationsFromDocuments } from '../webhook-registration.js';
+import { type Registrations, registrationsFromDocuments, registrationsOfDocuments } from '../webhook-registration.js';
+import { fleetView } from '../fleet-view.js';
+import { policyRegistry } from '../../functions/registry.js';
+import { maxBytes } from './rules-document-file.js';
 import { print } from './cli-output.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { formatDocument, outputOption } from './output-format.js';
-import { documentReader, type RulesLocationOptions, rulesLocationOptions } from './rules-location.js';
+import { documentReader, fleetLayout, type RulesLocationOptions, rulesLocationOptions } from './rules-location.js';
 
 interface WebhookConfigOptions extends RulesLocationOptions {
+  cluster?: string;
   url?: string;
   token?: string;
   caBundle?: string;
@@ -63,6 +68,22 @@ function caBundle(file: string | undefined): string | undefined {
   return pem;
 }
 
+/** What one cluster of the fleet enforces, registered: the fleet must be valid as a whole. */
+async function registrationsOfCluster(options: WebhookConfigOptions, cluster: string): Promise<Registrations> {
+  const view = fleetView(await fleetLayout(options), maxBytes());
+  if (!view.ok) return view;
+  const found = view.clusters.find((candidate) => candidate.cluster === cluster);
+  if (!found)
+    throw new UsageError(
+      `--cluster ${cluster}: not a cluster of the fleet (fleet.yaml and the overlays name ${view.clusters.map((known) => known.cluster).join(', ')})`,
+    );
+  const placed = new Set(found.documents.map(({ policy }) => policy));
+  return registrationsOfDocuments(
+    found.documents,
+    policyRegistry.filter((policy) => !placed.has(policy)).map(({ name }) => name),
+  );
+}
+
 async function webhookConfig(options: WebhookConfigOptions): Promise<number> {
   const reader = documentReader(options);
   const url = options.url ?? deployedUrl(options);
@@ -74,10 +95,12 @@ async function webhookConfig(options: WebhookConfigOptions): Promise<number> {
   if (timeoutSeconds !== undefined && !(Number.isInteger(timeoutSeconds) && timeoutSeconds >= 1 && timeoutSeconds <= 30))
     throw new UsageError(`--timeout ${options.timeout}: expected whole seconds from 1 to 30`);
   const caBundlePem = caBundle(options.caBundle);
-  let derived: Awaited<ReturnType<typeof registrationsFromDocuments>>;
+  let derived: Registrations;
   try {
-    derived = await registrationsFromDocuments(reader);
+    derived =
+      options.cluster === undefined ? await registrationsFromDocuments(reader) : await registrationsOfCluster(options, options.cluster);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     process.stderr.write(`cannot read the rules documents: ${describeAwsError(error)}\n`);
     return EXIT.found;
   }
@@ -101,8 +124,9 @@ export function registerWebhookConfigCommand(program: Command): void {
       .command('webhook-config')
       .description('print the webhook configurations the rules documents call for, ready for kubectl apply -f -'),
   )
+    .option('--cluster <name>', 'the webhooks of this cluster of the fleet: its overlays, placement and overrides')
     .option('--url <url>', "the API's base URL, https://<api-id>.execute-api.<region>.amazonaws.com (default: from `sls info`)")
-    .option('--token <token>', 'a caller token, appended to each webhook URL')
+    .option('--token <token>', "a caller token (with --cluster, one of that cluster's), appended to each webhook URL")
     .option('--ca-bundle <file>', "a PEM CA bundle for the webhooks' clientConfig")
     .option('--timeout <seconds>', 'timeoutSeconds for every webhook, 1 to 30')
     .addOption(new Option('--failure-policy <policy>', "override the documents' failurePolicy").choices(['Ignore', 'Fail']))

@@ -15,6 +15,8 @@ import { overlayFileName } from '../../functions/admission/rules/rules-source.js
 import { celPolicy } from '../../functions/cel/policy.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import { mutationsPolicy } from '../../functions/mutations/policy.js';
+import { fleetLayoutOfFolder } from '../../infra/fleet-layout.js';
+import { fleetView } from '../../infra/fleet-view.js';
 import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
 import { rulesFolderPerTest } from '../helpers/rules-folder.js';
 
@@ -386,5 +388,12 @@ describe('each distinct rule is validated and compiled once for the whole fleet'
     expect(byName(staging.document.rules, 'no-latest/no-latest')).toBe(byName(prodEu.document.rules, 'no-latest/no-latest'));
     expect(byName(staging.document.rules, 'only-small/only-small')).toBeDefined();
     expect(byName(staging.document.rules, 'require-team/require-team')).toBeUndefined(); // placed on env=prod
+  });
+});
+
+describe('the sample fleet', () => {
+  it('policies/ (fleet.yaml, the samples, clusters/dev) is valid as a whole, as npm start uploads it', async () => {
+    const view = fleetView(await fleetLayoutOfFolder('policies'), 1 << 21);
+    expect(view.ok ? view.clusters.map(({ cluster }) => cluster) : view.errors).toEqual(['dev', 'prod']);
   });
 });

@@ -1,0 +1,231 @@
+// `portcullis fleet plan|push`: a fleet's documents as one (fleet.yaml, the fleet-wide documents, each
+// cluster's overlays), checked as a whole (fleet-view.ts). `plan` prints, per cluster, the policies it
+// enforces and what each does on a violation, and, given the bucket, what pushing the folder would change;
+// `push` uploads what differs, after the same checks, each object only if nobody changed it since it was read.
+import type { Command } from 'commander';
+import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
+import { rulesData } from '../../functions/admission/rules/rules-yaml.js';
+import { type FleetLayout, fleetLayoutOfFolder } from '../fleet-layout.js';
+import { changesOf, type PlanChange, type PlannedCluster, plannedClusters } from '../fleet-plan.js';
+import { type FleetView, fleetView } from '../fleet-view.js';
+import { ChangedSinceReadError, readRules, uploadRulesIfUnchanged } from '../rules-bucket.js';
+import type { StoredDocument } from '../rules-documents.js';
+import { registrationChange } from '../registration-change.js';
+import { registrationsOfDocuments } from '../webhook-registration.js';
+import { EXIT, UsageError } from './cli-errors.js';
+import { print } from './cli-output.js';
+import { formatDocument, outputOption } from './output-format.js';
+import { asJson } from './policy-uploads.js';
+import { maxBytes } from './rules-document-file.js';
+import { fleetLayout, rulesBucket, type RulesLocationOptions } from './rules-location.js';
+
+interface FleetOptions {
+  rules?: string;
+  bucket?: string;
+  prefix?: string;
+  local?: boolean;
+}
+
+type ValidView = Extract<FleetView, { ok: true }>;
+
+/** The fleet as the folder has it, checked whole; undefined (errors printed) when it is not valid. */
+async function folderView(folder: string): Promise<{ layout: FleetLayout; view: ValidView } | undefined> {
+  const layout = await fleetLayoutOfFolder(folder);
+  const view = fleetView(layout, maxBytes());
+  if (view.ok) return { layout, view };
+  process.stderr.write(`${view.errors.join('\n')}\nthe fleet in ${folder} is not valid\n`);
+  return undefined;
+}
+
+/** The fleet the bucket holds now, when one is named; a bucket whose fleet is invalid plans as empty, saying so. */
+async function bucketPlan(options: FleetOptions): Promise<PlannedCluster[] | undefined> {
+  if (options.bucket === undefined && !options.local) return undefined;
+  const location: RulesLocationOptions = { bucket: options.bucket, prefix: options.prefix, local: options.local };
+  const view = fleetView(await fleetLayout(location), maxBytes());
+  if (view.ok) return plannedClusters(view);
+  process.stderr.write(
+    `note: the fleet in the bucket is not valid now (every change is shown against nothing):\n  ${view.errors.join('\n  ')}\n`,
+  );
+  return [];
+}
+
+const labelsText = (labels: Readonly<Record<string, string>>) =>
+  Object.entries(labels)
+    .filter(([key]) => key !== 'portcullis.dev/cluster')
+    .map(([key, value]) => `${key}=${value}`)
+    .join(', ');
+
+function planText(cluster: PlannedCluster, changes: PlanChange[] | undefined): string {
+  const width = Math.max(0, ...cluster.policies.map((planned) => `${planned.function}/${planned.policy}`.length)) + 2;
+  const lines = [`${cluster.cluster}${cluster.listed ? '' : ' (not in fleet.yaml)'}  ${labelsText(cluster.labels) || '(no labels)'}`];
+  for (const planned of cluster.policies) {
+    const name = `${planned.function}/${planned.policy}`.padEnd(width);
+    const where = [
+      planned.placement ? `placed on ${planned.placement}` : '',
+      planned.overlay ? 'from its overlay' : '',
+      planned.override ? `override ${planned.override}` : '',
+    ].filter(Boolean);
+    lines.push(`  ${name}${planned.actions.join(',')}${where.length > 0 ? `  (${where.join('; ')})` : ''}`);
+  }
+  if (cluster.policies.length === 0) lines.push('  (no policies)');
+  if (changes) {
+    lines.push(changes.length === 0 ? '  a push changes nothing here' : '  a push changes:');
+    for (const change of changes) {
+      const sign = { added: '+', removed: '-', changed: '~' }[change.change];
+      const what =
+        change.change === 'changed' ? `${change.from!.join(',')} -> ${change.to!.join(',')}` : (change.to ?? change.from ?? []).join(',');
+      lines.push(`    ${sign} ${change.function}/${change.policy}  ${what}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `policy validate <folder>/fleet.yaml` (or an overlay, `<folder>/clusters/<cluster>/<policy>.yaml`): the fleet
+ * in the folder, checked as a whole, with what each cluster is left with.
+ */
+export async function validateFleet(folder: string): Promise<number> {
+  const checked = await folderView(folder);
+  if (!checked) return EXIT.found;
+  const { layout, view } = checked;
+  const clusters = view.clusters.length;
+  print(
+    `${folder}: a valid fleet: ${clusters} cluster${clusters === 1 ? '' : 's'}, ${layout.documents.size} fleet-wide document${layout.documents.size === 1 ? '' : 's'}, ${layout.overlays.length} overlay${layout.overlays.length === 1 ? '' : 's'}, ${view.fleet?.overrides.length ?? 0} override${view.fleet?.overrides.length === 1 ? '' : 's'}\n`,
+  );
+  for (const entry of plannedClusters(view))
+    print(`  ${entry.cluster}: ${entry.policies.length} polic${entry.policies.length === 1 ? 'y' : 'ies'}\n`);
+  return EXIT.ok;
+}
+
+/** The fleet folder a path given to `policy validate` belongs to, when it is fleet.yaml or an overlay. */
+export function fleetFolderOf(path: string): string | undefined {
+  const normal = path.replace(/\\/g, '/').replace(/\/+$/, '');
+  if (/(^|\/)fleet\.yaml$/.test(normal)) return normal.replace(/\/?fleet\.yaml$/, '') || '.';
+  const overlay = /^(?:(.*)\/)?clusters\/[^/]+\/[^/]+$/.exec(normal);
+  return overlay ? overlay[1] || '.' : undefined;
+}
+
+async function plan(cluster: string | undefined, options: FleetOptions & { output: 'table' | 'json' }): Promise<number> {
+  const folder = options.rules ?? 'policies';
+  const proposed = await folderView(folder);
+  if (!proposed) return EXIT.found;
+  const planned = plannedClusters(proposed.view).filter((entry) => cluster === undefined || entry.cluster === cluster);
+  if (cluster !== undefined && planned.length === 0)
+    throw new UsageError(
+      `${cluster}: not a cluster of the fleet in ${folder} (${proposed.view.clusters.map((known) => known.cluster).join(', ')})`,
+    );
+  const current = await bucketPlan(options);
+  const withChanges = planned.map((entry) => ({
+    ...entry,
+    ...(current
+      ? {
+          changes: changesOf(
+            current.find((before) => before.cluster === entry.cluster),
+            entry,
+          ),
+        }
+      : {}),
+  }));
+  if (options.output === 'json') print(formatDocument({ clusters: withChanges }, 'json'));
+  else print(withChanges.map((entry) => planText(entry, 'changes' in entry ? entry.changes : undefined)).join('\n'));
+  return EXIT.ok;
+}
+
+/** Every document of the layout, by the name it is stored under (`fleet`, `<policy>`, `clusters/<c>/<policy>`). */
+function storedByName(layout: FleetLayout): [string, StoredDocument][] {
+  return [
+    ...(layout.fleet ? [['fleet', layout.fleet] as [string, StoredDocument]] : []),
+    ...[...layout.documents].map(([policy, stored]): [string, StoredDocument] => [policy.name, stored]),
+    ...layout.overlays.map(({ cluster, policy, stored }): [string, StoredDocument] => [`clusters/${cluster}/${policy.name}`, stored]),
+  ];
+}
+
+/** As the functions read it fastest: JSON when JSON can say it (they load the YAML parser only for YAML). */
+function storedForm(stored: StoredDocument): { bytes: Buffer; contentType: string } {
+  if ('errors' in stored) throw new Error(`${stored.from}: ${stored.errors.join('; ')}`); // checked valid before
+  const data = rulesData(stored.bytes, Number.MAX_SAFE_INTEGER);
+  const json = data.ok ? asJson(data.data) : undefined;
+  return json ? { bytes: json, contentType: 'application/json' } : { bytes: Buffer.from(stored.bytes), contentType: 'application/yaml' };
+}
+
+async function push(options: FleetOptions & { dryRun?: boolean }): Promise<number> {
+  const target = rulesBucket({ bucket: options.bucket ?? process.env.RULES_BUCKET, prefix: options.prefix, local: options.local });
+  if (!target) throw new UsageError('no bucket: pass --bucket, set RULES_BUCKET, or use --local for the local stack');
+  const proposed = await folderView(options.rules ?? 'policies');
+  if (!proposed) {
+    process.stderr.write('nothing was uploaded\n');
+    return EXIT.found;
+  }
+  const currentView = fleetView(await fleetLayout({ bucket: target.bucket, prefix: target.prefix, local: options.local }), maxBytes());
+  let code: number = EXIT.ok;
+  for (const [name, stored] of storedByName(proposed.layout)) {
+    const { bytes, contentType } = storedForm(stored);
+    const current = await readRules(target, name);
+    if (current?.text === bytes.toString('utf8')) continue;
+    const where = `s3://${target.bucket}/${target.prefix}${name}.yaml`;
+    if (options.dryRun) {
+      print(`would push ${stored.from} to ${where}\n`);
+      continue;
+    }
+    try {
+      await uploadRulesIfUnchanged(target, name, bytes, current?.etag ?? null, contentType);
+      print(`pushed ${stored.from} to ${where}\n`);
+    } catch (error) {
+      if (!(error instanceof ChangedSinceReadError)) throw error;
+      process.stderr.write(`not pushed: ${error.message}\n`);
+      code = EXIT.found;
+    }
+  }
+  printRegistrationChanges(currentView, proposed.view, options);
+  return code;
+}
+
+/** Per cluster, the webhooks whose registration the push changes, and the command that applies them. */
+function printRegistrationChanges(before: FleetView, after: ValidView, options: FleetOptions): void {
+  const registered = (documents: ValidView['clusters'][number]['documents'] | undefined) => {
+    const derived = registrationsOfDocuments(documents ?? [], []);
+    return derived.ok ? derived.registrations : [];
+  };
+  const source = options.local ? '--local' : `--bucket ${options.bucket ?? process.env.RULES_BUCKET} --url <api-url>`;
+  for (const cluster of after.clusters) {
+    const was = before.ok ? before.clusters.find((entry) => entry.cluster === cluster.cluster)?.documents : undefined;
+    const lines = registrationChange(registered(was), registered(cluster.documents));
+    if (lines.length > 0)
+      print(
+        `the registration of ${cluster.cluster} changes:\n${lines.map((line) => `  ${line}`).join('\n')}\napply there with: npx portcullis webhook-config --cluster ${cluster.cluster} ${source} --token <${cluster.cluster}'s token> | kubectl apply -f -\n`,
+      );
+  }
+}
+
+export function registerFleetCommand(program: Command): void {
+  const fleet = program.command('fleet').description("a fleet's documents as one: what each cluster enforces, and pushing them");
+  const locations = (command: Command) =>
+    command
+      .option('--rules <dir>', 'the fleet as kept in git: fleet.yaml, <policy>.yaml, clusters/<cluster>/<policy>.yaml (default: policies/)')
+      .option('--bucket <bucket>', 'the rules bucket')
+      .option('--prefix <prefix>', 'the key prefix in the bucket (default: policies/)')
+      .option('--local', 'the bucket of the stack `npm start` runs');
+  locations(
+    fleet
+      .command('plan')
+      .description('per cluster, the policies it enforces and what each does; with a bucket, what pushing the folder would change')
+      .argument('[cluster]', 'only this cluster'),
+  )
+    .addOption(outputOption(['table', 'json'], 'table'))
+    .addHelpText('after', '\nExit 1 when the fleet in the folder is not valid.')
+    .action(async (cluster: string | undefined, options: FleetOptions & { output: 'table' | 'json' }) => {
+      process.exitCode = await plan(cluster, options);
+    });
+  locations(fleet.command('push').description('check the fleet in the folder as a whole, then upload every document that differs'))
+    .option('--dry-run', 'say what would be uploaded, and upload nothing')
+    .addHelpText('after', '\nExit 1 when the fleet is not valid (nothing is uploaded) or an object changed since it was read.')
+    .action(async (options: FleetOptions & { dryRun?: boolean }) => {
+      try {
+        process.exitCode = await push(options);
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        process.stderr.write(`cannot push the fleet: ${describeAwsError(error)}\n`);
+        process.exitCode = EXIT.found;
+      }
+    });
+}
