@@ -62,6 +62,8 @@ interface FleetWide<P> {
 
 interface ClusterState<P> {
   key: string;
+  /** The parts the key was made from, as their loaders answered: the same objects while nothing changes. */
+  parts?: readonly unknown[];
   result?: LoadedRules<P>;
   computing?: Promise<void>;
   lastGood?: { document: RulesDocument<P>; version: string };
@@ -236,9 +238,12 @@ export function createClusterRulesLoader<P>(
     if (overlay && !overlay.ok)
       return unusable(overlay, `invalid overlay of ${cluster}: ${summary(overlay.errors)}`, fleetWide?.value.document.failurePolicy);
 
-    const key = composedVersion(fleetWide?.version, overlay?.version, fleet?.version);
     let state = states.get(cluster);
     if (!state) states.set(cluster, (state = { key: '' }));
+    // A warm request finds the same three answers as the last: no key to make, nothing to compare.
+    const unchanged = state.parts !== undefined && state.parts[0] === fleetWide && state.parts[1] === overlay && state.parts[2] === fleet;
+    const key = unchanged ? state.key : composedVersion(fleetWide?.version, overlay?.version, fleet?.version);
+    if (!unchanged) state.parts = [fleetWide, overlay, fleet];
     if (state.key !== key) {
       const current = state;
       current.key = key;
@@ -261,11 +266,14 @@ export function createClusterRulesLoader<P>(
     const current = state;
     if (current.computing) await (current.lastGood ? waitAtMost(current.computing, options.patienceMs) : current.computing);
     // Why older versions of the parts decide, read anew on every request: a part goes stale and fresh on its own.
-    const stale = [fleetWide?.lastKnownGood, overlay?.lastKnownGood, fleet?.lastKnownGood].filter(Boolean);
-    if (current.result?.ok) return stale.length > 0 ? { ...current.result, lastKnownGood: stale.join('; ') } : current.result;
+    const stale =
+      fleetWide?.lastKnownGood || overlay?.lastKnownGood || fleet?.lastKnownGood
+        ? [fleetWide?.lastKnownGood, overlay?.lastKnownGood, fleet?.lastKnownGood].filter(Boolean)
+        : undefined;
+    if (current.result?.ok) return stale ? { ...current.result, lastKnownGood: stale.join('; ') } : current.result;
     if (current.lastGood) {
       const why = current.result ? current.result.reason : `rules version ${key} is still being validated`;
-      return { ok: true, ...current.lastGood, lastKnownGood: [why, ...stale].join('; ') };
+      return { ok: true, ...current.lastGood, lastKnownGood: [why, ...(stale ?? [])].join('; ') };
     }
     return current.result ?? { ok: false, reason: 'invalid rules: not validated yet', version: key };
   }

@@ -7,8 +7,7 @@ import * as v from '../schema.js';
 
 const OperationOrAllSchema = v.picklist(['CREATE', 'UPDATE', 'DELETE', 'CONNECT', '*']);
 
-/** @example { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"] } */
-export const ResourceRuleSchema = v.object({
+const ResourceRuleFields = v.object({
   apiGroups: v.pipe(v.array(v.string()), v.minLength(1)),
   apiVersions: v.pipe(v.array(v.string()), v.minLength(1)),
   resources: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1)),
@@ -16,7 +15,29 @@ export const ResourceRuleSchema = v.object({
   scope: v.optional(v.picklist(['Cluster', 'Namespaced', '*']), '*'),
   resourceNames: v.optional(v.array(v.string())),
 });
-export type ResourceRule = v.InferOutput<typeof ResourceRuleSchema>;
+export type ResourceRule = v.InferOutput<typeof ResourceRuleFields>;
+
+// Rules name the same few resource rules again and again (pods, CREATE and UPDATE), and a fleet's clusters
+// hold many rules each: every distinct resource rule is kept once, frozen, and shared. Bounded, as documents
+// write them.
+const internedRules = new Map<string, ResourceRule>();
+const MAX_INTERNED_RULES = 10_000;
+
+/** The one shared, frozen resource rule equal to `rule`. */
+export function internResourceRule(rule: ResourceRule): ResourceRule {
+  const key = JSON.stringify([rule.apiGroups, rule.apiVersions, rule.resources, rule.operations, rule.scope, rule.resourceNames]);
+  let shared = internedRules.get(key);
+  if (!shared) {
+    if (internedRules.size >= MAX_INTERNED_RULES) internedRules.clear();
+    for (const value of Object.values(rule)) if (Array.isArray(value)) Object.freeze(value);
+    shared = Object.freeze(rule);
+    internedRules.set(key, shared);
+  }
+  return shared;
+}
+
+/** @example { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"] } */
+export const ResourceRuleSchema = v.pipe(ResourceRuleFields, v.transform(internResourceRule));
 
 /** Which version a request is matched on: Equivalent (the default) matches any version of the same resource. */
 export const MatchPolicySchema = v.picklist(['Exact', 'Equivalent']);

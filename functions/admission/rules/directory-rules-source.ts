@@ -1,6 +1,6 @@
 // Rules read from `<RULES_DIR>/<policy>.yaml`, with the S3 source's freshness: within the TTL the cached
-// rules are used without touching the file; after it, one stat, and the file is re-read only when its mtime
-// or size changed. (A stat on every request was a visible share of a warm request, for files that in Lambda
+// rules (or that there is no file: a cluster without an overlay) are used without touching the file; after
+// it, one stat, and the file is re-read only when its mtime or size changed. (A stat on every request was a visible share of a warm request, for files that in Lambda
 // are part of the read-only package.) TTL 0 checks on every request. The stat is synchronous on purpose: an async
 // one waits for libuv's thread pool, which a warm request felt. A file larger than RULES_MAX_BYTES is never
 // read: it is an invalid version, and the last good rules stay.
@@ -28,9 +28,15 @@ function readHead(path: string): Uint8Array {
 
 interface CachedFile {
   stamp: string;
-  rules: RawRules;
+  /** What the file held, or why it could not be read (a missing overlay is the usual case: kept, as a file is). */
+  rules: RawRules | RulesUnavailableError;
   checkedAt: number;
 }
+
+const answered = (rules: RawRules | RulesUnavailableError): RawRules => {
+  if (rules instanceof RulesUnavailableError) throw rules;
+  return rules;
+};
 
 export interface DirectoryRulesSourceOptions {
   directory: string;
@@ -58,13 +64,13 @@ export function directoryRulesSource({
     const path = pathOf(policyName);
     const cached = cache.get(policyName);
     const checkedAt = now();
-    if (cached && checkedAt - cached.checkedAt < ttlMs) return cached.rules;
+    if (cached && checkedAt - cached.checkedAt < ttlMs) return answered(cached.rules);
     try {
       const info = statSync(path);
       const stamp = `${info.mtimeMs}:${info.size}`;
       if (cached?.stamp === stamp) {
         cached.checkedAt = checkedAt;
-        return cached.rules;
+        return answered(cached.rules);
       }
       let rules: RawRules;
       if (info.size > maxBytes) {
@@ -89,10 +95,13 @@ export function directoryRulesSource({
       return rules;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new RulesUnavailableError(
+      const unavailable = new RulesUnavailableError(
         code === 'ENOENT' ? `rules file ${path} not found` : `rules file ${path} unreadable (${code ?? 'error'})`,
         code === 'ENOENT' || code === 'ENOTDIR',
       );
+      // Within the TTL the file is not looked at again, whatever it was: one stat per TTL, never one per request.
+      cache.set(policyName, { stamp: `unavailable:${code}`, rules: unavailable, checkedAt });
+      throw unavailable;
     }
   }
 

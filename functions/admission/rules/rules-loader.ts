@@ -42,6 +42,8 @@ interface Version<T> {
   version: string;
   result?: Parsed<T>;
   parsing?: Promise<void>;
+  /** The answer given for this version while it is fresh: the same object while nothing changes. */
+  answer?: Loaded<T>;
 }
 
 /** The first error, and how many more there are. */
@@ -77,8 +79,12 @@ export function createVersionedLoader<T>(options: VersionedLoaderOptions<T>): ()
     if (current.parsing) await (lastGood ? waitAtMost(current.parsing, options.patienceMs) : current.parsing);
 
     const { result, version } = current;
-    if (result?.ok)
-      return raw.stale ? { ok: true, value: result.value, version, lastKnownGood: raw.stale } : { ok: true, value: result.value, version };
+    if (result?.ok) {
+      if (raw.stale) return { ok: true, value: result.value, version, lastKnownGood: raw.stale };
+      // Warm requests get one object per version: callers tell "nothing changed" by identity.
+      current.answer ??= { ok: true, value: result.value, version };
+      return current.answer;
+    }
     if (lastGood) {
       const what = options.label ? `${options.label} version ${version}` : `version ${version}`;
       const why = result ? `${what} is invalid: ${summary(result.errors)}` : `${what} is still being validated`;

@@ -158,8 +158,15 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
     }
   }
 
+  // One error per check, thrown again within the TTL: a missing overlay is asked for on every request.
+  const unavailableErrors = new WeakMap<Entry, { checkedAt: number; error: RulesUnavailableError }>();
   function unavailable(entry: Entry): never {
-    throw new RulesUnavailableError(entry.lastError ?? 'rules not loaded yet', entry.notFound);
+    let known = unavailableErrors.get(entry);
+    if (known?.checkedAt !== entry.checkedAt) {
+      known = { checkedAt: entry.checkedAt, error: new RulesUnavailableError(entry.lastError ?? 'rules not loaded yet', entry.notFound) };
+      unavailableErrors.set(entry, known);
+    }
+    throw known.error;
   }
 
   function served(entry: Entry): RawRules {

@@ -67,7 +67,7 @@ export function* validationSteps<P>(policy: Policy<P>, given: unknown, cache?: R
     const schema = ruleSchemaOf(policy);
     for (const [index, candidate] of candidates.entries()) {
       const key = cache && ruleCacheKey(candidate);
-      const known = key === undefined ? undefined : cache!.get(key);
+      const known = key === undefined ? undefined : cache!.get(key, candidate);
       if (known) {
         rules.push(...known);
         continue;
@@ -75,7 +75,7 @@ export function* validationSteps<P>(policy: Policy<P>, given: unknown, cache?: R
       const rule = v.safeParse(schema, candidate);
       if (rule.success) {
         const expanded = policy.expandRule ? policy.expandRule(rule.output) : [rule.output];
-        if (key !== undefined) cache!.set(key, expanded);
+        if (key !== undefined) cache!.set(key, candidate, expanded);
         rules.push(...expanded);
       } else
         errors.push(...(describeRule ? manifestIssueLines(rule.issues, describeRule(index)) : issueLines(rule.issues, ['rules', index])));

@@ -7,6 +7,7 @@ import type { Rule } from '../../../admission/rules/rules-document-schema.js';
 import type { EngineRule } from '../../engine.js';
 import type { KyvernoRule } from '../policy/rule-schema.js';
 import { resourceOfKind } from '../../../admission/kubernetes/kind-resource.js';
+import { internResourceRule } from '../../../admission/kubernetes/resource-rules.js';
 import { filtersOf, type MatchBlock, parseKindSelector, type ResourceFilter } from '../match/resource-filter.js';
 
 type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -66,7 +67,7 @@ function resourceRulesOf(block: MatchBlock) {
     .flatMap((filter) => {
       const operations = (filter.resources?.operations?.length ? filter.resources.operations : ALL_OPERATIONS) as Operation[];
       const kinds = filter.resources?.kinds?.length ? filter.resources.kinds : ['*'];
-      return kinds.map((kind) => ({ ...selectedResource(kind), operations, scope: '*' as const }));
+      return kinds.map((kind) => internResourceRule({ ...selectedResource(kind), operations, scope: '*' as const }));
     });
 }
 
