@@ -5,16 +5,15 @@
 // selectors match no cluster, overrides that name no policy. `policy validate fleet.yaml`, `fleet plan` and
 // `webhook-config --cluster` all read it.
 import { DEFAULT_CLUSTER } from '../functions/admission/config.js';
-import { clusterDocument, namesRule, placementOfCluster } from '../functions/admission/fleet/cluster-document.js';
+import { namesRule } from '../functions/admission/fleet/cluster-document.js';
+import { clusterRules, type FleetWideRules, fleetWideRules } from '../functions/admission/fleet/cluster-rules.js';
 import { type Fleet, fleetOf, labelsOfCluster } from '../functions/admission/fleet/fleet-document.js';
-import { mergedWithOverlay, type OverlayData, overlayOf } from '../functions/admission/fleet/overlay.js';
 import { placedOn } from '../functions/admission/fleet/placement.js';
 import { matchesRequirements } from '../functions/admission/kubernetes/label-selector-text.js';
 import { type Policy, policyNameOf } from '../functions/admission/policy.js';
 import { createRuleCache } from '../functions/admission/rules/rule-cache.js';
 import type { RulesDocument } from '../functions/admission/rules/rules-document-schema.js';
 import { rulesData } from '../functions/admission/rules/rules-yaml.js';
-import { validateRulesData } from '../functions/admission/rules/validate-rules-data.js';
 import { policyRegistry } from '../functions/registry.js';
 import type { FleetLayout, StoredOverlay } from './fleet-layout.js';
 import type { StoredDocument } from './rules-documents.js';
@@ -50,17 +49,11 @@ function dataOf(stored: StoredDocument, maxBytes: number, what: string): Read<un
     : { errors: [`${stored.from} is not ${what}:`, ...data.errors.map((error) => `  ${error}`)] };
 }
 
-const isManifestsFor = (policy: Policy<never>) => (data: unknown) => Array.isArray(data) || Boolean(policy.manifests?.detect(data));
-
 export function fleetView(layout: FleetLayout, maxBytes: number): FleetView {
   const errors: string[] = [];
   const cache = createRuleCache<unknown>();
-  const validated = (policy: Policy<never>, data: unknown, from: string, what: string): RulesDocument<unknown> | undefined => {
-    const parsed = validateRulesData(policy as Policy<unknown>, data, cache);
-    if (parsed.ok) return parsed.document;
-    errors.push(`${from} is not ${what}:`, ...parsed.errors.map((error) => `  ${error}`));
-    return undefined;
-  };
+  const invalid = (from: string, what: string, problems: readonly string[]) =>
+    errors.push(`${from} is not ${what}:`, ...problems.map((problem) => `  ${problem}`));
 
   let fleet: Fleet | undefined;
   if (layout.fleet) {
@@ -68,16 +61,18 @@ export function fleetView(layout: FleetLayout, maxBytes: number): FleetView {
     errors.push(...data.errors);
     const parsed = data.errors.length === 0 ? fleetOf(data.value) : undefined;
     if (parsed?.ok) fleet = parsed.fleet;
-    else if (parsed) errors.push(`${layout.fleet.from} is not a valid fleet document:`, ...parsed.errors.map((error) => `  ${error}`));
+    else if (parsed) invalid(layout.fleet.from, 'a valid fleet document', parsed.errors);
   }
 
-  const fleetWide = new Map<Policy<never>, { data: unknown; manifests: boolean; document: RulesDocument<unknown> }>();
+  const fleetWide = new Map<Policy<never>, FleetWideRules<unknown>>();
   for (const [policy, stored] of layout.documents) {
     const what = `a valid ${policy.name} rules document`;
     const data = dataOf(stored, maxBytes, what);
     errors.push(...data.errors);
-    const document = data.errors.length === 0 ? validated(policy, data.value, stored.from, what) : undefined;
-    if (document) fleetWide.set(policy, { data: data.value, manifests: isManifestsFor(policy)(data.value), document });
+    if (data.errors.length > 0) continue;
+    const parsed = fleetWideRules(policy as Policy<unknown>, data.value, cache);
+    if (parsed.value) fleetWide.set(policy, parsed.value);
+    else if (!parsed.ok) invalid(stored.from, what, parsed.errors);
   }
 
   for (const stray of layout.strays)
@@ -85,46 +80,42 @@ export function fleetView(layout: FleetLayout, maxBytes: number): FleetView {
       `${stray}: not an overlay; a cluster's overlay is clusters/<cluster>/<policy>.yaml (or a folder clusters/<cluster>/<policy>/) for one of: ${policyRegistry.map(({ name }) => name).join(', ')}`,
     );
 
-  const merged = new Map<string, { overlay: StoredOverlay; data: OverlayData; document: RulesDocument<unknown> }>();
+  const names = new Set([...(fleet?.clusters.keys() ?? []), ...layout.overlays.map(({ cluster }) => cluster)]);
+  if (names.size === 0) names.add(DEFAULT_CLUSTER);
+  const overlaid = new Map<string, { overlay: StoredOverlay; data: unknown }>();
   for (const overlay of layout.overlays) {
     const { cluster, policy, stored } = overlay;
     if (fleet && !fleet.clusters.has(cluster))
       errors.push(`${stored.from}: cluster ${cluster} is not in fleet.yaml: add it (with its labels), or move the overlay`);
-    const what = `a valid overlay of ${policy.name}`;
-    const data = dataOf(stored, maxBytes, what);
+    const data = dataOf(stored, maxBytes, `a valid overlay of ${policy.name}`);
     errors.push(...data.errors);
-    if (data.errors.length > 0) continue;
-    const parsed = overlayOf(data.value, isManifestsFor(policy));
-    const base = fleetWide.get(policy);
-    const combined = parsed.ok ? mergedWithOverlay(base, parsed.value) : parsed;
-    if (!combined.ok) {
-      errors.push(`${stored.from} is not ${what}:`, ...combined.errors.map((error) => `  ${error}`));
-      continue;
-    }
-    const document = validated(policy, combined.data, stored.from, `${what} (merged with the fleet-wide document)`);
-    if (!document || !parsed.ok) continue;
-    for (const name of parsed.value.switchOff)
-      if (!base?.document.rules.some((rule) => namesRule(new Set([name]), policy, rule)))
-        errors.push(`${stored.from}: switchOff names ${name}, which the fleet-wide ${policy.name} document does not have`);
-    merged.set(`${cluster}\u0000${policy.name}`, { overlay, data: parsed.value, document });
+    if (data.errors.length === 0) overlaid.set(`${cluster}\u0000${policy.name}`, { overlay, data: data.value });
   }
 
-  const names = new Set([...(fleet?.clusters.keys() ?? []), ...layout.overlays.map(({ cluster }) => cluster)]);
-  if (names.size === 0) names.add(DEFAULT_CLUSTER);
-  const labelsOf = (cluster: string) => labelsOfCluster(fleet, cluster);
+  const merged: Merged = new Map();
   const clusters: ClusterPolicies[] = [...names].sort().map((cluster) => ({
     cluster,
-    labels: labelsOf(cluster),
+    labels: labelsOfCluster(fleet, cluster),
     listed: fleet?.clusters.has(cluster) ?? false,
     documents: policyRegistry.flatMap((policy) => {
-      const own = merged.get(`${cluster}\u0000${policy.name}`);
-      const document = own?.document ?? fleetWide.get(policy)?.document;
-      if (!document) return [];
-      const placement = placementOfCluster(fleet, cluster, own?.data.switchOff);
-      return [{ policy, document: clusterDocument(policy, document, placement), ...(own ? { overlay: own.overlay.stored.from } : {}) }];
+      const own = overlaid.get(`${cluster}\u0000${policy.name}`);
+      const rules = clusterRules(policy as Policy<unknown>, fleetWide.get(policy), own?.data, fleet, cluster, cache);
+      if (!rules) return [];
+      if (!rules.ok) {
+        invalid(own!.overlay.stored.from, `a valid overlay of ${policy.name} (merged with the fleet-wide document)`, rules.errors);
+        return [];
+      }
+      if (own) {
+        merged.set(`${cluster}\u0000${policy.name}`, { overlay: own.overlay, document: rules.merged });
+        for (const name of rules.overlay?.switchOff ?? [])
+          if (!fleetWide.get(policy)?.document.rules.some((rule) => namesRule(new Set([name]), policy, rule)))
+            errors.push(`${own.overlay.stored.from}: switchOff names ${name}, which the fleet-wide ${policy.name} document does not have`);
+      }
+      return [{ policy, document: rules.document, ...(own ? { overlay: own.overlay.stored.from } : {}) }];
     }),
   }));
 
+  const labelsOf = (cluster: string) => labelsOfCluster(fleet, cluster);
   errors.push(...placementErrors(fleetWide, merged, [...names], labelsOf), ...overrideErrors(fleet, fleetWide, merged, [...names]));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, ...(fleet ? { fleet } : {}), clusters };
 }

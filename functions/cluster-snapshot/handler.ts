@@ -1,66 +1,72 @@
-// Lambda entry point for the scheduled cluster snapshot writer (serverless.yml creates it when the
-// clusterName and clusterEndpoint params are set, on the snapshotSchedule param): with the function's own
-// IAM identity it reads what the uploaded policies read of an EKS cluster, and writes the snapshot beside
-// the rules. A failed run throws (the function's Errors alarm); the last snapshot stays and ages.
-import { s3ObjectReader } from '../admission/aws/s3-get-object.js';
+// Lambda entry point for the scheduled cluster snapshot writer (serverless.yml creates it when the stack
+// snapshots clusters: the clusterName and clusterEndpoint params, or snapshotFleet): with the function's own
+// IAM identity it reads, for every EKS cluster of the fleet (fleet.yaml's `eks:` blocks) and the deployment's
+// own, what that cluster's rules read, and writes the cluster's snapshot beside the rules. Clusters are read a
+// few at a time; one that fails is logged and the others are written; a run with any failure throws at its
+// end (the function's Errors alarm), and a cluster's last snapshot stays and ages.
+import type { Context } from 'aws-lambda';
 import { s3ObjectWriter } from '../admission/aws/s3-put-object.js';
+import { fleetReader } from '../admission/fleet/fleet-reader.js';
 import { logger } from '../admission/observe/logger.js';
 import type { Policy } from '../admission/policy.js';
-import { DEFAULT_RULES_MAX_BYTES, rulesFileName, snapshotFileName, tooLarge } from '../admission/rules/rules-source.js';
-import { readAtMost } from '../admission/rules/s3-rules-source.js';
+import { DEFAULT_RULES_MAX_BYTES, snapshotFileName } from '../admission/rules/rules-source.js';
 import { celPolicy } from '../cel/policy.js';
 import { loadEngines } from '../engines/registry.js';
 import { mutationsPolicy } from '../mutations/policy.js';
-import { apiServerGet } from './api-server-get.js';
-import { eksToken } from './eks-token.js';
+import { bucketDocuments, eksGet, eksTargets, forEachCluster } from './eks-clusters.js';
 import { snapshotConfigFromEnv } from './snapshot-config.js';
-import { writeClusterSnapshot } from './write-snapshot.js';
+import { type SnapshotWritten, writeClusterSnapshot } from './write-snapshot.js';
 
 /** The functions that run uploaded manifests: only their rules read the cluster. */
 const POLICIES = [celPolicy, mutationsPolicy] as unknown as Policy<never>[];
+/** What a run keeps for itself at the end of its time, so it ends inside the function's timeout. */
+const MARGIN_MS = 20_000;
 
-export async function handler(): Promise<{ location: string; reads: number; objects: number; bytes: number }> {
+export async function handler(_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SnapshotWritten[]> {
   const config = snapshotConfigFromEnv();
   const startedAt = Date.now();
-  const getObject = s3ObjectReader({ endpoint: config.RULES_S3_ENDPOINT });
   const putObject = s3ObjectWriter({ endpoint: config.RULES_S3_ENDPOINT });
-  const cluster = config.EKS_CLUSTER_NAME ?? config.CLUSTER_NAME;
   await loadEngines();
-  try {
-    const written = await writeClusterSnapshot({
-      cluster: config.CLUSTER_NAME,
-      policies: POLICIES,
-      async readDocument(policy) {
-        try {
-          const found = await getObject({ bucket: config.RULES_BUCKET, key: `${config.RULES_PREFIX}${rulesFileName(policy.name)}` });
-          if (found.notModified) return undefined;
-          // As the functions read it: a document past the size they accept is refused, not read whole.
-          const read = await readAtMost(found.body, DEFAULT_RULES_MAX_BYTES);
-          return 'bytes' in read
-            ? read.bytes
-            : { refused: tooLarge(found.contentLength ?? DEFAULT_RULES_MAX_BYTES + 1, DEFAULT_RULES_MAX_BYTES) };
-        } catch (error) {
-          if ((error as { statusCode?: number }).statusCode === 404) return undefined;
-          throw error;
-        }
-      },
-      get: apiServerGet({
-        endpoint: config.CLUSTER_ENDPOINT,
-        caPem: Buffer.from(config.CLUSTER_CA_DATA, 'base64').toString('utf8'),
-        token: () => eksToken({ cluster, ...(config.STS_ENDPOINT ? { stsEndpoint: config.STS_ENDPOINT } : {}) }),
-      }),
-      async write(text) {
-        const key = `${config.RULES_PREFIX}${snapshotFileName(config.CLUSTER_NAME)}`;
-        await putObject({ bucket: config.RULES_BUCKET, key, body: text, contentType: 'application/jsonl' });
-        return `s3://${config.RULES_BUCKET}/${key}`;
-      },
-      now: new Date(startedAt),
-      pageSize: config.SNAPSHOT_PAGE_SIZE,
-    });
-    logger.info('cluster snapshot written', { cluster: config.CLUSTER_NAME, ...written, durationMs: Date.now() - startedAt });
-    return written;
-  } catch (error) {
-    logger.error('cluster snapshot not written', { cluster: config.CLUSTER_NAME, error: (error as Error).message });
+  const reader = await fleetReader(
+    bucketDocuments(config.RULES_BUCKET, config.RULES_PREFIX, config.RULES_S3_ENDPOINT),
+    POLICIES,
+    DEFAULT_RULES_MAX_BYTES,
+  ).catch((error: Error) => {
+    logger.error('no cluster snapshot written: the rules cannot be read', { error: error.message });
     throw error;
-  }
+  });
+  const targets = eksTargets(reader.fleet, config);
+  if (targets.length === 0) throw new Error('no cluster to snapshot: fleet.yaml names no EKS cluster (eks:), and no CLUSTER_NAME is set');
+  const outcomes = await forEachCluster(
+    targets,
+    async (target) => {
+      const { documents } = await reader.documentsOf(target.cluster);
+      const written = await writeClusterSnapshot({
+        cluster: target.cluster,
+        documents,
+        get: eksGet(target, config.STS_ENDPOINT),
+        async write(text) {
+          const key = `${config.RULES_PREFIX}${snapshotFileName(target.cluster)}`;
+          await putObject({ bucket: config.RULES_BUCKET, key, body: text, contentType: 'application/jsonl' });
+          return `s3://${config.RULES_BUCKET}/${key}`;
+        },
+        now: new Date(),
+        pageSize: config.SNAPSHOT_PAGE_SIZE,
+      });
+      logger.info('cluster snapshot written', { ...written, durationMs: Date.now() - startedAt });
+      return written;
+    },
+    {
+      concurrency: config.SNAPSHOT_CONCURRENCY,
+      remainingMs: () => context?.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY,
+      marginMs: MARGIN_MS,
+    },
+  );
+  const failed = outcomes.filter((outcome) => !outcome.ok);
+  for (const outcome of failed) logger.error('cluster snapshot not written', { cluster: outcome.cluster, error: outcome.error });
+  if (failed.length > 0)
+    throw new Error(
+      `${failed.length} of ${targets.length} cluster snapshots not written: ${failed.map((outcome) => `${outcome.cluster} (${outcome.error})`).join('; ')}`,
+    );
+  return outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value] : []));
 }

@@ -1,5 +1,7 @@
 // The scheduled snapshot writer's settings from the environment, validated once so a typo fails at its
-// first run, naming the variable, instead of writing a snapshot of the wrong cluster or nowhere.
+// first run, naming the variable, instead of writing a snapshot of the wrong cluster or nowhere. The
+// clusters it snapshots are the fleet's EKS clusters (fleet.yaml's `eks:` blocks, read at each run) and, when
+// the stack's params name one (clusterName, clusterEndpoint), the deployment's own.
 import { ClusterNameSchema } from '../admission/config.js';
 import * as v from '../admission/schema.js';
 import { issueLines } from '../admission/schema-issues.js';
@@ -8,19 +10,29 @@ const SnapshotConfigEntries = {
   RULES_BUCKET: v.pipe(v.string(), v.minLength(3)),
   RULES_PREFIX: v.optional(v.string(), 'policies/'),
   RULES_S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
-  /** The snapshot's cluster, as the admission functions' CLUSTER_NAME names it. */
-  CLUSTER_NAME: ClusterNameSchema,
+  /** The deployment's own cluster, as the admission functions' CLUSTER_NAME names it (with its endpoint and CA). */
+  CLUSTER_NAME: v.optional(ClusterNameSchema),
   /** The EKS cluster's own name, which the token is for (default CLUSTER_NAME). */
   EKS_CLUSTER_NAME: v.optional(v.pipe(v.string(), v.minLength(1))),
   /** The API server's URL (`aws eks describe-cluster … endpoint`). */
-  CLUSTER_ENDPOINT: v.pipe(v.string(), v.url(), v.startsWith('https://', 'expected an https:// URL')),
+  CLUSTER_ENDPOINT: v.optional(v.pipe(v.string(), v.url(), v.startsWith('https://', 'expected an https:// URL'))),
   /** Its certificate authority, base64 PEM (`… certificateAuthority.data`). */
-  CLUSTER_CA_DATA: v.pipe(v.string(), v.minLength(1)),
+  CLUSTER_CA_DATA: v.optional(v.pipe(v.string(), v.minLength(1))),
   /** An STS-compatible endpoint, for tests. */
   STS_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
   SNAPSHOT_PAGE_SIZE: v.optional(v.pipe(v.string(), v.transform(Number), v.number(), v.integer(), v.minValue(1)), '500'),
+  /** How many clusters are read at once: an API server is read one request after another, clusters side by side. */
+  SNAPSHOT_CONCURRENCY: v.optional(v.pipe(v.string(), v.transform(Number), v.number(), v.integer(), v.minValue(1)), '4'),
 };
-const SnapshotConfigSchema = v.object(SnapshotConfigEntries);
+const SnapshotConfigSchema = v.pipe(
+  v.object(SnapshotConfigEntries),
+  v.check(
+    ({ CLUSTER_NAME, CLUSTER_ENDPOINT, CLUSTER_CA_DATA }) =>
+      [CLUSTER_NAME, CLUSTER_ENDPOINT, CLUSTER_CA_DATA].every((value) => value === undefined) ||
+      [CLUSTER_NAME, CLUSTER_ENDPOINT, CLUSTER_CA_DATA].every((value) => value !== undefined),
+    'CLUSTER_NAME, CLUSTER_ENDPOINT and CLUSTER_CA_DATA name one cluster together: set all three, or none',
+  ),
+);
 export type SnapshotConfig = v.InferOutput<typeof SnapshotConfigSchema>;
 
 export function snapshotConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SnapshotConfig {

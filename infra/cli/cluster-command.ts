@@ -22,10 +22,29 @@ import { readPolicyDocuments } from '../rules-documents.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { dropStackOutput, print } from './cli-output.js';
 import { formatDocument, outputOption } from './output-format.js';
-import { documentReader, type RulesLocationOptions, rulesBucket, rulesLocationOptions } from './rules-location.js';
+import { documentReader, fleetLayout, type RulesLocationOptions, rulesBucket, rulesLocationOptions } from './rules-location.js';
+import { fleetView } from '../fleet-view.js';
+import { maxBytes } from './rules-document-file.js';
 
-/** What the policies read of the cluster, from their documents; invalid documents are a usage error. */
-async function policyReads(options: RulesLocationOptions): Promise<ClusterRead[]> {
+/**
+ * What the policies read of the cluster, from their documents; invalid documents are a usage error. With a
+ * cluster of a fleet, from what that cluster enforces (its overlays and placement): each cluster's snapshot
+ * and RBAC hold its own reads and no more.
+ */
+async function policyReads(options: RulesLocationOptions, cluster?: string): Promise<ClusterRead[]> {
+  if (cluster !== undefined) {
+    let view: ReturnType<typeof fleetView>;
+    try {
+      view = fleetView(await fleetLayout(options), maxBytes());
+    } catch (error) {
+      throw new UsageError(`cannot read the rules documents: ${describeAwsError(error)}`);
+    }
+    if (!view.ok) throw new UsageError(`${view.errors.join('\n')}\nfix the fleet first`);
+    const found = view.clusters.find((candidate) => candidate.cluster === cluster);
+    if (found) return readsOfPolicies(found.documents as never);
+    if (view.fleet)
+      throw new UsageError(`--cluster ${cluster}: not a cluster of the fleet (${view.clusters.map((known) => known.cluster).join(', ')})`);
+  }
   let read: Awaited<ReturnType<typeof readPolicyDocuments>>;
   try {
     read = await readPolicyDocuments(documentReader(options));
@@ -64,7 +83,7 @@ async function snapshot(options: SnapshotOptions): Promise<number> {
   if (!name.success) throw new UsageError(`--cluster ${options.cluster}: ${name.issues[0].message}`);
   const pageSize = Number(options.pageSize);
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new UsageError(`--page-size ${options.pageSize}: expected a whole number above 0`);
-  const reads = await policyReads(options);
+  const reads = await policyReads(options, options.cluster);
   if (reads.length === 0) process.stderr.write('note: no policy reads the cluster: the snapshot holds nothing\n');
   // Loaded only to read a cluster: @kubernetes/client-node takes seconds to import.
   const { kubeconfigGet, loadKubeConfig } = await import('../audit/cluster-objects.js');
@@ -89,6 +108,7 @@ async function snapshot(options: SnapshotOptions): Promise<number> {
 }
 
 interface RbacOptions extends RulesLocationOptions {
+  cluster?: string;
   user?: string;
   group?: string;
   name: string;
@@ -99,7 +119,7 @@ async function rbac(options: RbacOptions): Promise<number> {
   const subject: Subject = options.user
     ? { kind: 'User', name: options.user }
     : { kind: 'Group', name: options.group ?? 'portcullis:snapshot-readers' };
-  const manifests = readerRbac(await policyReads(options), subject, options.name);
+  const manifests = readerRbac(await policyReads(options, options.cluster), subject, options.name);
   if (manifests.length === 0) process.stderr.write('note: no policy reads the cluster: no access is needed\n');
   print(manifests.map((manifest) => stringify(manifest)).join('---\n'));
   return EXIT.ok;
@@ -112,10 +132,11 @@ export function registerClusterCommand(program: Command): void {
     .addHelpText('after', '\nSee docs/reading-the-cluster.md.');
 
   rulesLocationOptions(cluster.command('reads').description('what the policies read of the cluster, derived from their rules documents'))
+    .option('--cluster <name>', 'what this cluster of the fleet reads (its overlays and placement)')
     .addOption(outputOption(['table', 'json', 'yaml'], 'table'))
-    .action(async (options: RulesLocationOptions & { output: 'table' | 'json' | 'yaml' }) => {
+    .action(async (options: RulesLocationOptions & { cluster?: string; output: 'table' | 'json' | 'yaml' }) => {
       dropStackOutput();
-      const reads = await policyReads(options);
+      const reads = await policyReads(options, options.cluster);
       if (options.output === 'table')
         print(reads.length === 0 ? 'no policy reads the cluster\n' : `${reads.map(describeRead).join('\n')}\n`);
       else print(formatDocument(reads, options.output));
@@ -124,7 +145,7 @@ export function registerClusterCommand(program: Command): void {
   rulesLocationOptions(
     cluster.command('snapshot').description('read what the policies read from a cluster (kubeconfig) into a cluster snapshot'),
   )
-    .requiredOption('--cluster <name>', 'the cluster name the functions are configured with (CLUSTER_NAME)')
+    .requiredOption('--cluster <name>', 'the cluster, as its tokens name it (a fleet: what it enforces is what is read)')
     .option('--kubeconfig <file>', 'the cluster of this kubeconfig (default: KUBECONFIG, else ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use')
     .option('--page-size <n>', 'objects per list request (limit)', '500')
@@ -135,6 +156,7 @@ export function registerClusterCommand(program: Command): void {
     });
 
   rulesLocationOptions(cluster.command('rbac').description('the least RBAC a snapshot writer needs, for kubectl apply -f -'))
+    .option('--cluster <name>', "this cluster of the fleet's: for what it enforces (its overlays and placement)")
     .option('--user <name>', 'bind it to this user')
     .option('--group <name>', 'bind it to this group (default: portcullis:snapshot-readers)')
     .option('--name <name>', 'the roles and bindings are named so', 'portcullis-snapshot-reader')

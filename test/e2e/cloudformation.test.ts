@@ -159,8 +159,17 @@ describe('the packaged CloudFormation template', () => {
       '"Action":["s3:PutObject"],"Resource":[{"Fn::Join":["",["arn:aws:s3:::",{"Fn::If":["CreateRulesBucket",{"Ref":"RulesBucket"},"team-rules"]},"/policies/clusters/*"]]}]',
     );
     expect(JSON.stringify(withWriter.Resources.IamRoleLambdaExecution!.Properties.Policies)).not.toContain('s3:PutObject');
+    expect(statements).toContain('"Action":["s3:ListBucket"]');
     // Without the cluster's endpoint, no writer.
     expect(template.Resources.ClusterDashsnapshotLambdaFunction).toBeUndefined();
+  });
+
+  it("with snapshotFleet, a writer of the fleet's EKS clusters (fleet.yaml names them at each run), with no cluster of its own", () => {
+    const fleet = JSON.parse(readFileSync(join(LOCAL_STAGE_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+    const writer = fleet.Resources.ClusterDashsnapshotLambdaFunction!.Properties;
+    expect(writer.Handler).toBe('functions/cluster-snapshot/handler.handler');
+    expect(Object.keys(writer.Environment.Variables).filter((name) => name.startsWith('CLUSTER_'))).toEqual([]);
+    expect(writer.Timeout).toBe(300);
   });
 
   it('with a tokens parameter, every function is told its name and may read exactly that parameter', () => {

@@ -23,7 +23,7 @@ import { Sha256 } from '../helpers/sigv4-verifier.js';
 const folder = mkdtempSync(join(tmpdir(), 'portcullis-snapshot-writer-'));
 let s3: TestS3;
 let api: ListApi;
-let writer: () => Promise<{ location: string; reads: number; objects: number; bytes: number }>;
+let writer: () => Promise<{ cluster: string; location: string; reads: number; objects: number; bytes: number }[]>;
 const env = () => ({
   RULES_BUCKET: s3.bucket,
   RULES_S3_ENDPOINT: s3.endpoint,
@@ -46,6 +46,34 @@ async function runWriter(overrides: Record<string, string> = {}) {
       else process.env[key] = value;
     }
   }
+}
+
+/** STS's check, with an independent signer: the signature of the same request for `cluster`, presigned at the same time. */
+async function presignedFor(url: URL, cluster: string): Promise<string | undefined> {
+  const date = url.searchParams.get('X-Amz-Date')!;
+  const signer = new SignatureV4({
+    service: 'sts',
+    region: 'us-east-1',
+    credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID!, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY! },
+    sha256: Sha256,
+  });
+  const presigned = await signer.presign(
+    {
+      method: 'GET',
+      protocol: 'https:',
+      hostname: url.hostname,
+      path: '/',
+      query: { Action: 'GetCallerIdentity', Version: '2011-06-15' },
+      headers: { host: url.hostname, 'x-k8s-aws-id': cluster },
+    },
+    {
+      expiresIn: 60,
+      signingDate: new Date(
+        `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`,
+      ),
+    },
+  );
+  return presigned.query!['X-Amz-Signature'] as string | undefined;
 }
 
 beforeAll(async () => {
@@ -74,7 +102,9 @@ afterAll(async () => {
 describe('the scheduled cluster snapshot writer', () => {
   it('reads what the uploaded policies read, with an EKS token, and writes the snapshot beside the rules', async () => {
     const written = await runWriter();
-    expect(written).toMatchObject({ location: `s3://${s3.bucket}/policies/clusters/prod.jsonl`, reads: 1, objects: 1 });
+    expect(written).toEqual([
+      expect.objectContaining({ cluster: 'prod', location: `s3://${s3.bucket}/policies/clusters/prod.jsonl`, reads: 1, objects: 1 }),
+    ]);
     expect(api.requests.map(({ path }) => path)).toEqual(['/apis/networking.k8s.io/v1/networkpolicies']);
     const parsed = wholeSnapshot(await s3.read('policies/clusters/prod.jsonl'));
     if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
@@ -92,31 +122,7 @@ describe('the scheduled cluster snapshot writer', () => {
       expires: '60',
       signed: 'host;x-k8s-aws-id',
     });
-    // STS's check, with an independent signer: the same request presigned at the same time has the same signature.
-    const date = query.get('X-Amz-Date')!;
-    const signer = new SignatureV4({
-      service: 'sts',
-      region: 'us-east-1',
-      credentials: { accessKeyId: process.env.AWS_ACCESS_KEY_ID!, secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY! },
-      sha256: Sha256,
-    });
-    const presigned = await signer.presign(
-      {
-        method: 'GET',
-        protocol: 'https:',
-        hostname: url.hostname,
-        path: '/',
-        query: { Action: 'GetCallerIdentity', Version: '2011-06-15' },
-        headers: { host: url.hostname, 'x-k8s-aws-id': 'prod-eks' },
-      },
-      {
-        expiresIn: 60,
-        signingDate: new Date(
-          `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`,
-        ),
-      },
-    );
-    expect(query.get('X-Amz-Signature')).toBe(presigned.query!['X-Amz-Signature']);
+    expect(await presignedFor(url, 'prod-eks')).toBe(query.get('X-Amz-Signature'));
   });
 
   it('the admission functions decide from what it wrote', async () => {
@@ -160,8 +166,78 @@ describe('the scheduled cluster snapshot writer', () => {
     const document = `# ${'x'.repeat(2 * 1024 * 1024)}\nrules: []\n`;
     await s3.put('policies/mutations.yaml', document);
     await expect(runWriter()).rejects.toThrow(
-      `the mutations rules document is invalid, so what it reads is unknown: the document is ${Buffer.byteLength(document)} bytes, larger than the 2097152 bytes allowed (RULES_MAX_BYTES)`,
+      `mutations.yaml is invalid: the document is ${Buffer.byteLength(document)} bytes, larger than the 2097152 bytes allowed (RULES_MAX_BYTES)`,
     );
     expect(await s3.read('policies/clusters/prod.jsonl')).toBe(before);
+  });
+});
+
+describe("the writer of a fleet's EKS clusters", () => {
+  it('snapshots each cluster fleet.yaml names with its own endpoint, CA, token and reads; one failing does not stop the others', async () => {
+    const netpols = {
+      '/apis/networking.k8s.io/v1/networkpolicies': {
+        kind: 'NetworkPolicy',
+        items: [{ metadata: { name: 'allow-nginx', namespace: 'payments' }, spec: { podSelector: {} } }],
+      },
+    };
+    const [eu, us, broken] = await Promise.all([
+      startListApi(join(folder, 'eu'), { objects: netpols }),
+      startListApi(join(folder, 'us'), {
+        objects: {
+          ...netpols,
+          '/api/v1/namespaces/default/configmaps/allowed-pod-priorities': {
+            kind: 'ConfigMap',
+            items: [{ metadata: { name: 'allowed-pod-priorities', namespace: 'default' }, data: { default: '[]' } }],
+          },
+        },
+      }),
+      startListApi(join(folder, 'broken'), { objects: {}, forbidden: ['/apis/networking.k8s.io/v1/networkpolicies'] }),
+    ]);
+    try {
+      const eks = (api: ListApi, name?: string) => ({
+        endpoint: api.url,
+        certificateAuthority: Buffer.from(api.caPem).toString('base64'),
+        ...(name ? { cluster: name } : {}),
+      });
+      await s3.put(
+        'fleet/fleet.yaml',
+        JSON.stringify({
+          clusters: [
+            { name: 'prod-eu', labels: { env: 'prod' }, eks: eks(eu, 'eks-prod-eu') },
+            { name: 'prod-us', labels: { env: 'prod' }, eks: eks(us) },
+            { name: 'broken', eks: eks(broken) },
+            { name: 'not-eks', labels: { env: 'prod' } },
+          ],
+        }),
+      );
+      await s3.put(
+        'fleet/cel.yaml',
+        readFileSync(join(CORPORA, 'kyverno-clusterpolicy/other/require-netpol/require-netpol.yaml'), 'utf8').replace('Audit', 'Enforce'),
+      );
+      // prod-us alone also reads a ConfigMap: its overlay adds a policy that does.
+      await s3.put(
+        'fleet/clusters/prod-us/cel.yaml',
+        readFileSync(join(CORPORA, 'kyverno-clusterpolicy/other/allowed-pod-priorities/allowed-pod-priorities.yaml'), 'utf8'),
+      );
+      await expect(
+        runWriter({ RULES_PREFIX: 'fleet/', CLUSTER_NAME: '', CLUSTER_ENDPOINT: '', CLUSTER_CA_DATA: '', EKS_CLUSTER_NAME: '' }),
+      ).rejects.toThrow(/^1 of 3 cluster snapshots not written: broken \(reading networking\.k8s\.io\/v1 networkpolicies .*HTTP 403/);
+      const snapshotOf = async (cluster: string) => {
+        const parsed = wholeSnapshot(await s3.read(`fleet/clusters/${cluster}.jsonl`));
+        if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+        return parsed.snapshot;
+      };
+      expect((await snapshotOf('prod-eu')).collections.map(({ resource }) => resource)).toEqual(['networkpolicies']);
+      expect((await snapshotOf('prod-us')).collections.map(({ resource }) => resource).sort()).toEqual(['configmaps', 'networkpolicies']);
+      expect((await snapshotOf('prod-us')).cluster).toBe('prod-us');
+      // Each cluster's token is for its own EKS cluster: prod-eu's for the EKS name its eks block gives.
+      const tokenUrl = (api: ListApi) =>
+        new URL(Buffer.from(api.requests[0]!.authorization!.slice('Bearer k8s-aws-v1.'.length), 'base64url').toString('utf8'));
+      expect(await presignedFor(tokenUrl(eu), 'eks-prod-eu')).toBe(tokenUrl(eu).searchParams.get('X-Amz-Signature'));
+      expect(await presignedFor(tokenUrl(us), 'prod-us')).toBe(tokenUrl(us).searchParams.get('X-Amz-Signature'));
+      expect(eu.requests.every(({ path }) => !path.includes('configmaps'))).toBe(true);
+    } finally {
+      await Promise.all([eu.close(), us.close(), broken.close()]);
+    }
   });
 });

@@ -4,7 +4,8 @@
 // tests' build (.esbuild-test) and default package (.serverless-test, PACKAGE_FOLDER) are their own: a
 // developer's `npm start` or `sls package` is never pulled from under them, nor they from under it. In order:
 // - with WEBHOOK_TOKENS set on a deployable stage, which must be refused (its exit code and output are kept);
-// - with WEBHOOK_TOKENS on --stage local, which may carry them, and an alarm email (its own folder);
+// - with WEBHOOK_TOKENS on --stage local, which may carry them, an alarm email, and the fleet's clusters to
+//   snapshot (its own folder);
 // - with an existing rules bucket, a tokens parameter, an EKS cluster to snapshot and an alarm topic (its own folder);
 // - the default, into .serverless-test/.
 import { spawnSync } from 'node:child_process';
@@ -31,7 +32,7 @@ export default function packageOnce(): void {
   };
   const refused = run(['--stage', 'prod', '--package', '.serverless-refused'], { WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN });
   writeFileSync(REFUSED_TOKENS_RESULT, JSON.stringify({ status: refused.status, output: refused.stdout + refused.stderr }));
-  mustSucceed(['--stage', 'local', '--package', LOCAL_STAGE_PACKAGE, `--param=alarmEmail=${ALARM_EMAIL}`], {
+  mustSucceed(['--stage', 'local', '--package', LOCAL_STAGE_PACKAGE, `--param=alarmEmail=${ALARM_EMAIL}`, '--param=snapshotFleet=true'], {
     WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN,
   });
   mustSucceed([

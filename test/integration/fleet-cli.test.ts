@@ -1,11 +1,12 @@
 // A fleet through the CLI, against s3rver: `policy validate fleet.yaml` checks the fleet as a whole, `fleet
 // plan` says per cluster what it enforces and what a push would change, `fleet push` uploads what differs
 // and says whose registration changes, and `webhook-config --cluster` registers only what is placed there.
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';
+import { CORPORA } from '../helpers/corpora.js';
 import { portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 
@@ -190,5 +191,25 @@ describe('webhook-config --cluster: each cluster registers only what is placed o
   it('a cluster the fleet does not have is a usage error', async () => {
     const result = await cli(['webhook-config', '--rules', FLEET, '--cluster', 'nowhere', '--url', 'https://example.com']);
     expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('--cluster nowhere: not a cluster of the fleet') });
+  });
+});
+
+describe('each cluster reads only what its own rules read', () => {
+  it('cluster reads and rbac --cluster: a cluster whose overlay reads a ConfigMap is granted it; the others are not', async () => {
+    const fleet = fleetCopy('reads', {
+      'clusters/prod-us/cel.yaml': readFileSync(
+        join(CORPORA, 'kyverno-clusterpolicy/other/allowed-pod-priorities/allowed-pod-priorities.yaml'),
+        'utf8',
+      ),
+    });
+    const reads = await cli(['cluster', 'reads', '--rules', fleet, '--cluster', 'prod-us']);
+    expect(reads.stdout).toBe('v1 configmaps default/allowed-pod-priorities\n');
+    expect((await cli(['cluster', 'reads', '--rules', fleet, '--cluster', 'prod-eu'])).stdout).toBe('no policy reads the cluster\n');
+    const rbac = await cli(['cluster', 'rbac', '--rules', fleet, '--cluster', 'prod-us']);
+    expect(parseAllDocuments(rbac.stdout).map((document) => document.toJS().kind)).toEqual(['Role', 'RoleBinding']);
+    expect(await cli(['cluster', 'rbac', '--rules', fleet, '--cluster', 'nowhere'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--cluster nowhere: not a cluster of the fleet'),
+    });
   });
 });

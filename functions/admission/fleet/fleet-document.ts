@@ -6,6 +6,7 @@
 // clusters:
 //   - name: prod-eu
 //     labels: { env: prod, region: eu-west-1 }
+//     eks: { endpoint: https://ABC.gr7.eu-west-1.eks.amazonaws.com, certificateAuthority: LS0t… }
 // overrides:
 //   - policies: [require-team-label]
 //     clusters: "env in (staging,dev)"
@@ -41,9 +42,26 @@ const LabelsSchema = v.pipe(
   }),
 );
 
+/**
+ * How the scheduled functions reach an EKS cluster (its snapshot, its background audit): `aws eks
+ * describe-cluster` gives the endpoint and certificate authority. Its Kubernetes access is the least RBAC
+ * `portcullis cluster rbac --cluster <name>` prints, bound to the group an access entry maps their role to.
+ */
+const EksSchema = v.strictObject({
+  /** The EKS cluster's own name, which its token is for (default: the cluster's name). */
+  cluster: v.optional(v.pipe(v.string(), v.minLength(1))),
+  endpoint: v.pipe(v.string(), v.url(), v.startsWith('https://', 'expected an https:// URL')),
+  /** Base64 PEM, as `describe-cluster … certificateAuthority.data` gives it. */
+  certificateAuthority: v.pipe(v.string(), v.minLength(1)),
+  /** The region whose STS signs its token (default: the function's). */
+  region: v.optional(v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'expected an AWS region such as eu-west-1'))),
+});
+export type EksAccess = v.InferOutput<typeof EksSchema>;
+
 const FleetClusterSchema = v.strictObject({
   name: ClusterNameSchema,
   labels: v.optional(LabelsSchema, () => ({})),
+  eks: v.optional(EksSchema),
 });
 
 const ACTION_EXPECTED =
@@ -75,6 +93,8 @@ export interface Override {
 export interface Fleet {
   /** Each cluster's labels, its name label included. */
   clusters: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /** How the scheduled functions reach each EKS cluster that says. */
+  eks: ReadonlyMap<string, EksAccess>;
   overrides: readonly Override[];
 }
 
@@ -86,15 +106,17 @@ export function fleetOf(data: unknown): ParsedFleet {
   if (!parsed.success) return { ok: false, errors: issueLines(parsed.issues) };
   const errors: string[] = [];
   const clusters = new Map<string, Readonly<Record<string, string>>>();
-  parsed.output.clusters.forEach(({ name, labels }, index) => {
+  const eks = new Map<string, EksAccess>();
+  parsed.output.clusters.forEach(({ name, labels, eks: access }, index) => {
     if (clusters.has(name)) errors.push(`${formatPath(['clusters', index, 'name'])}: cluster ${name} is listed twice`);
     clusters.set(name, { ...labels, [CLUSTER_NAME_LABEL]: name });
+    if (access) eks.set(name, access);
   });
   const overrides = parsed.output.overrides.map(({ policies, clusters: text, action }) => {
     const selector = parseSelectorText(text);
     return { policies: new Set(policies), clusters: text, selector: selector.ok ? selector.requirements : [], action };
   });
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, fleet: { clusters, overrides } };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, fleet: { clusters, eks, overrides } };
 }
 
 /** The labels a cluster has: fleet.yaml's, else only its name (a cluster fleet.yaml does not list, or no fleet). */
