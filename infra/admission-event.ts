@@ -1,77 +1,8 @@
-// Builds what the apiserver would send for a manifest: the AdmissionReview, wrapped in an API Gateway
-// HTTP API (payload 2.0) event. Used by `portcullis event`, the tests and the benchmarks alike.
-import { resourceOfKind } from '../functions/admission/kubernetes/kind-resource.js';
-import { createHash } from 'node:crypto';
+// Builds what the apiserver would send for a manifest: the AdmissionReview (functions/audit/admission-review-for.ts),
+// wrapped in an API Gateway HTTP API (payload 2.0) event. Used by `portcullis event`, the tests and the benchmarks alike.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { CLUSTER_SCOPED_KINDS, KIND_RESOURCES } from './kubernetes-resources.js';
 
-type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
-
-export interface ReviewOptions {
-  operation?: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
-  namespace?: string;
-  oldObject?: unknown;
-  admissionVersion?: 'v1' | 'v1beta1';
-  username?: string;
-  groups?: string[];
-  dryRun?: boolean;
-  /** A subresource request (`status`, `scale`, `ephemeralcontainers`): the object is still the whole object. */
-  subResource?: string;
-}
-
-/** The resource a kind is served as: the built-in table (registration's), else Kubernetes' plural rule. */
-export function resourceOf(kind: string): string {
-  // Scale is a subresource of several workloads, not a resource of its own.
-  const builtIn = kind !== 'Scale' && Object.hasOwn(KIND_RESOURCES, kind) ? KIND_RESOURCES[kind]![0]!.resource : undefined;
-  return builtIn ?? resourceOfKind(kind);
-}
-
-function groupVersion(apiVersion: string): { group: string; version: string } {
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
-  return { group: group!, version: version! };
-}
-
-/** A stable uid from the content, so regenerated fixtures do not churn. */
-function uidFor(content: unknown): string {
-  const hex = createHash('sha256').update(JSON.stringify(content)).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-export function admissionReviewFor(manifest: unknown, options: ReviewOptions = {}) {
-  const object = manifest as Manifest;
-  const operation = options.operation ?? 'CREATE';
-  const { group, version } = groupVersion(object.apiVersion ?? 'v1');
-  const kind = object.kind ?? 'Unknown';
-  // As the API server: a Namespace names itself; other cluster-scoped objects have no namespace.
-  const namespace =
-    kind === 'Namespace'
-      ? object.metadata?.name
-      : CLUSTER_SCOPED_KINDS.has(kind)
-        ? ''
-        : (options.namespace ?? object.metadata?.namespace ?? 'default');
-  const gvk = { group, version, kind };
-  const gvr = { group, version, resource: resourceOf(kind) };
-  const request = {
-    uid: uidFor({ manifest, options }),
-    kind: gvk,
-    resource: gvr,
-    requestKind: gvk,
-    requestResource: gvr,
-    ...(options.subResource ? { subResource: options.subResource, requestSubResource: options.subResource } : {}),
-    name: object.metadata?.name,
-    namespace,
-    operation,
-    userInfo: { username: options.username ?? 'kubernetes-admin', groups: options.groups ?? ['system:authenticated'] },
-    object: operation === 'DELETE' ? null : manifest,
-    oldObject: operation === 'DELETE' ? manifest : (options.oldObject ?? null),
-    dryRun: options.dryRun ?? false,
-    options: {
-      apiVersion: 'meta.k8s.io/v1',
-      kind: `${operation === 'DELETE' ? 'Delete' : operation === 'UPDATE' ? 'Update' : 'Create'}Options`,
-    },
-  };
-  return { apiVersion: `admission.k8s.io/${options.admissionVersion ?? 'v1'}`, kind: 'AdmissionReview', request };
-}
+export { admissionReviewFor, type ReviewOptions, resourceOf } from '../functions/audit/admission-review-for.js';
 
 export interface EventOptions {
   policy?: string;

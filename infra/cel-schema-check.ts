@@ -11,7 +11,7 @@ import * as kubernetes from '@kubernetes/client-node/dist/gen/models/all.js';
 import { type CelValidation, celEngine, celEnvironment, celExpressionsOf, type ExpressionNode } from '../functions/engines/cel/index.js';
 import type { CelParameters } from '../functions/cel/rules.js';
 import type { Rule } from '../functions/admission/rules/rules-document-schema.js';
-import { KIND_RESOURCES } from './kubernetes-resources.js';
+import { KIND_RESOURCES } from '../functions/admission/kubernetes/kubernetes-resources.js';
 
 type SchemaType = { model: string } | { list: SchemaType } | { map: SchemaType } | undefined;
 /** A value's schema type and how to name it in a message (`object.spec.containers[]`). */

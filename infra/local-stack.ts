@@ -20,10 +20,10 @@ import { policyRegistry } from '../functions/registry.js';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, localBucketTarget, localDir, localS3Endpoint, localS3Port } from './local-settings.js';
 import { ensureLocalTls } from './local-tls.js';
 import { webhookConfigurations } from './webhook-configuration.js';
-import { registrationsFromDocuments, registrationsOfDocuments } from './webhook-registration.js';
+import { registrationsOfDocuments } from '../functions/registration/webhook-registration.js';
 import { FLEET_FILE } from '../functions/admission/fleet/fleet-document.js';
 import { localClusterTokens, uploadLocalFleet } from './local-fleet.js';
-import { bucketReader } from './rules-documents.js';
+import { bucketReader, registrationsFromDocuments } from './rules-documents.js';
 import { pushRules } from './rules-bucket.js';
 
 // The AWS SDK warns about Node 20 on every S3 call; the functions run on Node 22 in Lambda.

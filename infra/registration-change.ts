@@ -1,7 +1,7 @@
 // What a push changes in what the cluster must send: webhooks added, removed, or registered differently
 // (rules, selectors, failure policy, match conditions). The registration is not in the bucket, so a
 // change here is one someone has to apply; `policy push` says so, with the command.
-import type { Registration, WebhookRule } from './webhook-registration.js';
+import type { Registration, WebhookRule } from '../functions/registration/webhook-registration.js';
 
 const FIELDS = ['path', 'rules', 'failurePolicy', 'matchPolicy', 'namespaceSelector', 'objectSelector', 'matchConditions'] as const;
 

@@ -4,22 +4,20 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFromEnv } from '../functions/admission/config.js';
-import type { Policy } from '../functions/admission/policy.js';
+import type { Policy, PolicyDocument } from '../functions/admission/policy.js';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import type { RulesDocument } from '../functions/admission/rules/rules-document-schema.js';
 import { policyRegistry } from '../functions/registry.js';
 import { readManifestFiles } from './manifest-files.js';
 import { type BucketTarget, keyOf, readRules } from './rules-bucket.js';
+import { type Registrations, registrationsOfDocuments } from '../functions/registration/webhook-registration.js';
 
 /** A document as stored: where it came from (for messages) and its bytes, or why it cannot be read. */
 export type StoredDocument = { from: string; bytes: Uint8Array } | { from: string; errors: string[] };
 
 export type DocumentReader = (policy: Policy<never>) => Promise<StoredDocument | undefined>;
 
-export interface PolicyDocument {
-  policy: Policy<never>;
-  document: RulesDocument<unknown>;
-}
+export type { PolicyDocument };
 
 export function folderReader(folder: string): DocumentReader {
   return async (policy) => {
@@ -59,4 +57,13 @@ export async function readPolicyDocuments(
     else errors.push(`${stored.from} is not a valid ${policy.name} rules document:`, ...parsed.errors.map((error) => `  ${error}`));
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, documents, missing };
+}
+
+/**
+ * The registrations every registered policy's document calls for, read by `read`, with the notes to show
+ * (policies left out, what `*` stands for); or every invalid or unregistrable document's errors.
+ */
+export async function registrationsFromDocuments(read: DocumentReader): Promise<Registrations> {
+  const found = await readPolicyDocuments(read);
+  return found.ok ? registrationsOfDocuments(found.documents, found.missing) : found;
 }

@@ -1,13 +1,13 @@
 // The webhook configurations that register Portcullis with a cluster: one ValidatingWebhookConfiguration
 // for the validating policies, one MutatingWebhookConfiguration for the mutating ones, one webhook per
-// registration (webhook-registration.ts derives them from the rules documents). Defaults follow what keeps
+// registration (functions/registration/webhook-registration.ts derives them from the rules documents). Defaults follow what keeps
 // a cluster healthy: short timeouts (long ones stall controller leader elections; Gatekeeper lowered its
 // defaults for this), kube-system and namespaces labelled portcullis.io/ignore left alone, reinvocation
 // for mutations. The failure policy is the documents' unless --failure-policy overrides it.
 import { stringify } from 'yaml';
 import type { LabelSelector } from '../functions/admission/kubernetes/label-selector.js';
 import type { Policy } from '../functions/admission/policy.js';
-import type { Registration } from './webhook-registration.js';
+import type { Registration } from '../functions/registration/webhook-registration.js';
 
 export interface WebhookOptions {
   /** The API's base URL, https. */

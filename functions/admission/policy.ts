@@ -8,7 +8,7 @@ import type { ClusterView } from './cluster/cluster-view.js';
 import type { AdmissionRequest, Operation } from './review/admission-review-schema.js';
 import type { WorkDeadline } from './decide/deadline.js';
 import type * as v from './schema.js';
-import type { Rule } from './rules/rules-document-schema.js';
+import type { Rule, RulesDocument } from './rules/rules-document-schema.js';
 
 /** Uploaded manifests as a native rules document, and where each rule's fields were written, for errors. */
 export type ManifestTranslation =
@@ -75,6 +75,12 @@ export interface PolicyContext {
   deadline?: WorkDeadline;
   /** What the cluster holds, for rules that read it (a snapshot, or a suite's mocks); absent when none was loaded. */
   cluster?: ClusterView;
+}
+
+/** A policy with its validated rules document: what the tools and the scheduled functions work on. */
+export interface PolicyDocument {
+  policy: Policy<never>;
+  document: RulesDocument<unknown>;
 }
 
 /** The status a denial carries, as ValidatingAdmissionPolicy's `reason` names it. */

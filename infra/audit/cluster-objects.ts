@@ -4,7 +4,7 @@
 // resource's list from the start; a resource the credentials may not list (403) is skipped with a note.
 import { request } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
-import { type ListedResource, pathOf } from './listed-resources.js';
+import { type ListedResource, pathOf } from '../../functions/audit/listed-resources.js';
 
 export interface ClusterOptions {
   kubeconfig?: string;

@@ -10,12 +10,12 @@ import { type ClusterView, clusterView } from '../../functions/admission/cluster
 import { readsOfPolicies } from '../../functions/cluster-snapshot/policy-reads.js';
 import { takeSnapshot } from '../../functions/cluster-snapshot/take-snapshot.js';
 import { snapshotFileView } from './cluster-snapshot-file.js';
-import { type AuditedObject, auditObjects } from '../audit/audit-objects.js';
+import { type AuditedObject, auditObjects } from '../../functions/audit/audit-objects.js';
 import type { loadKubeConfig } from '../audit/cluster-objects.js';
-import { listedResources } from '../audit/listed-resources.js';
-import { policyReports } from '../audit/policy-report.js';
+import { listedResources } from '../../functions/audit/listed-resources.js';
+import { policyReports } from '../../functions/audit/policy-report.js';
 import { type PolicyDocument, readPolicyDocuments } from '../rules-documents.js';
-import { registrationsOf } from '../webhook-registration.js';
+import { registrationsOf } from '../../functions/registration/webhook-registration.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { dropStackOutput, print } from './cli-output.js';
 import { readKubernetesObjects } from './kubernetes-objects.js';

@@ -11,7 +11,7 @@ import { type FleetView, fleetView } from '../fleet-view.js';
 import { ChangedSinceReadError, readRules, uploadRulesIfUnchanged } from '../rules-bucket.js';
 import type { StoredDocument } from '../rules-documents.js';
 import { registrationChange } from '../registration-change.js';
-import { registrationsOfDocuments } from '../webhook-registration.js';
+import { registrationsOfDocuments } from '../../functions/registration/webhook-registration.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { print } from './cli-output.js';
 import { formatDocument, outputOption } from './output-format.js';

@@ -9,7 +9,7 @@ import { createAdmissionHandler } from '../../functions/admission/create-admissi
 import { snapshotFileSource } from './cluster-snapshot-file.js';
 import { print } from './cli-output.js';
 import { EXIT, UsageError } from './cli-errors.js';
-import { decodedPatch, describeOperation } from '../json-patch-text.js';
+import { decodedPatch, describeOperation } from '../../functions/audit/json-patch-text.js';
 import { formatDocument, type OutputFormat, outputOption } from './output-format.js';
 import { policyNamed } from './policy-lookup.js';
 import { parseNow } from './time-option.js';

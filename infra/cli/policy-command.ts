@@ -20,7 +20,7 @@ import { localBucketTarget } from '../local-settings.js';
 import { manifestDiff } from '../manifest-diff.js';
 import { registrationChange } from '../registration-change.js';
 import { type BucketTarget, ChangedSinceReadError, keyOf, readRules, uploadRulesIfUnchanged } from '../rules-bucket.js';
-import { type Registration, registrationsOf } from '../webhook-registration.js';
+import { type Registration, registrationsOf } from '../../functions/registration/webhook-registration.js';
 import { print } from './cli-output.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { formatDocument, outputOption } from './output-format.js';

@@ -17,7 +17,7 @@ import { InvalidTestFileError } from '../policy-tests/portcullis-test.js';
 import { findTestFiles, isTestFile, runTestFile } from '../policy-tests/test-files.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { dropStackOutput, print } from './cli-output.js';
-import { decodedPatch, describeOperation, type PatchOperation } from '../json-patch-text.js';
+import { decodedPatch, describeOperation, type PatchOperation } from '../../functions/audit/json-patch-text.js';
 import { formatDocument, type OutputFormat, outputOption } from './output-format.js';
 import { maxBytes, printInvalid, readDocument } from './rules-document-file.js';
 

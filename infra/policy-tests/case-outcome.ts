@@ -1,6 +1,6 @@
 // What `policy test` reports for each case, whatever format stated it: passed, failed with what differs,
 // or skipped with why (a case that needs what Portcullis cannot do is never counted as passed).
-import type { RuleResult, RuleResultKind } from '../evaluation/rule-results.js';
+import type { RuleResult, RuleResultKind } from '../../functions/audit/rule-results.js';
 
 export type CaseStatus = 'passed' | 'failed' | 'skipped';
 

@@ -9,10 +9,10 @@ import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { type ClusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import { inventoryOf } from '../../functions/engines/rego/index.js';
-import { ruleResults } from '../evaluation/rule-results.js';
+import { ruleResults } from '../../functions/audit/rule-results.js';
 import { type CaseOutcome, failed, passed, skipped } from './case-outcome.js';
 import { bundleRules, cel } from './manifest-bundle-rules.js';
-import { offlineRequest } from './offline-request.js';
+import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { yamlDocuments } from './yaml-documents.js';
 
 export interface GatorAssertion {

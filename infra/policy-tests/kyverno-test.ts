@@ -10,13 +10,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
-import { type RuleResult, ruleResults } from '../evaluation/rule-results.js';
+import { type RuleResult, ruleResults } from '../../functions/audit/rule-results.js';
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { cel, claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
 import { mutatedBy, mutations, sameObject } from './mutation-outcome.js';
 import { namespacesOf, readValues, valuesFor } from './kyverno-values.js';
-import { offlineRequest } from './offline-request.js';
-import { CLUSTER_SCOPED_KINDS } from '../kubernetes-resources.js';
+import { offlineRequest } from '../../functions/audit/offline-request.js';
+import { CLUSTER_SCOPED_KINDS } from '../../functions/admission/kubernetes/kubernetes-resources.js';
 import { yamlDocuments } from './yaml-documents.js';
 import { type ClusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';

@@ -28,11 +28,11 @@ import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-
 import * as v from '../../functions/admission/schema.js';
 import { issueLines } from '../../functions/admission/schema-issues.js';
 import { httpApiEvent } from '../admission-event.js';
-import { ruleResults } from '../evaluation/rule-results.js';
-import { decodedPatch } from '../json-patch-text.js';
+import { ruleResults } from '../../functions/audit/rule-results.js';
+import { decodedPatch } from '../../functions/audit/json-patch-text.js';
 import { policyNamed } from '../cli/policy-lookup.js';
 import { type CaseOutcome, failed, passed, resultNamed } from './case-outcome.js';
-import { offlineRequest } from './offline-request.js';
+import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { routeOf } from '../../functions/admission/policy.js';
 
 const RuleResultSchema = v.picklist(['pass', 'fail', 'warn', 'skip', 'error']);

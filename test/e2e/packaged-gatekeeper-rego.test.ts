@@ -11,7 +11,7 @@ import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-
 import { celPolicy } from '../../functions/cel/policy.js';
 import { httpApiEvent } from '../../infra/admission-event.js';
 import { assertionMismatch } from '../../infra/policy-tests/gator-suite.js';
-import { offlineRequest } from '../../infra/policy-tests/offline-request.js';
+import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { denying, gatorTests, libraryTemplates, regoOnly } from '../helpers/gatekeeper-rego.js';
 import { type Handler, invoke } from '../helpers/invoke.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';

@@ -11,7 +11,7 @@ import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-
 import type { Policy } from '../../functions/admission/policy.js';
 import { mutationsPolicy } from '../../functions/mutations/policy.js';
 import { webhookConfigurationObjects } from '../../infra/webhook-configuration.js';
-import { registrationsOf } from '../../infra/webhook-registration.js';
+import { registrationsOf } from '../../functions/registration/webhook-registration.js';
 import type { ReviewOptions } from '../../infra/admission-event.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { eventFor, fixture, invoke } from '../helpers/invoke.js';

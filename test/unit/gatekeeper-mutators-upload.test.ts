@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
-import { registrationsOf } from '../../infra/webhook-registration.js';
+import { registrationsOf } from '../../functions/registration/webhook-registration.js';
 import { assign, bundle, library, mutator, POD_V1, policy, refusalOf, rulesOf } from '../helpers/gatekeeper-mutators.js';
 
 const widget = (name: string, location: string) =>

@@ -7,7 +7,7 @@ import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-
 import { celPolicy } from '../../functions/cel/policy.js';
 import type { Policy } from '../../functions/admission/policy.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
-import { registrationsOf } from '../../infra/webhook-registration.js';
+import { registrationsOf } from '../../functions/registration/webhook-registration.js';
 
 interface TemplateOptions {
   rego?: string;

@@ -1,9 +1,9 @@
 // The AdmissionRequest the API server would send for an object, checked by the stack's own schema, for
 // the tools that evaluate in-process (`policy test`, `audit`). A whole AdmissionReview is taken as it is.
-import { AdmissionReviewSchema, type AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
-import { issueLines } from '../../functions/admission/schema-issues.js';
-import * as v from '../../functions/admission/schema.js';
-import { admissionReviewFor, type ReviewOptions } from '../admission-event.js';
+import { AdmissionReviewSchema, type AdmissionRequest } from '../admission/review/admission-review-schema.js';
+import { issueLines } from '../admission/schema-issues.js';
+import * as v from '../admission/schema.js';
+import { admissionReviewFor, type ReviewOptions } from './admission-review-for.js';
 
 const isAdmissionReview = (value: unknown) =>
   typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'AdmissionReview';

@@ -3,14 +3,14 @@
 // has no result; one whose own conditions rule the request out is `skip`. Violations are `fail` whatever
 // the rule's action (as policy reports and Kyverno report them; the action is kept beside); a change a
 // mutating rule would make is `warn`; an error is `error`, never a pass.
-import type { ClusterView } from '../../functions/admission/cluster/cluster-view.js';
-import { matchesRule } from '../../functions/admission/decide/match-rule.js';
-import { diffToPatch } from '../../functions/admission/decide/json-patch.js';
-import { nestedDeeperThan, ObjectTooDeepError } from '../../functions/admission/decide/object-depth.js';
-import { type Findings, type Policy, policyNameOf } from '../../functions/admission/policy.js';
-import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
-import type { Rule, RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
-import { describeOperation } from '../json-patch-text.js';
+import type { ClusterView } from '../admission/cluster/cluster-view.js';
+import { matchesRule } from '../admission/decide/match-rule.js';
+import { diffToPatch } from '../admission/decide/json-patch.js';
+import { nestedDeeperThan, ObjectTooDeepError } from '../admission/decide/object-depth.js';
+import { type Findings, type Policy, policyNameOf } from '../admission/policy.js';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
+import type { Rule, RulesDocument } from '../admission/rules/rules-document-schema.js';
+import { describeOperation } from './json-patch-text.js';
 
 export type RuleResultKind = 'pass' | 'fail' | 'warn' | 'error' | 'skip';
 

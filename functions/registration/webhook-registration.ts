@@ -7,14 +7,13 @@
 // failurePolicy, namespace and object selectors, matchPolicy, and the matchConditions the API server can
 // evaluate itself, so it filters before calling; one per binding when its bindings select different
 // namespaces.
-import { DEFAULT_OPERATIONS } from '../functions/admission/decide/match-rule.js';
-import type { LabelSelector } from '../functions/admission/kubernetes/label-selector.js';
-import type { ResourceRule } from '../functions/admission/kubernetes/resource-rules.js';
-import { BINDING_SEPARATOR } from '../functions/admission/decide/routed-rules.js';
-import { type Policy, policyNameOf, routeOf } from '../functions/admission/policy.js';
-import type { FailurePolicy, Rule, RulesDocument } from '../functions/admission/rules/rules-document-schema.js';
-import { EVERY_KIND_RESOURCES, HIGH_VOLUME_KINDS, KIND_RESOURCES } from './kubernetes-resources.js';
-import { type DocumentReader, type PolicyDocument, readPolicyDocuments } from './rules-documents.js';
+import { DEFAULT_OPERATIONS } from '../admission/decide/match-rule.js';
+import type { LabelSelector } from '../admission/kubernetes/label-selector.js';
+import type { ResourceRule } from '../admission/kubernetes/resource-rules.js';
+import { BINDING_SEPARATOR } from '../admission/decide/routed-rules.js';
+import { type Policy, type PolicyDocument, policyNameOf, routeOf } from '../admission/policy.js';
+import type { FailurePolicy, Rule, RulesDocument } from '../admission/rules/rules-document-schema.js';
+import { EVERY_KIND_RESOURCES, HIGH_VOLUME_KINDS, KIND_RESOURCES } from '../admission/kubernetes/kubernetes-resources.js';
 
 export interface WebhookRule {
   apiGroups: string[];
@@ -268,13 +267,4 @@ export function registrationsOfDocuments(documents: readonly PolicyDocument[], m
     }
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, registrations, notes };
-}
-
-/**
- * The registrations every registered policy's document calls for, read by `read`, with the notes to show
- * (policies left out, what `*` stands for); or every invalid or unregistrable document's errors.
- */
-export async function registrationsFromDocuments(read: DocumentReader): Promise<Registrations> {
-  const found = await readPolicyDocuments(read);
-  return found.ok ? registrationsOfDocuments(found.documents, found.missing) : found;
 }

@@ -2,7 +2,7 @@
 // Portcullis on CREATE (each object is judged as a CREATE), at the version the rules name, else the
 // group's served version. Subresources are not objects of their own, a wildcard group cannot be listed,
 // and Secrets are listed only when asked: each is noted, never dropped silently.
-import type { Registration } from '../webhook-registration.js';
+import type { Registration } from '../registration/webhook-registration.js';
 
 export interface ListedResource {
   group: string;

@@ -3,8 +3,8 @@
 // for cluster-scoped objects. `policy` is the policy as Kubernetes would name it (a cel manifest's name,
 // else the Portcullis policy), `rule` the rule; the Portcullis policy and the rule's action go in
 // `properties`. Every result says `source: portcullis`.
-import { reportedPolicyName } from '../../functions/admission/policy.js';
-import { policyRegistry } from '../../functions/registry.js';
+import { reportedPolicyName } from '../admission/policy.js';
+import { policyRegistry } from '../registry.js';
 import type { AuditedObject, AuditResult } from './audit-objects.js';
 
 const REPORT_NAME = 'portcullis-audit';

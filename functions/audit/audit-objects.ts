@@ -2,11 +2,11 @@
 // object as a CREATE request (what the API server would send if it were created now), per rule, at `now`.
 // Rules that judge admission requests only (`background: false`, as Kyverno's) are left out, as Kyverno's
 // background scans leave them out. Rules that read the cluster read the view they are handed.
-import type { ClusterView } from '../../functions/admission/cluster/cluster-view.js';
-import type { PolicyDocument } from '../rules-documents.js';
-import { type RuleResult, ruleResults } from '../evaluation/rule-results.js';
-import { CLUSTER_SCOPED_KINDS, KIND_RESOURCES } from '../kubernetes-resources.js';
-import { offlineRequest } from '../policy-tests/offline-request.js';
+import type { ClusterView } from '../admission/cluster/cluster-view.js';
+import type { PolicyDocument } from '../admission/policy.js';
+import { type RuleResult, ruleResults } from './rule-results.js';
+import { CLUSTER_SCOPED_KINDS, KIND_RESOURCES } from '../admission/kubernetes/kubernetes-resources.js';
+import { offlineRequest } from './offline-request.js';
 
 export interface AuditedResource {
   apiVersion: string;
