@@ -4,6 +4,7 @@
 // serves each of its policies apart (cel) gets `<route>/{policy}` and `<route>/{policy}/{token}` instead of
 // `<route>/{token}`: one path segment cannot be both (API Gateway refuses routes that differ only by name).
 const { FUNCTION, snapshotFunction, snapshotWriter } = require('./serverless-snapshot-writer.cjs');
+const audit = require('./serverless-background-audit.cjs');
 const { registeredPolicies } = require('./registered-policies.cjs');
 
 /**
@@ -32,11 +33,11 @@ module.exports = async ({ options, resolveVariable }) => {
   };
   const tokensParameter = await resolveVariable('param:tokensParameter');
   if (tokensParameter) optional.WEBHOOK_TOKENS_PARAMETER = tokensParameter;
-  // Only the functions that run uploaded manifests have rules that read the cluster, and only with a cluster named.
+  // The deployment's own cluster names every function's bare tokens; only the functions that run uploaded
+  // manifests have rules that read the cluster, and so a snapshot age limit.
   const clusterName = await resolveVariable('param:clusterName');
-  const snapshot = clusterName
-    ? { CLUSTER_NAME: clusterName, CLUSTER_SNAPSHOT_MAX_AGE_SECONDS: await resolveVariable('param:clusterSnapshotMaxAgeSeconds') }
-    : {};
+  if (clusterName) optional.CLUSTER_NAME = clusterName;
+  const snapshot = clusterName ? { CLUSTER_SNAPSHOT_MAX_AGE_SECONDS: await resolveVariable('param:clusterSnapshotMaxAgeSeconds') } : {};
   const functions = {};
   for (const { name, kind, route, routesEachPolicy } of registeredPolicies()) {
     const policy = { name, kind };
@@ -60,5 +61,7 @@ module.exports = async ({ options, resolveVariable }) => {
   }
   const writer = await snapshotWriter(resolveVariable);
   if (writer) functions[FUNCTION] = snapshotFunction(writer);
+  const auditing = await audit.backgroundAudit(resolveVariable);
+  if (auditing) functions[audit.FUNCTION] = audit.auditFunction(auditing);
   return functions;
 };

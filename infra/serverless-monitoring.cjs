@@ -10,10 +10,12 @@
 // - a dashboard: decisions and denials per policy, fail-open, rules and snapshot state, latency p50/p99,
 //   cold starts, throttles, the cluster snapshot's age;
 // - saved CloudWatch Logs Insights queries over every function's log group;
-// - with a cluster snapshot writer (serverless-snapshot-writer.cjs), its role and its errors alarm.
+// - with a cluster snapshot writer (serverless-snapshot-writer.cjs) or the background audit
+//   (serverless-background-audit.cjs), its role and its errors alarm.
 // docs/architecture.md, "When enforcement lapses", says what each alarm means and what to do.
 const { normalisedName, registeredPolicies } = require('./registered-policies.cjs');
 const { snapshotResources, snapshotWriter } = require('./serverless-snapshot-writer.cjs');
+const { auditResources, backgroundAudit } = require('./serverless-background-audit.cjs');
 
 const NAMESPACE = 'Portcullis';
 const SERVICE = 'portcullis'; // the `service` dimension of every Portcullis metric
@@ -261,6 +263,7 @@ module.exports = async ({ resolveVariable }) => {
   }
   for (const policy of policies) Object.assign(resources, policyAlarms(policy, prefix, actions));
   if (await snapshotWriter(resolveVariable)) Object.assign(resources, snapshotResources(prefix, actions));
+  if (await backgroundAudit(resolveVariable)) Object.assign(resources, auditResources(prefix, actions));
   resources.FailedOpenByClusterAlarm = failedOpenByClusterAlarm(prefix, actions);
   resources.HttpApi5xxAlarm = alarm({
     name: `${prefix}-http-api-5xx`,

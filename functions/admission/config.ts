@@ -31,6 +31,8 @@ const ConfigEntries = {
   /** Larger rules documents are refused (an invalid version), by `policy validate`/`push` and at load. */
   RULES_MAX_BYTES: v.optional(positiveInteger, String(DEFAULT_RULES_MAX_BYTES)),
   RULES_FETCH_TIMEOUT_MS: v.optional(positiveInteger, '500'),
+  /** Where each cluster's last request and rules version are written (`<prefix><cluster>/<policy>.json`), with rules in S3. */
+  STATUS_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^$|\/$/, 'expected a prefix ending in /')), 'status/'),
   WEBHOOK_TOKENS: v.optional(v.string()),
   WEBHOOK_TOKENS_PARAMETER: v.optional(v.pipe(v.string(), v.regex(/^\//, 'expected an SSM parameter name starting with /'))),
   /** How old the tokens read from SSM may get before they are read again (a revoked token's grace). */

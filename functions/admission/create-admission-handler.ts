@@ -17,6 +17,7 @@ import { createDecideAdmission } from './decide/decide-admission.js';
 import { waitAtMost } from './decide/deadline.js';
 import { authenticateCaller } from './http/authenticate-caller.js';
 import { logger } from './observe/logger.js';
+import { clusterHeartbeats } from './observe/cluster-heartbeat.js';
 import { createPolicyMetrics } from './observe/metrics.js';
 import { type AdmissionEvent, jsonHttpResponse, normaliseEvent, parseAdmissionReview } from './http/middlewares.js';
 import type { SnapshotState } from './cluster/snapshot-loader.js';
@@ -92,7 +93,12 @@ export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOpt
     }
     return load();
   };
-  const decide = createDecideAdmission(policy, loadRules, config, { clock: options.clock, metrics, loadSnapshot });
+  // Only the deployed path (rules in S3) has a shared place to say when each cluster last called.
+  const heartbeat =
+    config.RULES_BUCKET && !options.rulesSource
+      ? clusterHeartbeats(policy.name, { bucket: config.RULES_BUCKET, prefix: config.STATUS_PREFIX, endpoint: config.RULES_S3_ENDPOINT })
+      : undefined;
+  const decide = createDecideAdmission(policy, loadRules, config, { clock: options.clock, metrics, loadSnapshot, heartbeat });
   const webhookTokens = webhookTokensFrom(config);
   const handler = middy()
     .use({ before: (request) => logger.addContext(request.context) })

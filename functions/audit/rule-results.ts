@@ -26,6 +26,9 @@ export interface RuleResult {
   messages: string[];
   /** What a violation does: deny, warn or audit (native audit mode warns). */
   action?: string;
+  /** As the policy's manifest grades its findings (policies.kyverno.io/severity, /category). */
+  severity?: string;
+  category?: string;
 }
 
 function actionOf(rule: Rule<unknown>): string {
@@ -46,6 +49,8 @@ const identityOf = (rule: Rule<unknown>) => ({
   rule: rule.name,
   policy: policyNameOf(rule),
   ...(rule.origin?.rule ? { policyRule: rule.origin.rule } : {}),
+  ...(rule.origin?.severity ? { severity: rule.origin.severity } : {}),
+  ...(rule.origin?.category ? { category: rule.origin.category } : {}),
 });
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -54,17 +54,15 @@ export function eksGet({ cluster, eks }: EksTarget, stsEndpoint?: string): Kuber
   });
 }
 
-/** Documents under the rules prefix, as the admission functions read them: never past the size they accept. */
-export function bucketDocuments(bucket: string, prefix: string, endpoint?: string): ReadDocument {
+/** Objects under a prefix, never read past `maxBytes`: for rules documents, the size the admission functions accept. */
+export function bucketDocuments(bucket: string, prefix: string, endpoint?: string, maxBytes = DEFAULT_RULES_MAX_BYTES): ReadDocument {
   const getObject = s3ObjectReader({ endpoint });
   return async (file) => {
     try {
       const found = await getObject({ bucket, key: `${prefix}${file}` });
       if (found.notModified) return undefined;
-      const read = await readAtMost(found.body, DEFAULT_RULES_MAX_BYTES);
-      return 'bytes' in read
-        ? read.bytes
-        : { refused: tooLarge(found.contentLength ?? DEFAULT_RULES_MAX_BYTES + 1, DEFAULT_RULES_MAX_BYTES) };
+      const read = await readAtMost(found.body, maxBytes);
+      return 'bytes' in read ? read.bytes : { refused: tooLarge(found.contentLength ?? maxBytes + 1, maxBytes) };
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return undefined;
       throw error;

@@ -6,7 +6,7 @@ import { ClusterNameSchema } from '../admission/config.js';
 import * as v from '../admission/schema.js';
 import { issueLines } from '../admission/schema-issues.js';
 
-const SnapshotConfigEntries = {
+export const SnapshotConfigEntries = {
   RULES_BUCKET: v.pipe(v.string(), v.minLength(3)),
   RULES_PREFIX: v.optional(v.string(), 'policies/'),
   RULES_S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
@@ -24,15 +24,17 @@ const SnapshotConfigEntries = {
   /** How many clusters are read at once: an API server is read one request after another, clusters side by side. */
   SNAPSHOT_CONCURRENCY: v.optional(v.pipe(v.string(), v.transform(Number), v.number(), v.integer(), v.minValue(1)), '4'),
 };
-const SnapshotConfigSchema = v.pipe(
-  v.object(SnapshotConfigEntries),
-  v.check(
+type OwnCluster = { CLUSTER_NAME?: string; CLUSTER_ENDPOINT?: string; CLUSTER_CA_DATA?: string };
+
+/** The deployment's own cluster is named by three settings together, or not at all. */
+export const ownClusterComplete = <Config extends OwnCluster>() =>
+  v.check<Config, string>(
     ({ CLUSTER_NAME, CLUSTER_ENDPOINT, CLUSTER_CA_DATA }) =>
       [CLUSTER_NAME, CLUSTER_ENDPOINT, CLUSTER_CA_DATA].every((value) => value === undefined) ||
       [CLUSTER_NAME, CLUSTER_ENDPOINT, CLUSTER_CA_DATA].every((value) => value !== undefined),
     'CLUSTER_NAME, CLUSTER_ENDPOINT and CLUSTER_CA_DATA name one cluster together: set all three, or none',
-  ),
-);
+  );
+const SnapshotConfigSchema = v.pipe(v.object(SnapshotConfigEntries), ownClusterComplete());
 export type SnapshotConfig = v.InferOutput<typeof SnapshotConfigSchema>;
 
 export function snapshotConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SnapshotConfig {

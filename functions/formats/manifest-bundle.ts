@@ -53,6 +53,7 @@ export function rulesFromManifests(documents: unknown[], { formats, refusals }: 
 
   const { rules: translated, errors: refused } = joinResults([...claimed].map(([format, mine]) => format.rulesOf(mine)));
   errors.push(...refused, ...placeTranslatedRules(manifests, translated));
+  gradeTranslatedRules(manifests, translated);
   if (errors.length > 0) return { ok: false, errors };
 
   // The document's failure policy answers when nothing can be evaluated (rules unusable, deadline): the
@@ -68,6 +69,36 @@ export function rulesFromManifests(documents: unknown[], { formats, refusals }: 
         matchAt: translated[index].matchAt,
       },
   };
+}
+
+const SEVERITY_ANNOTATION = 'policies.kyverno.io/severity';
+const CATEGORY_ANNOTATION = 'policies.kyverno.io/category';
+const SEVERITIES = new Set(['critical', 'high', 'medium', 'low', 'info']);
+
+/**
+ * What reports say of a rule's findings, from the annotations its policy's manifest carries (Kyverno's, which
+ * the policy libraries write on every kind of policy); a severity reports do not know is left out, as Kyverno's
+ * reports leave it.
+ */
+function gradeTranslatedRules(manifests: readonly Manifest[], rules: readonly { rule: Record<string, unknown> }[]): void {
+  const annotated = new Map<string, Record<string, unknown>>();
+  for (const manifest of manifests) {
+    const annotations = (manifest.metadata as { annotations?: unknown } | undefined)?.annotations;
+    if (typeof annotations === 'object' && annotations !== null)
+      annotated.set(`${String(manifest.kind)}/${nameOf(manifest)}`, annotations as Record<string, unknown>);
+  }
+  for (const { rule } of rules) {
+    const origin = rule.origin as Record<string, unknown> | undefined;
+    const annotations = origin && annotated.get(`${String(origin.kind)}/${String(origin.name)}`);
+    if (!annotations) continue;
+    const severity = String(annotations[SEVERITY_ANNOTATION] ?? '').toLowerCase();
+    const category = annotations[CATEGORY_ANNOTATION];
+    rule.origin = {
+      ...origin,
+      ...(SEVERITIES.has(severity) ? { severity } : {}),
+      ...(typeof category === 'string' && category !== '' ? { category } : {}),
+    };
+  }
 }
 
 /** Loads the engines that the formats claiming the bundle's manifests need to read them, and only those. */

@@ -24,7 +24,7 @@ import { policyNamed } from './policy-lookup.js';
 import { documentReader, type RulesLocationOptions, rulesLocationOptions } from './rules-location.js';
 import { parseNow } from './time-option.js';
 
-type AuditOutput = 'table' | 'json' | 'yaml' | 'policyreport';
+type AuditOutput = 'table' | 'json' | 'yaml' | 'policyreport' | 'openreports';
 
 interface AuditOptions extends RulesLocationOptions {
   from?: string[];
@@ -169,8 +169,17 @@ async function audit(options: AuditOptions): Promise<number> {
   const judged = audited.filter(({ results }) => results.length > 0);
   if (options.output === 'table') print(describeAudit(audited, summaryRows(audited)));
   // JSON, as a v1 List: kubectl applies it as it is, and it prints in a fraction of the time YAML takes for a large cluster.
-  else if (options.output === 'policyreport')
-    print(formatDocument({ apiVersion: 'v1', kind: 'List', items: policyReports(judged, now) }, 'json'));
+  else if (options.output === 'policyreport' || options.output === 'openreports')
+    print(
+      formatDocument(
+        {
+          apiVersion: 'v1',
+          kind: 'List',
+          items: policyReports(judged, now, options.output === 'policyreport' ? 'wgpolicyk8s' : 'openreports'),
+        },
+        'json',
+      ),
+    );
   else print(formatDocument({ summary: summaryRows(audited), totals: countResults(audited), objects: judged }, options.output));
   const violated = audited.some(({ results }) => results.some(({ result }) => VIOLATIONS.has(result)));
   return options.failOnViolation && violated ? EXIT.found : EXIT.ok;
@@ -188,11 +197,11 @@ export function registerAuditCommand(program: Command): void {
     .option('--cluster-snapshot <file>', 'what rules that read the cluster read (default: read from the cluster audited; none with --from)')
     .option('--policy <names...>', 'audit with these policies only')
     .option('--now <time>', 'the clock time-dependent policies are handed, ISO 8601')
-    .addOption(outputOption(['table', 'json', 'yaml'], 'table').choices(['table', 'json', 'yaml', 'policyreport']))
+    .addOption(outputOption(['table', 'json', 'yaml'], 'table').choices(['table', 'json', 'yaml', 'policyreport', 'openreports']))
     .option('--fail-on-violation', 'exit 1 when any rule fails, or could not be evaluated, on any object')
     .addHelpText(
       'after',
-      '\nEach object is judged as a CREATE request. Results per rule: fail (a violation, whatever the rule does\nwith it), warn (a mutating rule would change the object), error, pass, skip. -o policyreport prints a\nv1 List (JSON) of wgpolicyk8s.io/v1alpha2 PolicyReports, one per namespace, and a ClusterPolicyReport, for\nkubectl apply -f -.',
+      '\nEach object is judged as a CREATE request. Results per rule: fail (a violation, whatever the rule does\nwith it), warn (a mutating rule would change the object), error, pass, skip. -o policyreport prints a\nv1 List (JSON) of wgpolicyk8s.io/v1alpha2 PolicyReports, one per namespace, and a ClusterPolicyReport, for\nkubectl apply -f -; -o openreports the same as openreports.io/v1alpha1 Reports and a ClusterReport.',
     )
     .action(async (options: AuditOptions) => {
       dropStackOutput();

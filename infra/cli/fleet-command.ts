@@ -1,12 +1,14 @@
-// `portcullis fleet plan|push`: a fleet's documents as one (fleet.yaml, the fleet-wide documents, each
+// `portcullis fleet plan|push|status`: a fleet's documents as one (fleet.yaml, the fleet-wide documents, each
 // cluster's overlays), checked as a whole (fleet-view.ts). `plan` prints, per cluster, the policies it
 // enforces and what each does on a violation, and, given the bucket, what pushing the folder would change;
-// `push` uploads what differs, after the same checks, each object only if nobody changed it since it was read.
+// `push` uploads what differs, after the same checks, each object only if nobody changed it since it was read;
+// `status` says, per cluster, what the functions, the snapshot writer and the background audit last recorded.
 import type { Command } from 'commander';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { rulesData } from '../../functions/admission/rules/rules-yaml.js';
 import { type FleetLayout, fleetLayoutOfFolder } from '../fleet-layout.js';
 import { changesOf, type PlanChange, type PlannedCluster, plannedClusters } from '../fleet-plan.js';
+import { type ClusterStatus, fleetStatus } from '../fleet-status.js';
 import { type FleetView, fleetView } from '../fleet-view.js';
 import { ChangedSinceReadError, readRules, uploadRulesIfUnchanged } from '../rules-bucket.js';
 import type { StoredDocument } from '../rules-documents.js';
@@ -197,6 +199,47 @@ function printRegistrationChanges(before: FleetView, after: ValidView, options: 
   }
 }
 
+const ago = (seconds: number) =>
+  seconds < 90 ? `${seconds} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : `${Math.round(seconds / 3600)} h`;
+
+/** One line per cluster: last request, rules served, snapshot age, findings by severity. */
+function statusLine(status: ClusterStatus, now: Date): string {
+  const seen = status.lastRequestAt
+    ? `last request ${ago(Math.max(0, Math.round((now.getTime() - Date.parse(status.lastRequestAt)) / 1000)))} ago`
+    : 'no request seen';
+  const stale = status.policies.filter((policy) => policy.servingLastKnownGood);
+  const rules =
+    status.policies.length === 0
+      ? 'rules: none served'
+      : `rules: ${status.policies.length} served${stale.length > 0 ? `, ${stale.length} on last known good (${stale.map(({ policy }) => policy).join(', ')})` : ''}`;
+  const snapshot = status.snapshot ? `snapshot ${ago(status.snapshot.ageSeconds)} old` : 'no snapshot';
+  let findings = 'no audit';
+  if (status.findings) {
+    const total = (key: 'fail' | 'warn' | 'error') => status.findings!.byPolicy.reduce((sum, entry) => sum + entry[key], 0);
+    const bySeverity = new Map<string, number>();
+    for (const entry of status.findings.byPolicy)
+      bySeverity.set(entry.severity || 'unset', (bySeverity.get(entry.severity || 'unset') ?? 0) + entry.fail);
+    const severities = [...bySeverity].filter(([, count]) => count > 0).map(([severity, count]) => `${severity} ${count}`);
+    findings = `findings: fail ${total('fail')}${severities.length > 0 ? ` (${severities.join(', ')})` : ''}, warn ${total('warn')}, error ${total('error')} in ${new Set(status.findings.byPolicy.map(({ policy }) => policy)).size} policies`;
+  }
+  return `${status.cluster}${status.listed ? '' : ' (not in fleet.yaml)'}  ${seen}  ${rules}  ${snapshot}  ${findings}\n`;
+}
+
+async function status(options: FleetOptions & { statusPrefix: string; reportsPrefix: string; output: 'table' | 'json' }): Promise<number> {
+  const target = rulesBucket({ bucket: options.bucket ?? process.env.RULES_BUCKET, prefix: options.prefix, local: options.local });
+  if (!target) throw new UsageError('no bucket: pass --bucket, set RULES_BUCKET, or use --local for the local stack');
+  const now = new Date();
+  const clusters = await fleetStatus(target, { statusPrefix: options.statusPrefix, reportsPrefix: options.reportsPrefix }, now);
+  if (options.output === 'json') print(formatDocument({ clusters }, 'json'));
+  else
+    print(
+      clusters.length === 0
+        ? 'no cluster: no fleet.yaml, no heartbeat, no report\n'
+        : clusters.map((entry) => statusLine(entry, now)).join(''),
+    );
+  return EXIT.ok;
+}
+
 export function registerFleetCommand(program: Command): void {
   const fleet = program.command('fleet').description("a fleet's documents as one: what each cluster enforces, and pushing them");
   const locations = (command: Command) =>
@@ -215,6 +258,24 @@ export function registerFleetCommand(program: Command): void {
     .addHelpText('after', '\nExit 1 when the fleet in the folder is not valid.')
     .action(async (cluster: string | undefined, options: FleetOptions & { output: 'table' | 'json' }) => {
       process.exitCode = await plan(cluster, options);
+    });
+  fleet
+    .command('status')
+    .description('one line per cluster: last request seen, rules served, snapshot age, findings by policy and severity')
+    .option('--bucket <bucket>', 'the rules bucket (default: RULES_BUCKET)')
+    .option('--prefix <prefix>', 'the rules key prefix (default: policies/)')
+    .option('--local', 'the bucket of the stack `npm start` runs')
+    .option('--status-prefix <prefix>', "where the functions write each cluster's heartbeat", 'status/')
+    .option('--reports-prefix <prefix>', 'where the background audit writes its reports', 'reports/')
+    .addOption(outputOption(['table', 'json'], 'table'))
+    .action(async (options: FleetOptions & { statusPrefix: string; reportsPrefix: string; output: 'table' | 'json' }) => {
+      try {
+        process.exitCode = await status(options);
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        process.stderr.write(`cannot read the fleet's status: ${describeAwsError(error)}\n`);
+        process.exitCode = EXIT.found;
+      }
     });
   locations(fleet.command('push').description('check the fleet in the folder as a whole, then upload every document that differs'))
     .option('--dry-run', 'say what would be uploaded, and upload nothing')

@@ -32,6 +32,9 @@ function statementsOf(): any[] {
   return [...inline, ...attached];
 }
 
+/** The scheduled functions' handlers: not admission functions. */
+const SCHEDULED = ['functions/cluster-snapshot/handler.handler', 'functions/background-audit/handler.handler'];
+
 describe('the packaged CloudFormation template', () => {
   it('routes POST /validate|mutate/<policy> and its token form for every policy in the registry (cel: one route per policy it holds), and nothing else', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route')
@@ -49,18 +52,21 @@ describe('the packaged CloudFormation template', () => {
     expect(ofType('AWS::Lambda::Function')).toHaveLength(policyRegistry.length);
   });
 
-  it('grants no wildcard action: on the bucket, GetObject and GetObjectVersion under the prefix, and ListBucket (so a missing overlay is a 404)', () => {
+  it('grants no wildcard action: on the bucket, GetObject and GetObjectVersion under the prefix, PutObject of heartbeats, and ListBucket (so a missing overlay is a 404)', () => {
     const statements = statementsOf();
     for (const statement of statements) {
       for (const action of [statement.Action].flat()) expect(action).not.toMatch(/\*/);
     }
     const s3 = statements.filter((statement) => [statement.Action].flat().some((action: string) => action.startsWith('s3:')));
-    expect(s3).toHaveLength(2);
+    expect(s3).toHaveLength(3);
     const bucket = { 'Fn::If': ['CreateRulesBucket', { Ref: 'RulesBucket' }, ''] };
     expect(s3[0].Action.sort()).toEqual(['s3:GetObject', 's3:GetObjectVersion']);
     expect(JSON.stringify(s3[0].Resource)).toBe(JSON.stringify([{ 'Fn::Join': ['', ['arn:aws:s3:::', bucket, '/policies/*']] }]));
-    expect(s3[1].Action).toEqual(['s3:ListBucket']);
-    expect(JSON.stringify(s3[1].Resource)).toBe(JSON.stringify([{ 'Fn::Join': ['', ['arn:aws:s3:::', bucket]] }]));
+    // Each cluster's heartbeat for `fleet status`, and nothing else of the bucket, is writable.
+    expect(s3[1].Action).toEqual(['s3:PutObject']);
+    expect(JSON.stringify(s3[1].Resource)).toBe(JSON.stringify([{ 'Fn::Join': ['', ['arn:aws:s3:::', bucket, '/status/*']] }]));
+    expect(s3[2].Action).toEqual(['s3:ListBucket']);
+    expect(JSON.stringify(s3[2].Resource)).toBe(JSON.stringify([{ 'Fn::Join': ['', ['arn:aws:s3:::', bucket]] }]));
   });
 
   it('reads the tokens parameter only when one is configured', () => {
@@ -123,22 +129,37 @@ describe('the packaged CloudFormation template', () => {
     );
   });
 
-  it('with a cluster name, the functions that run uploaded manifests are told it and the snapshot age limit; the others nothing', () => {
+  it("with a cluster name, every function is told it (its bare tokens' cluster); those that run uploaded manifests, the snapshot age limit", () => {
     const withCluster = JSON.parse(
       readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
     ) as Template;
     const environments = Object.values(withCluster.Resources)
-      .filter(
-        (resource) =>
-          resource.Type === 'AWS::Lambda::Function' && resource.Properties.Handler !== 'functions/cluster-snapshot/handler.handler',
-      )
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function' && !SCHEDULED.includes(resource.Properties.Handler))
       .map((fn) => [fn.Properties.FunctionName, fn.Properties.Environment.Variables] as const);
     for (const [name, variables] of environments) {
       const runsManifests = /-(cel|mutations)$/.test(String(name));
-      expect(variables.CLUSTER_NAME, String(name)).toBe(runsManifests ? 'prod' : undefined);
+      expect(variables.CLUSTER_NAME, String(name)).toBe('prod');
       expect(variables.CLUSTER_SNAPSHOT_MAX_AGE_SECONDS, String(name)).toBe(runsManifests ? '900' : undefined);
     }
-    expect(environments.length).toBeGreaterThan(2);
+    expect(environments.length).toBe(policyRegistry.length);
+  });
+
+  it('with a background audit, a scheduled function whose role alone may write and remove reports, and read the rules and snapshots', () => {
+    const withAudit = JSON.parse(
+      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
+    ) as Template;
+    const audit = withAudit.Resources.BackgroundDashauditLambdaFunction!.Properties;
+    expect(audit.Handler).toBe('functions/background-audit/handler.handler');
+    expect(audit.Role).toEqual({ 'Fn::GetAtt': ['BackgroundAuditRole', 'Arn'] });
+    expect(audit.Timeout).toBe(900);
+    expect(audit.Environment.Variables).toMatchObject({ REPORTS_PREFIX: 'reports/', CLUSTER_NAME: 'prod' });
+    expect(withAudit.Resources.BackgroundDashauditEventsRuleSchedule1!.Properties.ScheduleExpression).toBe('rate(1 hour)');
+    const statements = JSON.stringify(withAudit.Resources.BackgroundAuditRole!.Properties.Policies);
+    expect(statements).toContain(
+      '"Action":["s3:GetObject","s3:PutObject","s3:DeleteObject"],"Resource":[{"Fn::Join":["",["arn:aws:s3:::",{"Fn::If":["CreateRulesBucket",{"Ref":"RulesBucket"},"team-rules"]},"/reports/*"]]}]',
+    );
+    expect(JSON.stringify(withAudit.Resources.IamRoleLambdaExecution!.Properties.Policies)).not.toMatch(/s3:DeleteObject|\/reports\//);
+    expect(template.Resources.BackgroundDashauditLambdaFunction).toBeUndefined();
   });
 
   it('with an EKS cluster to snapshot, a scheduled writer with a role of its own, which alone may write the snapshot', () => {
@@ -158,7 +179,8 @@ describe('the packaged CloudFormation template', () => {
     expect(statements).toContain(
       '"Action":["s3:PutObject"],"Resource":[{"Fn::Join":["",["arn:aws:s3:::",{"Fn::If":["CreateRulesBucket",{"Ref":"RulesBucket"},"team-rules"]},"/policies/clusters/*"]]}]',
     );
-    expect(JSON.stringify(withWriter.Resources.IamRoleLambdaExecution!.Properties.Policies)).not.toContain('s3:PutObject');
+    // The admission functions may write their heartbeats (status/*), never a snapshot.
+    expect(JSON.stringify(withWriter.Resources.IamRoleLambdaExecution!.Properties.Policies)).not.toContain('/policies/clusters/*');
     expect(statements).toContain('"Action":["s3:ListBucket"]');
     // Without the cluster's endpoint, no writer.
     expect(template.Resources.ClusterDashsnapshotLambdaFunction).toBeUndefined();
@@ -180,7 +202,7 @@ describe('the packaged CloudFormation template', () => {
     const resource = withTokens.Resources.TokensParameterPolicy!.Properties.PolicyDocument.Statement[0].Resource;
     expect(JSON.stringify(resource)).toContain('":parameter","/portcullis/webhook-tokens"');
     const admission = Object.values(withTokens.Resources).filter(
-      (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Handler !== 'functions/cluster-snapshot/handler.handler',
+      (r) => r.Type === 'AWS::Lambda::Function' && !SCHEDULED.includes(r.Properties.Handler),
     );
     expect(admission).toHaveLength(policyRegistry.length);
     for (const fn of admission) expect(fn.Properties.Environment.Variables.WEBHOOK_TOKENS_PARAMETER).toBe('/portcullis/webhook-tokens');
@@ -309,10 +331,10 @@ describe('monitoring: alarms, their notifications, the dashboard and saved queri
     const withTopic = packaged(EXISTING_BUCKET_PACKAGE);
     const withEmail = packaged(LOCAL_STAGE_PACKAGE);
     // Six per policy, one more per function that runs uploaded manifests (its cluster snapshot), the fleet's
-    // fail-open by cluster, the HTTP API's, and the snapshot writer's.
+    // fail-open by cluster, the HTTP API's, the snapshot writer's and the background audit's.
     const manifestFunctions = policyRegistry.filter((policy) => (policy as { routesEachPolicy?: boolean }).routesEachPolicy).length;
     expect(manifestFunctions).toBe(2);
-    expect(alarmsOf(withTopic).length).toBe(policyRegistry.length * 6 + manifestFunctions + 3);
+    expect(alarmsOf(withTopic).length).toBe(policyRegistry.length * 6 + manifestFunctions + 4);
     for (const alarm of alarmsOf(withTopic)) expect([alarm.AlarmActions, alarm.OKActions]).toEqual([[ALARM_TOPIC_ARN], [ALARM_TOPIC_ARN]]);
     expect(withTopic.Resources.AlarmTopic).toBeUndefined();
     for (const alarm of alarmsOf(withEmail)) expect(alarm.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);

@@ -66,14 +66,28 @@ describe('the packaged functions serve a fleet from S3', () => {
     const registry = await packaged('trusted-registry', { RULES_PREFIX: 'policies/', RULES_TTL_SECONDS: '60' });
     await invoke(registry, as('prod-eu', dockerHub));
     await invoke(registry, as('prod-eu', dockerHub));
-    const paths = s3.seen.slice(before).map((request) => request.path.replace(/\?.*$/, ''));
-    expect(paths.sort()).toEqual(
+    // The heartbeat is not waited for by the request: give it a moment to land.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const requests = s3.seen
+      .slice(before)
+      .map((request) => `${request.method} ${request.path.replace(/\?.*$/, '')}`)
+      .filter((request) => request.startsWith('GET') || request.includes('prod-eu'));
+    expect(requests.sort()).toEqual(
       [
-        '/rules/policies/clusters/prod-eu/trusted-registry.yaml',
-        '/rules/policies/fleet.yaml',
-        '/rules/policies/trusted-registry.yaml',
+        'GET /rules/policies/clusters/prod-eu/trusted-registry.yaml',
+        'GET /rules/policies/fleet.yaml',
+        'GET /rules/policies/trusted-registry.yaml',
+        // Its heartbeat, once: the next within 15 minutes is not written.
+        'PUT /rules/status/prod-eu/trusted-registry.json',
       ].sort(),
     );
+    expect(JSON.parse(await s3.read('status/prod-eu/trusted-registry.json'))).toMatchObject({
+      kind: 'ClusterHeartbeat',
+      cluster: 'prod-eu',
+      policy: 'trusted-registry',
+      lastRequestAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      rulesVersion: expect.stringMatching(/^etag:[0-9a-f]+\+fleet:etag:[0-9a-f]+$/),
+    });
   });
 
   it("no token reaches another cluster's overlay or snapshot", async () => {

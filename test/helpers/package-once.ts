@@ -6,7 +6,8 @@
 // - with WEBHOOK_TOKENS set on a deployable stage, which must be refused (its exit code and output are kept);
 // - with WEBHOOK_TOKENS on --stage local, which may carry them, an alarm email, and the fleet's clusters to
 //   snapshot (its own folder);
-// - with an existing rules bucket, a tokens parameter, an EKS cluster to snapshot and an alarm topic (its own folder);
+// - with an existing rules bucket, a tokens parameter, an EKS cluster to snapshot and audit, and an alarm topic
+//   (its own folder);
 // - the default, into .serverless-test/.
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -43,6 +44,7 @@ export default function packageOnce(): void {
     '--param=clusterName=prod',
     '--param=clusterEndpoint=https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com',
     '--param=clusterCertificateAuthority=LS0tLS1CRUdJTi==',
+    '--param=backgroundAudit=true',
     `--param=alarmTopicArn=${ALARM_TOPIC_ARN}`,
   ]);
   mustSucceed(['--package', TEST_PACKAGE]);

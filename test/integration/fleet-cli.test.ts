@@ -213,3 +213,85 @@ describe('each cluster reads only what its own rules read', () => {
     });
   });
 });
+
+describe('fleet status: one line per cluster', () => {
+  it('last request, rules served, snapshot age and findings by severity; from the heartbeats, snapshots and reports in the bucket', async () => {
+    const now = Date.now();
+    const minutesAgo = (minutes: number) => new Date(now - minutes * 60_000).toISOString();
+    await s3.put('status-case/policies/fleet.yaml', readFileSync(join(FLEET, 'fleet.yaml')));
+    const beat = (cluster: string, policy: string, minutes: number, extra = {}) =>
+      s3.put(
+        `status/${cluster}/${policy}.json`,
+        JSON.stringify({
+          apiVersion: 'portcullis.dev/v1alpha1',
+          kind: 'ClusterHeartbeat',
+          cluster,
+          policy,
+          lastRequestAt: minutesAgo(minutes),
+          rulesVersion: 'etag:1',
+          ...extra,
+        }),
+      );
+    await beat('prod-eu', 'cel', 3);
+    await beat('prod-eu', 'trusted-registry', 20, { servingLastKnownGood: 'version etag:2 is invalid: …' });
+    await s3.put(
+      'status-case/policies/clusters/prod-eu.jsonl',
+      `${JSON.stringify({ apiVersion: 'portcullis.dev/v1alpha1', kind: 'ClusterSnapshot', cluster: 'prod-eu', takenAt: minutesAgo(4), collections: [] })}\n`,
+    );
+    await s3.put(
+      'reports/prod-eu/index.json',
+      JSON.stringify({
+        apiVersion: 'portcullis.dev/v1alpha1',
+        kind: 'ClusterAuditIndex',
+        cluster: 'prod-eu',
+        rules: 'x',
+        since: minutesAgo(60),
+        objects: 40,
+        reports: [],
+        findings: [
+          { policy: 'no-latest', severity: 'high', fail: 2, warn: 0, error: 0 },
+          { policy: 'require-team', severity: 'medium', fail: 1, warn: 1, error: 0 },
+        ],
+      }),
+    );
+    // prod-us: a report of the format Kyverno's tools read, uploaded with no index.
+    await s3.put(
+      'reports/prod-us/shop.json',
+      JSON.stringify({
+        apiVersion: 'wgpolicyk8s.io/v1alpha2',
+        kind: 'PolicyReport',
+        results: [
+          { policy: 'no-latest', result: 'fail', severity: 'low' },
+          { policy: 'no-latest', result: 'pass' },
+        ],
+      }),
+    );
+    const result = await cli(['fleet', 'status', '--bucket', s3.bucket, '--prefix', 'status-case/policies/']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toBe(
+      'prod-eu  last request 3 min ago  rules: 2 served, 1 on last known good (trusted-registry)  snapshot 4 min old  findings: fail 3 (high 2, medium 1), warn 1, error 0 in 2 policies',
+    );
+    expect(lines[1]).toBe(
+      'prod-us  no request seen  rules: none served  no snapshot  findings: fail 1 (low 1), warn 0, error 0 in 1 policies',
+    );
+    expect(lines[2]).toBe('staging  no request seen  rules: none served  no snapshot  no audit');
+    const json = JSON.parse(
+      (await cli(['fleet', 'status', '--bucket', s3.bucket, '--prefix', 'status-case/policies/', '-o', 'json'])).stdout,
+    );
+    expect(json.clusters[0]).toMatchObject({
+      cluster: 'prod-eu',
+      listed: true,
+      policies: [
+        { policy: 'cel', rulesVersion: 'etag:1' },
+        { policy: 'trusted-registry', servingLastKnownGood: 'version etag:2 is invalid: …' },
+      ],
+      snapshot: { ageSeconds: expect.any(Number) },
+      findings: {
+        objects: 40,
+        byPolicy: expect.arrayContaining([expect.objectContaining({ policy: 'no-latest', severity: 'high', fail: 2 })]),
+      },
+    });
+  });
+});

@@ -1,4 +1,5 @@
-// S3 PutObject as the snapshot writer needs it: one JSON object, its ETag back, S3's error codes as AwsErrors.
+// S3 PutObject as the scheduled functions and the heartbeats need it: one JSON object, its ETag back, S3's
+// error codes as AwsErrors, abandoned when the signal says.
 import { s3Error, s3ObjectUrl } from './s3-get-object.js';
 import { regionFromEnv, sendSigned, withOneRetry } from './signed-request.js';
 
@@ -7,11 +8,12 @@ export interface PutObjectInput {
   key: string;
   body: string;
   contentType: string;
+  signal?: AbortSignal;
 }
 
 /** Calls in `region` (default: Lambda's own), at `endpoint` when given (a local or compatible service). */
 export function s3ObjectWriter({ region = regionFromEnv(), endpoint }: { region?: string; endpoint?: string } = {}) {
-  async function attempt({ bucket, key, body, contentType }: PutObjectInput): Promise<{ etag?: string }> {
+  async function attempt({ bucket, key, body, contentType, signal }: PutObjectInput): Promise<{ etag?: string }> {
     const response = await sendSigned({
       service: 's3',
       region,
@@ -19,6 +21,7 @@ export function s3ObjectWriter({ region = regionFromEnv(), endpoint }: { region?
       url: s3ObjectUrl(bucket, key, region, endpoint),
       headers: { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) },
       body,
+      ...(signal ? { signal } : {}),
     });
     if (response.statusCode !== 200) throw await s3Error(response);
     response.resume();

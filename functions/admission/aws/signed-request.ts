@@ -15,7 +15,7 @@ import type { Agent, IncomingMessage, request as httpRequest } from 'node:http';
 export interface SignedRequest {
   service: 's3' | 'ssm';
   region: string;
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: URL;
   headers?: Record<string, string>;
   body?: string;

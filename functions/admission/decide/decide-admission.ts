@@ -100,6 +100,8 @@ export interface DecideOptions {
   metrics?: PolicyMetrics;
   /** The cluster snapshot, for rules that read the cluster; without it, such rules resolve by their failure policy. */
   loadSnapshot?: (cluster: string) => Promise<SnapshotState>;
+  /** Told of every decision: when each cluster last called, and the rules version it was served (cluster-heartbeat.ts). */
+  heartbeat?: (cluster: string, rulesVersion: string | undefined, servingLastKnownGood: string | undefined) => void;
 }
 
 /** What a request's handling has learned so far, for the failure policy to read if a later step throws. */
@@ -133,7 +135,7 @@ export function createDecideAdmission<P>(
   policy: Policy<P>,
   loadRules: (cluster: string) => Promise<LoadedRules<P>>,
   config: Config,
-  { clock = () => new Date(), metrics, loadSnapshot }: DecideOptions = {},
+  { clock = () => new Date(), metrics, loadSnapshot, heartbeat }: DecideOptions = {},
 ) {
   const walksWholeObject = policy.walksWholeObject ?? policy.kind === 'mutating';
   // A stack made without authentication (tests, `portcullis invoke`) decides for the default cluster.
@@ -269,6 +271,7 @@ export function createDecideAdmission<P>(
         ageSeconds: progress.snapshot.ageSeconds,
         unavailable: progress.snapshot.unavailable !== undefined,
       });
+    heartbeat?.(cluster, decision.rulesVersion, lastKnownGood);
     metrics?.decision({
       cluster,
       outcome,

@@ -6,7 +6,7 @@
 import type { Policy } from '../policy.js';
 import { createRuleCache, type RuleCache } from '../rules/rule-cache.js';
 import type { RulesDocument } from '../rules/rules-document-schema.js';
-import { rulesFileName } from '../rules/rules-source.js';
+import { contentVersion, rulesFileName } from '../rules/rules-source.js';
 import { rulesData } from '../rules/rules-yaml.js';
 import { clusterRules, type FleetWideRules, fleetWideRules } from './cluster-rules.js';
 import { type Fleet, FLEET_FILE, fleetOf } from './fleet-document.js';
@@ -17,17 +17,19 @@ export type ReadDocument = (file: string) => Promise<Uint8Array | { refused: str
 export interface ClusterDocuments {
   cluster: string;
   documents: { policy: Policy<never>; document: RulesDocument<never> }[];
+  /** Changes whenever a document the cluster's rules were made from does: its fleet.yaml, fleet-wide documents, overlays. */
+  version: string;
 }
 
 const summaryOf = (errors: readonly string[]) => `${errors[0]}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`;
 
-async function dataOf(read: ReadDocument, file: string, maxBytes: number): Promise<{ data: unknown } | undefined> {
+async function dataOf(read: ReadDocument, file: string, maxBytes: number): Promise<{ data: unknown; version: string } | undefined> {
   const found = await read(file);
   if (found === undefined) return undefined;
   if (!(found instanceof Uint8Array)) throw new Error(`${file} is invalid: ${found.refused}`);
   const parsed = rulesData(found, maxBytes);
   if (!parsed.ok) throw new Error(`${file} is invalid: ${summaryOf(parsed.errors)}`);
-  return { data: parsed.data };
+  return { data: parsed.data, version: `${file}=${contentVersion(found)}` };
 }
 
 export interface FleetReader {
@@ -45,9 +47,11 @@ export async function fleetReader(read: ReadDocument, policies: readonly Policy<
   const fleet = parsedFleet?.ok ? parsedFleet.fleet : undefined;
   const caches = new Map<Policy<never>, RuleCache<never>>(policies.map((policy) => [policy, createRuleCache<never>()]));
   const fleetWide = new Map<Policy<never>, FleetWideRules<never>>();
+  const versions = fleetData ? [fleetData.version] : [];
   for (const policy of policies) {
     const found = await dataOf(read, rulesFileName(policy.name), maxBytes);
     if (!found) continue;
+    versions.push(found.version);
     const parsed = fleetWideRules(policy, found.data, caches.get(policy)!);
     if (!parsed.value) throw new Error(`the ${policy.name} rules document is invalid: ${summaryOf(parsed.ok ? [] : parsed.errors)}`);
     fleetWide.set(policy, parsed.value);
@@ -57,13 +61,15 @@ export async function fleetReader(read: ReadDocument, policies: readonly Policy<
     clusters: [...(fleet?.clusters.keys() ?? [])],
     async documentsOf(cluster) {
       const documents: ClusterDocuments['documents'] = [];
+      const own = [...versions];
       for (const policy of policies) {
         const overlay = await dataOf(read, `clusters/${cluster}/${rulesFileName(policy.name)}`, maxBytes);
+        if (overlay) own.push(overlay.version);
         const rules = clusterRules(policy, fleetWide.get(policy), overlay?.data, fleet, cluster, caches.get(policy)!);
         if (rules && !rules.ok) throw new Error(`the overlay of ${policy.name} for ${cluster} is invalid: ${summaryOf(rules.errors)}`);
         if (rules) documents.push({ policy, document: rules.document });
       }
-      return { cluster, documents };
+      return { cluster, documents, version: own.join(' ') };
     },
   };
 }

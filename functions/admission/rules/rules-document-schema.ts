@@ -8,6 +8,9 @@ import { SelectorTextSchema } from '../kubernetes/label-selector-text.js';
 import { MatchPolicySchema, ResourceRuleSchema } from '../kubernetes/resource-rules.js';
 
 export const FailurePolicySchema = v.picklist(['Ignore', 'Fail']);
+/** A finding's severity, as policy reports (openreports.io, wgpolicyk8s.io) grade it. */
+export const SeveritySchema = v.picklist(['critical', 'high', 'medium', 'low', 'info']);
+export type Severity = v.InferOutput<typeof SeveritySchema>;
 export type FailurePolicy = v.InferOutput<typeof FailurePolicySchema>;
 export const ValidationActionSchema = v.picklist(['Deny', 'Warn', 'Audit']);
 export type ValidationAction = v.InferOutput<typeof ValidationActionSchema>;
@@ -82,6 +85,9 @@ export function ruleSchema<P extends v.GenericSchema>(parametersSchema: P) {
         rule: v.optional(v.string()),
         // Denials and warnings worded as Gatekeeper's webhook words them: `[<constraint>] <message>`.
         wording: v.optional(v.picklist(['gatekeeper'])),
+        // What reports say of its findings, from its manifest's annotations (Kyverno's policies.kyverno.io/…).
+        severity: v.optional(SeveritySchema),
+        category: v.optional(v.string()),
       }),
     ),
     // false: the rule judges admission requests only, and `audit` leaves it out (Kyverno's background: false).
@@ -136,7 +142,15 @@ export type RulesDocument<P> = {
     match?: Match;
     failurePolicy?: FailurePolicy;
     validationActions?: ValidationAction[];
-    origin?: { kind: string; name: string; binding?: string; rule?: string; wording?: 'gatekeeper' };
+    origin?: {
+      kind: string;
+      name: string;
+      binding?: string;
+      rule?: string;
+      wording?: 'gatekeeper';
+      severity?: Severity;
+      category?: string;
+    };
     background?: boolean;
     clusters?: string;
     timeoutSeconds?: number;
