@@ -3,8 +3,8 @@
 // missing overlay is a 404, and read, write and remove the reports under reports/, nothing else), and an alarm
 // on its errors. It audits the clusters the snapshot writer snapshots: every EKS cluster fleet.yaml names
 // (`eks:`), and the deployment's own when the clusterName and clusterEndpoint params name it. Its Kubernetes
-// access, in each cluster, is the least RBAC `portcullis cluster rbac --cluster` prints, with list on what the
-// rules judge, bound to the group an EKS access entry maps this role to.
+// access, in each cluster, is the least RBAC `portcullis cluster rbac --cluster <name> --audit` prints (what
+// the rules read, and list on what they judge), bound to the group an EKS access entry maps this role to.
 const { normalisedName } = require('./registered-policies.cjs');
 
 const FUNCTION = 'background-audit';

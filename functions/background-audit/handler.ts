@@ -1,7 +1,7 @@
 // Lambda entry point for the scheduled background audit (serverless.yml creates it with the backgroundAudit
 // param): for every EKS cluster of the fleet and the deployment's own (as the snapshot writer reads them), what
 // the cluster's own rules would be sent is listed from its API server with the function's role (the least RBAC
-// `portcullis cluster rbac --cluster` prints, with list on what the rules judge), judged with those rules (and
+// `portcullis cluster rbac --cluster <name> --audit` prints), judged with those rules (and
 // its snapshot, for rules that read the cluster), and written as reports per namespace to
 // `<REPORTS_PREFIX><cluster>/` (functions/audit/report-store.ts). A cluster that does not finish in the run's
 // time goes on from where it stopped next run. One cluster failing is logged and the others are audited; a run

@@ -11,7 +11,10 @@ import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { ClusterNameSchema } from '../../functions/admission/config.js';
-import { type ClusterRead, describeRead } from '../../functions/admission/cluster/cluster-reads.js';
+import { type ClusterRead, describeRead, uniqueReads } from '../../functions/admission/cluster/cluster-reads.js';
+import type { PolicyDocument } from '../../functions/admission/policy.js';
+import { listedResources } from '../../functions/audit/listed-resources.js';
+import { registrationsOfDocuments } from '../../functions/registration/webhook-registration.js';
 import { snapshotText } from '../../functions/admission/cluster/cluster-snapshot.js';
 import { snapshotFileName } from '../../functions/admission/rules/rules-source.js';
 import * as v from '../../functions/admission/schema.js';
@@ -27,11 +30,11 @@ import { fleetView } from '../fleet-view.js';
 import { maxBytes } from './rules-document-file.js';
 
 /**
- * What the policies read of the cluster, from their documents; invalid documents are a usage error. With a
- * cluster of a fleet, from what that cluster enforces (its overlays and placement): each cluster's snapshot
- * and RBAC hold its own reads and no more.
+ * The policies' documents, where the options say; invalid documents are a usage error. With a cluster of a
+ * fleet, what that cluster enforces (its overlays and placement): each cluster's snapshot and RBAC hold its own
+ * reads and no more.
  */
-async function policyReads(options: RulesLocationOptions, cluster?: string): Promise<ClusterRead[]> {
+async function policyDocuments(options: RulesLocationOptions, cluster?: string): Promise<PolicyDocument[]> {
   if (cluster !== undefined) {
     let view: ReturnType<typeof fleetView>;
     try {
@@ -41,7 +44,7 @@ async function policyReads(options: RulesLocationOptions, cluster?: string): Pro
     }
     if (!view.ok) throw new UsageError(`${view.errors.join('\n')}\nfix the fleet first`);
     const found = view.clusters.find((candidate) => candidate.cluster === cluster);
-    if (found) return readsOfPolicies(found.documents as never);
+    if (found) return found.documents;
     if (view.fleet)
       throw new UsageError(`--cluster ${cluster}: not a cluster of the fleet (${view.clusters.map((known) => known.cluster).join(', ')})`);
   }
@@ -52,7 +55,21 @@ async function policyReads(options: RulesLocationOptions, cluster?: string): Pro
     throw new UsageError(`cannot read the rules documents: ${describeAwsError(error)}`);
   }
   if (!read.ok) throw new UsageError(`${read.errors.join('\n')}\nfix the documents first`);
-  return readsOfPolicies(read.documents as never);
+  return read.documents;
+}
+
+/** What the policies read of the cluster, from their documents. */
+const policyReads = async (options: RulesLocationOptions, cluster?: string): Promise<ClusterRead[]> =>
+  readsOfPolicies((await policyDocuments(options, cluster)) as never);
+
+/** What the background audit lists: every object of what the rules judge, cluster-wide. */
+function auditReads(documents: PolicyDocument[]): ClusterRead[] {
+  const registrations = registrationsOfDocuments(documents, []);
+  if (!registrations.ok) throw new UsageError(`${registrations.errors.join('\n')}\nfix the documents first`);
+  return listedResources(registrations.registrations).resources.map(({ group, version, resource }) => ({
+    apiVersion: group === '' ? version : `${group}/${version}`,
+    resource,
+  }));
 }
 
 interface SnapshotOptions extends RulesLocationOptions {
@@ -109,6 +126,7 @@ async function snapshot(options: SnapshotOptions): Promise<number> {
 
 interface RbacOptions extends RulesLocationOptions {
   cluster?: string;
+  audit?: boolean;
   user?: string;
   group?: string;
   name: string;
@@ -119,7 +137,9 @@ async function rbac(options: RbacOptions): Promise<number> {
   const subject: Subject = options.user
     ? { kind: 'User', name: options.user }
     : { kind: 'Group', name: options.group ?? 'portcullis:snapshot-readers' };
-  const manifests = readerRbac(await policyReads(options, options.cluster), subject, options.name);
+  const documents = await policyDocuments(options, options.cluster);
+  const reads = readsOfPolicies(documents as never);
+  const manifests = readerRbac(options.audit ? uniqueReads([...reads, ...auditReads(documents)]) : reads, subject, options.name);
   if (manifests.length === 0) process.stderr.write('note: no policy reads the cluster: no access is needed\n');
   print(manifests.map((manifest) => stringify(manifest)).join('---\n'));
   return EXIT.ok;
@@ -157,6 +177,7 @@ export function registerClusterCommand(program: Command): void {
 
   rulesLocationOptions(cluster.command('rbac').description('the least RBAC a snapshot writer needs, for kubectl apply -f -'))
     .option('--cluster <name>', "this cluster of the fleet's: for what it enforces (its overlays and placement)")
+    .option('--audit', 'also list every object of what the rules judge, as the background audit does')
     .option('--user <name>', 'bind it to this user')
     .option('--group <name>', 'bind it to this group (default: portcullis:snapshot-readers)')
     .option('--name <name>', 'the roles and bindings are named so', 'portcullis-snapshot-reader')

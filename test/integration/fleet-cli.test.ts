@@ -207,6 +207,11 @@ describe('each cluster reads only what its own rules read', () => {
     expect((await cli(['cluster', 'reads', '--rules', fleet, '--cluster', 'prod-eu'])).stdout).toBe('no policy reads the cluster\n');
     const rbac = await cli(['cluster', 'rbac', '--rules', fleet, '--cluster', 'prod-us']);
     expect(parseAllDocuments(rbac.stdout).map((document) => document.toJS().kind)).toEqual(['Role', 'RoleBinding']);
+    // The background audit's access: list on what the cluster's rules judge, beside what they read.
+    const audit = parseAllDocuments((await cli(['cluster', 'rbac', '--rules', fleet, '--cluster', 'prod-eu', '--audit'])).stdout);
+    const [clusterRole] = audit.map((document) => document.toJS());
+    expect(clusterRole.kind).toBe('ClusterRole');
+    expect(clusterRole.rules).toContainEqual({ apiGroups: [''], resources: ['pods'], verbs: ['list'] });
     expect(await cli(['cluster', 'rbac', '--rules', fleet, '--cluster', 'nowhere'])).toMatchObject({
       code: 2,
       stderr: expect.stringContaining('--cluster nowhere: not a cluster of the fleet'),
