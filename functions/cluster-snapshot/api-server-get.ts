@@ -14,11 +14,11 @@ export interface ApiServer {
 
 export function apiServerGet({ endpoint, caPem, token, timeoutMs = 30_000 }: ApiServer): KubernetesGet {
   const agent = new Agent({ keepAlive: true, ca: caPem });
-  return (path) =>
+  return (path, accept = 'application/json') =>
     new Promise((resolve, reject) => {
       const call = request(
         new URL(path, endpoint),
-        { method: 'GET', agent, headers: { accept: 'application/json', authorization: `Bearer ${token()}` }, timeout: timeoutMs },
+        { method: 'GET', agent, headers: { accept, authorization: `Bearer ${token()}` }, timeout: timeoutMs },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));

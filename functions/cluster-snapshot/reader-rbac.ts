@@ -1,7 +1,9 @@
 // The least RBAC a snapshot writer needs for the reads: `list` on what is read whole (a ClusterRole for
 // every namespace's objects, a Role for one namespace's), `get` with resourceNames for what is read by name,
 // each bound to the writer's identity (a user, or a group: on EKS the group an access entry or aws-auth maps
-// the scheduled function's role to). Nothing else: no watch, no Secrets (no read of them can be derived).
+// the scheduled function's role to). Nothing else: no watch. Secrets are read as metadata only, but RBAC
+// cannot narrow a verb to metadata: the grant on secrets lets the writer read their data, which `cluster
+// rbac` says when it prints one.
 import type { ClusterRead } from '../admission/cluster/cluster-reads.js';
 
 export interface Subject {

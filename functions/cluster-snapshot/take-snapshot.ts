@@ -4,14 +4,25 @@
 // an expired continue token restarts it); a read by name is a GET, and a 404 is kept as "not there". Any
 // other failure (403: the reader's RBAC lacks the read, printed by `portcullis cluster rbac`) fails the
 // whole snapshot, naming the read: a snapshot missing what a policy reads would answer wrongly, not fail.
-// Items carry apiVersion and kind (list items have neither), and their managedFields are dropped.
+// Items carry apiVersion and kind (list items have neither), and their managedFields are dropped. A
+// metadata-only read (Secrets) asks for PartialObjectMetadata and keeps nothing but metadata, whatever comes.
 import { describeRead, type ClusterRead } from '../admission/cluster/cluster-reads.js';
-import { type ClusterSnapshot, SNAPSHOT_API_VERSION, SNAPSHOT_KIND } from '../admission/cluster/cluster-snapshot.js';
+import { type ClusterSnapshot, LAST_APPLIED, SNAPSHOT_API_VERSION, SNAPSHOT_KIND } from '../admission/cluster/cluster-snapshot.js';
 import type { Collection } from '../admission/cluster/cluster-view.js';
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
+import { KIND_RESOURCES } from '../admission/kubernetes/kubernetes-resources.js';
 
-/** One GET of the API server: its status and JSON body (undefined when the body is not JSON). */
-export type KubernetesGet = (path: string) => Promise<{ status: number; body: unknown }>;
+/**
+ * One GET of the API server: its status and JSON body (undefined when the body is not JSON). With `accept`, the
+ * Accept header to send (a metadata-only read asks for PartialObjectMetadata).
+ */
+export type KubernetesGet = (path: string, accept?: string) => Promise<{ status: number; body: unknown }>;
+
+/** What a metadata-only read asks the API server for: the objects' metadata, as `kubectl get --show-managed-fields=false -o=metadata`. */
+export const METADATA_ACCEPT = {
+  list: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+  object: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json',
+};
 
 const MAX_RESTARTS = 3;
 
@@ -23,13 +34,28 @@ export function pathOfRead({ apiVersion, resource, namespace, name }: ClusterRea
 
 const messageOf = (body: unknown) => (isJsonObject(body) && typeof body.message === 'string' ? body.message : 'no message');
 
-/** An object as the snapshot keeps it: with its apiVersion and kind, without managedFields. */
-function kept(item: unknown, apiVersion: string, kind: string): Record<string, unknown> {
+/**
+ * An object as the snapshot keeps it: with its apiVersion and kind, without managedFields; of a metadata-only
+ * read, nothing but its metadata, and no last-applied annotation (which holds what was applied: the data).
+ */
+function kept(item: unknown, apiVersion: string, kind: string, metadataOnly = false): Record<string, unknown> {
   const object = isJsonObject(item) ? item : {};
   const metadata = isJsonObject(object.metadata) ? object.metadata : {};
   const { managedFields: _managedFields, ...rest } = metadata;
-  return { ...object, apiVersion, kind, metadata: rest };
+  if (!metadataOnly) return { ...object, apiVersion, kind, metadata: rest };
+  const annotations = isJsonObject(rest.annotations) ? rest.annotations : undefined;
+  const { [LAST_APPLIED]: _applied, ...otherAnnotations } = annotations ?? {};
+  return { apiVersion, kind, metadata: annotations ? { ...rest, annotations: otherAnnotations } : rest };
 }
+
+/** The kind a resource's objects are, for metadata-only reads (whose lists say PartialObjectMetadata). */
+const kindOfResource = (read: ClusterRead) =>
+  Object.entries(KIND_RESOURCES).find(([, resources]) =>
+    resources.some(
+      ({ apiGroup, resource }) => resource === read.resource && (apiGroup === '' ? 'v1' : apiGroup) === groupOrV1(read.apiVersion),
+    ),
+  )?.[0];
+const groupOrV1 = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : 'v1');
 
 async function readCollection(get: KubernetesGet, read: ClusterRead, pageSize: number): Promise<Collection> {
   const path = pathOfRead(read);
@@ -37,19 +63,21 @@ async function readCollection(get: KubernetesGet, read: ClusterRead, pageSize: n
     new Error(
       `reading ${describeRead(read)} (GET ${path}): HTTP ${status}: ${messageOf(body)}${status === 403 ? ' (apply the ClusterRole `portcullis cluster rbac` prints)' : ''}`,
     );
+  const metadataOnly = read.metadataOnly === true;
+  const ownKind = metadataOnly ? kindOfResource(read) : undefined;
   if (read.name !== undefined) {
-    const { status, body } = await get(path);
-    if (status === 404) return { ...read, kind: '', items: [] };
+    const { status, body } = await get(path, metadataOnly ? METADATA_ACCEPT.object : undefined);
+    if (status === 404) return { ...read, kind: ownKind ?? '', items: [] };
     if (status !== 200 || !isJsonObject(body)) throw failed(status, body);
-    const kind = typeof body.kind === 'string' ? body.kind : '';
-    return { ...read, kind, items: [kept(body, read.apiVersion, kind)] };
+    const kind = ownKind ?? (typeof body.kind === 'string' ? body.kind : '');
+    return { ...read, kind, items: [kept(body, read.apiVersion, kind, metadataOnly)] };
   }
   let items: Record<string, unknown>[] = [];
   let kind = '';
   let next: string | undefined;
   for (let restarts = 0; ; ) {
     const query = new URLSearchParams({ limit: String(pageSize), ...(next ? { continue: next } : {}) });
-    const { status, body } = await get(`${path}?${query}`);
+    const { status, body } = await get(`${path}?${query}`, metadataOnly ? METADATA_ACCEPT.list : undefined);
     if (status === 410 && next && restarts < MAX_RESTARTS) {
       // The continue token expired (the list took longer than etcd keeps it): start over, consistent again.
       restarts++;
@@ -57,8 +85,8 @@ async function readCollection(get: KubernetesGet, read: ClusterRead, pageSize: n
       continue;
     }
     if (status !== 200 || !isJsonObject(body)) throw failed(status, body);
-    kind = typeof body.kind === 'string' ? body.kind.replace(/List$/, '') : kind;
-    for (const item of Array.isArray(body.items) ? body.items : []) items.push(kept(item, read.apiVersion, kind));
+    kind = ownKind ?? (typeof body.kind === 'string' ? body.kind.replace(/List$/, '') : kind);
+    for (const item of Array.isArray(body.items) ? body.items : []) items.push(kept(item, read.apiVersion, kind, metadataOnly));
     const metadata = isJsonObject(body.metadata) ? body.metadata : {};
     next = typeof metadata.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
     if (!next) break;

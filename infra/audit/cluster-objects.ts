@@ -42,9 +42,13 @@ interface ListBody {
 }
 
 /** One GET against the API server: its status and JSON body (undefined when it is not JSON). */
-export async function kubeconfigGet(config: KubeConfig, path: string): Promise<{ status: number; body: unknown; text: string }> {
+export async function kubeconfigGet(
+  config: KubeConfig,
+  path: string,
+  accept = 'application/json',
+): Promise<{ status: number; body: unknown; text: string }> {
   const url = new URL(path, config.getCurrentCluster()!.server);
-  const options: Parameters<typeof request>[1] = { method: 'GET', headers: { accept: 'application/json' } };
+  const options: Parameters<typeof request>[1] = { method: 'GET', headers: { accept } };
   await config.applyToHTTPSOptions(options);
   return new Promise((resolve, reject) => {
     const call = request(url, options, (response) => {

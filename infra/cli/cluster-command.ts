@@ -12,6 +12,7 @@ import { stringify } from 'yaml';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { ClusterNameSchema } from '../../functions/admission/config.js';
 import { type ClusterRead, describeRead, uniqueReads } from '../../functions/admission/cluster/cluster-reads.js';
+import { isSecrets } from '../../functions/admission/cluster/cluster-view.js';
 import type { PolicyDocument } from '../../functions/admission/policy.js';
 import { listedResources } from '../../functions/audit/listed-resources.js';
 import { registrationsOfDocuments } from '../../functions/registration/webhook-registration.js';
@@ -110,7 +111,11 @@ async function snapshot(options: SnapshotOptions): Promise<number> {
   } catch (error) {
     throw new UsageError(`kubeconfig: ${(error as Error).message}`);
   }
-  const taken = await takeSnapshot((path) => kubeconfigGet(config, path), reads, { cluster: options.cluster, now: new Date(), pageSize });
+  const taken = await takeSnapshot((path, accept) => kubeconfigGet(config, path, accept), reads, {
+    cluster: options.cluster,
+    now: new Date(),
+    pageSize,
+  });
   const text = snapshotText(taken);
   const objects = taken.collections.reduce((count, { items }) => count + items.length, 0);
   const summary = `${objects} objects of ${reads.length} reads from ${config.getCurrentCluster()!.server}, ${text.length} bytes`;
@@ -141,6 +146,10 @@ async function rbac(options: RbacOptions): Promise<number> {
   const reads = readsOfPolicies(documents as never);
   const manifests = readerRbac(options.audit ? uniqueReads([...reads, ...auditReads(documents)]) : reads, subject, options.name);
   if (manifests.length === 0) process.stderr.write('note: no policy reads the cluster: no access is needed\n');
+  if (reads.some(isSecrets))
+    process.stderr.write(
+      "note: the snapshot keeps Secrets' metadata only, but RBAC cannot narrow get or list to metadata: this grant on secrets could read their data\n",
+    );
   print(manifests.map((manifest) => stringify(manifest)).join('---\n'));
   return EXIT.ok;
 }

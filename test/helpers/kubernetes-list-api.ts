@@ -2,7 +2,9 @@
 // against "a cluster": GET /api/v1/<resource> and /apis/<group>/<version>/<resource> across namespaces,
 // `/namespaces/<ns>/<resource>` in one, paged by `limit` and `continue`, and `…/<resource>/<name>` one
 // object (404 when there is none); a path can answer 403 (not allowed), or 410 Gone for its first continue
-// token (the token expired, as etcd compaction does). Every request is recorded with its bearer token.
+// token (the token expired, as etcd compaction does). Asked for PartialObjectMetadata (an Accept header's
+// `as=`), it answers the objects' metadata alone, as the API server does. Every request is recorded with its
+// bearer token and Accept header.
 import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +23,7 @@ export interface ListApi {
   server: Server;
   url: string;
   caPem: string;
-  requests: { path: string; query: URLSearchParams; authorization?: string }[];
+  requests: { path: string; query: URLSearchParams; authorization?: string; accept?: string }[];
   close(): Promise<void>;
 }
 
@@ -43,7 +45,12 @@ export async function startListApi(directory: string, options: ListApiOptions): 
     { cert: readFileSync(join(tls.directory, 'cert.pem')), key: readFileSync(join(tls.directory, 'key.pem')) },
     (req, res) => {
       const url = new URL(req.url ?? '/', 'https://127.0.0.1');
-      requests.push({ path: url.pathname, query: url.searchParams, authorization: req.headers.authorization });
+      requests.push({ path: url.pathname, query: url.searchParams, authorization: req.headers.authorization, accept: req.headers.accept });
+      const partial = /;as=PartialObjectMetadata/.test(req.headers.accept ?? '');
+      const shown = (item: unknown) =>
+        partial
+          ? { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: (item as { metadata?: unknown }).metadata }
+          : item;
       const send = (status: number, body: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
@@ -60,6 +67,7 @@ export async function startListApi(directory: string, options: ListApiOptions): 
       if (name !== undefined) {
         const found = inScope.find((item) => metadataOf(item).name === name);
         if (!found) return status(404, 'NotFound', `${resource} "${name}" not found`);
+        if (partial) return send(200, shown(found));
         return send(200, {
           apiVersion: base.startsWith('/apis/') ? base.split('/').slice(2, 4).join('/') : 'v1',
           kind: all.kind,
@@ -76,10 +84,10 @@ export async function startListApi(directory: string, options: ListApiOptions): 
       const limit = Number(url.searchParams.get('limit') ?? listed.items.length) || listed.items.length;
       const end = Math.min(start + limit, listed.items.length);
       send(200, {
-        apiVersion: 'v1',
-        kind: `${listed.kind}List`,
+        apiVersion: partial ? 'meta.k8s.io/v1' : 'v1',
+        kind: partial ? 'PartialObjectMetadataList' : `${listed.kind}List`,
         metadata: { resourceVersion: '1', ...(end < listed.items.length ? { continue: String(end) } : {}) },
-        items: listed.items.slice(start, end),
+        items: listed.items.slice(start, end).map(shown),
       });
     },
   );

@@ -188,6 +188,16 @@ describe('refused when the rules are read, with the reason', () => {
       { context: [{ name: 'n', apiCall: { urlPath: '/api/v1/namespaces/x/{{request.object.kind}}' } }] },
       /context n: apiCall.urlPath the resource .* is computed per request, so no snapshot can know what to read/,
     ],
+    [
+      "an apiCall reading a Secret's data",
+      { context: [{ name: 's', apiCall: { urlPath: '/api/v1/namespaces/{{request.namespace}}/secrets/x', jmesPath: 'data.token' } }] },
+      /context s: apiCall.urlPath reads Secrets: a cluster snapshot holds their metadata only/,
+    ],
+    [
+      'an apiCall reading Secrets whole',
+      { context: [{ name: 's', apiCall: { urlPath: '/api/v1/secrets' } }] },
+      /context s: apiCall.urlPath reads Secrets: a cluster snapshot holds their metadata only/,
+    ],
     ['an imageRegistry context', { context: [{ name: 'i', imageRegistry: { reference: 'x' } }] }, /imageRegistry reads an image registry/],
     ['validate.manifests', { validate: { manifests: { attestors: [] } } }, /validate.manifests verifies signatures/],
     ['random()', { validate: { message: "{{ random('[a-z]') }}", deny: {} } }, /random\(\) .*could not be reproduced/],

@@ -231,7 +231,11 @@ describe('globalReference: a GlobalContextEntry in the bundle, read from the clu
       /spec\.projections: not implemented here/,
     ],
     ['a service call', entry({ apiCall: { service: { url: 'https://x' } } }), /spec\.apiCall\.service calls a service/],
-    ['Secrets', entry({ kubernetesResource: { version: 'v1', resource: 'secrets' } }), /reads Secrets, whose data a cluster snapshot/],
+    [
+      'Secrets',
+      entry({ kubernetesResource: { version: 'v1', resource: 'secrets' } }),
+      /reads Secrets: a cluster snapshot holds their metadata only/,
+    ],
   ])('refused with the reason: %s', (_name, extra, reason) => {
     const parsed = parseRulesDocument(celPolicy, extra ? `${counting}\n---\n${extra}` : counting);
     expect(parsed.ok ? '' : parsed.errors.join('\n')).toMatch(reason);

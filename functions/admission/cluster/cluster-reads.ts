@@ -4,7 +4,7 @@
 // read to what any request could ask for: every namespace's, or every object of the resource.
 import * as v from '../schema.js';
 import { parseApiPath } from './api-path.js';
-import type { ResourceType } from './cluster-view.js';
+import { isSecrets, type ResourceType } from './cluster-view.js';
 
 const name = v.pipe(v.string(), v.minLength(1));
 
@@ -13,6 +13,8 @@ export const ClusterReadSchema = v.strictObject({
   resource: name,
   namespace: v.optional(name),
   name: v.optional(name),
+  // The objects' metadata only, as the API lists PartialObjectMetadata: always so for Secrets.
+  metadataOnly: v.optional(v.literal(true)),
 });
 /** One GET or list of the API: every object of a resource, those of a namespace, or one by name. */
 export type ClusterRead = v.InferOutput<typeof ClusterReadSchema>;
@@ -24,23 +26,29 @@ export const CLUSTER_ROLE_BINDINGS: ResourceType = { apiVersion: 'rbac.authoriza
 
 const isComputed = (text: string | undefined) => text?.includes('{{') === true;
 
-/** The read of an object or collection, widened where a part is computed at run time; an error for a computed resource. */
-export function readOf(type: ResourceType, namespace?: string, objectName?: string): ClusterRead | string {
+/**
+ * The read of an object or collection, widened where a part is computed at run time; an error for a computed
+ * resource, and for Secrets unless the rule reads nothing of them but their metadata (`metadataOnly`, which
+ * the engine that derives the read has proved).
+ */
+export function readOf(type: ResourceType, namespace?: string, objectName?: string, { metadataOnly = false } = {}): ClusterRead | string {
   if (isComputed(type.apiVersion) || isComputed(type.resource))
     return `the resource (${type.apiVersion} ${type.resource}) is computed per request, so no snapshot can know what to read`;
-  // A snapshot is an object in the rules bucket: Secrets' data must not be copied there.
-  if (type.apiVersion === 'v1' && type.resource === 'secrets')
-    return 'reads Secrets, whose data a cluster snapshot in the bucket must not hold';
-  if (isComputed(namespace)) return { ...type };
+  const secrets = isSecrets(type);
+  if (secrets && !metadataOnly)
+    return 'reads Secrets: a cluster snapshot holds their metadata only, never their data, and this read is not shown to need nothing else (an apiCall whose jmesPath reads only metadata is)';
+  const marked = secrets ? { metadataOnly: true as const } : {};
+  if (isComputed(namespace)) return { ...type, ...marked };
   return {
     ...type,
     ...(namespace ? { namespace } : {}),
     ...(objectName && !isComputed(objectName) ? { name: objectName } : {}),
+    ...marked,
   };
 }
 
 /** The read an apiCall's URL path makes (variables widen it), or why it cannot be read into a snapshot. */
-export function readOfApiPath(urlPath: string): ClusterRead | string {
+export function readOfApiPath(urlPath: string, options: { metadataOnly?: boolean } = {}): ClusterRead | string {
   // Variables may hold `/` or `?`: each becomes one placeholder segment before the path is read.
   const placeholder = 'computed-by-a-variable';
   const parsed = parseApiPath(urlPath.replace(/\{\{[^}]*\}\}/g, placeholder));
@@ -50,14 +58,21 @@ export function readOfApiPath(urlPath: string): ClusterRead | string {
     { apiVersion: computed(parsed.type.apiVersion)!, resource: computed(parsed.type.resource)! },
     computed(parsed.namespace),
     computed(parsed.name),
+    options,
   );
 }
 
+/** Whether an apiCall's URL path GETs one object (what it answers is the object, not a list), variables and all. */
+export function apiPathNamesObject(urlPath: string): boolean {
+  const parsed = parseApiPath(urlPath.replace(/\{\{[^}]*\}\}/g, 'computed-by-a-variable'));
+  return typeof parsed !== 'string' && parsed.name !== undefined;
+}
+
 /** `v1 configmaps default/registries`, `apps/v1 deployments in every namespace`, as `policy validate` lists reads. */
-export function describeRead({ apiVersion, resource, namespace, name: objectName }: ClusterRead): string {
+export function describeRead({ apiVersion, resource, namespace, name: objectName, metadataOnly }: ClusterRead): string {
   const where =
     objectName !== undefined ? ` ${namespace ? `${namespace}/` : ''}${objectName}` : namespace ? ` in namespace ${namespace}` : '';
-  return `${apiVersion} ${resource}${where}`;
+  return `${apiVersion} ${resource}${where}${metadataOnly ? ' (metadata only)' : ''}`;
 }
 
 /** The reads, each once, a wider read standing for the narrower ones it holds. */
@@ -66,7 +81,8 @@ export function uniqueReads(reads: readonly ClusterRead[]): ClusterRead[] {
     wide.apiVersion === narrow.apiVersion &&
     wide.resource === narrow.resource &&
     (wide.namespace === undefined || wide.namespace === narrow.namespace) &&
-    (wide.name === undefined || wide.name === narrow.name);
+    (wide.name === undefined || wide.name === narrow.name) &&
+    (wide.metadataOnly === undefined || narrow.metadataOnly === true);
   const unique: ClusterRead[] = [];
   for (const read of reads) {
     if (unique.some((kept) => holds(kept, read))) continue;

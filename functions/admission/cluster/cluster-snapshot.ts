@@ -15,7 +15,7 @@
 import * as v from '../schema.js';
 import { issueLines } from '../schema-issues.js';
 import { isJsonObject } from '../kubernetes/json-object.js';
-import { type ClusterView, ClusterLookupError, type Collection, clusterView, type ObjectGroup } from './cluster-view.js';
+import { type ClusterView, ClusterLookupError, isSecrets, type Collection, clusterView, type ObjectGroup } from './cluster-view.js';
 
 export const SNAPSHOT_API_VERSION = 'portcullis.dev/v1alpha1';
 export const SNAPSHOT_KIND = 'ClusterSnapshot';
@@ -28,6 +28,7 @@ const CollectionHeaderSchema = v.strictObject({
   kind: name,
   namespace: v.optional(name),
   name: v.optional(name),
+  metadataOnly: v.optional(v.literal(true)),
 });
 
 const SnapshotHeaderSchema = v.strictObject({
@@ -35,7 +36,13 @@ const SnapshotHeaderSchema = v.strictObject({
   kind: v.literal(SNAPSHOT_KIND),
   cluster: name,
   takenAt: v.pipe(v.string(), v.isoTimestamp('expected an RFC 3339 time (2026-11-26T13:00:00Z)')),
-  collections: v.array(CollectionHeaderSchema),
+  collections: v.pipe(
+    v.array(CollectionHeaderSchema),
+    v.check(
+      (collections) => collections.every((collection) => !isSecrets(collection) || collection.metadataOnly === true),
+      'a collection of Secrets must be metadataOnly: a snapshot never holds their data',
+    ),
+  ),
 });
 type SnapshotHeader = v.InferOutput<typeof SnapshotHeaderSchema>;
 
@@ -58,6 +65,11 @@ export function snapshotText({ collections, ...header }: ClusterSnapshot): strin
   return `${lines.join('\n')}\n`;
 }
 
+const METADATA_ONLY_KEYS = new Set(['apiVersion', 'kind', 'metadata']);
+
+/** The annotation kubectl apply keeps the applied object in: a Secret's data, for a Secret. */
+export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
 // How every line after the header starts, as JSON.stringify writes it: its place is read from this alone.
 const GROUP_START = /^\{"collection":(\d+),"namespace":("(?:[^"\\]|\\.)*"),"items":\[/;
 
@@ -70,6 +82,12 @@ function itemProblem(item: unknown, collection: SnapshotHeader['collections'][nu
     return `metadata.namespace: expected ${namespace || 'none'}, the line's`;
   if (collection.name !== undefined && metadata.name !== collection.name)
     return `metadata.name: expected ${collection.name}, the collection's`;
+  if (collection.metadataOnly) {
+    const beyond = Object.keys(item).find((key) => !METADATA_ONLY_KEYS.has(key));
+    if (beyond !== undefined) return `${beyond}: a metadata-only collection holds apiVersion, kind and metadata alone`;
+    if (isJsonObject(metadata.annotations) && LAST_APPLIED in metadata.annotations)
+      return `metadata.annotations: ${LAST_APPLIED} holds the applied object, which a metadata-only collection must not`;
+  }
   return undefined;
 }
 

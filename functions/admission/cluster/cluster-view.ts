@@ -12,12 +12,17 @@ export interface ResourceType {
   resource: string;
 }
 
+/** Secrets are read as metadata only: a snapshot is an object in the rules bucket, and their data must never reach it. */
+export const isSecrets = (type: ResourceType) => type.apiVersion === 'v1' && type.resource === 'secrets';
+
 /** Objects of one resource as read: all of them, those of one namespace, or one by name (absent if it was not there). */
 export interface Collection extends ResourceType {
   /** The objects' kind (`Deployment`): lists are named after it, and Gatekeeper's inventory files by it. */
   kind: string;
   namespace?: string;
   name?: string;
+  /** Only the objects' metadata was read (Secrets): a snapshot never holds their data. */
+  metadataOnly?: true;
   items: Record<string, unknown>[];
 }
 

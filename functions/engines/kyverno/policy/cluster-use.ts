@@ -4,6 +4,7 @@
 // bindings that give users roles), or why it cannot run here at all: what reads a registry, calls a service
 // or writes, and what no snapshot can know.
 import {
+  apiPathNamesObject,
   CLUSTER_ROLE_BINDINGS,
   CONFIG_MAPS,
   type ClusterRead,
@@ -15,6 +16,7 @@ import {
 } from '../../../admission/cluster/cluster-reads.js';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { filtersOf, type MatchBlock } from '../match/resource-filter.js';
+import { readsOnlyMetadata } from './metadata-only.js';
 
 type Entry = Record<string, unknown> & { name?: unknown };
 
@@ -51,7 +53,10 @@ function readOfEntry(entry: Entry): ClusterRead | undefined | { refusal: string 
     if (apiCall.method !== undefined && apiCall.method !== 'GET')
       return { refusal: `${name}: apiCall.method ${String(apiCall.method)}: only GET can be answered from a cluster snapshot` };
     if (typeof apiCall.urlPath !== 'string') return { refusal: `${name}: apiCall.urlPath: required` };
-    const read = readOfApiPath(apiCall.urlPath);
+    // A Secret's metadata can be read from a snapshot when the jmesPath reads nothing else (metadata-only.ts).
+    const of = apiPathNamesObject(apiCall.urlPath) ? 'object' : 'list';
+    const metadataOnly = typeof apiCall.jmesPath === 'string' && readsOnlyMetadata(apiCall.jmesPath, of);
+    const read = readOfApiPath(apiCall.urlPath, { metadataOnly });
     return typeof read === 'string' ? { refusal: `${name}: apiCall.urlPath ${read}` } : read;
   }
   if (configMap) {
