@@ -5,7 +5,7 @@
 // (`eks:`), and the deployment's own when the clusterName and clusterEndpoint params name it. Its Kubernetes
 // access, in each cluster, is the least RBAC `portcullis cluster rbac --cluster <name> --audit` prints (what
 // the rules read, and list on what they judge), bound to the group an EKS access entry maps this role to.
-const { normalisedName } = require('./registered-policies.cjs');
+const { errorsAlarm, functionRole, ownClusterEnvironment } = require('./serverless-scheduled-function.cjs');
 
 const FUNCTION = 'background-audit';
 const ROLE = 'BackgroundAuditRole';
@@ -14,19 +14,7 @@ const REPORTS_PREFIX = 'reports/';
 /** Whether the stack audits: the backgroundAudit param; with the deployment's own cluster when its params name one. */
 async function backgroundAudit(resolveVariable) {
   if (String(await resolveVariable('param:backgroundAudit')) !== 'true') return undefined;
-  const cluster = await resolveVariable('param:clusterName');
-  const endpoint = await resolveVariable('param:clusterEndpoint');
-  return {
-    ...(cluster && endpoint
-      ? {
-          CLUSTER_NAME: cluster,
-          CLUSTER_ENDPOINT: endpoint,
-          CLUSTER_CA_DATA: await resolveVariable('param:clusterCertificateAuthority'),
-          ...((await resolveVariable('param:eksClusterName')) ? { EKS_CLUSTER_NAME: await resolveVariable('param:eksClusterName') } : {}),
-        }
-      : {}),
-    schedule: await resolveVariable('param:auditSchedule'),
-  };
+  return { ...(await ownClusterEnvironment(resolveVariable)), schedule: await resolveVariable('param:auditSchedule') };
 }
 
 /** The function, for serverless-functions.cjs. */
@@ -54,48 +42,17 @@ function auditResources(prefix, actions) {
   const bucket = { 'Fn::Join': ['', ['arn:aws:s3:::', '${self:custom.rulesBucketName}']] };
   const objects = (pattern) => ({ 'Fn::Join': ['', ['arn:aws:s3:::', '${self:custom.rulesBucketName}', `/${pattern}`]] });
   return {
-    [ROLE]: {
-      Type: 'AWS::IAM::Role',
-      Properties: {
-        AssumeRolePolicyDocument: {
-          Version: '2012-10-17',
-          Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }],
-        },
-        ManagedPolicyArns: ['arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole'],
-        Policies: [
-          {
-            PolicyName: 'portcullis-background-audit',
-            PolicyDocument: {
-              Version: '2012-10-17',
-              Statement: [
-                { Effect: 'Allow', Action: ['s3:GetObject'], Resource: [objects('${param:rulesPrefix}*')] },
-                { Effect: 'Allow', Action: ['s3:ListBucket'], Resource: [bucket] },
-                { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: [objects(`${REPORTS_PREFIX}*`)] },
-              ],
-            },
-          },
-        ],
-      },
-    },
-    BackgroundAuditErrorsAlarm: {
-      Type: 'AWS::CloudWatch::Alarm',
-      Properties: {
-        AlarmName: `${prefix}-${FUNCTION}-errors`,
-        AlarmDescription:
-          'A background audit run failed for at least one cluster (its log lines say which and why); that cluster keeps its last reports. See docs/fleet.md.',
-        Namespace: 'AWS/Lambda',
-        MetricName: 'Errors',
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: `${normalisedName(FUNCTION)}LambdaFunction` } }],
-        Statistic: 'Sum',
-        Period: 300,
-        EvaluationPeriods: 1,
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        TreatMissingData: 'notBreaching',
-        AlarmActions: actions,
-        OKActions: actions,
-      },
-    },
+    [ROLE]: functionRole('portcullis-background-audit', [
+      { Effect: 'Allow', Action: ['s3:GetObject'], Resource: [objects('${param:rulesPrefix}*')] },
+      { Effect: 'Allow', Action: ['s3:ListBucket'], Resource: [bucket] },
+      { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: [objects(`${REPORTS_PREFIX}*`)] },
+    ]),
+    BackgroundAuditErrorsAlarm: errorsAlarm(
+      prefix,
+      FUNCTION,
+      'A background audit run failed for at least one cluster (its log lines say which and why); that cluster keeps its last reports. See docs/fleet.md.',
+      actions,
+    ),
   };
 }
 

@@ -16,33 +16,9 @@
 const { normalisedName, registeredPolicies } = require('./registered-policies.cjs');
 const { snapshotResources, snapshotWriter } = require('./serverless-snapshot-writer.cjs');
 const { auditResources, backgroundAudit } = require('./serverless-background-audit.cjs');
+const { FIVE_MINUTES, NAMESPACE, alarm } = require('./cloudwatch-alarm.cjs');
 
-const NAMESPACE = 'Portcullis';
 const SERVICE = 'portcullis'; // the `service` dimension of every Portcullis metric
-const FIVE_MINUTES = 300;
-
-function alarm({ name, description, namespace = NAMESPACE, metric, dimensions, statistic = 'Sum', threshold = 1, periods = 1, actions }) {
-  const byStatistic = /^p\d/.test(statistic) ? { ExtendedStatistic: statistic } : { Statistic: statistic };
-  return {
-    Type: 'AWS::CloudWatch::Alarm',
-    Properties: {
-      AlarmName: name,
-      AlarmDescription: description,
-      Namespace: namespace,
-      MetricName: metric,
-      Dimensions: Object.entries(dimensions).map(([Name, Value]) => ({ Name, Value })),
-      ...byStatistic,
-      Period: FIVE_MINUTES,
-      EvaluationPeriods: periods,
-      DatapointsToAlarm: periods,
-      Threshold: threshold,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      TreatMissingData: 'notBreaching',
-      AlarmActions: actions,
-      OKActions: actions,
-    },
-  };
-}
 
 function policyAlarms(policy, prefix, actions) {
   const id = normalisedName(policy.name);
