@@ -12,30 +12,12 @@ import { startListApi } from '../test/helpers/kubernetes-list-api.js';
 import { startTestS3 } from '../test/helpers/s3-server.js';
 import { BENCH_PACKAGE } from './bench-package.js';
 import { runChild, verdict } from './child-process.js';
+import { clusterPods } from './cluster-pods.js';
 
 const PODS = 10_000;
 const TARGET_SECONDS = 10;
 
-/** Pods as a cluster has them (as bench/audit.ts): 20 namespaces, two containers, a quarter from Docker Hub. */
-const pods = Array.from({ length: PODS }, (_, index) => ({
-  metadata: {
-    name: `web-${index}`,
-    namespace: `team-${index % 20}`,
-    uid: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-    labels: { app: 'web', ...(index % 3 ? { owner: 'team-web', 'app.kubernetes.io/name': 'web' } : {}) },
-  },
-  spec: {
-    containers: [
-      {
-        name: 'web',
-        image: index % 4 ? `192.168.64.1/team/web:1.${index}` : 'docker.io/library/nginx:latest',
-        resources: { limits: { cpu: '500m', memory: '256Mi' } },
-      },
-      { name: 'envoy', image: '192.168.64.1/envoy:1.30', ports: [{ containerPort: 9901 }] },
-    ],
-  },
-  status: { phase: 'Running' },
-}));
+const pods = clusterPods(PODS);
 
 const work = temporaryDirectory('portcullis-bench-background-audit-');
 const s3 = await startTestS3();

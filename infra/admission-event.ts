@@ -2,7 +2,7 @@
 // wrapped in an API Gateway HTTP API (payload 2.0) event. Used by `portcullis event`, the tests and the benchmarks alike.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 
-export { admissionReviewFor, type ReviewOptions, resourceOf } from '../functions/audit/admission-review-for.js';
+export { admissionReviewFor, type ReviewOptions } from '../functions/audit/admission-review-for.js';
 
 export interface EventOptions {
   policy?: string;

@@ -3,14 +3,13 @@
 // and each cluster's overlays (`clusters/<cluster>/<policy>.yaml`, or a folder `clusters/<cluster>/<policy>/`).
 // Only read here; what it means is fleet-view.ts's. A file under clusters/ that is no policy's overlay is kept
 // as a stray, so a misspelt overlay is reported instead of silently never read.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { FLEET_FILE } from '../functions/admission/fleet/fleet-document.js';
 import type { Policy } from '../functions/admission/policy.js';
 import { policyRegistry } from '../functions/registry.js';
-import { type BucketTarget, keyOf, readRules } from './rules-bucket.js';
-import { bucketReader, type DocumentReader, folderReader, type StoredDocument } from './rules-documents.js';
+import { type BucketTarget, keyOf, listKeys, readRules } from './rules-bucket.js';
+import { bucketReader, type DocumentReader, folderReader, isFolder, type StoredDocument } from './rules-documents.js';
 
 export interface StoredOverlay {
   cluster: string;
@@ -45,7 +44,6 @@ export async function fleetLayoutOfFolder(folder: string): Promise<FleetLayout> 
   const overlays: StoredOverlay[] = [];
   const strays: string[] = [];
   const clustersFolder = join(folder, 'clusters');
-  const isFolder = (path: string) => existsSync(path) && statSync(path).isDirectory();
   for (const cluster of isFolder(clustersFolder) ? readdirSync(clustersFolder).sort() : []) {
     const clusterFolder = join(clustersFolder, cluster);
     // clusters/<cluster>.jsonl is a snapshot, not an overlay.
@@ -80,26 +78,12 @@ export async function fleetLayoutOfFolder(folder: string): Promise<FleetLayout> 
   };
 }
 
-/** Every key under the prefix's clusters/, in pages. */
-async function clusterKeys(target: BucketTarget): Promise<string[]> {
-  const keys: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await target.client.send(
-      new ListObjectsV2Command({ Bucket: target.bucket, Prefix: `${target.prefix}clusters/`, ContinuationToken: token }),
-    );
-    for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  return keys;
-}
-
 export async function fleetLayoutOfBucket(target: BucketTarget): Promise<FleetLayout> {
-  const where = (name: string) => `s3://${target.bucket}/${keyOf(target, name)}`;
-  const fleet = await readRules(target, FLEET_FILE.replace(/\.yaml$/, ''));
+  const fleetName = FLEET_FILE.replace(/\.yaml$/, '');
+  const fleet = await readRules(target, fleetName);
   const overlays: StoredOverlay[] = [];
   const strays: string[] = [];
-  for (const key of await clusterKeys(target)) {
+  for (const key of (await listKeys(target, `${target.prefix}clusters/`)).keys) {
     const [cluster, file, ...deeper] = key.slice(`${target.prefix}clusters/`.length).split('/');
     if (file === undefined) continue; // clusters/<cluster>.jsonl: a snapshot
     const policy = policyOf(file.replace(/\.yaml$/, ''));
@@ -107,15 +91,25 @@ export async function fleetLayoutOfBucket(target: BucketTarget): Promise<FleetLa
       strays.push(`s3://${target.bucket}/${key}`);
       continue;
     }
-    const name = `clusters/${cluster}/${policy.name}`;
-    const stored = await readRules(target, name);
-    if (stored) overlays.push({ cluster: cluster!, policy, stored: { from: where(name), bytes: Buffer.from(stored.text) } });
+    const stored = await bucketReader({ ...target, prefix: `${target.prefix}clusters/${cluster}/` })(policy);
+    if (stored) overlays.push({ cluster: cluster!, policy, stored });
   }
   return {
     from: `s3://${target.bucket}/${target.prefix}`,
-    ...(fleet ? { fleet: { from: where('fleet'), bytes: Buffer.from(fleet.text) } } : {}),
+    ...(fleet
+      ? { fleet: { from: `s3://${target.bucket}/${keyOf(target, fleetName)}`, bytes: Buffer.from(fleet.text), etag: fleet.etag } }
+      : {}),
     documents: await documentsOf(bucketReader(target)),
     overlays,
     strays,
   };
+}
+
+/** Every document of the layout by the name it is stored under: `fleet`, `<policy>`, `clusters/<c>/<policy>`. */
+export function storedByName(layout: FleetLayout, { fleetWide = true } = {}): [string, StoredDocument][] {
+  return [
+    ...(layout.fleet ? [['fleet', layout.fleet] as [string, StoredDocument]] : []),
+    ...(fleetWide ? [...layout.documents].map(([policy, stored]): [string, StoredDocument] => [policy.name, stored]) : []),
+    ...layout.overlays.map(({ cluster, policy, stored }): [string, StoredDocument] => [`clusters/${cluster}/${policy.name}`, stored]),
+  ];
 }

@@ -3,13 +3,12 @@
 // heartbeats, status/<cluster>/), how old its snapshot is (clusters/<cluster>.jsonl's header), and its findings
 // by policy and severity (the background audit's index, reports/<cluster>/index.json, else its reports, read in
 // either format: openreports.io/v1alpha1 or wgpolicyk8s.io/v1alpha2).
-import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { httpStatusOf } from '../functions/admission/aws/aws-error.js';
-import type { AuditIndex } from '../functions/audit/report-store.js';
+import { type AuditIndex, findingsOf, INDEX_KIND, reportKeys } from '../functions/audit/report-store.js';
 import type { ClusterHeartbeat } from '../functions/admission/observe/cluster-heartbeat.js';
-import { fleetOf } from '../functions/admission/fleet/fleet-document.js';
+import { FLEET_FILE, fleetOf } from '../functions/admission/fleet/fleet-document.js';
+import { snapshotFileName } from '../functions/admission/rules/rules-source.js';
 import { rulesData } from '../functions/admission/rules/rules-yaml.js';
-import type { BucketTarget } from './rules-bucket.js';
+import { type BucketTarget, listKeys, readObject } from './rules-bucket.js';
 
 export interface ClusterStatus {
   cluster: string;
@@ -26,37 +25,7 @@ export interface StatusLocations {
   reportsPrefix: string;
 }
 
-async function text(target: BucketTarget, key: string, range?: string): Promise<string | undefined> {
-  try {
-    const response = await target.client.send(
-      new GetObjectCommand({ Bucket: target.bucket, Key: key, ...(range ? { Range: range } : {}) }),
-    );
-    return (await response.Body?.transformToString('utf8')) ?? '';
-  } catch (error) {
-    if (httpStatusOf(error) === 404 || (error as Error).name === 'NoSuchKey') return undefined;
-    throw error;
-  }
-}
-
-async function list(target: BucketTarget, prefix: string, delimiter?: string): Promise<{ keys: string[]; folders: string[] }> {
-  const keys: string[] = [];
-  const folders: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await target.client.send(
-      new ListObjectsV2Command({
-        Bucket: target.bucket,
-        Prefix: prefix,
-        ContinuationToken: token,
-        ...(delimiter ? { Delimiter: delimiter } : {}),
-      }),
-    );
-    for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
-    for (const folder of page.CommonPrefixes ?? []) if (folder.Prefix) folders.push(folder.Prefix.slice(prefix.length, -1));
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  return { keys, folders };
-}
+const text = async (target: BucketTarget, key: string, range?: string) => (await readObject(target, key, range))?.text;
 
 const json = <T>(value: string | undefined): T | undefined => {
   if (value === undefined) return undefined;
@@ -70,34 +39,19 @@ const json = <T>(value: string | undefined): T | undefined => {
 type ReportLike = { apiVersion?: string; results?: { policy?: string; severity?: string; result?: string }[] };
 const REPORT_VERSIONS = new Set(['openreports.io/v1alpha1', 'wgpolicyk8s.io/v1alpha2']);
 
-/** Findings by policy and severity from reports themselves, when no index says them. */
-function findingsOfReports(reports: ReportLike[]): AuditIndex['findings'] {
-  const counts = new Map<string, AuditIndex['findings'][number]>();
-  for (const report of reports) {
-    if (!REPORT_VERSIONS.has(String(report.apiVersion))) continue;
-    for (const { policy = '', severity = '', result } of report.results ?? []) {
-      if (result !== 'fail' && result !== 'warn' && result !== 'error') continue;
-      const entry = counts.get(`${policy}\u0000${severity}`) ?? { policy, severity, fail: 0, warn: 0, error: 0 };
-      entry[result]++;
-      counts.set(`${policy}\u0000${severity}`, entry);
-    }
-  }
-  return [...counts.values()].sort((a, b) => a.policy.localeCompare(b.policy) || a.severity.localeCompare(b.severity));
-}
-
-async function findingsOf(target: BucketTarget, prefix: string, cluster: string): Promise<ClusterStatus['findings']> {
-  const index = json<AuditIndex>(await text(target, `${prefix}${cluster}/index.json`));
-  if (index?.kind === 'ClusterAuditIndex') return { since: index.since, objects: index.objects, byPolicy: index.findings };
-  const { keys } = await list(target, `${prefix}${cluster}/`);
+async function clusterFindings(target: BucketTarget, prefix: string, cluster: string): Promise<ClusterStatus['findings']> {
+  const index = json<AuditIndex>(await text(target, reportKeys(prefix, cluster).index));
+  if (index?.kind === INDEX_KIND) return { since: index.since, objects: index.objects, byPolicy: index.findings };
+  const { keys } = await listKeys(target, `${prefix}${cluster}/`);
   const reports = (await Promise.all(keys.filter((key) => key.endsWith('.json')).map((key) => text(target, key)))).map((body) =>
     json<ReportLike>(body),
   );
   const found = reports.filter((report): report is ReportLike => report !== undefined);
-  return found.length > 0 ? { byPolicy: findingsOfReports(found) } : undefined;
+  return found.length > 0 ? { byPolicy: findingsOf(found.filter((report) => REPORT_VERSIONS.has(String(report.apiVersion)))) } : undefined;
 }
 
 async function snapshotOf(target: BucketTarget, cluster: string, now: Date): Promise<ClusterStatus['snapshot']> {
-  const head = await text(target, `${target.prefix}clusters/${cluster}.jsonl`, 'bytes=0-65535');
+  const head = await text(target, `${target.prefix}${snapshotFileName(cluster)}`, 'bytes=0-65535');
   const header = json<{ takenAt?: string }>(head?.split('\n')[0]);
   const takenAt = header?.takenAt;
   return takenAt ? { takenAt, ageSeconds: Math.max(0, Math.round((now.getTime() - Date.parse(takenAt)) / 1000)) } : undefined;
@@ -108,15 +62,15 @@ export async function fleetStatus(
   { statusPrefix, reportsPrefix }: StatusLocations,
   now: Date,
 ): Promise<ClusterStatus[]> {
-  const fleetText = await text(target, `${target.prefix}fleet.yaml`);
+  const fleetText = await text(target, `${target.prefix}${FLEET_FILE}`);
   const fleetData = fleetText === undefined ? undefined : rulesData(fleetText, Number.MAX_SAFE_INTEGER);
   const fleet = fleetData?.ok ? fleetOf(fleetData.data) : undefined;
   const listed = new Set(fleet?.ok ? fleet.fleet.clusters.keys() : []);
-  const [beating, audited] = await Promise.all([list(target, statusPrefix, '/'), list(target, reportsPrefix, '/')]);
+  const [beating, audited] = await Promise.all([listKeys(target, statusPrefix, '/'), listKeys(target, reportsPrefix, '/')]);
   const clusters = [...new Set([...listed, ...beating.folders, ...audited.folders])].sort();
   return Promise.all(
     clusters.map(async (cluster): Promise<ClusterStatus> => {
-      const { keys } = await list(target, `${statusPrefix}${cluster}/`);
+      const { keys } = await listKeys(target, `${statusPrefix}${cluster}/`);
       const beats = (await Promise.all(keys.map((key) => text(target, key))))
         .map((body) => json<ClusterHeartbeat>(body))
         .filter((beat): beat is ClusterHeartbeat => beat?.kind === 'ClusterHeartbeat');
@@ -132,7 +86,7 @@ export async function fleetStatus(
         .map((policy) => policy.lastRequestAt)
         .sort()
         .at(-1);
-      const [snapshot, findings] = await Promise.all([snapshotOf(target, cluster, now), findingsOf(target, reportsPrefix, cluster)]);
+      const [snapshot, findings] = await Promise.all([snapshotOf(target, cluster, now), clusterFindings(target, reportsPrefix, cluster)]);
       return {
         cluster,
         listed: listed.has(cluster),

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FLEET_FILE } from '../functions/admission/fleet/fleet-document.js';
-import { fleetLayoutOfFolder } from './fleet-layout.js';
+import { fleetLayoutOfFolder, storedByName } from './fleet-layout.js';
 import { type FleetView, fleetView } from './fleet-view.js';
 import { type BucketTarget, uploadRules } from './rules-bucket.js';
 
@@ -23,11 +23,8 @@ export async function uploadLocalFleet(
     log(`NOT uploaded the fleet of ${folder} (fleet.yaml and overlays), invalid:\n  ${view.errors.join('\n  ')}`);
     return undefined;
   }
-  const documents = [
-    ...(layout.fleet ? [{ name: 'fleet', stored: layout.fleet }] : []),
-    ...layout.overlays.map(({ cluster, policy, stored }) => ({ name: `clusters/${cluster}/${policy.name}`, stored })),
-  ];
-  for (const { name, stored } of documents) {
+  // The fleet-wide documents are uploaded as any policy's are.
+  for (const [name, stored] of storedByName(layout, { fleetWide: false })) {
     if ('errors' in stored) continue; // a valid view has none
     const { etag } = await uploadRules(target, name, stored.bytes);
     log(`uploaded ${stored.from} (ETag ${etag})`);

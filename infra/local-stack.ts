@@ -83,6 +83,8 @@ log(
 const target = localBucketTarget();
 // The documents uploaded at start: the samples, or the folder POLICIES_DIR names (the tests' own).
 const policiesDir = process.env.POLICIES_DIR || 'policies';
+// The functions' own size limit: a document they would refuse is not uploaded.
+const maxBytes = configFromEnv(process.env).RULES_MAX_BYTES;
 for (const file of readdirSync(policiesDir)
   .filter((name) => name.endsWith('.yaml') && name !== FLEET_FILE)
   .sort()) {
@@ -91,8 +93,7 @@ for (const file of readdirSync(policiesDir)
     log(`skipped ${join(policiesDir, file)}: no policy of that name`);
     continue;
   }
-  // The functions' own size limit: a document they would refuse is not uploaded.
-  const result = await pushRules(target, policy, readFileSync(join(policiesDir, file)), configFromEnv(process.env).RULES_MAX_BYTES);
+  const result = await pushRules(target, policy, readFileSync(join(policiesDir, file)), maxBytes);
   log(
     result.ok
       ? `uploaded ${join(policiesDir, file)} (ETag ${result.etag})`
@@ -100,7 +101,6 @@ for (const file of readdirSync(policiesDir)
   );
 }
 
-const maxBytes = configFromEnv(process.env).RULES_MAX_BYTES;
 const fleet = await uploadLocalFleet(policiesDir, target, maxBytes, log);
 // Without a fleet, no tokens: callers are not checked (as WEBHOOK_TOKENS unset says). Given, it wins.
 const tokens = fleet

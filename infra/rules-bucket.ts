@@ -1,6 +1,6 @@
 // Reading and writing rules documents in the bucket, for the policy CLI and the local stack. Uploads are
 // validated first with exactly the function's schema, so an invalid document never reaches the bucket.
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import type { Policy } from '../functions/admission/policy.js';
 import { httpStatusOf } from '../functions/admission/aws/aws-error.js';
@@ -19,14 +19,42 @@ export async function pullRules(target: BucketTarget, policyName: string): Promi
 }
 
 /** The current document with its ETag (what a conditional write compares), or undefined when there is none. */
-export async function readRules(target: BucketTarget, policyName: string): Promise<{ text: string; etag?: string } | undefined> {
+export function readRules(target: BucketTarget, policyName: string): Promise<{ text: string; etag?: string } | undefined> {
+  return readObject(target, keyOf(target, policyName));
+}
+
+/** An object of the bucket (of `range`, `bytes=0-65535`, only those bytes) with its ETag, or undefined when there is none. */
+export async function readObject(target: BucketTarget, key: string, range?: string): Promise<{ text: string; etag?: string } | undefined> {
   try {
-    const response = await target.client.send(new GetObjectCommand({ Bucket: target.bucket, Key: keyOf(target, policyName) }));
+    const response = await target.client.send(
+      new GetObjectCommand({ Bucket: target.bucket, Key: key, ...(range ? { Range: range } : {}) }),
+    );
     return { text: (await response.Body?.transformToString('utf8')) ?? '', etag: response.ETag };
   } catch (error) {
     if (httpStatusOf(error) === 404 || (error as Error).name === 'NoSuchKey') return undefined;
     throw error;
   }
+}
+
+/** Every key under a key prefix, in pages; with a delimiter, also the "folders" just under it (without the delimiter). */
+export async function listKeys(target: BucketTarget, prefix: string, delimiter?: string): Promise<{ keys: string[]; folders: string[] }> {
+  const keys: string[] = [];
+  const folders: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await target.client.send(
+      new ListObjectsV2Command({
+        Bucket: target.bucket,
+        Prefix: prefix,
+        ContinuationToken: token,
+        ...(delimiter ? { Delimiter: delimiter } : {}),
+      }),
+    );
+    for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
+    for (const folder of page.CommonPrefixes ?? []) if (folder.Prefix) folders.push(folder.Prefix.slice(prefix.length, -1));
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return { keys, folders };
 }
 
 export class ChangedSinceReadError extends Error {}

@@ -12,19 +12,24 @@ import { readManifestFiles } from './manifest-files.js';
 import { type BucketTarget, keyOf, readRules } from './rules-bucket.js';
 import { type Registrations, registrationsOfDocuments } from '../functions/registration/webhook-registration.js';
 
-/** A document as stored: where it came from (for messages) and its bytes, or why it cannot be read. */
-export type StoredDocument = { from: string; bytes: Uint8Array } | { from: string; errors: string[] };
+/**
+ * A document as stored: where it came from (for messages) and its bytes (from a bucket, with the ETag a
+ * conditional write compares), or why it cannot be read.
+ */
+export type StoredDocument = { from: string; bytes: Uint8Array; etag?: string } | { from: string; errors: string[] };
 
 export type DocumentReader = (policy: Policy<never>) => Promise<StoredDocument | undefined>;
 
 export type { PolicyDocument };
+
+export const isFolder = (path: string) => existsSync(path) && statSync(path).isDirectory();
 
 export function folderReader(folder: string): DocumentReader {
   return async (policy) => {
     const file = join(folder, `${policy.name}.yaml`);
     if (existsSync(file)) return { from: file, bytes: readFileSync(file) };
     const manifests = join(folder, policy.name);
-    if (!existsSync(manifests) || !statSync(manifests).isDirectory()) return undefined;
+    if (!isFolder(manifests)) return undefined;
     const read = readManifestFiles([manifests]);
     if (!read.ok) return { from: `${manifests}/`, errors: read.errors };
     return { from: `${manifests}/`, bytes: Buffer.from(JSON.stringify(read.documents.map(({ document }) => document))) };
@@ -34,7 +39,7 @@ export function folderReader(folder: string): DocumentReader {
 export function bucketReader(target: BucketTarget): DocumentReader {
   return async (policy) => {
     const stored = await readRules(target, policy.name);
-    return stored && { from: `s3://${target.bucket}/${keyOf(target, policy.name)}`, bytes: Buffer.from(stored.text) };
+    return stored && { from: `s3://${target.bucket}/${keyOf(target, policy.name)}`, bytes: Buffer.from(stored.text), etag: stored.etag };
   };
 }
 

@@ -2,7 +2,7 @@
 // instead of quietly changing how the cluster is protected.
 import * as v from './schema.js';
 import { FailurePolicySchema } from './rules/rules-document-schema.js';
-import { issueLines } from './schema-issues.js';
+import { settingsFromEnv } from './settings-from-env.js';
 import { DEFAULT_RULES_MAX_BYTES, DEFAULT_SNAPSHOT_MAX_BYTES } from './rules/rules-source.js';
 
 // Numbers as environment variables write them; Number('') and Number('x') are NaN, which v.number() refuses.
@@ -51,13 +51,7 @@ const ConfigEntries = {
 const ConfigSchema = v.object(ConfigEntries);
 export type Config = v.InferOutput<typeof ConfigSchema>;
 
-export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
-  // An empty variable counts as unset: serverless.yml writes `${env:X, ''}` for optional settings.
-  const given = Object.fromEntries(Object.keys(ConfigEntries).map((name) => [name, env[name] || undefined]));
-  const result = v.safeParse(ConfigSchema, given);
-  if (!result.success) throw new Error(`invalid environment: ${issueLines(result.issues).join('; ')}`);
-  return result.output;
-}
+export const configFromEnv = (env: NodeJS.ProcessEnv = process.env): Config => settingsFromEnv(ConfigEntries, ConfigSchema, env);
 
 /** The cluster bare tokens belong to: the one a single-cluster deployment named, else `default`. */
 export const defaultClusterOf = (config: Pick<Config, 'CLUSTER_NAME'>): string => config.CLUSTER_NAME ?? DEFAULT_CLUSTER;

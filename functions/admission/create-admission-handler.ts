@@ -95,7 +95,7 @@ export function createAdmissionHandler<P>(policy: Policy<P>, options: HandlerOpt
   };
   // Only the deployed path (rules in S3) has a shared place to say when each cluster last called.
   const heartbeat =
-    config.RULES_BUCKET && !options.rulesSource
+    config.RULES_BUCKET && ownSources
       ? clusterHeartbeats(policy.name, { bucket: config.RULES_BUCKET, prefix: config.STATUS_PREFIX, endpoint: config.RULES_S3_ENDPOINT })
       : undefined;
   const decide = createDecideAdmission(policy, loadRules, config, { clock: options.clock, metrics, loadSnapshot, heartbeat });

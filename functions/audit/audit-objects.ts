@@ -47,7 +47,7 @@ function resourceOf(object: ObjectLike): AuditedResource {
 
 /** `cluster`: what rules that read the cluster read (a snapshot); without it, such rules are errors, saying so. */
 export async function auditObjects(
-  documents: PolicyDocument[],
+  documents: readonly PolicyDocument[],
   objects: unknown[],
   now: Date,
   cluster?: ClusterView,

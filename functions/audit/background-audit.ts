@@ -9,11 +9,11 @@
 import type { ClusterView } from '../admission/cluster/cluster-view.js';
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
 import type { PolicyDocument } from '../admission/policy.js';
-import type { KubernetesGet } from '../cluster-snapshot/take-snapshot.js';
+import { type KubernetesGet, listPages, messageOf } from '../cluster-snapshot/kubernetes-list.js';
 import { registrationsOfDocuments } from '../registration/webhook-registration.js';
 import { auditObjects } from './audit-objects.js';
-import { type ListedResource, listedResources, pathOf } from './listed-resources.js';
-import { policyReport, type ReportResult, reportResult } from './policy-report.js';
+import { apiVersionOf, type ListedResource, listedResources, pathOf } from './listed-resources.js';
+import { type policyReport, type ReportResult, reportResult, reportsByNamespace } from './policy-report.js';
 
 /** Where a scan stopped: what it lists, how far it got, and what it found so far. */
 export interface AuditState {
@@ -43,7 +43,7 @@ export interface AuditRun {
   pageSize: number;
   /** Whether the run must stop now (checked between pages). */
   timeIsUp(): boolean;
-  /** Where the last run stopped. */
+  /** Where the last run stopped: taken over, and carried on. */
   state?: AuditState;
 }
 
@@ -51,20 +51,24 @@ export type AuditOutcome =
   | { complete: true; reports: Map<string, ReturnType<typeof policyReport>>; objects: number; startedAt: string; notes: string[] }
   | { complete: false; state: AuditState; notes: string[] };
 
-const MAX_RESTARTS = 3;
-const messageOf = (body: unknown) => (isJsonObject(body) && typeof body.message === 'string' ? body.message : 'no message');
-
 /** A list's items as objects of their own: list items carry no apiVersion and kind. */
 function itemsOf(body: Record<string, unknown>, resource: ListedResource): Record<string, unknown>[] {
-  const apiVersion = resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
+  const apiVersion = apiVersionOf(resource);
   const kind = typeof body.kind === 'string' ? body.kind.replace(/List$/, '') : '';
   return (Array.isArray(body.items) ? body.items : []).map((item) => ({ ...(isJsonObject(item) ? item : {}), apiVersion, kind }));
 }
 
+/** What the audit lists of a cluster: every resource its rules would be sent on CREATE, and notes for what it cannot. */
+export function auditedResources(
+  documents: readonly PolicyDocument[],
+): { ok: true; resources: ListedResource[]; notes: string[] } | { ok: false; errors: string[] } {
+  const registrations = registrationsOfDocuments(documents, []);
+  return registrations.ok ? { ok: true, ...listedResources(registrations.registrations) } : registrations;
+}
+
 export async function auditCluster(run: AuditRun): Promise<AuditOutcome> {
-  const registrations = registrationsOfDocuments(run.documents, []);
-  if (!registrations.ok) throw new Error(`the rules cannot be registered, so what to list is unknown: ${registrations.errors[0]}`);
-  const listed = listedResources(registrations.registrations);
+  const listed = auditedResources(run.documents);
+  if (!listed.ok) throw new Error(`the rules cannot be registered, so what to list is unknown: ${listed.errors[0]}`);
   const fresh: AuditState = {
     rules: run.rules,
     startedAt: run.now.toISOString(),
@@ -73,50 +77,45 @@ export async function auditCluster(run: AuditRun): Promise<AuditOutcome> {
     objects: {},
     results: {},
   };
-  const state = run.state?.rules === run.rules ? structuredClone(run.state) : fresh;
+  const state = run.state?.rules === run.rules ? run.state : fresh;
   const timestamp = { seconds: Math.floor(Date.parse(state.startedAt) / 1000), nanos: 0 };
-  const documents = [...run.documents];
-  let restarts = 0;
+  const stopped = { complete: false as const, state, notes: listed.notes };
   while (state.index < state.resources.length) {
-    if (run.timeIsUp()) return { complete: false, state, notes: listed.notes };
+    if (run.timeIsUp()) return stopped;
     const resource = state.resources[state.index]!;
-    const query = new URLSearchParams({ limit: String(run.pageSize), ...(state.continue ? { continue: state.continue } : {}) });
-    const { status, body } = await run.get(`${pathOf(resource)}?${query}`);
-    if (status === 410 && state.continue && restarts < MAX_RESTARTS) {
-      // The continue token expired: the resource is listed again from its start, its results dropped.
-      restarts++;
-      state.continue = undefined;
-      state.results[state.index] = {};
-      state.objects[state.index] = 0;
-      continue;
-    }
-    if (status !== 200 || !isJsonObject(body))
-      throw new Error(
+    const failed = (status: number, body: unknown) =>
+      new Error(
         `listing ${pathOf(resource)}: HTTP ${status}: ${messageOf(body)}${status === 403 ? ' (apply the ClusterRole `portcullis cluster rbac` prints, with list on what the rules judge)' : ''}`,
       );
-    const byNamespace = (state.results[state.index] ??= {});
-    for (const object of await auditObjects(documents, itemsOf(body, resource), new Date(timestamp.seconds * 1000), run.view)) {
-      const namespace = object.resource.namespace ?? '';
-      const results = (byNamespace[namespace] ??= []);
-      for (const result of object.results) results.push(reportResult(result, object, timestamp));
-      state.objects[state.index] = (state.objects[state.index] ?? 0) + 1;
+    for await (const page of listPages(run.get, pathOf(resource), { pageSize: run.pageSize, from: state.continue, failed })) {
+      if (page.restarted) {
+        // The continue token expired: the resource is listed again from its start, its results dropped.
+        state.continue = undefined;
+        state.results[state.index] = {};
+        state.objects[state.index] = 0;
+        if (run.timeIsUp()) return stopped;
+        continue;
+      }
+      const byNamespace = (state.results[state.index] ??= {});
+      for (const object of await auditObjects(run.documents, itemsOf(page.body, resource), new Date(timestamp.seconds * 1000), run.view)) {
+        const namespace = object.resource.namespace ?? '';
+        const results = (byNamespace[namespace] ??= []);
+        for (const result of object.results) results.push(reportResult(result, object, timestamp));
+        state.objects[state.index] = (state.objects[state.index] ?? 0) + 1;
+      }
+      state.continue = page.next;
+      if (page.next && run.timeIsUp()) return stopped;
     }
-    const metadata = isJsonObject(body.metadata) ? body.metadata : {};
-    state.continue = typeof metadata.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
-    if (!state.continue) {
-      state.index++;
-      restarts = 0;
-    }
+    state.index++;
   }
   const byNamespace = new Map<string, ReportResult[]>();
   for (const results of Object.values(state.results))
-    for (const [namespace, found] of Object.entries(results)) byNamespace.set(namespace, [...(byNamespace.get(namespace) ?? []), ...found]);
-  const reports = new Map(
-    [...byNamespace]
-      .filter(([, results]) => results.length > 0)
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([namespace, results]) => [namespace, policyReport(namespace, results, 'openreports', run.cluster)] as const),
-  );
+    for (const [namespace, found] of Object.entries(results)) {
+      const gathered = byNamespace.get(namespace);
+      if (gathered) gathered.push(...found);
+      else byNamespace.set(namespace, [...found]);
+    }
+  const reports = reportsByNamespace(byNamespace, 'openreports', run.cluster);
   const objects = Object.values(state.objects).reduce((sum, count) => sum + count, 0);
   return { complete: true, reports, objects, startedAt: state.startedAt, notes: listed.notes };
 }

@@ -14,6 +14,9 @@ export interface ListedResource {
 // The version each built-in group serves its objects at when the rules say `*` (v1 unless listed here).
 const SERVED_VERSIONS: Record<string, string> = { autoscaling: 'v2' };
 
+/** The apiVersion of a resource's objects: `v1`, `apps/v1`. */
+export const apiVersionOf = ({ group, version }: ListedResource) => (group === '' ? version : `${group}/${version}`);
+
 export const pathOf = ({ group, version, resource }: ListedResource) =>
   group === '' ? `/api/${version}/${resource}` : `/apis/${group}/${version}/${resource}`;
 

@@ -84,8 +84,19 @@ export function policyReports(objects: AuditedObject[], now: Date, format: Repor
     for (const result of object.results) results.push(reportResult(result, object, timestamp));
     byNamespace.set(object.resource.namespace ?? '', results);
   }
-  return [...byNamespace]
-    .filter(([, results]) => results.length > 0)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([namespace, results]) => policyReport(namespace, results, format));
+  return [...reportsByNamespace(byNamespace, format).values()];
+}
+
+/** A report for each namespace ('' the cluster scope) that has results, in the namespaces' order. */
+export function reportsByNamespace(
+  byNamespace: ReadonlyMap<string, readonly ReportResult[]>,
+  format: ReportFormat,
+  cluster?: string,
+): Map<string, ReturnType<typeof policyReport>> {
+  return new Map(
+    [...byNamespace]
+      .filter(([, results]) => results.length > 0)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([namespace, results]) => [namespace, policyReport(namespace, results, format, cluster)] as const),
+  );
 }

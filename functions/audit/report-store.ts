@@ -40,25 +40,31 @@ export function reportKeys(prefix: string, cluster: string) {
   };
 }
 
-const withoutTimestamps = (text: string | undefined) => {
+/** A report as runs compare it: its results' timestamps aside. */
+const withoutTimestamps = (report: { results?: readonly Record<string, unknown>[] }) =>
+  JSON.stringify({ ...report, results: (report.results ?? []).map(({ timestamp: _timestamp, ...rest }) => rest) });
+
+/** A stored report as runs compare it (one that does not parse is compared as it is, so it is rewritten). */
+const storedWithoutTimestamps = (text: string | undefined) => {
   if (text === undefined) return undefined;
   try {
-    const report = JSON.parse(text) as { results?: Record<string, unknown>[] };
-    return JSON.stringify({ ...report, results: (report.results ?? []).map(({ timestamp: _timestamp, ...rest }) => rest) });
+    return withoutTimestamps(JSON.parse(text) as { results?: Record<string, unknown>[] });
   } catch {
     return text;
   }
 };
 
-function findingsOf(reports: ReadonlyMap<string, Report>): AuditIndex['findings'] {
+/** Results other than pass, by policy and severity, of reports of either format (`fleet status` reads them too). */
+export function findingsOf(
+  reports: Iterable<{ results?: readonly { policy?: string; severity?: string; result?: string }[] }>,
+): AuditIndex['findings'] {
   const counts = new Map<string, AuditIndex['findings'][number]>();
-  for (const report of reports.values())
-    for (const result of report.results) {
-      if (result.result !== 'fail' && result.result !== 'warn' && result.result !== 'error') continue;
-      const severity = result.severity ?? '';
-      const key = `${result.policy}\u0000${severity}`;
-      const entry = counts.get(key) ?? { policy: result.policy, severity, fail: 0, warn: 0, error: 0 };
-      entry[result.result]++;
+  for (const report of reports)
+    for (const { policy = '', severity = '', result } of report.results ?? []) {
+      if (result !== 'fail' && result !== 'warn' && result !== 'error') continue;
+      const key = `${policy}\u0000${severity}`;
+      const entry = counts.get(key) ?? { policy, severity, fail: 0, warn: 0, error: 0 };
+      entry[result]++;
       counts.set(key, entry);
     }
   return [...counts.values()].sort((a, b) => a.policy.localeCompare(b.policy) || a.severity.localeCompare(b.severity));
@@ -83,7 +89,7 @@ export async function storeReports(
   for (const [namespace, report] of scan.reports) {
     const key = keys.report(namespace);
     const text = `${JSON.stringify(report, null, 2)}\n`;
-    if (withoutTimestamps(await store.read(key)) === withoutTimestamps(text)) counted.unchanged++;
+    if (storedWithoutTimestamps(await store.read(key)) === withoutTimestamps(report)) counted.unchanged++;
     else {
       await store.write(key, text);
       counted.written++;
@@ -97,7 +103,7 @@ export async function storeReports(
       await store.remove(key);
       counted.removed++;
     }
-  const findings = findingsOf(scan.reports);
+  const findings = findingsOf(scan.reports.values());
   const unchanged = (index: AuditIndex | undefined) =>
     index !== undefined &&
     JSON.stringify([index.rules, index.objects, index.reports, index.findings]) ===

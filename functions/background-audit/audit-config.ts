@@ -2,10 +2,8 @@
 // run, naming the variable. Its clusters are the snapshot writer's: the fleet's EKS clusters and the
 // deployment's own (cluster-snapshot/snapshot-config.ts).
 import * as v from '../admission/schema.js';
-import { issueLines } from '../admission/schema-issues.js';
-import { ownClusterComplete, SnapshotConfigEntries } from '../cluster-snapshot/snapshot-config.js';
-
-const count = (fallback: string) => v.optional(v.pipe(v.string(), v.transform(Number), v.number(), v.integer(), v.minValue(1)), fallback);
+import { settingsFromEnv } from '../admission/settings-from-env.js';
+import { ownClusterComplete, positiveCount, SnapshotConfigEntries } from '../cluster-snapshot/snapshot-config.js';
 
 const AuditConfigEntries = {
   RULES_BUCKET: SnapshotConfigEntries.RULES_BUCKET,
@@ -19,16 +17,12 @@ const AuditConfigEntries = {
   /** Where the reports go: `<REPORTS_PREFIX><cluster>/`, beside the rules prefix, not under it. */
   REPORTS_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^$|\/$/, 'expected a prefix ending in /')), 'reports/'),
   /** Objects per list request (`limit`): what a run holds at a time. */
-  AUDIT_PAGE_SIZE: count('500'),
+  AUDIT_PAGE_SIZE: positiveCount('500'),
   /** How many clusters are audited at once. */
-  AUDIT_CONCURRENCY: count('2'),
+  AUDIT_CONCURRENCY: positiveCount('2'),
 };
 const AuditConfigSchema = v.pipe(v.object(AuditConfigEntries), ownClusterComplete());
 export type AuditConfig = v.InferOutput<typeof AuditConfigSchema>;
 
-export function auditConfigFromEnv(env: NodeJS.ProcessEnv = process.env): AuditConfig {
-  const given = Object.fromEntries(Object.keys(AuditConfigEntries).map((key) => [key, env[key] || undefined]));
-  const result = v.safeParse(AuditConfigSchema, given);
-  if (!result.success) throw new Error(`invalid environment: ${issueLines(result.issues).join('; ')}`);
-  return result.output;
-}
+export const auditConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): AuditConfig =>
+  settingsFromEnv(AuditConfigEntries, AuditConfigSchema, env);

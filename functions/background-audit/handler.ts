@@ -13,7 +13,7 @@ import { readClusterSnapshot } from '../admission/cluster/cluster-snapshot.js';
 import type { ClusterView } from '../admission/cluster/cluster-view.js';
 import { fleetReader, type ReadDocument } from '../admission/fleet/fleet-reader.js';
 import { logger } from '../admission/observe/logger.js';
-import { DEFAULT_RULES_MAX_BYTES, snapshotFileName } from '../admission/rules/rules-source.js';
+import { DEFAULT_RULES_MAX_BYTES, DEFAULT_SNAPSHOT_MAX_BYTES, snapshotFileName } from '../admission/rules/rules-source.js';
 import { auditCluster } from '../audit/background-audit.js';
 import { readState, storeReports, type ObjectStore, writeState } from '../audit/report-store.js';
 import { bucketDocuments, eksGet, eksTargets, forEachCluster } from '../cluster-snapshot/eks-clusters.js';
@@ -50,18 +50,30 @@ function objectStore(bucket: string, endpoint: string | undefined, read: ReadDoc
   };
 }
 
-/** The cluster's snapshot, for the rules that read the cluster; none when it has none or it is another cluster's. */
+/**
+ * The cluster's snapshot, for the rules that read the cluster, read as the admission functions read it (up to
+ * their snapshot limit); none when it has none, or it cannot be used: then those rules are errors, saying
+ * so, and the log says why.
+ */
 async function snapshotView(read: ReadDocument, cluster: string): Promise<ClusterView | undefined> {
   const found = await read(snapshotFileName(cluster));
-  if (!(found instanceof Uint8Array)) return undefined;
-  const snapshot = readClusterSnapshot(Buffer.from(found).toString('utf8'));
-  return snapshot.ok && snapshot.snapshot.cluster === cluster ? snapshot.snapshot.view : undefined;
+  if (found === undefined) return undefined;
+  const snapshot = found instanceof Uint8Array ? readClusterSnapshot(Buffer.from(found).toString('utf8')) : undefined;
+  if (snapshot?.ok && snapshot.snapshot.cluster === cluster) return snapshot.snapshot.view;
+  const reason = !snapshot
+    ? (found as { refused: string }).refused
+    : snapshot.ok
+      ? `it is cluster ${snapshot.snapshot.cluster}'s`
+      : snapshot.errors.join('; ');
+  logger.warn('cluster snapshot not used: the rules that read the cluster are errors', { cluster, reason });
+  return undefined;
 }
 
 export async function handler(_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<ClusterAudited[]> {
   const config = auditConfigFromEnv();
   await loadEngines();
   const rules = bucketDocuments(config.RULES_BUCKET, config.RULES_PREFIX, config.RULES_S3_ENDPOINT);
+  const snapshots = bucketDocuments(config.RULES_BUCKET, config.RULES_PREFIX, config.RULES_S3_ENDPOINT, DEFAULT_SNAPSHOT_MAX_BYTES);
   const store = objectStore(
     config.RULES_BUCKET,
     config.RULES_S3_ENDPOINT,
@@ -85,7 +97,7 @@ export async function handler(_event?: unknown, context?: Pick<Context, 'getRema
         documents,
         rules: version,
         get: eksGet(target, config.STS_ENDPOINT),
-        ...(readsTheCluster ? { view: await snapshotView(rules, cluster) } : {}),
+        ...(readsTheCluster ? { view: await snapshotView(snapshots, cluster) } : {}),
         now: new Date(),
         pageSize: config.AUDIT_PAGE_SIZE,
         timeIsUp: () => remainingMs() < MARGIN_MS,

@@ -2,7 +2,7 @@
 // authority trusted and nothing else, a bearer token made for each request (an EKS token is valid for a
 // minute, and a snapshot of a large cluster may take longer), keep-alive across the pages.
 import { Agent, request } from 'node:https';
-import type { KubernetesGet } from './take-snapshot.js';
+import type { KubernetesGet } from './kubernetes-list.js';
 
 export interface ApiServer {
   endpoint: string;

@@ -11,7 +11,7 @@ import { DEFAULT_RULES_MAX_BYTES, tooLarge } from '../admission/rules/rules-sour
 import { readAtMost } from '../admission/rules/s3-rules-source.js';
 import { apiServerGet } from './api-server-get.js';
 import { eksToken } from './eks-token.js';
-import type { KubernetesGet } from './take-snapshot.js';
+import type { KubernetesGet } from './kubernetes-list.js';
 
 export interface EksTarget {
   cluster: string;

@@ -4,7 +4,11 @@
 // the stack's params name one (clusterName, clusterEndpoint), the deployment's own.
 import { ClusterNameSchema } from '../admission/config.js';
 import * as v from '../admission/schema.js';
-import { issueLines } from '../admission/schema-issues.js';
+import { settingsFromEnv } from '../admission/settings-from-env.js';
+
+/** A count of something, at least 1, with its default. */
+export const positiveCount = (fallback: string) =>
+  v.optional(v.pipe(v.string(), v.transform(Number), v.number(), v.integer(), v.minValue(1)), fallback);
 
 export const SnapshotConfigEntries = {
   RULES_BUCKET: v.pipe(v.string(), v.minLength(3)),
@@ -20,9 +24,9 @@ export const SnapshotConfigEntries = {
   CLUSTER_CA_DATA: v.optional(v.pipe(v.string(), v.minLength(1))),
   /** An STS-compatible endpoint, for tests. */
   STS_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
-  SNAPSHOT_PAGE_SIZE: v.optional(v.pipe(v.string(), v.transform(Number), v.number(), v.integer(), v.minValue(1)), '500'),
+  SNAPSHOT_PAGE_SIZE: positiveCount('500'),
   /** How many clusters are read at once: an API server is read one request after another, clusters side by side. */
-  SNAPSHOT_CONCURRENCY: v.optional(v.pipe(v.string(), v.transform(Number), v.number(), v.integer(), v.minValue(1)), '4'),
+  SNAPSHOT_CONCURRENCY: positiveCount('4'),
 };
 type OwnCluster = { CLUSTER_NAME?: string; CLUSTER_ENDPOINT?: string; CLUSTER_CA_DATA?: string };
 
@@ -37,9 +41,5 @@ export const ownClusterComplete = <Config extends OwnCluster>() =>
 const SnapshotConfigSchema = v.pipe(v.object(SnapshotConfigEntries), ownClusterComplete());
 export type SnapshotConfig = v.InferOutput<typeof SnapshotConfigSchema>;
 
-export function snapshotConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SnapshotConfig {
-  const given = Object.fromEntries(Object.keys(SnapshotConfigEntries).map((key) => [key, env[key] || undefined]));
-  const result = v.safeParse(SnapshotConfigSchema, given);
-  if (!result.success) throw new Error(`invalid environment: ${issueLines(result.issues).join('; ')}`);
-  return result.output;
-}
+export const snapshotConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): SnapshotConfig =>
+  settingsFromEnv(SnapshotConfigEntries, SnapshotConfigSchema, env);

@@ -1,6 +1,6 @@
 // Reading a cluster snapshot: every read the policies need, made against the API server through a `get`
 // the writer supplies (the CLI's kubeconfig, the scheduled function's EKS token), and the snapshot document
-// the functions load. A read of a whole resource or a namespace's is a list, in pages (`limit`, `continue`;
+// the functions load. A read of a whole resource or a namespace's is a list, in pages (kubernetes-list.ts;
 // an expired continue token restarts it); a read by name is a GET, and a 404 is kept as "not there". Any
 // other failure (403: the reader's RBAC lacks the read, printed by `portcullis cluster rbac`) fails the
 // whole snapshot, naming the read: a snapshot missing what a policy reads would answer wrongly, not fail.
@@ -11,12 +11,7 @@ import { type ClusterSnapshot, LAST_APPLIED, SNAPSHOT_API_VERSION, SNAPSHOT_KIND
 import type { Collection } from '../admission/cluster/cluster-view.js';
 import { isJsonObject } from '../admission/kubernetes/json-object.js';
 import { KIND_RESOURCES } from '../admission/kubernetes/kubernetes-resources.js';
-
-/**
- * One GET of the API server: its status and JSON body (undefined when the body is not JSON). With `accept`, the
- * Accept header to send (a metadata-only read asks for PartialObjectMetadata).
- */
-export type KubernetesGet = (path: string, accept?: string) => Promise<{ status: number; body: unknown }>;
+import { type KubernetesGet, listPages, messageOf } from './kubernetes-list.js';
 
 /** What a metadata-only read asks the API server for: the objects' metadata, as `kubectl get --show-managed-fields=false -o=metadata`. */
 export const METADATA_ACCEPT = {
@@ -24,15 +19,11 @@ export const METADATA_ACCEPT = {
   object: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json',
 };
 
-const MAX_RESTARTS = 3;
-
 /** The URL path of a read: `/api/v1/namespaces/x/configmaps/y`, `/apis/apps/v1/deployments`. */
 export function pathOfRead({ apiVersion, resource, namespace, name }: ClusterRead): string {
   const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
   return `${root}${namespace ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${resource}${name ? `/${encodeURIComponent(name)}` : ''}`;
 }
-
-const messageOf = (body: unknown) => (isJsonObject(body) && typeof body.message === 'string' ? body.message : 'no message');
 
 /**
  * An object as the snapshot keeps it: with its apiVersion and kind, without managedFields; of a metadata-only
@@ -74,22 +65,14 @@ async function readCollection(get: KubernetesGet, read: ClusterRead, pageSize: n
   }
   let items: Record<string, unknown>[] = [];
   let kind = '';
-  let next: string | undefined;
-  for (let restarts = 0; ; ) {
-    const query = new URLSearchParams({ limit: String(pageSize), ...(next ? { continue: next } : {}) });
-    const { status, body } = await get(`${path}?${query}`, metadataOnly ? METADATA_ACCEPT.list : undefined);
-    if (status === 410 && next && restarts < MAX_RESTARTS) {
-      // The continue token expired (the list took longer than etcd keeps it): start over, consistent again.
-      restarts++;
-      [items, next] = [[], undefined];
+  for await (const page of listPages(get, path, { pageSize, accept: metadataOnly ? METADATA_ACCEPT.list : undefined, failed })) {
+    if (page.restarted) {
+      items = [];
       continue;
     }
-    if (status !== 200 || !isJsonObject(body)) throw failed(status, body);
+    const { body } = page;
     kind = ownKind ?? (typeof body.kind === 'string' ? body.kind.replace(/List$/, '') : kind);
     for (const item of Array.isArray(body.items) ? body.items : []) items.push(kept(item, read.apiVersion, kind, metadataOnly));
-    const metadata = isJsonObject(body.metadata) ? body.metadata : {};
-    next = typeof metadata.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
-    if (!next) break;
   }
   return { ...read, kind: kind || read.resource, items };
 }

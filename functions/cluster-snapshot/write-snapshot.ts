@@ -5,7 +5,8 @@ import type { Policy } from '../admission/policy.js';
 import type { RulesDocument } from '../admission/rules/rules-document-schema.js';
 import { snapshotText } from '../admission/cluster/cluster-snapshot.js';
 import { readsOfPolicies } from './policy-reads.js';
-import { type KubernetesGet, takeSnapshot } from './take-snapshot.js';
+import type { KubernetesGet } from './kubernetes-list.js';
+import { takeSnapshot } from './take-snapshot.js';
 
 export interface SnapshotRun {
   cluster: string;

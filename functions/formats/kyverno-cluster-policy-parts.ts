@@ -13,7 +13,7 @@ import {
   type MatchBlock,
   type WrittenRule,
 } from '../engines/kyverno/index.js';
-import { groupOf, type Manifest, nameOf } from './policy-format.js';
+import { annotationsOf as manifestAnnotations, groupOf, type Manifest, nameOf } from './policy-format.js';
 
 export const isPolicy = (manifest: Manifest) =>
   groupOf(manifest) === 'kyverno.io' && (manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy');
@@ -22,9 +22,8 @@ export const isException = (manifest: Manifest) => groupOf(manifest) === 'kyvern
 /** A policy's rules as written (none when spec.rules is not a list). */
 export const rulesOf = (policy: Manifest) => (Array.isArray(policy.spec?.rules) ? (policy.spec.rules as WrittenRule[]) : []);
 
-/** The policy's annotations (autogen reads one). */
-export const annotationsOf = (policy: Manifest): Record<string, string> =>
-  ((policy.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {}) as Record<string, string>;
+/** The policy's annotations (autogen reads one), strings as the schema of a Kyverno policy has them. */
+export const annotationsOf = (policy: Manifest) => manifestAnnotations(policy) as Record<string, string>;
 
 /** The namespace a Policy acts in (`default` when not written); none for a ClusterPolicy. */
 export const policyNamespace = (policy: Manifest): string | undefined =>

@@ -4,7 +4,9 @@
 // without its policy, or a policy nothing enforces is an error, never skipped.
 import { placeTranslatedRules } from '../admission/fleet/placement.js';
 import type { ManifestTranslation } from '../admission/policy.js';
-import { type Manifest, nameOf, type PolicyFormat, joinResults } from './policy-format.js';
+import { annotationsOf, type Manifest, nameOf, type PolicyFormat, joinResults } from './policy-format.js';
+import * as v from '../admission/schema.js';
+import { SeveritySchema } from '../admission/rules/rules-document-schema.js';
 
 const NOT_A_POLICY = "not a policy, binding, template or constraint, and no policy's paramKind names it";
 
@@ -73,7 +75,6 @@ export function rulesFromManifests(documents: unknown[], { formats, refusals }: 
 
 const SEVERITY_ANNOTATION = 'policies.kyverno.io/severity';
 const CATEGORY_ANNOTATION = 'policies.kyverno.io/category';
-const SEVERITIES = new Set(['critical', 'high', 'medium', 'low', 'info']);
 
 /**
  * What reports say of a rule's findings, from the annotations its policy's manifest carries (Kyverno's, which
@@ -82,11 +83,7 @@ const SEVERITIES = new Set(['critical', 'high', 'medium', 'low', 'info']);
  */
 function gradeTranslatedRules(manifests: readonly Manifest[], rules: readonly { rule: Record<string, unknown> }[]): void {
   const annotated = new Map<string, Record<string, unknown>>();
-  for (const manifest of manifests) {
-    const annotations = (manifest.metadata as { annotations?: unknown } | undefined)?.annotations;
-    if (typeof annotations === 'object' && annotations !== null)
-      annotated.set(`${String(manifest.kind)}/${nameOf(manifest)}`, annotations as Record<string, unknown>);
-  }
+  for (const manifest of manifests) annotated.set(`${String(manifest.kind)}/${nameOf(manifest)}`, annotationsOf(manifest));
   for (const { rule } of rules) {
     const origin = rule.origin as Record<string, unknown> | undefined;
     const annotations = origin && annotated.get(`${String(origin.kind)}/${String(origin.name)}`);
@@ -95,7 +92,7 @@ function gradeTranslatedRules(manifests: readonly Manifest[], rules: readonly { 
     const category = annotations[CATEGORY_ANNOTATION];
     rule.origin = {
       ...origin,
-      ...(SEVERITIES.has(severity) ? { severity } : {}),
+      ...(v.is(SeveritySchema, severity) ? { severity } : {}),
       ...(typeof category === 'string' && category !== '' ? { category } : {}),
     };
   }

@@ -13,6 +13,12 @@ export type Manifest = {
   spec?: Record<string, unknown>;
 } & Record<string, unknown>;
 
+/** A manifest's annotations; none when it has none, or they are not an object. */
+export function annotationsOf(manifest: Manifest): Record<string, unknown> {
+  const annotations = (manifest.metadata as { annotations?: unknown } | undefined)?.annotations;
+  return typeof annotations === 'object' && annotations !== null ? (annotations as Record<string, unknown>) : {};
+}
+
 /** A native rule (before validation) and how to name its fields in errors. */
 export interface TranslatedRule {
   rule: Record<string, unknown>;

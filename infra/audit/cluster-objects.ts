@@ -4,7 +4,8 @@
 // resource's list from the start; a resource the credentials may not list (403) is skipped with a note.
 import { request } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
-import { type ListedResource, pathOf } from '../../functions/audit/listed-resources.js';
+import { apiVersionOf, type ListedResource, pathOf } from '../../functions/audit/listed-resources.js';
+import type { KubernetesGet } from '../../functions/cluster-snapshot/kubernetes-list.js';
 
 export interface ClusterOptions {
   kubeconfig?: string;
@@ -40,6 +41,12 @@ interface ListBody {
   metadata?: { continue?: string };
   message?: string;
 }
+
+/** The API server of the kubeconfig's current context, as the snapshot reads it (with the Accept header it asks for). */
+export const kubeconfigKubernetesGet =
+  (config: KubeConfig): KubernetesGet =>
+  (path, accept) =>
+    kubeconfigGet(config, path, accept);
 
 /** One GET against the API server: its status and JSON body (undefined when it is not JSON). */
 export async function kubeconfigGet(
@@ -111,7 +118,7 @@ export async function listClusterObjects(
         }
         throw new Error(`listing ${path}: ${error instanceof HttpStatusError ? `HTTP ${error.status}: ` : ''}${(error as Error).message}`);
       }
-      const apiVersion = resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
+      const apiVersion = apiVersionOf(resource);
       const kind = typeof page.kind === 'string' ? page.kind.replace(/List$/, '') : '';
       for (const item of page.items ?? []) items.push({ apiVersion, kind, ...item });
       next = page.metadata?.continue || undefined;

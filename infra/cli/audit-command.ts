@@ -138,7 +138,7 @@ async function objectsToAudit(options: AuditOptions, documents: PolicyDocument[]
   const pageSize = options.pageSize === undefined ? 500 : Number(options.pageSize);
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new UsageError(`--page-size ${options.pageSize}: expected a whole number above 0`);
   // Loaded only to read a cluster: @kubernetes/client-node takes seconds to import, and every command would pay it.
-  const { kubeconfigGet, listClusterObjects, loadKubeConfig } = await import('../audit/cluster-objects.js');
+  const { kubeconfigKubernetesGet, listClusterObjects, loadKubeConfig } = await import('../audit/cluster-objects.js');
   let config: ReturnType<typeof loadKubeConfig>;
   try {
     config = loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context });
@@ -153,7 +153,7 @@ async function objectsToAudit(options: AuditOptions, documents: PolicyDocument[]
   // What rules that read the cluster read, from the same cluster now, unless a snapshot file was given.
   const reads = readsOfPolicies(documents as never);
   if (given || reads.length === 0) return { objects: listed.objects, ...(given ? { cluster: given } : {}) };
-  const taken = await takeSnapshot((path) => kubeconfigGet(config, path), reads, { cluster: 'audited', now: new Date(), pageSize });
+  const taken = await takeSnapshot(kubeconfigKubernetesGet(config), reads, { cluster: 'audited', now: new Date(), pageSize });
   return { objects: listed.objects, cluster: clusterView(taken.collections, { takenAt: taken.takenAt }) };
 }
 

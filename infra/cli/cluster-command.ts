@@ -14,15 +14,16 @@ import { ClusterNameSchema } from '../../functions/admission/config.js';
 import { type ClusterRead, describeRead, uniqueReads } from '../../functions/admission/cluster/cluster-reads.js';
 import { isSecrets } from '../../functions/admission/cluster/cluster-view.js';
 import type { PolicyDocument } from '../../functions/admission/policy.js';
-import { listedResources } from '../../functions/audit/listed-resources.js';
-import { registrationsOfDocuments } from '../../functions/registration/webhook-registration.js';
+import { auditedResources } from '../../functions/audit/background-audit.js';
+import { apiVersionOf } from '../../functions/audit/listed-resources.js';
 import { snapshotText } from '../../functions/admission/cluster/cluster-snapshot.js';
 import { snapshotFileName } from '../../functions/admission/rules/rules-source.js';
 import * as v from '../../functions/admission/schema.js';
 import { readsOfPolicies } from '../../functions/cluster-snapshot/policy-reads.js';
 import { readerRbac, type Subject } from '../../functions/cluster-snapshot/reader-rbac.js';
 import { takeSnapshot } from '../../functions/cluster-snapshot/take-snapshot.js';
-import { readPolicyDocuments } from '../rules-documents.js';
+import { type DocumentReader, readPolicyDocuments } from '../rules-documents.js';
+import type { FleetLayout } from '../fleet-layout.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { dropStackOutput, print } from './cli-output.js';
 import { formatDocument, outputOption } from './output-format.js';
@@ -36,10 +37,13 @@ import { maxBytes } from './rules-document-file.js';
  * reads and no more.
  */
 async function policyDocuments(options: RulesLocationOptions, cluster?: string): Promise<PolicyDocument[]> {
+  let fleetWide: DocumentReader | undefined;
   if (cluster !== undefined) {
+    let layout: FleetLayout;
     let view: ReturnType<typeof fleetView>;
     try {
-      view = fleetView(await fleetLayout(options), maxBytes());
+      layout = await fleetLayout(options);
+      view = fleetView(layout, maxBytes());
     } catch (error) {
       throw new UsageError(`cannot read the rules documents: ${describeAwsError(error)}`);
     }
@@ -48,10 +52,12 @@ async function policyDocuments(options: RulesLocationOptions, cluster?: string):
     if (found) return found.documents;
     if (view.fleet)
       throw new UsageError(`--cluster ${cluster}: not a cluster of the fleet (${view.clusters.map((known) => known.cluster).join(', ')})`);
+    // No fleet: every cluster enforces the fleet-wide documents, already read.
+    fleetWide = async (policy) => layout.documents.get(policy);
   }
   let read: Awaited<ReturnType<typeof readPolicyDocuments>>;
   try {
-    read = await readPolicyDocuments(documentReader(options));
+    read = await readPolicyDocuments(fleetWide ?? documentReader(options));
   } catch (error) {
     throw new UsageError(`cannot read the rules documents: ${describeAwsError(error)}`);
   }
@@ -65,12 +71,9 @@ const policyReads = async (options: RulesLocationOptions, cluster?: string): Pro
 
 /** What the background audit lists: every object of what the rules judge, cluster-wide. */
 function auditReads(documents: PolicyDocument[]): ClusterRead[] {
-  const registrations = registrationsOfDocuments(documents, []);
-  if (!registrations.ok) throw new UsageError(`${registrations.errors.join('\n')}\nfix the documents first`);
-  return listedResources(registrations.registrations).resources.map(({ group, version, resource }) => ({
-    apiVersion: group === '' ? version : `${group}/${version}`,
-    resource,
-  }));
+  const listed = auditedResources(documents);
+  if (!listed.ok) throw new UsageError(`${listed.errors.join('\n')}\nfix the documents first`);
+  return listed.resources.map((resource) => ({ apiVersion: apiVersionOf(resource), resource: resource.resource }));
 }
 
 interface SnapshotOptions extends RulesLocationOptions {
@@ -104,14 +107,14 @@ async function snapshot(options: SnapshotOptions): Promise<number> {
   const reads = await policyReads(options, options.cluster);
   if (reads.length === 0) process.stderr.write('note: no policy reads the cluster: the snapshot holds nothing\n');
   // Loaded only to read a cluster: @kubernetes/client-node takes seconds to import.
-  const { kubeconfigGet, loadKubeConfig } = await import('../audit/cluster-objects.js');
+  const { kubeconfigKubernetesGet, loadKubeConfig } = await import('../audit/cluster-objects.js');
   let config: ReturnType<typeof loadKubeConfig>;
   try {
     config = loadKubeConfig({ kubeconfig: options.kubeconfig, context: options.context });
   } catch (error) {
     throw new UsageError(`kubeconfig: ${(error as Error).message}`);
   }
-  const taken = await takeSnapshot((path, accept) => kubeconfigGet(config, path, accept), reads, {
+  const taken = await takeSnapshot(kubeconfigKubernetesGet(config), reads, {
     cluster: options.cluster,
     now: new Date(),
     pageSize,

@@ -6,18 +6,18 @@
 import type { Command } from 'commander';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
 import { rulesData } from '../../functions/admission/rules/rules-yaml.js';
-import { type FleetLayout, fleetLayoutOfFolder } from '../fleet-layout.js';
+import { type FleetLayout, fleetLayoutOfBucket, fleetLayoutOfFolder, storedByName } from '../fleet-layout.js';
 import { changesOf, type PlanChange, type PlannedCluster, plannedClusters } from '../fleet-plan.js';
 import { type ClusterStatus, fleetStatus } from '../fleet-status.js';
 import { type FleetView, fleetView } from '../fleet-view.js';
-import { ChangedSinceReadError, readRules, uploadRulesIfUnchanged } from '../rules-bucket.js';
+import { type BucketTarget, ChangedSinceReadError, uploadRulesIfUnchanged } from '../rules-bucket.js';
 import type { StoredDocument } from '../rules-documents.js';
 import { registrationChange } from '../registration-change.js';
 import { registrationsOfDocuments } from '../../functions/registration/webhook-registration.js';
 import { EXIT, UsageError } from './cli-errors.js';
 import { print } from './cli-output.js';
 import { formatDocument, outputOption } from './output-format.js';
-import { asJson } from './policy-uploads.js';
+import { storedAs } from './policy-uploads.js';
 import { maxBytes } from './rules-document-file.js';
 import { fleetLayout, rulesBucket, type RulesLocationOptions } from './rules-location.js';
 
@@ -133,44 +133,41 @@ async function plan(cluster: string | undefined, options: FleetOptions & { outpu
   return EXIT.ok;
 }
 
-/** Every document of the layout, by the name it is stored under (`fleet`, `<policy>`, `clusters/<c>/<policy>`). */
-function storedByName(layout: FleetLayout): [string, StoredDocument][] {
-  return [
-    ...(layout.fleet ? [['fleet', layout.fleet] as [string, StoredDocument]] : []),
-    ...[...layout.documents].map(([policy, stored]): [string, StoredDocument] => [policy.name, stored]),
-    ...layout.overlays.map(({ cluster, policy, stored }): [string, StoredDocument] => [`clusters/${cluster}/${policy.name}`, stored]),
-  ];
+/** The bucket --bucket, RULES_BUCKET or --local names. */
+function bucketOf(options: FleetOptions): BucketTarget {
+  const target = rulesBucket({ bucket: options.bucket ?? process.env.RULES_BUCKET, prefix: options.prefix, local: options.local });
+  if (!target) throw new UsageError('no bucket: pass --bucket, set RULES_BUCKET, or use --local for the local stack');
+  return target;
 }
 
 /** As the functions read it fastest: JSON when JSON can say it (they load the YAML parser only for YAML). */
 function storedForm(stored: StoredDocument): { bytes: Buffer; contentType: string } {
   if ('errors' in stored) throw new Error(`${stored.from}: ${stored.errors.join('; ')}`); // checked valid before
-  const data = rulesData(stored.bytes, Number.MAX_SAFE_INTEGER);
-  const json = data.ok ? asJson(data.data) : undefined;
-  return json ? { bytes: json, contentType: 'application/json' } : { bytes: Buffer.from(stored.bytes), contentType: 'application/yaml' };
+  return storedAs(stored.bytes, rulesData(stored.bytes, Number.MAX_SAFE_INTEGER));
 }
 
 async function push(options: FleetOptions & { dryRun?: boolean }): Promise<number> {
-  const target = rulesBucket({ bucket: options.bucket ?? process.env.RULES_BUCKET, prefix: options.prefix, local: options.local });
-  if (!target) throw new UsageError('no bucket: pass --bucket, set RULES_BUCKET, or use --local for the local stack');
+  const target = bucketOf(options);
   const proposed = await folderView(options.rules ?? 'policies');
   if (!proposed) {
     process.stderr.write('nothing was uploaded\n');
     return EXIT.found;
   }
-  const currentView = fleetView(await fleetLayout({ bucket: target.bucket, prefix: target.prefix, local: options.local }), maxBytes());
+  const currentLayout = await fleetLayoutOfBucket(target);
+  const currentView = fleetView(currentLayout, maxBytes());
+  const currentByName = new Map(storedByName(currentLayout));
   let code: number = EXIT.ok;
   for (const [name, stored] of storedByName(proposed.layout)) {
     const { bytes, contentType } = storedForm(stored);
-    const current = await readRules(target, name);
-    if (current?.text === bytes.toString('utf8')) continue;
+    const current = currentByName.get(name);
+    if (current && 'bytes' in current && Buffer.from(current.bytes).equals(bytes)) continue;
     const where = `s3://${target.bucket}/${target.prefix}${name}.yaml`;
     if (options.dryRun) {
       print(`would push ${stored.from} to ${where}\n`);
       continue;
     }
     try {
-      await uploadRulesIfUnchanged(target, name, bytes, current?.etag ?? null, contentType);
+      await uploadRulesIfUnchanged(target, name, bytes, (current && 'etag' in current ? current.etag : undefined) ?? null, contentType);
       print(`pushed ${stored.from} to ${where}\n`);
     } catch (error) {
       if (!(error instanceof ChangedSinceReadError)) throw error;
@@ -226,8 +223,7 @@ function statusLine(status: ClusterStatus, now: Date): string {
 }
 
 async function status(options: FleetOptions & { statusPrefix: string; reportsPrefix: string; output: 'table' | 'json' }): Promise<number> {
-  const target = rulesBucket({ bucket: options.bucket ?? process.env.RULES_BUCKET, prefix: options.prefix, local: options.local });
-  if (!target) throw new UsageError('no bucket: pass --bucket, set RULES_BUCKET, or use --local for the local stack');
+  const target = bucketOf(options);
   const now = new Date();
   const clusters = await fleetStatus(target, { statusPrefix: options.statusPrefix, reportsPrefix: options.reportsPrefix }, now);
   if (options.output === 'json') print(formatDocument({ clusters }, 'json'));

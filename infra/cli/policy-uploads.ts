@@ -1,12 +1,12 @@
 // The uploads the policy commands check and push, read from the paths given: one rules document (stored as
 // JSON unless JSON cannot say it), or Kubernetes manifests (several files, a folder, multi-document YAML)
 // joined into one bundle, split between the functions whose manifests it holds.
-import { existsSync, statSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { Policy } from '../../functions/admission/policy.js';
 import { rulesData } from '../../functions/admission/rules/rules-yaml.js';
 import { policyRegistry } from '../../functions/registry.js';
 import { readManifestFiles } from '../manifest-files.js';
+import { isFolder } from '../rules-documents.js';
 import { UsageError } from './cli-errors.js';
 import { policyNamed } from './policy-lookup.js';
 import { maxBytes, NAME_IT, readDocument } from './rules-document-file.js';
@@ -31,8 +31,6 @@ export function asJson(data: unknown): Buffer | undefined {
 
 export type UploadRead = { ok: true; upload: Upload } | { ok: false; name: string; errors: string[] };
 
-export const isFolder = (path: string) => existsSync(path) && statSync(path).isDirectory();
-
 /**
  * One rules document as it is stored: as JSON, unless JSON cannot say it or it does not parse (then as
  * written, so its errors name its lines); a bundle of manifests (one file of them) is stored as a bundle.
@@ -49,9 +47,13 @@ function documentUpload(single: NonNullable<ReturnType<typeof readDocument>>): U
       documents.filter((document) => document !== null && document !== undefined),
     );
   }
+  return { name: single.file, policy: single.policy, ...storedAs(single.bytes, data) };
+}
+
+/** The bytes to store: JSON when the document read from them (`data`) can be said in JSON, else as written. */
+export function storedAs(bytes: Uint8Array, data: ReturnType<typeof rulesData>): { bytes: Buffer; contentType: string } {
   const json = data.ok ? asJson(data.data) : undefined;
-  if (json) return { name: single.file, policy: single.policy, bytes: json, contentType: 'application/json' };
-  return { name: single.file, policy: single.policy, bytes: single.bytes, contentType: 'application/yaml' };
+  return json ? { bytes: json, contentType: 'application/json' } : { bytes: Buffer.from(bytes), contentType: 'application/yaml' };
 }
 
 /** A bundle upload; `split`: the part of a bundle that goes to one of several functions. */

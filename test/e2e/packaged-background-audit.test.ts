@@ -11,6 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unpackFunction } from '../../infra/packaged-function.js';
 import { type ListApi, startListApi } from '../helpers/kubernetes-list-api.js';
+import { snapshotText } from '../../functions/admission/cluster/cluster-snapshot.js';
+import { DEFAULT_RULES_MAX_BYTES } from '../../functions/admission/rules/rules-source.js';
 import { EXISTING_BUCKET_PACKAGE } from '../helpers/package-once.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 
@@ -179,6 +181,25 @@ describe('the scheduled background audit', () => {
     } finally {
       await api.close();
     }
+  });
+
+  it("rules that read the cluster are judged with the cluster's snapshot, one larger than a rules document may be too", async () => {
+    const namespace = (name: string, env: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { env } } });
+    const namespaces = [...Array.from({ length: 25_000 }, (_, index) => namespace(`team-${index}`, 'dev')), namespace('shop', 'prod')];
+    const text = snapshotText({
+      apiVersion: 'portcullis.dev/v1alpha1',
+      kind: 'ClusterSnapshot',
+      cluster: 'prod-us',
+      takenAt: '2026-11-26T13:00:00Z',
+      collections: [{ apiVersion: 'v1', resource: 'namespaces', kind: 'Namespace', items: namespaces }],
+    });
+    expect(text.length).toBeGreaterThan(DEFAULT_RULES_MAX_BYTES);
+    const inProd = "namespaceObject.metadata.labels.env == 'prod'";
+    await putFleet('large', { 'prod-us': apis.us! }, { 'cel.yaml': vap('prod-namespaces', inProd, 'pods run in prod namespaces') });
+    await s3.put('large/policies/clusters/prod-us.jsonl', text);
+    await runAudit('large');
+    const { results } = await reportOf('large', 'prod-us', 'shop');
+    expect(results.map((result: any) => [result.policy, result.result])).toEqual([['prod-namespaces', 'pass']]);
   });
 
   it('a cluster whose list is forbidden fails, naming it; the others are audited, and the run throws at its end', async () => {

@@ -123,6 +123,15 @@ describe('a policy reading Secrets', () => {
     expect((await verdict('plain')).stdout.split('\n')[0]).toBe('allowed');
   });
 
+  it('a live audit reads them for the rules as the snapshot does: metadata only', async () => {
+    api.requests.length = 0;
+    const result = await portcullis(['audit', '--rules', rules, '--kubeconfig', kubeconfig]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(api.requests.filter(({ path }) => path === '/api/v1/secrets').map(({ accept }) => accept)).toEqual([
+      'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+    ]);
+  });
+
   it('rbac: says the grant on secrets could read their data', async () => {
     const result = await portcullis(['cluster', 'rbac', '--rules', rules]);
     expect(result.code).toBe(0);

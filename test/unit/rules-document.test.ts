@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
-import { parseRulesVersion } from '../../functions/admission/rules/parse-rules-version.js';
+import { readRulesData, validateRulesDataInSlices } from '../../functions/admission/rules/parse-rules-version.js';
 import { duplicateJsonKey } from '../../functions/admission/rules/json-duplicate-key.js';
 import { statedFailurePolicy } from '../../functions/admission/rules/rules-document-text.js';
-import { DEFAULT_RULES_MAX_BYTES } from '../../functions/admission/rules/rules-source.js';
+import { DEFAULT_RULES_MAX_BYTES, type RawRules } from '../../functions/admission/rules/rules-source.js';
+import type { ParsedRules } from '../../functions/admission/rules/validate-rules-data.js';
+import type { Policy } from '../../functions/admission/policy.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
@@ -98,6 +100,12 @@ describe('statedFailurePolicy: what a document too broken to parse asks for', ()
     expect(statedFailurePolicy(text)).toBe(expected);
   });
 });
+
+/** A new version read and validated, as the function's loader does (fleet/cluster-rules-loader.ts). */
+async function parseRulesVersion<P>(policy: Policy<P>, raw: RawRules, maxBytes: number): Promise<ParsedRules<P>> {
+  const data = await readRulesData(policy, raw, maxBytes);
+  return data.ok ? validateRulesDataInSlices(policy, data.data) : data;
+}
 
 describe('parseRulesVersion: how the function parses a new version', () => {
   it('parses a large document in a worker thread (from source too) with the same result as the CLI', async () => {

@@ -47,25 +47,21 @@ export function readOf(type: ResourceType, namespace?: string, objectName?: stri
   };
 }
 
-/** The read an apiCall's URL path makes (variables widen it), or why it cannot be read into a snapshot. */
-export function readOfApiPath(urlPath: string, options: { metadataOnly?: boolean } = {}): ClusterRead | string {
+/**
+ * The read an apiCall's URL path makes (variables widen it), or why it cannot be read into a snapshot.
+ * `readsOnlyMetadata`, asked of a read of Secrets only, says whether what the call keeps of its answer (the
+ * object of a GET by name, else the list) is their metadata alone.
+ */
+export function readOfApiPath(urlPath: string, readsOnlyMetadata: (of: 'object' | 'list') => boolean = () => false): ClusterRead | string {
   // Variables may hold `/` or `?`: each becomes one placeholder segment before the path is read.
   const placeholder = 'computed-by-a-variable';
   const parsed = parseApiPath(urlPath.replace(/\{\{[^}]*\}\}/g, placeholder));
   if (typeof parsed === 'string') return parsed.replaceAll(placeholder, '{{…}}');
   const computed = (text: string | undefined) => (text?.includes(placeholder) ? '{{' : text);
-  return readOf(
-    { apiVersion: computed(parsed.type.apiVersion)!, resource: computed(parsed.type.resource)! },
-    computed(parsed.namespace),
-    computed(parsed.name),
-    options,
-  );
-}
-
-/** Whether an apiCall's URL path GETs one object (what it answers is the object, not a list), variables and all. */
-export function apiPathNamesObject(urlPath: string): boolean {
-  const parsed = parseApiPath(urlPath.replace(/\{\{[^}]*\}\}/g, 'computed-by-a-variable'));
-  return typeof parsed !== 'string' && parsed.name !== undefined;
+  const type = { apiVersion: computed(parsed.type.apiVersion)!, resource: computed(parsed.type.resource)! };
+  return readOf(type, computed(parsed.namespace), computed(parsed.name), {
+    metadataOnly: isSecrets(type) && readsOnlyMetadata(parsed.name !== undefined ? 'object' : 'list'),
+  });
 }
 
 /** `v1 configmaps default/registries`, `apps/v1 deployments in every namespace`, as `policy validate` lists reads. */

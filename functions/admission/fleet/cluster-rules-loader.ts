@@ -19,6 +19,7 @@ import { type RulesSource, RulesUnavailableError } from '../rules/rules-source.j
 import { waitAtMost } from '../decide/deadline.js';
 import { type Fleet, fleetOf, FLEET_FILE } from './fleet-document.js';
 import { clusterDocument, placementOfCluster } from './cluster-document.js';
+import { type FleetWideRules, isManifestDataOf } from './cluster-rules.js';
 import { mergedWithOverlay, type OverlayData, overlayOf } from './overlay.js';
 import { rulesDataUnlessYaml } from '../rules/rules-document-text.js';
 
@@ -54,12 +55,6 @@ export type ClusterRulesLoader<P> = ((cluster: string) => Promise<LoadedRules<P>
   prefetch(): Promise<void>;
 };
 
-interface FleetWide<P> {
-  data: unknown;
-  manifests: boolean;
-  document: RulesDocument<P>;
-}
-
 interface ClusterState<P> {
   key: string;
   /** The parts the key was made from, as their loaders answered: the same objects while nothing changes. */
@@ -91,14 +86,14 @@ export function createClusterRulesLoader<P>(
   options: ClusterRulesLoaderOptions,
 ): ClusterRulesLoader<P> {
   const cache: RuleCache<P> = createRuleCache();
-  const isManifests = (data: unknown) => Array.isArray(data) || Boolean(policy.manifests?.detect(data));
+  const isManifests = isManifestDataOf(policy);
 
   function reportInvalid(fields: Record<string, unknown>) {
     options.onInvalidVersion?.();
     logger.error('invalid rules document', { policy: policy.name, ...fields });
   }
 
-  const loadFleetWide = createVersionedLoader<FleetWide<P>>({
+  const loadFleetWide = createVersionedLoader<FleetWideRules<P>>({
     source: sources.rules,
     name: policy.name,
     patienceMs: options.patienceMs,
@@ -178,15 +173,15 @@ export function createClusterRulesLoader<P>(
   const states = new Map<string, ClusterState<P>>();
   const unlisted = new Set<string>();
 
-  /** The cluster's rules from these versions of the three: merged, validated, placed. */
+  /** The cluster's rules from these versions of the three (together, `version`): merged, validated, placed. */
   async function compute(
     cluster: string,
+    version: string,
     state: ClusterState<P>,
-    fleetWide: Extract<Loaded<FleetWide<P>>, { ok: true }> | undefined,
+    fleetWide: Extract<Loaded<FleetWideRules<P>>, { ok: true }> | undefined,
     overlay: Extract<Loaded<OverlayData>, { ok: true }> | undefined,
     fleet: Extract<Loaded<Fleet>, { ok: true }> | undefined,
   ): Promise<LoadedRules<P>> {
-    const version = composedVersion(fleetWide?.version, overlay?.version, fleet?.version);
     let document = fleetWide?.value.document;
     if (overlay) {
       const merged = mergedWithOverlay(fleetWide?.value, overlay.value);
@@ -248,7 +243,7 @@ export function createClusterRulesLoader<P>(
       const current = state;
       current.key = key;
       current.result = undefined;
-      current.computing = compute(cluster, current, fleetWide, overlay, fleet)
+      current.computing = compute(cluster, key, current, fleetWide, overlay, fleet)
         .catch(
           (error: unknown): LoadedRules<P> => ({
             ok: false,

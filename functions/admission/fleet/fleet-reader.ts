@@ -6,7 +6,8 @@
 import type { Policy } from '../policy.js';
 import { createRuleCache, type RuleCache } from '../rules/rule-cache.js';
 import type { RulesDocument } from '../rules/rules-document-schema.js';
-import { contentVersion, rulesFileName } from '../rules/rules-source.js';
+import { summary } from '../rules/rules-loader.js';
+import { contentVersion, overlayFileName, rulesFileName } from '../rules/rules-source.js';
 import { rulesData } from '../rules/rules-yaml.js';
 import { clusterRules, type FleetWideRules, fleetWideRules } from './cluster-rules.js';
 import { type Fleet, FLEET_FILE, fleetOf } from './fleet-document.js';
@@ -21,14 +22,12 @@ export interface ClusterDocuments {
   version: string;
 }
 
-const summaryOf = (errors: readonly string[]) => `${errors[0]}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`;
-
 async function dataOf(read: ReadDocument, file: string, maxBytes: number): Promise<{ data: unknown; version: string } | undefined> {
   const found = await read(file);
   if (found === undefined) return undefined;
   if (!(found instanceof Uint8Array)) throw new Error(`${file} is invalid: ${found.refused}`);
   const parsed = rulesData(found, maxBytes);
-  if (!parsed.ok) throw new Error(`${file} is invalid: ${summaryOf(parsed.errors)}`);
+  if (!parsed.ok) throw new Error(`${file} is invalid: ${summary(parsed.errors)}`);
   return { data: parsed.data, version: `${file}=${contentVersion(found)}` };
 }
 
@@ -43,7 +42,7 @@ export interface FleetReader {
 export async function fleetReader(read: ReadDocument, policies: readonly Policy<never>[], maxBytes: number): Promise<FleetReader> {
   const fleetData = await dataOf(read, FLEET_FILE, maxBytes);
   const parsedFleet = fleetData && fleetOf(fleetData.data);
-  if (parsedFleet && !parsedFleet.ok) throw new Error(`${FLEET_FILE} is invalid: ${summaryOf(parsedFleet.errors)}`);
+  if (parsedFleet && !parsedFleet.ok) throw new Error(`${FLEET_FILE} is invalid: ${summary(parsedFleet.errors)}`);
   const fleet = parsedFleet?.ok ? parsedFleet.fleet : undefined;
   const caches = new Map<Policy<never>, RuleCache<never>>(policies.map((policy) => [policy, createRuleCache<never>()]));
   const fleetWide = new Map<Policy<never>, FleetWideRules<never>>();
@@ -53,7 +52,7 @@ export async function fleetReader(read: ReadDocument, policies: readonly Policy<
     if (!found) continue;
     versions.push(found.version);
     const parsed = fleetWideRules(policy, found.data, caches.get(policy)!);
-    if (!parsed.value) throw new Error(`the ${policy.name} rules document is invalid: ${summaryOf(parsed.ok ? [] : parsed.errors)}`);
+    if (!parsed.value) throw new Error(`the ${policy.name} rules document is invalid: ${summary(parsed.ok ? [] : parsed.errors)}`);
     fleetWide.set(policy, parsed.value);
   }
   return {
@@ -63,10 +62,10 @@ export async function fleetReader(read: ReadDocument, policies: readonly Policy<
       const documents: ClusterDocuments['documents'] = [];
       const own = [...versions];
       for (const policy of policies) {
-        const overlay = await dataOf(read, `clusters/${cluster}/${rulesFileName(policy.name)}`, maxBytes);
+        const overlay = await dataOf(read, overlayFileName(`${cluster}/${policy.name}`), maxBytes);
         if (overlay) own.push(overlay.version);
         const rules = clusterRules(policy, fleetWide.get(policy), overlay?.data, fleet, cluster, caches.get(policy)!);
-        if (rules && !rules.ok) throw new Error(`the overlay of ${policy.name} for ${cluster} is invalid: ${summaryOf(rules.errors)}`);
+        if (rules && !rules.ok) throw new Error(`the overlay of ${policy.name} for ${cluster} is invalid: ${summary(rules.errors)}`);
         if (rules) documents.push({ policy, document: rules.document });
       }
       return { cluster, documents, version: own.join(' ') };

@@ -5,19 +5,14 @@
 // well as its policy's. A placement on a manifest no rule comes from (a template, an exception, a param
 // object) is an error: it would place nothing, silently.
 import { matchesRequirements, parseSelectorText, type LabelRequirement } from '../kubernetes/label-selector-text.js';
-import type { Manifest, TranslatedRule } from '../../formats/policy-format.js';
+import { annotationsOf, type Manifest, type TranslatedRule } from '../../formats/policy-format.js';
 
 export const PLACEMENT_ANNOTATION = 'portcullis.dev/clusters';
 
 const manifestKey = (kind: unknown, name: unknown) => `${String(kind)}\u0000${String(name)}`;
 const nameOf = (manifest: Manifest) => String(manifest.metadata?.name ?? '');
 
-function placementOf(manifest: Manifest): unknown {
-  const annotations = (manifest.metadata as { annotations?: unknown } | undefined)?.annotations;
-  return typeof annotations === 'object' && annotations !== null
-    ? (annotations as Record<string, unknown>)[PLACEMENT_ANNOTATION]
-    : undefined;
-}
+const placementOf = (manifest: Manifest): unknown => annotationsOf(manifest)[PLACEMENT_ANNOTATION];
 
 /** Writes each annotated manifest's placement onto the rules it became; the errors of placements that place nothing. */
 export function placeTranslatedRules(manifests: readonly Manifest[], rules: readonly TranslatedRule[]): string[] {

@@ -41,7 +41,8 @@ export function normaliseEvent(): MiddlewareObj {
   function before(request: { event: unknown; internal: CallerInternal }) {
     const input = normaliseApiGatewayEvent(request.event as ApiGatewayEvent);
     const { cluster } = request.internal;
-    request.event = cluster === undefined ? input : { ...input, cluster };
+    if (cluster !== undefined) input.cluster = cluster; // the input is new: no copy per request
+    request.event = input;
   }
   return { before };
 }

@@ -37,7 +37,11 @@ const isClusterName = (name: string) => v.is(ClusterNameSchema, name);
 /** The tokens a JSON object or a comma-separated list names, each with its cluster. */
 export function parseTokens(text: string | undefined, defaultCluster: string = DEFAULT_CLUSTER): TokenSet {
   const written = (text ?? '').trim();
-  const entries = written.startsWith('{') ? jsonEntries(written) : listEntries(written, defaultCluster);
+  return oneClusterPerToken(written.startsWith('{') ? jsonEntries(written) : listEntries(written, defaultCluster));
+}
+
+/** The entries, unless a token is listed for two clusters: a token belongs to one cluster. */
+function oneClusterPerToken(entries: CallerToken[]): CallerToken[] {
   const owners = new Map<string, string>();
   for (const { token, cluster } of entries) {
     const owner = owners.get(token);
@@ -148,11 +152,4 @@ export function webhookTokensFrom(config: Config, now: () => number = Date.now):
 }
 
 /** The environment's tokens and the parameter's as one set: a token in both must name one cluster. */
-function parseTokensJoined(fromEnv: TokenSet, fromParameter: TokenSet): TokenSet {
-  for (const { token, cluster } of fromParameter) {
-    const clash = fromEnv.find((entry) => entry.token === token && entry.cluster !== cluster);
-    if (clash)
-      throw new InvalidTokensError(`one token is listed for clusters ${clash.cluster} and ${cluster}: a token belongs to one cluster`);
-  }
-  return [...fromEnv, ...fromParameter];
-}
+const parseTokensJoined = (fromEnv: TokenSet, fromParameter: TokenSet): TokenSet => oneClusterPerToken([...fromEnv, ...fromParameter]);

@@ -60,8 +60,3 @@ export async function validateRulesDataInSlices<P>(policy: Policy<P>, data: unkn
     return { ok: false, errors: [`cannot be validated: ${(error as Error)?.message ?? String(error)}`] };
   }
 }
-
-export async function parseRulesVersion<P>(policy: Policy<P>, raw: RawRules, maxBytes: number): Promise<ParsedRules<P>> {
-  const data = await readRulesData(policy, raw, maxBytes);
-  return data.ok ? validateRulesDataInSlices(policy, data.data) : data;
-}

@@ -58,6 +58,8 @@ interface Entry {
   lastError?: string;
   /** The last fetch was answered 404: there is no such object. */
   notFound?: boolean;
+  /** What the last failed check throws while nothing is cached: one error per check, not per request. */
+  unavailable?: RulesUnavailableError;
   checkedAt: number;
   inflight?: Promise<void>;
 }
@@ -132,6 +134,7 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
       entry.cached = await fetchObject(policyName, entry);
       entry.lastError = undefined;
       entry.notFound = false;
+      entry.unavailable = undefined;
     } catch (error) {
       const status = httpStatusOf(error);
       const notFound = status === 404 || (error as Error).name === 'NoSuchKey';
@@ -139,6 +142,7 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
       const knownAbsent = optional && entry.notFound === true && !entry.cached;
       entry.notFound = notFound || knownAbsent;
       entry.lastError = notFound ? `${describe(policyName)} not found` : `${describe(policyName)}: ${describeAwsError(error)}`;
+      entry.unavailable = new RulesUnavailableError(entry.lastError, entry.notFound);
       if (notFound && forgetDeleted) entry.cached = undefined;
       if (notFound && optional && !entry.cached) return;
       // With nothing cached there is nothing to keep: the stack answers by the failure policy.
@@ -158,19 +162,9 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
     }
   }
 
-  // One error per check, thrown again within the TTL: a missing overlay is asked for on every request.
-  const unavailableErrors = new WeakMap<Entry, { checkedAt: number; error: RulesUnavailableError }>();
-  function unavailable(entry: Entry): never {
-    let known = unavailableErrors.get(entry);
-    if (known?.checkedAt !== entry.checkedAt) {
-      known = { checkedAt: entry.checkedAt, error: new RulesUnavailableError(entry.lastError ?? 'rules not loaded yet', entry.notFound) };
-      unavailableErrors.set(entry, known);
-    }
-    throw known.error;
-  }
-
   function served(entry: Entry): RawRules {
-    if (!entry.cached) unavailable(entry);
+    // A missing overlay is asked for on every request: the check's one error is thrown again within the TTL.
+    if (!entry.cached) throw entry.unavailable ?? new RulesUnavailableError('rules not loaded yet');
     return entry.lastError ? { ...entry.cached, stale: entry.lastError } : entry.cached;
   }
 

@@ -4,7 +4,6 @@
 // bindings that give users roles), or why it cannot run here at all: what reads a registry, calls a service
 // or writes, and what no snapshot can know.
 import {
-  apiPathNamesObject,
   CLUSTER_ROLE_BINDINGS,
   CONFIG_MAPS,
   type ClusterRead,
@@ -54,9 +53,8 @@ function readOfEntry(entry: Entry): ClusterRead | undefined | { refusal: string 
       return { refusal: `${name}: apiCall.method ${String(apiCall.method)}: only GET can be answered from a cluster snapshot` };
     if (typeof apiCall.urlPath !== 'string') return { refusal: `${name}: apiCall.urlPath: required` };
     // A Secret's metadata can be read from a snapshot when the jmesPath reads nothing else (metadata-only.ts).
-    const of = apiPathNamesObject(apiCall.urlPath) ? 'object' : 'list';
-    const metadataOnly = typeof apiCall.jmesPath === 'string' && readsOnlyMetadata(apiCall.jmesPath, of);
-    const read = readOfApiPath(apiCall.urlPath, { metadataOnly });
+    const { jmesPath } = apiCall;
+    const read = readOfApiPath(apiCall.urlPath, (of) => typeof jmesPath === 'string' && readsOnlyMetadata(jmesPath, of));
     return typeof read === 'string' ? { refusal: `${name}: apiCall.urlPath ${read}` } : read;
   }
   if (configMap) {
