@@ -20,6 +20,7 @@ import { dropStackOutput, print } from './cli-output.js';
 import { decodedPatch, describeOperation, type PatchOperation } from '../../functions/audit/json-patch-text.js';
 import { formatDocument, type OutputFormat, outputOption } from './output-format.js';
 import { maxBytes, printInvalid, readDocument } from './rules-document-file.js';
+import { DEFAULT_TEST_TIMEOUT, parseTimeout } from './timeout-option.js';
 
 type TestOutput = OutputFormat | 'junit';
 
@@ -47,7 +48,11 @@ function summary(outcomes: CaseOutcome[]): string {
   return `${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`;
 }
 
-async function runTests(paths: string[], output: TestOutput): Promise<number> {
+/** Each case's cost budget: a hundred times a request's, with the time limit as the bound a user sets. */
+const TEST_COST_LIMIT = 100_000_000;
+
+async function runTests(paths: string[], output: TestOutput, timeoutMs: number): Promise<number> {
+  const limits = { now: new Date(), costLimit: TEST_COST_LIMIT, timeoutMs };
   let files: ReturnType<typeof findTestFiles>;
   try {
     files = findTestFiles(paths);
@@ -57,12 +62,14 @@ async function runTests(paths: string[], output: TestOutput): Promise<number> {
   }
   const regoFiles = regoFilesIn(paths);
   if (files.length === 0 && regoFiles.length === 0)
-    throw new UsageError(`no test files under ${paths.join(', ')} (PolicyTest, kyverno-test.yaml, gator suite.yaml or Rego tests)`);
+    throw new UsageError(
+      `no test files under ${paths.join(', ')} (PolicyTest, kyverno-test.yaml, gator suite.yaml, OPA case files or Rego tests)`,
+    );
   // Rego unit tests, as `opa test` runs the paths' .rego files together.
   const outcomes: CaseOutcome[] = regoFiles.length > 0 ? await runOpaTests(regoFiles) : [];
   for (const { file, document } of files) {
     try {
-      outcomes.push(...(await runTestFile(file, document)));
+      outcomes.push(...(await runTestFile(file, document, limits)));
     } catch (error) {
       if (error instanceof InvalidTestFileError) throw new UsageError(error.message);
       throw error;
@@ -143,22 +150,24 @@ export function registerPolicyTestCommand(policy: Command): void {
   policy
     .command('test')
     .description(
-      'run test files (PolicyTest, kyverno-test.yaml, gator suite.yaml) and Rego unit tests (as opa test), and compare each case with its expected result',
+      'run test files (PolicyTest, kyverno-test.yaml, gator suite.yaml, OPA compliance case files) and Rego unit tests (as opa test), and compare each case with its expected result',
     )
     .argument(
       '<paths...>',
       'test files, or folders to search for them (with their .rego files, run as opa test runs them); or one rules document, to see its decision on each fixture in events/<policy>/',
     )
     .option('--policy <name>', 'with a rules document: the policy it is for (default: the file name)')
+    .option('--timeout <duration>', 'how long each test case may run before it is stopped and reported as an error', DEFAULT_TEST_TIMEOUT)
     .addOption(outputOption(['table', 'json', 'yaml'], 'table').choices(['table', 'json', 'yaml', 'junit']))
     .addHelpText(
       'after',
       '\nExit 1 when a case does not get its expected result. Skipped cases (policies that need the cluster, mocked\nvalues, todo_test_ rules) are listed with the reason and do not fail the run.',
     )
-    .action(async (paths: string[], options: { policy?: string; output: TestOutput }) => {
+    .action(async (paths: string[], options: { policy?: string; output: TestOutput; timeout: string }) => {
       // The stack's decision lines and metrics are for the functions; here the report is the output.
       dropStackOutput();
       const rulesDocument = paths.length === 1 && isFile(paths[0]!) && !isTestFile(paths[0]!) && !paths[0]!.endsWith('.rego');
-      process.exitCode = rulesDocument ? await showFixtureDecisions(paths[0]!, options) : await runTests(paths, options.output);
+      const timeoutMs = parseTimeout(options.timeout);
+      process.exitCode = rulesDocument ? await showFixtureDecisions(paths[0]!, options) : await runTests(paths, options.output, timeoutMs);
     });
 }

@@ -1,11 +1,14 @@
-// Finds and runs test files of the three formats `policy test` reads: Portcullis's PolicyTest, Kyverno's
-// kyverno-test.yaml and gator's suite.yaml, told apart by their kind. A folder is searched (dot-folders
-// such as .kyverno-test included) for files of those kinds; a file given by name must be one.
+// Finds and runs test files of the formats `policy test` reads: Portcullis's PolicyTest, Kyverno's
+// kyverno-test.yaml and gator's suite.yaml, told apart by their kind, and OPA's compliance case files
+// (`{"cases": [...]}`, JSON or YAML). A folder is searched (dot-folders such as .kyverno-test included) for
+// files of those kinds; a file given by name must be one.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { CaseOutcome } from './case-outcome.js';
+import type { CaseLimits } from '../../functions/engines/rego/index.js';
 import { isGatorSuite, runGatorSuite } from './gator-suite.js';
+import { isOpaCaseFile, readCaseFile, runOpaCaseFile } from './opa-cases.js';
 import { isKyvernoTest, runKyvernoTest } from './kyverno-test.js';
 import { InvalidTestFileError, isPortcullisTest, runPortcullisTest } from './portcullis-test.js';
 
@@ -15,25 +18,27 @@ type Header = { apiVersion?: unknown; kind?: unknown };
 function testDocument(file: string): Header | undefined {
   let document: unknown;
   try {
-    document = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS();
+    document = file.endsWith('.json') ? readCaseFile(file) : parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS();
   } catch {
     return undefined;
   }
   if (typeof document !== 'object' || document === null) return undefined;
   const header = document as Header;
-  return isPortcullisTest(header as never) || isKyvernoTest(header as never) || isGatorSuite(header as never) ? header : undefined;
+  const known =
+    isPortcullisTest(header as never) || isKyvernoTest(header as never) || isGatorSuite(header as never) || isOpaCaseFile(header);
+  return known ? header : undefined;
 }
 
 /** Whether the file is a test of a format `policy test` reads. */
 export const isTestFile = (file: string): boolean => testDocument(file) !== undefined;
 
-function yamlFilesUnder(folder: string): string[] {
+function testCandidatesUnder(folder: string): string[] {
   return readdirSync(folder)
     .sort()
     .flatMap((name) => {
       const path = join(folder, name);
       if (name === 'node_modules' || name === '.git') return [];
-      return statSync(path).isDirectory() ? yamlFilesUnder(path) : /\.ya?ml$/.test(name) ? [path] : [];
+      return statSync(path).isDirectory() ? testCandidatesUnder(path) : /\.(ya?ml|json)$/.test(name) ? [path] : [];
     });
 }
 
@@ -47,19 +52,20 @@ export function findTestFiles(paths: string[]): { file: string; document: Header
       throw new InvalidTestFileError(`cannot read ${path}: ${(error as Error).message}`);
     }
     if (isFolder)
-      return yamlFilesUnder(path).flatMap((file) =>
+      return testCandidatesUnder(path).flatMap((file) =>
         [testDocument(file)].filter((document) => document !== undefined).map((document) => ({ file, document })),
       );
     const document = testDocument(path);
     if (!document)
       throw new InvalidTestFileError(
-        `${path}: not a test file (kind PolicyTest of portcullis.dev, Test of cli.kyverno.io, or Suite of test.gatekeeper.sh)`,
+        `${path}: not a test file (kind PolicyTest of portcullis.dev, Test of cli.kyverno.io, Suite of test.gatekeeper.sh, or OPA's {"cases": [...]})`,
       );
     return [{ file: path, document }];
   });
 }
 
-export function runTestFile(file: string, document: Header): Promise<CaseOutcome[]> {
+export function runTestFile(file: string, document: Header, limits: CaseLimits): Promise<CaseOutcome[]> {
+  if (isOpaCaseFile(document)) return runOpaCaseFile(file, limits);
   if (isKyvernoTest(document as never)) return runKyvernoTest(file);
   if (isGatorSuite(document as never)) return runGatorSuite(file);
   return runPortcullisTest(file, document);

@@ -78,7 +78,7 @@ describe('policy test: Rego unit tests, as opa test runs them', () => {
     cpSync(join(ROOT, 'src', 'general', 'allowedrepos'), folder, { recursive: true });
     writeFileSync(join(folder, 'broken.rego'), 'package broken\n\np {\n  x := input.y\n  z\n}\n');
     const result = await portcullis(['policy', 'test', folder]);
-    expect(result.stdout).toMatch(/broken\.rego:5:3: rego_compile_error: var z is unsafe/);
+    expect(result.stdout).toMatch(/broken\.rego:5:3: rego_unsafe_var_error: var z is unsafe/);
     expect(result.code).toBe(1);
   });
 });

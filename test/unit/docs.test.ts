@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createProgram } from '../../infra/cli/program.js';
+import { regoCasesSection } from '../helpers/rego-cases-not-passing.js';
 
 const PAGES = ['README.md', ...readdirSync('docs').map((name) => join('docs', name))];
 const text = (page: string) => readFileSync(page, 'utf8');
@@ -65,5 +66,10 @@ describe('docs', () => {
     }
     // The docs name every command the CLI has.
     expect([...named].sort()).toEqual(program.commands.map((command) => command.name()).sort());
+  });
+
+  it('docs/rego.md lists the Rego cases that do not pass as test/fixtures/rego-cases-not-passing.yaml has them', () => {
+    // Written by `npx tsx test/helpers/update-rego-cases-doc.ts`.
+    expect(text('docs/rego.md')).toBe(regoCasesSection(text('docs/rego.md')));
   });
 });

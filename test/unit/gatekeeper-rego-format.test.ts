@@ -182,10 +182,10 @@ describe('Gatekeeper Rego templates: refused at upload, saying why and where', (
     [
       'a compile error, with the file, row and column',
       'package k8sdemo\nviolation[{"msg": msg}] {\n  x := 1\n}',
-      /ConstraintTemplate k8sdemo: spec\.targets\[0\]\.rego:2:1: rego_compile_error: var msg is unsafe/,
+      /ConstraintTemplate k8sdemo: spec\.targets\[0\]\.rego:2:1: rego_unsafe_var_error: var msg is unsafe/,
     ],
     ['a parse error', 'package k8sdemo\nviolation[{"msg": msg}] {\n  x := := 1\n}', /spec\.targets\[0\]\.rego:3:8: rego_parse_error: /],
-    ['an unknown function', 'package k8sdemo\nviolation[{"msg": "m"}] { nope(1) }', /rego_compile_error: could not find function nope/],
+    ['an unknown function', 'package k8sdemo\nviolation[{"msg": "m"}] { nope(1) }', /rego_type_error: undefined function nope/],
     [
       'an OPA built-in not implemented here',
       'package k8sdemo\nviolation[{"msg": "m"}] { net.cidr_contains("10.0.0.0/8", "10.1.1.1") }',

@@ -1,35 +1,32 @@
-// regorus's Rego language cases on the Rego engine: at least 95% pass, and every one that does not is
-// listed in docs/rego.md with its reason (most are where regorus and OPA differ, and we follow OPA). A case
-// that starts passing, or one that stops, fails this test until the list says so.
-import { readFileSync } from 'node:fs';
+// regorus's Rego language cases (../shared/corpora/rego-language), one test per case: each passes, or it is one
+// test/fixtures/rego-cases-not-passing.yaml lists with why (most are where regorus and OPA differ, and we follow
+// OPA), and then it must still fail: a case that starts passing fails here until the list says so. At least 95%
+// of the cases regorus runs pass.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadRegexEngine } from '../../functions/engines/runtime/re2.js';
+import { notPassing } from '../helpers/rego-cases-not-passing.js';
 import { regoLanguageCases } from '../helpers/rego-language.js';
 
-/** The cases docs/rego.md lists as not passing: the first column of its table, `file :: note`. */
-function documentedFailures(): string[] {
-  const text = readFileSync('docs/rego.md', 'utf8');
-  const section = text.slice(text.indexOf('## Language cases that do not pass'));
-  return [...section.matchAll(/^\| `([^`]+ :: [^`]+)` \|/gm)].map((match) => match[1]!.replace(/\\\|/g, '|'));
-}
+const cases = regoLanguageCases().filter(({ skip }) => !skip);
+const known = new Map(notPassing('regorus').map(({ case: name, why }) => [name, why]));
 
 describe("regorus's Rego language cases", () => {
   beforeAll(loadRegexEngine);
-  const cases = regoLanguageCases();
 
-  it('the corpus has the cases this test counts on', () => {
+  it('the corpus has the cases this test counts on, and the list names only cases it has', () => {
     expect(cases.length).toBeGreaterThan(600);
+    const names = new Set(cases.map(({ name }) => name));
+    expect([...known.keys()].filter((name) => !names.has(name))).toEqual([]);
   });
 
-  it('at least 95% pass, and those that do not are the ones docs/rego.md lists', () => {
-    const run = cases.filter(({ skip }) => !skip);
-    const failing = run.flatMap(({ name, run: evaluate }) => {
-      const problem = evaluate();
-      return problem === undefined ? [] : [{ name, problem }];
-    });
-    const documented = documentedFailures();
-    expect(failing.filter(({ name }) => !documented.includes(name))).toEqual([]);
-    expect(documented.filter((name) => !failing.some((failure) => failure.name === name))).toEqual([]);
-    expect((run.length - failing.length) / run.length).toBeGreaterThanOrEqual(0.95);
+  it.each(cases.map((entry) => [entry.name, entry] as const))('%s', (name, entry) => {
+    const problem = entry.run();
+    if (known.has(name)) expect(problem, `listed as not passing (${known.get(name)}), but it passes`).toBeDefined();
+    else expect(problem).toBeUndefined();
+  });
+
+  it('at least 95% pass', () => {
+    const failing = cases.filter(({ name }) => known.has(name)).length;
+    expect((cases.length - failing) / cases.length).toBeGreaterThanOrEqual(0.95);
   });
 });

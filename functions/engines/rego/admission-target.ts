@@ -12,7 +12,7 @@ import type { EngineContext } from '../engine.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../runtime/cost-budget.js';
 import { withEvaluation } from '../runtime/evaluation.js';
 import type { CompiledPolicy } from './compile/compile-policy.js';
-import { RegoEvalError } from './eval/evaluator.js';
+import { RegoError } from './errors.js';
 import { evaluateDocument } from './eval/query.js';
 import { inventoryOfView } from './inventory.js';
 import { isObject, objectGet, RegoSet, sortedMembers, type Value } from './values.js';
@@ -64,7 +64,7 @@ export function validateWithRego(request: AdmissionRequest, rule: RegoValidation
       }),
     );
   } catch (error) {
-    if (error instanceof RegoEvalError) throw new Error(`Rego evaluation error: ${error.message}`);
+    if (error instanceof RegoError) throw new Error(`Rego evaluation error: ${error.message}`);
     throw error;
   }
   return { violations: messagesOf(result, rule) };

@@ -3,8 +3,7 @@
 // Sources already compiled (the same template for several constraints) are compiled once.
 import { BUILTINS } from './builtins/registry.js';
 import { type CompiledPolicy, compilePolicy } from './compile/compile-policy.js';
-import { RegoCompileError } from './compile/errors.js';
-import { parseModule, RegoSyntaxError } from './syntax/parser.js';
+import { parseModule } from './syntax/parser.js';
 
 export interface RegoSource {
   /** As errors and `opa test` name it. */
@@ -12,14 +11,6 @@ export interface RegoSource {
   source: string;
   /** Rego v1 syntax (Gatekeeper's `version: v1`); else v0, unless the module imports `rego.v1`. */
   v1?: boolean;
-}
-
-/** A Rego source that does not parse or compile, with where. */
-export class RegoError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RegoError';
-  }
 }
 
 const MAX_CACHED = 64;
@@ -48,7 +39,7 @@ function cacheLevelOf(sources: readonly RegoSource[]): CacheLevel {
   return level;
 }
 
-/** The sources compiled together, as one policy; throws a RegoError saying what is wrong where. */
+/** The sources compiled together, as one policy; throws a RegoError (errors.ts) saying what is wrong where. */
 export function compileSources(sources: readonly RegoSource[]): CompiledPolicy {
   if (cached >= MAX_CACHED) {
     cache = { next: new Map() };
@@ -56,24 +47,10 @@ export function compileSources(sources: readonly RegoSource[]): CompiledPolicy {
   }
   const level = cacheLevelOf(sources);
   if (level.policy) return level.policy;
-  const modules = sources.map(({ file, source, v1 }) => {
-    try {
-      return parseModule(source, file, { v1: v1 === true });
-    } catch (error) {
-      if (error instanceof RegoSyntaxError) throw new RegoError(`${file}:${error.row}:${error.col}: rego_parse_error: ${error.message}`);
-      throw error;
-    }
-  });
-  let policy: CompiledPolicy;
-  try {
-    policy = compilePolicy(modules, BUILTINS);
-  } catch (error) {
-    if (error instanceof RegoCompileError) {
-      const where = error.loc ? `${error.file ?? 'policy'}:${error.loc.row}:${error.loc.col}` : (error.file ?? 'policy');
-      throw new RegoError(`${where}: rego_compile_error: ${error.message}`);
-    }
-    throw error;
-  }
+  const modules = sources.map(({ file, source, v1 }) =>
+    parseModule(source, file, { v1: v1 === true, isBuiltin: (name) => BUILTINS.has(name) }),
+  );
+  const policy = compilePolicy(modules, BUILTINS);
   level.policy = policy;
   cached++;
   return policy;

@@ -2,8 +2,10 @@
 // functions without it never load them.
 import '../bundle-layout.js'; // the bundle's layout: see that file
 import { validateWithRego } from './admission-target.js';
-import { compileSources, RegoError, type RegoSource } from './compile-sources.js';
+import { compileSources, type RegoSource } from './compile-sources.js';
+import { RegoError } from './errors.js';
 import { evaluateDocument } from './eval/query.js';
+import { runOpaCase } from './opa-cases.js';
 import { runUnitTests } from './unit-tests.js';
 
 /**
@@ -31,5 +33,5 @@ function problemsOf(written: unknown): string[] {
     );
 }
 
-export const evaluator = { compileSources, evaluateDocument, validate: validateWithRego, problemsOf, runUnitTests };
+export const evaluator = { compileSources, evaluateDocument, validate: validateWithRego, problemsOf, runUnitTests, runOpaCase };
 export type Evaluator = typeof evaluator;

@@ -9,6 +9,7 @@ import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
 import type { RegoValidation } from './admission-target.js';
 import type { RegoSource } from './compile-sources.js';
 import type { Evaluator } from './evaluator.js';
+import type { CaseLimits, OpaCase } from './opa-cases.js';
 import { regoRuleSchemaOf } from './rule-schema.js';
 
 const evaluator = new OnDemand<Evaluator>(
@@ -48,7 +49,14 @@ export async function runRegoUnitTests(sources: readonly RegoSource[], now: Date
   return evaluator.get().runUnitTests(sources, now);
 }
 
+/** OPA's compliance cases (`{"cases": [...]}`), each on its own budget and time limit (opa-cases.ts). */
+export async function runOpaCases(cases: readonly OpaCase[], limits: CaseLimits) {
+  await Promise.all([evaluator.load(), loadRegexEngine()]);
+  return cases.map((entry) => evaluator.get().runOpaCase(entry, limits));
+}
+
 export type { RegoValidation } from './admission-target.js';
+export type { CaseLimits, OpaCase, OpaCaseOutcome } from './opa-cases.js';
 export { inventoryOf } from './inventory.js';
 export type { RegoSource } from './compile-sources.js';
 export type { RegoTestResult, RegoTestRun } from './unit-tests.js';

@@ -3,7 +3,8 @@
 // it is true; `todo_test_…` rules are skipped. Built-in errors make a call undefined, as `opa test` does by
 // default. Each test runs on a cost budget of its own, so a runaway test ends with an error.
 import { CostBudget } from '../runtime/cost-budget.js';
-import { compileSources, RegoError, type RegoSource } from './compile-sources.js';
+import { compileSources, type RegoSource } from './compile-sources.js';
+import { RegoError } from './errors.js';
 import { EvalContext } from './eval/context.js';
 import { Evaluator } from './eval/evaluator.js';
 import type { CompiledPolicy } from './compile/compile-policy.js';

@@ -1,6 +1,6 @@
 // What a built-in function is: its name, how many arguments it takes, and what it computes. A built-in
-// returns a value, or undefined where OPA's is undefined; bad input throws a BuiltinError, which OPA's
-// strict mode (and `opa test`) reports as an error and its default mode reads as undefined.
+// returns a value, or undefined where OPA's is undefined; bad input throws a BuiltinError (errors.ts), which
+// OPA's strict mode reports as an error and its default mode reads as undefined.
 import type { Value } from '../values.js';
 
 export interface BuiltinContext {
@@ -17,13 +17,6 @@ export interface Builtin {
   call(args: Value[], context: BuiltinContext): Value | undefined;
   /** A relation (walk): each of its values in turn, where `call` would give one. */
   enumerate?(args: Value[], context: BuiltinContext): Iterable<Value>;
-}
-
-export class BuiltinError extends Error {
-  constructor(name: string, message: string) {
-    super(`${name}: ${message}`);
-    this.name = 'BuiltinError';
-  }
 }
 
 /** A built-in from its name, arity and function. */

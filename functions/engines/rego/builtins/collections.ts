@@ -10,9 +10,11 @@ import {
   type PlainObject,
   type RegoObject,
   RegoSet,
+  typeName,
   type Value,
 } from '../values.js';
-import { type Builtin, BuiltinError, builtin } from './builtin.js';
+import { BuiltinError } from '../errors.js';
+import { type Builtin, builtin } from './builtin.js';
 import { array, integer, object, set } from './operands.js';
 
 /** object.union: `b` over `a`, objects merged all the way down. */
@@ -30,11 +32,11 @@ function union(a: Value, b: Value): Value {
 const keyText = (key: Value) => (typeof key === 'string' ? key : `\u0000${JSON.stringify(key)}`);
 
 /** The keys a removal or filter names: an array's items, a set's members, an object's keys. */
-function keysNamed(name: string, value: Value): Value[] {
+function keysNamed(value: Value): Value[] {
   if (Array.isArray(value)) return value;
   if (value instanceof RegoSet) return [...value.values()];
   if (isObject(value)) return objectEntries(value).map(([key]) => key);
-  throw new BuiltinError(name, 'operand 2 must be one of {object, set, array}');
+  throw new BuiltinError(`operand 2 must be one of {object, set, array} but got ${typeName(value)}`);
 }
 
 function isSubset(sup: Value, sub: Value): boolean {
@@ -68,31 +70,31 @@ export const COLLECTIONS: Builtin[] = [
   builtin('print', -1, () => true),
   builtin('trace', 1, () => true),
   builtin('and', 2, (args) => {
-    const [a, b] = [set('and', args, 0), set('and', args, 1)];
+    const [a, b] = [set(args, 0), set(args, 1)];
     return new RegoSet([...a.values()].filter((member) => b.has(member)));
   }),
-  builtin('or', 2, (args) => new RegoSet([...set('or', args, 0).values(), ...set('or', args, 1).values()])),
+  builtin('or', 2, (args) => new RegoSet([...set(args, 0).values(), ...set(args, 1).values()])),
   builtin('intersection', 1, (args) => {
-    const sets = [...set('intersection', args, 0).values()].map((member) => set('intersection', [member], 0));
+    const sets = [...set(args, 0).values()].map((member) => set([member], 0));
     if (sets.length === 0) return new RegoSet();
     return new RegoSet([...sets[0]!.values()].filter((member) => sets.every((other) => other.has(member))));
   }),
   builtin('union', 1, (args) => {
     const result = new RegoSet();
-    for (const member of set('union', args, 0).values()) for (const item of set('union', [member], 0).values()) result.add(item);
+    for (const member of set(args, 0).values()) for (const item of set([member], 0).values()) result.add(item);
     return result;
   }),
-  builtin('array.concat', 2, (args) => [...array('array.concat', args, 0), ...array('array.concat', args, 1)]),
+  builtin('array.concat', 2, (args) => [...array(args, 0), ...array(args, 1)]),
   builtin('array.slice', 3, (args) => {
-    const list = array('array.slice', args, 0);
-    const start = Math.max(0, integer('array.slice', args, 1));
-    const stop = Math.min(list.length, integer('array.slice', args, 2));
+    const list = array(args, 0);
+    const start = Math.max(0, integer(args, 1));
+    const stop = Math.min(list.length, integer(args, 2));
     return start >= stop ? [] : list.slice(start, stop);
   }),
-  builtin('array.reverse', 1, (args) => [...array('array.reverse', args, 0)].reverse()),
+  builtin('array.reverse', 1, (args) => [...array(args, 0)].reverse()),
   builtin('object.get', 3, (args) => {
     const [target, key, fallback] = args;
-    if (!isObject(target)) throw new BuiltinError('object.get', 'operand 1 must be object');
+    if (!isObject(target)) throw new BuiltinError('operand 1 must be object');
     if (!Array.isArray(key)) {
       const found = objectGet(target, key!);
       return found === undefined ? fallback : found;
@@ -106,27 +108,27 @@ export const COLLECTIONS: Builtin[] = [
     }
     return value;
   }),
-  builtin('object.keys', 1, (args) => new RegoSet(objectEntries(object('object.keys', args, 0)).map(([key]) => key))),
-  builtin('object.union', 2, (args) => union(object('object.union', args, 0), object('object.union', args, 1))),
+  builtin('object.keys', 1, (args) => new RegoSet(objectEntries(object(args, 0)).map(([key]) => key))),
+  builtin('object.union', 2, (args) => union(object(args, 0), object(args, 1))),
   builtin('object.union_n', 1, (args) =>
-    array('object.union_n', args, 0).reduce<Value>((merged, item) => {
-      if (!isObject(item)) throw new BuiltinError('object.union_n', 'operand 1 must be an array of objects');
+    array(args, 0).reduce<Value>((merged, item) => {
+      if (!isObject(item)) throw new BuiltinError('operand 1 must be an array of objects');
       return union(merged, item);
     }, {}),
   ),
   builtin('object.remove', 2, (args) => {
-    const target = object('object.remove', args, 0);
-    const removed = new RegoSet(keysNamed('object.remove', args[1]!));
+    const target = object(args, 0);
+    const removed = new RegoSet(keysNamed(args[1]!));
     return makeObject(objectEntries(target).filter(([key]) => !removed.has(key)));
   }),
   builtin('object.filter', 2, (args) => {
-    const target = object('object.filter', args, 0);
-    const kept = new RegoSet(keysNamed('object.filter', args[1]!));
+    const target = object(args, 0);
+    const kept = new RegoSet(keysNamed(args[1]!));
     return makeObject(objectEntries(target).filter(([key]) => kept.has(key)));
   }),
   builtin('object.subset', 2, ([sup, sub]) => {
     if (!(isObject(sup) || sup instanceof RegoSet || Array.isArray(sup)))
-      throw new BuiltinError('object.subset', 'operand 1 must be one of {object, set, array}');
+      throw new BuiltinError('operand 1 must be one of {object, set, array}');
     return isSubset(sup, sub!);
   }),
 ];

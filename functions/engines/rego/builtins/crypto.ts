@@ -2,19 +2,16 @@
 // the same for the same arguments throughout one evaluation: here derived from the evaluation's clock and
 // the arguments, so an evaluation is repeatable from its clock.
 import { createHash, createHmac } from 'node:crypto';
-import { type Builtin, BuiltinError, type BuiltinContext, builtin } from './builtin.js';
+import { BuiltinError } from '../errors.js';
+import { type Builtin, type BuiltinContext, builtin } from './builtin.js';
 import { integer, string } from './operands.js';
 
 const hash = (name: string, algorithm: string) =>
-  builtin(name, 1, (args) =>
-    createHash(algorithm)
-      .update(string(name, args, 0), 'utf8')
-      .digest('hex'),
-  );
+  builtin(name, 1, (args) => createHash(algorithm).update(string(args, 0), 'utf8').digest('hex'));
 
 const hmac = (name: string, algorithm: string) =>
   builtin(name, 2, (args) => {
-    const [text, key] = [string(name, args, 0), string(name, args, 1)];
+    const [text, key] = [string(args, 0), string(args, 1)];
     return createHmac(algorithm, key).update(text, 'utf8').digest('hex');
   });
 
@@ -31,15 +28,15 @@ export const CRYPTO: Builtin[] = [
   hmac('crypto.hmac.sha1', 'sha1'),
   hmac('crypto.hmac.sha256', 'sha256'),
   hmac('crypto.hmac.sha512', 'sha512'),
-  builtin('crypto.hmac.equal', 2, (args) => string('crypto.hmac.equal', args, 0) === string('crypto.hmac.equal', args, 1)),
+  builtin('crypto.hmac.equal', 2, (args) => string(args, 0) === string(args, 1)),
   builtin('rand.intn', 2, (args, context) => {
-    const [seed, bound] = [string('rand.intn', args, 0), integer('rand.intn', args, 1)];
+    const [seed, bound] = [string(args, 0), integer(args, 1)];
     if (bound === 0) return 0;
-    if (bound < 0) throw new BuiltinError('rand.intn', 'operand 2 must be a positive integer');
+    if (bound < 0) throw new BuiltinError('operand 2 must be a positive integer');
     return Number(seeded(context, 'intn', seed, bound).readBigUInt64BE() % BigInt(bound));
   }),
   builtin('uuid.rfc4122', 1, (args, context) => {
-    const bytes = seeded(context, 'uuid', string('uuid.rfc4122', args, 0)).subarray(0, 16);
+    const bytes = seeded(context, 'uuid', string(args, 0)).subarray(0, 16);
     bytes[6] = (bytes[6]! & 0x0f) | 0x40;
     bytes[8] = (bytes[8]! & 0x3f) | 0x80;
     const hex = bytes.toString('hex');

@@ -4,7 +4,8 @@
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { textUnits, units } from '../../runtime/size-units.js';
 import { fromJson, makeObject, RegoSet, sortedEntries, sortedMembers, type Value } from '../values.js';
-import { type Builtin, BuiltinError, type BuiltinContext, builtin } from './builtin.js';
+import { BuiltinError } from '../errors.js';
+import { type Builtin, type BuiltinContext, builtin } from './builtin.js';
 import { numberText, regoText } from './format.js';
 import { object, string } from './operands.js';
 
@@ -35,30 +36,30 @@ export function jsonText(value: Value): string {
     .join(',')}}`;
 }
 
-function readJson(name: string, text: string): Value {
+function readJson(text: string): Value {
   try {
     return fromJson(JSON.parse(text));
   } catch (error) {
-    throw new BuiltinError(name, (error as Error).message);
+    throw new BuiltinError((error as Error).message);
   }
 }
 
-function readYaml(name: string, text: string, context: BuiltinContext): Value {
+function readYaml(text: string, context: BuiltinContext): Value {
   // Parsing YAML costs about twice what JSON does: the call charged the text once, this is the second.
   context.charge(units(text));
   try {
     return fromJson(parseYaml(text, { maxAliasCount: 100 }) ?? null);
   } catch (error) {
-    throw new BuiltinError(name, (error as Error).message);
+    throw new BuiltinError((error as Error).message);
   }
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
 
-function decodeBase64(name: string, text: string, url: boolean): string {
+function decodeBase64(text: string, url: boolean): string {
   const valid = url ? BASE64URL.test(text) : BASE64.test(text) && text.length % 4 === 0;
-  if (!valid) throw new BuiltinError(name, 'illegal base64 data');
+  if (!valid) throw new BuiltinError('illegal base64 data');
   return Buffer.from(text, url ? 'base64url' : 'base64').toString('utf8');
 }
 
@@ -68,18 +69,18 @@ const queryEscape = (text: string) =>
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
 
-function queryUnescape(name: string, text: string): string {
+function queryUnescape(text: string): string {
   try {
     return decodeURIComponent(text.replace(/\+/g, ' '));
   } catch {
-    throw new BuiltinError(name, `invalid URL escape in ${JSON.stringify(text)}`);
+    throw new BuiltinError(`invalid URL escape in ${JSON.stringify(text)}`);
   }
 }
 
 export const ENCODING: Builtin[] = [
   builtin('json.marshal', 1, (args) => jsonText(args[0]!)),
   builtin('json.marshal_with_options', 2, (args, context) => {
-    const options = object('json.marshal_with_options', args, 1);
+    const options = object(args, 1);
     const indent = (options as Record<string, Value>).indent;
     const prefix = (options as Record<string, Value>).prefix;
     const pretty = (options as Record<string, Value>).pretty;
@@ -93,7 +94,7 @@ export const ENCODING: Builtin[] = [
     context.charge(textUnits(text.length + lines.length * prefix.length));
     return lines.map((line) => prefix + line).join('\n');
   }),
-  builtin('json.unmarshal', 1, (args) => readJson('json.unmarshal', string('json.unmarshal', args, 0))),
+  builtin('json.unmarshal', 1, (args) => readJson(string(args, 0))),
   builtin('json.is_valid', 1, (args) => {
     if (typeof args[0] !== 'string') return false;
     try {
@@ -104,38 +105,38 @@ export const ENCODING: Builtin[] = [
     }
   }),
   builtin('yaml.marshal', 1, (args) => stringifyYaml(toJsonData(args[0]!), { lineWidth: 0 })),
-  builtin('yaml.unmarshal', 1, (args, context) => readYaml('yaml.unmarshal', string('yaml.unmarshal', args, 0), context)),
+  builtin('yaml.unmarshal', 1, (args, context) => readYaml(string(args, 0), context)),
   builtin('yaml.is_valid', 1, (args, context) => {
     if (typeof args[0] !== 'string') return false;
     try {
-      readYaml('yaml.is_valid', args[0], context);
+      readYaml(args[0], context);
       return true;
     } catch (error) {
       if (error instanceof BuiltinError) return false;
       throw error;
     }
   }),
-  builtin('base64.encode', 1, (args) => Buffer.from(string('base64.encode', args, 0), 'utf8').toString('base64')),
-  builtin('base64.decode', 1, (args) => decodeBase64('base64.decode', string('base64.decode', args, 0), false)),
+  builtin('base64.encode', 1, (args) => Buffer.from(string(args, 0), 'utf8').toString('base64')),
+  builtin('base64.decode', 1, (args) => decodeBase64(string(args, 0), false)),
   builtin('base64.is_valid', 1, (args) => typeof args[0] === 'string' && BASE64.test(args[0]) && args[0].length % 4 === 0),
   builtin('base64url.encode', 1, (args) => {
-    const encoded = Buffer.from(string('base64url.encode', args, 0), 'utf8').toString('base64url');
+    const encoded = Buffer.from(string(args, 0), 'utf8').toString('base64url');
     return encoded.padEnd(Math.ceil(encoded.length / 4) * 4, '=');
   }),
-  builtin('base64url.encode_no_pad', 1, (args) => Buffer.from(string('base64url.encode_no_pad', args, 0), 'utf8').toString('base64url')),
-  builtin('base64url.decode', 1, (args) => decodeBase64('base64url.decode', string('base64url.decode', args, 0), true)),
-  builtin('hex.encode', 1, (args) => Buffer.from(string('hex.encode', args, 0), 'utf8').toString('hex')),
+  builtin('base64url.encode_no_pad', 1, (args) => Buffer.from(string(args, 0), 'utf8').toString('base64url')),
+  builtin('base64url.decode', 1, (args) => decodeBase64(string(args, 0), true)),
+  builtin('hex.encode', 1, (args) => Buffer.from(string(args, 0), 'utf8').toString('hex')),
   builtin('hex.decode', 1, (args) => {
-    const text = string('hex.decode', args, 0);
-    if (!/^([0-9a-fA-F]{2})*$/.test(text)) throw new BuiltinError('hex.decode', 'invalid byte in hex string');
+    const text = string(args, 0);
+    if (!/^([0-9a-fA-F]{2})*$/.test(text)) throw new BuiltinError('invalid byte in hex string');
     return Buffer.from(text, 'hex').toString('utf8');
   }),
-  builtin('urlquery.encode', 1, (args) => queryEscape(string('urlquery.encode', args, 0))),
-  builtin('urlquery.decode', 1, (args) => queryUnescape('urlquery.decode', string('urlquery.decode', args, 0))),
+  builtin('urlquery.encode', 1, (args) => queryEscape(string(args, 0))),
+  builtin('urlquery.decode', 1, (args) => queryUnescape(string(args, 0))),
   builtin('urlquery.encode_object', 1, (args) => {
     const parts: string[] = [];
-    for (const [key, value] of sortedEntries(object('urlquery.encode_object', args, 0))) {
-      if (typeof key !== 'string') throw new BuiltinError('urlquery.encode_object', 'object keys must be strings');
+    for (const [key, value] of sortedEntries(object(args, 0))) {
+      if (typeof key !== 'string') throw new BuiltinError('object keys must be strings');
       const values =
         typeof value === 'string'
           ? [value]
@@ -143,19 +144,19 @@ export const ENCODING: Builtin[] = [
             ? [...(Array.isArray(value) ? value : sortedMembers(value))]
             : undefined;
       if (!values || values.some((item) => typeof item !== 'string'))
-        throw new BuiltinError('urlquery.encode_object', 'values must be strings, arrays of strings or sets of strings');
+        throw new BuiltinError('values must be strings, arrays of strings or sets of strings');
       for (const item of values) parts.push(`${queryEscape(key)}=${queryEscape(item as string)}`);
     }
     return parts.join('&');
   }),
   builtin('urlquery.decode_object', 1, (args) => {
-    const text = string('urlquery.decode_object', args, 0);
+    const text = string(args, 0);
     const entries = new Map<string, Value[]>();
     for (const part of text.split(/[&;]/)) {
       if (part === '') continue;
       const at = part.indexOf('=');
-      const key = queryUnescape('urlquery.decode_object', at === -1 ? part : part.slice(0, at));
-      const value = at === -1 ? '' : queryUnescape('urlquery.decode_object', part.slice(at + 1));
+      const key = queryUnescape(at === -1 ? part : part.slice(0, at));
+      const value = at === -1 ? '' : queryUnescape(part.slice(at + 1));
       entries.set(key, [...(entries.get(key) ?? []), value]);
     }
     return makeObject(entries);

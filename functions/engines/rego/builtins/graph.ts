@@ -3,7 +3,8 @@
 // charged as it is produced, so walking a large document spends the budget as it goes.
 import { entriesOf } from '../eval/collections.js';
 import { isObject, objectGet, RegoSet, sortedEntries, sortedMembers, type Value } from '../values.js';
-import { type Builtin, BuiltinError, type BuiltinContext, builtin } from './builtin.js';
+import { BuiltinError } from '../errors.js';
+import { type Builtin, type BuiltinContext, builtin } from './builtin.js';
 import { object } from './operands.js';
 
 function* walk(value: Value, path: Value[], context: BuiltinContext): Generator<Value> {
@@ -35,10 +36,10 @@ function reachable(graph: Value, from: Value[], context: BuiltinContext): RegoSe
   return seen;
 }
 
-const roots = (name: string, value: Value): Value[] => {
+const roots = (value: Value): Value[] => {
   if (Array.isArray(value)) return value;
   if (value instanceof RegoSet) return [...value.values()];
-  throw new BuiltinError(name, 'operand 2 must be one of {array, set}');
+  throw new BuiltinError('operand 2 must be one of {array, set}');
 };
 
 export const GRAPH: Builtin[] = [
@@ -46,11 +47,9 @@ export const GRAPH: Builtin[] = [
     name: 'walk',
     arity: 1,
     call: () => {
-      throw new BuiltinError('walk', 'walk is a relation: call it as walk(x, [path, value])');
+      throw new BuiltinError('walk is a relation: call it as walk(x, [path, value])');
     },
     enumerate: (args, context) => walk(args[0]!, [], context),
   },
-  builtin('graph.reachable', 2, (args, context) =>
-    reachable(object('graph.reachable', args, 0), roots('graph.reachable', args[1]!), context),
-  ),
+  builtin('graph.reachable', 2, (args, context) => reachable(object(args, 0), roots(args[1]!), context)),
 ];

@@ -20,9 +20,9 @@ type Path = Value[];
 function pathOf(value: Value | undefined): Path {
   if (Array.isArray(value)) return value;
   if (typeof value !== 'string') return fail();
-  if (value === '') return [];
-  if (!value.startsWith('/')) return fail();
-  return value.slice(1).split('/').map(unescapedSegment);
+  // OPA reads a pointer with its leading slashes trimmed: "foo/b" is "/foo/b".
+  const trimmed = value.replace(/^\/+/, '');
+  return trimmed === '' ? [] : trimmed.split('/').map(unescapedSegment);
 }
 
 /** An array index a path part names: digits without a leading zero, or a whole number. */
@@ -133,7 +133,7 @@ function apply(document: Value | undefined, operation: Value, context: BuiltinCo
 
 export const JSON_PATCH: Builtin[] = [
   builtin('json.patch', 2, (args, context) => {
-    const operations = array('json.patch', args, 1);
+    const operations = array(args, 1);
     let document: Value | undefined = args[0]!;
     try {
       for (const operation of operations) {

@@ -2,8 +2,9 @@
 // keys, gathered into a tree; filter keeps what the tree names, remove drops it. An array's index is named
 // by its text ("0"), and what is kept of an array is compacted; a set's member is named by its value.
 import { unescapedSegment } from '../../../admission/kubernetes/json-patch-operations.js';
-import { equal, isObject, makeObject, objectEntries, RegoSet, type Value } from '../values.js';
-import { type Builtin, BuiltinError, builtin } from './builtin.js';
+import { equal, isObject, makeObject, objectEntries, RegoSet, typeName, type Value } from '../values.js';
+import { BuiltinError } from '../errors.js';
+import { type Builtin, builtin } from './builtin.js';
 import { object } from './operands.js';
 
 interface PathTree {
@@ -12,19 +13,21 @@ interface PathTree {
   children: [Value, PathTree][];
 }
 
-function pathParts(name: string, path: Value): Value[] {
+function pathParts(path: Value): Value[] {
   if (typeof path === 'string') return path.replace(/^\//, '').split('/').map(unescapedSegment);
   if (Array.isArray(path)) return path;
-  throw new BuiltinError(name, 'operand 2 must be a collection of strings or arrays');
+  throw new BuiltinError(
+    `operand 2 must be one of {set, array} containing string paths or array of path segments but got ${typeName(path)}`,
+  );
 }
 
-function treeOf(name: string, paths: Value): PathTree {
+function treeOf(paths: Value): PathTree {
   const list = Array.isArray(paths) ? paths : paths instanceof RegoSet ? [...paths.values()] : undefined;
-  if (!list) throw new BuiltinError(name, 'operand 2 must be one of {array, set}');
+  if (!list) throw new BuiltinError(`operand 2 must be one of {set, array} but got ${typeName(paths)}`);
   const root: PathTree = { end: false, children: [] };
   for (const path of list) {
     let node = root;
-    for (const part of pathParts(name, path)) {
+    for (const part of pathParts(path)) {
       let child = node.children.find(([key]) => equal(key, part))?.[1];
       if (!child) node.children.push([part, (child = { end: false, children: [] })]);
       node = child;
@@ -85,14 +88,14 @@ function removed(value: Value, tree: PathTree): Value | undefined {
 
 export const JSON_PATHS: Builtin[] = [
   builtin('json.filter', 2, (args, context) => {
-    const value = object('json.filter', args, 0);
-    const tree = treeOf('json.filter', args[1]!);
+    const value = object(args, 0);
+    const tree = treeOf(args[1]!);
     context.charge(1 + tree.children.length);
     return filtered(value, tree) ?? {};
   }),
   builtin('json.remove', 2, (args, context) => {
-    const value = object('json.remove', args, 0);
-    const tree = treeOf('json.remove', args[1]!);
+    const value = object(args, 0);
+    const tree = treeOf(args[1]!);
     context.charge(1 + tree.children.length);
     return removed(value, tree) ?? {};
   }),

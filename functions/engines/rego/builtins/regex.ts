@@ -4,26 +4,27 @@
 import { re2Pattern, regexEngineLoaded } from '../../runtime/re2.js';
 import { units } from '../../runtime/size-units.js';
 import type { Value } from '../values.js';
-import { type Builtin, BuiltinError, type BuiltinContext, builtin } from './builtin.js';
+import { BuiltinError } from '../errors.js';
+import { type Builtin, type BuiltinContext, builtin } from './builtin.js';
 import { integer, string } from './operands.js';
 
-function compiled(name: string, pattern: string) {
+function compiled(pattern: string) {
   if (!regexEngineLoaded()) throw new Error("RE2 is not loaded (the Rego engine's load() runs before a rule that calls a regex built-in)");
   try {
     return re2Pattern(pattern);
   } catch (error) {
-    throw new BuiltinError(name, `error parsing regexp: ${(error as Error).message}`);
+    throw new BuiltinError(`error parsing regexp: ${(error as Error).message}`);
   }
 }
 
-function matcher(name: string, pattern: string, text: string, context: BuiltinContext) {
+function matcher(pattern: string, text: string, context: BuiltinContext) {
   context.charge(1 + units(text) * Math.max(1, units(pattern)));
-  return compiled(name, pattern).matcher(text);
+  return compiled(pattern).matcher(text);
 }
 
 /** Every match of `pattern` in `text` (at most `limit`, all when negative): the whole match and its groups. */
-function findAll(name: string, pattern: string, text: string, limit: number, context: BuiltinContext): string[][] {
-  const m = matcher(name, pattern, text, context);
+function findAll(pattern: string, text: string, limit: number, context: BuiltinContext): string[][] {
+  const m = matcher(pattern, text, context);
   const found: string[][] = [];
   let from = 0;
   while ((limit < 0 || found.length < limit) && from <= text.length && m.find(from)) {
@@ -86,24 +87,22 @@ export function globPattern(glob: string, delimiters: readonly string[]): string
 }
 
 export const REGEX: Builtin[] = [
-  builtin('regex.match', 2, (args, context) =>
-    matcher('regex.match', string('regex.match', args, 0), string('regex.match', args, 1), context).find(),
-  ),
-  builtin('re_match', 2, (args, context) => matcher('re_match', string('re_match', args, 0), string('re_match', args, 1), context).find()),
+  builtin('regex.match', 2, (args, context) => matcher(string(args, 0), string(args, 1), context).find()),
+  builtin('re_match', 2, (args, context) => matcher(string(args, 0), string(args, 1), context).find()),
   builtin('regex.is_valid', 1, (args) => {
     if (typeof args[0] !== 'string') return false;
     try {
-      compiled('regex.is_valid', args[0]);
+      compiled(args[0]);
       return true;
     } catch {
       return false;
     }
   }),
   builtin('regex.split', 2, (args, context) => {
-    const [pattern, text] = [string('regex.split', args, 0), string('regex.split', args, 1)];
+    const [pattern, text] = [string(args, 0), string(args, 1)];
     const parts: Value[] = [];
     let last = 0;
-    const m = matcher('regex.split', pattern, text, context);
+    const m = matcher(pattern, text, context);
     for (let from = 0; from <= text.length && m.find(from); ) {
       if (m.end() === 0 && m.start() === 0) {
         from = 1;
@@ -117,30 +116,12 @@ export const REGEX: Builtin[] = [
     return parts;
   }),
   builtin('regex.find_n', 3, (args, context) =>
-    findAll(
-      'regex.find_n',
-      string('regex.find_n', args, 0),
-      string('regex.find_n', args, 1),
-      integer('regex.find_n', args, 2),
-      context,
-    ).map((groups) => groups[0]!),
+    findAll(string(args, 0), string(args, 1), integer(args, 2), context).map((groups) => groups[0]!),
   ),
-  builtin('regex.find_all_string_submatch_n', 3, (args, context) =>
-    findAll(
-      'regex.find_all_string_submatch_n',
-      string('regex.find_all_string_submatch_n', args, 0),
-      string('regex.find_all_string_submatch_n', args, 1),
-      integer('regex.find_all_string_submatch_n', args, 2),
-      context,
-    ),
-  ),
+  builtin('regex.find_all_string_submatch_n', 3, (args, context) => findAll(string(args, 0), string(args, 1), integer(args, 2), context)),
   builtin('regex.replace', 3, (args, context) => {
-    const [text, pattern, replacement] = [
-      string('regex.replace', args, 0),
-      string('regex.replace', args, 1),
-      string('regex.replace', args, 2),
-    ];
-    const m = matcher('regex.replace', pattern, text, context);
+    const [text, pattern, replacement] = [string(args, 0), string(args, 1), string(args, 2)];
+    const m = matcher(pattern, text, context);
     let out = '';
     let last = 0;
     for (let from = 0; from <= text.length && m.find(from); ) {
@@ -152,7 +133,7 @@ export const REGEX: Builtin[] = [
     return out + text.slice(last);
   }),
   builtin('glob.match', 3, (args, context) => {
-    const pattern = string('glob.match', args, 0);
+    const pattern = string(args, 0);
     const delimitersValue = args[1];
     let delimiters: string[];
     if (delimitersValue === null) delimiters = [];
@@ -161,19 +142,19 @@ export const REGEX: Builtin[] = [
         typeof d === 'string'
           ? d
           : (() => {
-              throw new BuiltinError('glob.match', 'operand 2 must be an array of strings');
+              throw new BuiltinError('operand 2 must be an array of strings');
             })(),
       );
       if (delimiters.length === 0) delimiters = ['.'];
-    } else throw new BuiltinError('glob.match', 'operand 2 must be one of {array, null}');
-    const text = string('glob.match', args, 2);
+    } else throw new BuiltinError('operand 2 must be one of {array, null}');
+    const text = string(args, 2);
     let regex: string;
     try {
       regex = globPattern(pattern, delimiters);
     } catch (error) {
-      throw new BuiltinError('glob.match', (error as Error).message);
+      throw new BuiltinError((error as Error).message);
     }
-    return matcher('glob.match', regex, text, context).matches();
+    return matcher(regex, text, context).matches();
   }),
-  builtin('glob.quote_meta', 1, (args) => string('glob.quote_meta', args, 0).replace(/[*?\\[\]{}]/g, '\\$&')),
+  builtin('glob.quote_meta', 1, (args) => string(args, 0).replace(/[*?\\[\]{}]/g, '\\$&')),
 ];

@@ -13,9 +13,10 @@ import { NUMBERS } from './numbers.js';
 import { REGEX } from './regex.js';
 import { SEMVER } from './semver.js';
 import { STRINGS } from './strings.js';
+import { TEMPLATE_STRINGS } from './template-string.js';
 import { TIME } from './time.js';
 import { TYPES } from './types.js';
-import { UNITS } from './units.js';
+import { UNITS_BUILTINS } from './units.js';
 import { UUID } from './uuid.js';
 
 export const BUILTINS: ReadonlyMap<string, Builtin> = new Map(
@@ -24,13 +25,14 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map(
     ...NUMBERS,
     ...AGGREGATES,
     ...STRINGS,
+    ...TEMPLATE_STRINGS,
     ...TYPES,
     ...COLLECTIONS,
     ...REGEX,
     ...ENCODING,
     ...JSON_PATHS,
     ...JSON_PATCH,
-    ...UNITS,
+    ...UNITS_BUILTINS,
     ...SEMVER,
     ...TIME,
     ...GRAPH,

@@ -1,12 +1,13 @@
 // semver.is_valid and semver.compare (OPA's semver category) on the runtime's one SemVer parser.
 import { compareSemVer, parseSemVer } from '../../runtime/go/semver.js';
-import { type Builtin, BuiltinError, builtin } from './builtin.js';
+import { BuiltinError } from '../errors.js';
+import { type Builtin, builtin } from './builtin.js';
 import { string } from './operands.js';
 
 function version(index: number, args: Parameters<Builtin['call']>[0]) {
-  const text = string('semver.compare', args, index);
+  const text = string(args, index);
   const parsed = parseSemVer(text);
-  if (!parsed) throw new BuiltinError('semver.compare', `operand ${index + 1}: string ${JSON.stringify(text)} is not a valid SemVer`);
+  if (!parsed) throw new BuiltinError(`operand ${index + 1}: string ${JSON.stringify(text)} is not a valid SemVer`);
   return parsed;
 }
 

@@ -2,7 +2,8 @@
 // splitting, formatting. Indexes count characters (runes), as Go's do over a string's runes.
 import { textUnits } from '../../runtime/size-units.js';
 import { objectEntries, RegoSet, sortedMembers, type Value } from '../values.js';
-import { type Builtin, BuiltinError, type BuiltinContext, builtin } from './builtin.js';
+import { BuiltinError } from '../errors.js';
+import { type Builtin, type BuiltinContext, builtin } from './builtin.js';
 import { sprintf } from './format.js';
 import { array, integer, number, object, string, strings } from './operands.js';
 
@@ -19,13 +20,12 @@ function trimWith(text: string, cutset: string, left: boolean, right: boolean): 
   return chars.slice(start, end).join('');
 }
 
-const nonEmpty = (name: string, needle: string) => {
-  if (needle === '') throw new BuiltinError(name, 'empty search character');
+const nonEmpty = (needle: string) => {
+  if (needle === '') throw new BuiltinError('empty search character');
   return needle;
 };
 
-const two = (name: string, apply: (a: string, b: string) => Value) =>
-  builtin(name, 2, (args) => apply(string(name, args, 0), string(name, args, 1)));
+const two = (name: string, apply: (a: string, b: string) => Value) => builtin(name, 2, (args) => apply(string(args, 0), string(args, 1)));
 
 /** `parts` joined by `delimiter`, its size charged before it is made: a delimiter repeated can make it vast. */
 function joined(parts: readonly string[], delimiter: string, context: BuiltinContext): string {
@@ -65,20 +65,20 @@ function runeIndex(text: string, needle: string, from = 0): number {
 
 export const STRINGS: Builtin[] = [
   builtin('concat', 2, (args, context) => {
-    const delimiter = string('concat', args, 0);
+    const delimiter = string(args, 0);
     const value = args[1]!;
     const list = value instanceof RegoSet ? sortedMembers(value) : value;
-    return joined(strings('concat', [list], 0), delimiter, context);
+    return joined(strings([list], 0), delimiter, context);
   }),
   two('contains', (text, needle) => text.includes(needle)),
   two('startswith', (text, prefix) => text.startsWith(prefix)),
   two('endswith', (text, suffix) => text.endsWith(suffix)),
-  builtin('lower', 1, (args) => string('lower', args, 0).toLowerCase()),
-  builtin('upper', 1, (args) => string('upper', args, 0).toUpperCase()),
+  builtin('lower', 1, (args) => string(args, 0).toLowerCase()),
+  builtin('upper', 1, (args) => string(args, 0).toUpperCase()),
   builtin('replace', 3, (args, context) => {
-    const [text, old] = [string('replace', args, 0), string('replace', args, 1)];
+    const [text, old] = [string(args, 0), string(args, 1)];
     // Go's strings.Replace: an empty old matches before every character and at the end.
-    return joined(old === '' ? ['', ...runes(text), ''] : text.split(old), string('replace', args, 2), context);
+    return joined(old === '' ? ['', ...runes(text), ''] : text.split(old), string(args, 2), context);
   }),
   two('split', (text, delimiter) => (delimiter === '' ? runes(text) : text.split(delimiter))),
   two('trim', (text, cutset) => trimWith(text, cutset, true, true)),
@@ -86,19 +86,19 @@ export const STRINGS: Builtin[] = [
   two('trim_right', (text, cutset) => trimWith(text, cutset, false, true)),
   two('trim_prefix', (text, prefix) => (text.startsWith(prefix) ? text.slice(prefix.length) : text)),
   two('trim_suffix', (text, suffix) => (suffix !== '' && text.endsWith(suffix) ? text.slice(0, -suffix.length) : text)),
-  builtin('trim_space', 1, (args) => string('trim_space', args, 0).trim()),
+  builtin('trim_space', 1, (args) => string(args, 0).trim()),
   builtin('substring', 3, (args) => {
-    const chars = runes(string('substring', args, 0));
-    const start = integer('substring', args, 1);
-    const length = integer('substring', args, 2);
-    if (start < 0) throw new BuiltinError('substring', 'negative offset');
+    const chars = runes(string(args, 0));
+    const start = integer(args, 1);
+    const length = integer(args, 2);
+    if (start < 0) throw new BuiltinError('negative offset');
     if (start >= chars.length) return '';
     return chars.slice(start, length < 0 ? undefined : start + length).join('');
   }),
-  two('indexof', (text, needle) => runeIndex(text, nonEmpty('indexof', needle))),
+  two('indexof', (text, needle) => runeIndex(text, nonEmpty(needle))),
   two('indexof_n', (text, needle) => {
     const found: Value[] = [];
-    nonEmpty('indexof_n', needle);
+    nonEmpty(needle);
     // Characters counted from one match to the next, so the whole text is counted once.
     let [index, counted] = [0, 0];
     for (let unit = text.indexOf(needle); unit !== -1; unit = text.indexOf(needle, unit + 1)) {
@@ -109,34 +109,29 @@ export const STRINGS: Builtin[] = [
     return found;
   }),
   two('strings.count', (text, needle) => (needle === '' ? runes(text).length + 1 : text.split(needle).length - 1)),
-  builtin('strings.reverse', 1, (args) =>
-    runes(string('strings.reverse', args, 0))
-      .reverse()
-      .join(''),
-  ),
+  builtin('strings.reverse', 1, (args) => runes(string(args, 0)).reverse().join('')),
   builtin('strings.replace_n', 2, (args, context) => {
-    const pairs = objectEntries(object('strings.replace_n', args, 0)).map(([old, replacement]): [string, string] => {
-      if (typeof old !== 'string') throw new BuiltinError('strings.replace_n', 'operand 1 non-string key found in pattern object');
-      if (typeof replacement !== 'string')
-        throw new BuiltinError('strings.replace_n', 'operand 1 non-string value found in pattern object');
+    const pairs = objectEntries(object(args, 0)).map(([old, replacement]): [string, string] => {
+      if (typeof old !== 'string') throw new BuiltinError('operand 1 non-string key found in pattern object');
+      if (typeof replacement !== 'string') throw new BuiltinError('operand 1 non-string value found in pattern object');
       return [old, replacement];
     });
     pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return replacePairs(pairs, string('strings.replace_n', args, 1), context);
+    return replacePairs(pairs, string(args, 1), context);
   }),
   builtin('strings.any_prefix_match', 2, (args) => {
-    const [search, bases] = [strings('strings.any_prefix_match', args, 0, true), strings('strings.any_prefix_match', args, 1, true)];
+    const [search, bases] = [strings(args, 0, true), strings(args, 1, true)];
     return search.some((text) => bases.some((base) => text.startsWith(base)));
   }),
   builtin('strings.any_suffix_match', 2, (args) => {
-    const [search, bases] = [strings('strings.any_suffix_match', args, 0, true), strings('strings.any_suffix_match', args, 1, true)];
+    const [search, bases] = [strings(args, 0, true), strings(args, 1, true)];
     return search.some((text) => bases.some((base) => text.endsWith(base)));
   }),
   builtin('format_int', 2, (args) => {
-    const value = number('format_int', args, 0);
-    const base = integer('format_int', args, 1);
-    if (![2, 8, 10, 16].includes(base)) throw new BuiltinError('format_int', 'operand 2 must be one of {2, 8, 10, 16}');
+    const value = number(args, 0);
+    const base = integer(args, 1);
+    if (![2, 8, 10, 16].includes(base)) throw new BuiltinError('operand 2 must be one of {2, 8, 10, 16}');
     return Math.trunc(value).toString(base);
   }),
-  builtin('sprintf', 2, (args, context) => sprintf(string('sprintf', args, 0), array('sprintf', args, 1), context)),
+  builtin('sprintf', 2, (args, context) => sprintf(string(args, 0), array(args, 1), context)),
 ];

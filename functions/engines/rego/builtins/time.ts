@@ -7,7 +7,8 @@ import { formatGoTimeTrimmed, zoneAt } from '../../runtime/go/time-format.js';
 import { DAYS, fieldsOf, type GoTime, parseGoTime, RFC3339 } from '../../runtime/go/time.js';
 import { regoText } from './format.js';
 import type { Value } from '../values.js';
-import { type Builtin, BuiltinError, builtin } from './builtin.js';
+import { BuiltinError } from '../errors.js';
+import { type Builtin, builtin } from './builtin.js';
 import { integer, string } from './operands.js';
 
 const RFC3339_NANO = '2006-01-02T15:04:05.999999999Z07:00';
@@ -30,15 +31,15 @@ function instant(name: string, value: Value, withLayout = false): Instant {
   let zone: Value | undefined = 'UTC';
   let layout: Value | undefined;
   if (Array.isArray(value)) {
-    if (value.length < 2 || value.length > (withLayout ? 3 : 2)) throw new BuiltinError(name, expected);
+    if (value.length < 2 || value.length > (withLayout ? 3 : 2)) throw new BuiltinError(expected);
     [ns, zone, layout] = value;
     if (layout !== undefined && typeof layout !== 'string')
-      throw new BuiltinError(name, `\`${name}\` expects 3rd element of \`ns\` to be a \`string\`. Got \`${regoText(layout)}\` instead`);
+      throw new BuiltinError(`\`${name}\` expects 3rd element of \`ns\` to be a \`string\`. Got \`${regoText(layout)}\` instead`);
   }
-  if (typeof ns !== 'number' || typeof zone !== 'string') throw new BuiltinError(name, expected);
+  if (typeof ns !== 'number' || typeof zone !== 'string') throw new BuiltinError(expected);
   const nanos = nanosOf(ns);
   const found = zoneAt(zone, Number(nanos / 1_000_000n));
-  if (!found) throw new BuiltinError(name, `unknown time zone ${zone}`);
+  if (!found) throw new BuiltinError(`unknown time zone ${zone}`);
   return { time: { nanos, offset: found.offset }, zone: found.name, ...(layout !== undefined ? { layout: layout as string } : {}) };
 }
 
@@ -72,22 +73,22 @@ export const TIME: Builtin[] = [
   builtin('time.now_ns', 0, (_args, context) => toNumber(BigInt(context.now.getTime()) * 1_000_000n)),
   builtin('time.parse_rfc3339_ns', 1, (args) => {
     try {
-      return toNumber(parseGoTime(RFC3339, string('time.parse_rfc3339_ns', args, 0)).nanos);
+      return toNumber(parseGoTime(RFC3339, string(args, 0)).nanos);
     } catch (error) {
-      throw new BuiltinError('time.parse_rfc3339_ns', (error as Error).message);
+      throw new BuiltinError((error as Error).message);
     }
   }),
   builtin('time.parse_ns', 2, (args) => {
     try {
-      return toNumber(parseGoTime(string('time.parse_ns', args, 0), string('time.parse_ns', args, 1)).nanos);
+      return toNumber(parseGoTime(string(args, 0), string(args, 1)).nanos);
     } catch (error) {
-      throw new BuiltinError('time.parse_ns', (error as Error).message);
+      throw new BuiltinError((error as Error).message);
     }
   }),
   builtin('time.parse_duration_ns', 1, (args) => {
-    const text = string('time.parse_duration_ns', args, 0);
+    const text = string(args, 0);
     const nanos = parseGoDuration(text);
-    if (nanos === undefined) throw new BuiltinError('time.parse_duration_ns', `time: invalid duration ${JSON.stringify(text)}`);
+    if (nanos === undefined) throw new BuiltinError(`time: invalid duration ${JSON.stringify(text)}`);
     return toNumber(nanos);
   }),
   builtin('time.format', 1, (args) => {
@@ -105,14 +106,14 @@ export const TIME: Builtin[] = [
   builtin('time.weekday', 1, (args) => DAYS[fieldsOf(instant('time.weekday', args[0]!).time).weekday]!),
   builtin('time.add_date', 4, (args) => {
     const { time } = instant('time.add_date', args[0]!);
-    const [years, months, days] = [integer('time.add_date', args, 1), integer('time.add_date', args, 2), integer('time.add_date', args, 3)];
+    const [years, months, days] = [integer(args, 1), integer(args, 2), integer(args, 3)];
     const fields = fieldsOf(time);
     const subSecond = ((time.nanos % 1_000_000_000n) + 1_000_000_000n) % 1_000_000_000n;
     const date = new Date(0);
     date.setUTCFullYear(fields.year + years, fields.month - 1 + months, fields.day + days);
     date.setUTCHours(fields.hour, fields.minute, fields.second, 0);
     const year = date.getUTCFullYear();
-    if (Number.isNaN(date.getTime()) || year < 1678 || year > 2262) throw new BuiltinError('time.add_date', 'time outside of valid range');
+    if (Number.isNaN(date.getTime()) || year < 1678 || year > 2262) throw new BuiltinError('time outside of valid range');
     return toNumber((BigInt(date.getTime()) - BigInt(time.offset) * 1000n) * 1_000_000n + subSecond);
   }),
   builtin('time.diff', 2, (args) => diff(instant('time.diff', args[0]!).time, instant('time.diff', args[1]!).time)),

@@ -1,6 +1,7 @@
 // Types: is_number and the others, type_name, and to_number (OPA's conversions).
 import { isObject, RegoSet, typeName, type Value } from '../values.js';
-import { type Builtin, BuiltinError, builtin } from './builtin.js';
+import { BuiltinError } from '../errors.js';
+import { type Builtin, builtin } from './builtin.js';
 
 const is = (name: string, test: (value: Value) => boolean) => builtin(name, 1, ([value]) => test(value!));
 
@@ -20,10 +21,12 @@ export const TYPES: Builtin[] = [
     if (typeof value === 'boolean') return value ? 1 : 0;
     if (typeof value === 'number') return value;
     if (typeof value === 'string') {
-      if (!NUMBER.test(value.trim()) || value.trim() !== value)
-        throw new BuiltinError('to_number', `invalid syntax: ${JSON.stringify(value)}`);
+      // Go's ParseFloat reads NaN and infinities, which OPA refuses as not numbers.
+      if (/^[+-]?(nan|inf|infinity)$/i.test(value))
+        throw new BuiltinError(`operand 1 must be a number but got ${value}`, 'eval_type_error');
+      if (!NUMBER.test(value.trim()) || value.trim() !== value) throw new BuiltinError(`invalid syntax: ${JSON.stringify(value)}`);
       return Number(value);
     }
-    throw new BuiltinError('to_number', `operand 1 must be one of {boolean, number, string, null} but got ${typeName(value!)}`);
+    throw new BuiltinError(`operand 1 must be one of {boolean, number, string, null} but got ${typeName(value!)}`);
   }),
 ];

@@ -50,7 +50,7 @@ function parsed(bytes: Uint8Array): Value {
 
 export const UUID: Builtin[] = [
   builtin('uuid.parse', 1, (args) => {
-    const bytes = bytesOf(string('uuid.parse', args, 0));
+    const bytes = bytesOf(string(args, 0));
     return bytes && parsed(bytes);
   }),
 ];

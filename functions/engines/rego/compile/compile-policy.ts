@@ -5,7 +5,8 @@
 import type { Builtin } from '../builtins/builtin.js';
 import { NOT_IMPLEMENTED_BUILTINS, REFUSED_BUILTINS } from '../builtins/registry.js';
 import type * as ast from '../syntax/ast.js';
-import { RegoCompileError } from './errors.js';
+import { RegoError } from '../errors.js';
+import { compileError } from './errors.js';
 import { checkReads } from './dependencies.js';
 import type { FunctionRef, RuleGroup, RuleKind, RuleNode, Term } from './ir.js';
 import { RuleCompiler } from './rule-compiler.js';
@@ -61,17 +62,11 @@ function importsOf(module: ast.Module): Map<string, string[]> {
   for (const declared of module.imports) {
     if (declared.path[0] !== 'data' && declared.path[0] !== 'input') continue;
     const alias = declared.alias ?? declared.path.at(-1)!;
-    if (imports.has(alias))
-      throw withFile(new RegoCompileError(`import ${alias}: this import shadows previous import`, declared.loc), module.file);
+    if (imports.has(alias)) throw compileError(`import ${alias}: this import shadows previous import`, declared.loc).inFile(module.file);
     imports.set(alias, declared.path);
   }
   return imports;
 }
-
-const withFile = (error: RegoCompileError, file: string) => {
-  error.file = file;
-  return error;
-};
 
 export function compilePolicy(modules: readonly ast.Module[], builtins: ReadonlyMap<string, Builtin>): CompiledPolicy {
   const perModule = modules.map(definitionsOf);
@@ -84,13 +79,10 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
     definition.group = group;
     const arity = definition.rule.head.args?.length;
     if (group.kind !== definition.kind || (arity !== undefined && group.arity !== undefined && group.arity !== arity))
-      throw withFile(
-        new RegoCompileError(
-          `rule data.${definition.path.join('.')} conflicts with the following rule: kinds or arities differ`,
-          definition.rule.loc,
-        ),
-        definition.module.file,
-      );
+      throw compileError(
+        `rule data.${definition.path.join('.')} conflicts with the following rule: kinds or arities differ`,
+        definition.rule.loc,
+      ).inFile(definition.module.file);
     if (arity !== undefined) group.arity = arity;
   }
   const root: RuleNode = { children: new Map() };
@@ -115,7 +107,7 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
   const functionAt = (path: string[], name: string, loc: ast.Location): FunctionRef | undefined => {
     const group = groups.get(pathKey(path));
     if (!group) return undefined;
-    if (group.kind !== 'function') throw new RegoCompileError(`${name} is not a function (data.${path.join('.')} is a rule)`, loc);
+    if (group.kind !== 'function') throw compileError(`${name} is not a function (data.${path.join('.')} is a rule)`, loc);
     return { name: `data.${path.join('.')}`, rule: path, arity: group.arity! };
   };
   const builtinsCalled = new Set<string>();
@@ -154,10 +146,10 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
       return { name: builtin.name, builtin, arity: builtin.arity };
     }
     const refused = REFUSED_BUILTINS.get(dotted);
-    if (refused) throw new RegoCompileError(`${dotted} ${refused}: refused`, loc);
+    if (refused) throw compileError(`${dotted} ${refused}: refused`, loc);
     if (NOT_IMPLEMENTED_BUILTINS.has(dotted))
-      throw new RegoCompileError(`${dotted} is an OPA built-in that Portcullis does not implement (docs/rego.md)`, loc);
-    throw new RegoCompileError(`could not find function ${dotted}`, loc);
+      throw compileError(`${dotted} is an OPA built-in that Portcullis does not implement (docs/rego.md)`, loc);
+    throw compileError(`undefined function ${dotted}`, loc, 'rego_type_error');
   };
   for (const [moduleIndex, module] of modules.entries()) {
     const imports = importsOf(module);
@@ -175,27 +167,18 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
       try {
         compiled = new RuleCompiler(scope).compile(definition.rule, definition.body);
       } catch (error) {
-        if (error instanceof RegoCompileError) throw withFile(error, module.file);
+        if (error instanceof RegoError) throw error.inFile(module.file);
         throw error;
       }
       if (definition.rule.isDefault && group.kind === 'object') {
         if (!compiled.keys.every((key) => key.t === 'const') || !isConstant(compiled.value))
-          throw withFile(
-            new RegoCompileError(`invalid default rule: its keys and value must be constants`, definition.rule.loc),
-            module.file,
-          );
+          throw compileError(`invalid default rule: its keys and value must be constants`, definition.rule.loc).inFile(module.file);
         (group.keyedDefaults ??= []).push(compiled);
       } else if (definition.rule.isDefault) {
         if (group.defaultRule)
-          throw withFile(
-            new RegoCompileError(`multiple default rules data.${group.path.join('.')} found`, definition.rule.loc),
-            module.file,
-          );
+          throw compileError(`multiple default rules data.${group.path.join('.')} found`, definition.rule.loc).inFile(module.file);
         if (!isConstant(compiled.value))
-          throw withFile(
-            new RegoCompileError(`invalid default value: a default rule's value must be a constant`, definition.rule.loc),
-            module.file,
-          );
+          throw compileError(`invalid default value: a default rule's value must be a constant`, definition.rule.loc).inFile(module.file);
         group.defaultRule = compiled;
       } else group.rules.push(compiled);
     }

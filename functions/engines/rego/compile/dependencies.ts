@@ -1,7 +1,7 @@
 // What a compiled policy reads, in one walk of its rules: the rule documents each rule depends on, for OPA's
 // recursion check, and the base documents under `data` that no rule defines (`data.inventory`), which the
 // formats may refuse.
-import { RegoCompileError } from './errors.js';
+import { compileError } from './errors.js';
 import type { CompiledRule, RuleGroup, RuleNode, Term } from './ir.js';
 import { visitRule } from './visit.js';
 
@@ -73,7 +73,7 @@ export function checkReads(groups: Iterable<RuleGroup>, root: RuleNode): Set<str
     if (state.get(group) === 'done') return;
     if (state.get(group) === 'visiting') {
       const cycle = [...trail.slice(trail.indexOf(group)), group].map(({ path }) => `data.${path.join('.')}`);
-      throw new RegoCompileError(`recursion detected: ${cycle.join(' -> ')}`);
+      throw compileError(`recursion detected: ${cycle.join(' -> ')}`, undefined, 'rego_recursion_error');
     }
     state.set(group, 'visiting');
     for (const next of edges.get(group) ?? []) visit(next, [...trail, group]);

@@ -2,6 +2,7 @@
 // import, a built-in, `input`, `data`, or a local var, which becomes a slot of its rule's frame), every
 // body ordered so that each literal's inputs are bound before it runs, and the rules gathered by the path
 // of the document they define (data.<package>.<name>…). The evaluator walks this form only.
+import type { RegoLocation } from '../errors.js';
 import type { Location } from '../syntax/ast.js';
 import type { Value } from '../values.js';
 import type { Builtin } from '../builtins/builtin.js';
@@ -20,7 +21,8 @@ export type Term =
   | { t: 'arraycompr'; head: Term; body: Literal[]; locals: Set<number> }
   | { t: 'setcompr'; head: Term; body: Literal[]; locals: Set<number> }
   | { t: 'objectcompr'; key: Term; value: Term; body: Literal[]; locals: Set<number> }
-  | { t: 'call'; fn: FunctionRef; args: Term[] };
+  /** `at`: where the call is written, for its errors. */
+  | { t: 'call'; fn: FunctionRef; args: Term[]; at: RegoLocation };
 
 /** A function as a call names it: its name for messages and `with` replacement, and what it is. */
 export interface FunctionRef {

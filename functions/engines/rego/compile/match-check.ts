@@ -2,7 +2,7 @@
 // lengths, an array and an object, or two objects whose constant keys differ can never unify, so a body
 // that writes one is a compile error rather than a rule that is always undefined. `some x in [...]` over a
 // literal array checks its pattern against the items the same way (an error when no item can match).
-import { RegoCompileError } from './errors.js';
+import { compileError } from './errors.js';
 import type { Term } from './ir.js';
 import type { Location } from '../syntax/ast.js';
 import { isObject, objectEntries, type Value } from '../values.js';
@@ -45,7 +45,7 @@ function mismatch(left: Shape, right: Shape): string | undefined {
 
 export function checkUnification(left: Term, right: Term, loc: Location): void {
   const problem = mismatch(shapeOf(left), shapeOf(right));
-  if (problem) throw new RegoCompileError(`rego_type_error: match error: ${problem}`, loc);
+  if (problem) throw compileError(`match error: ${problem}`, loc, 'rego_type_error');
 }
 
 /** `some pattern in collection` over a literal array: some item must be able to match the pattern. */
@@ -59,5 +59,5 @@ export function checkMembership(pattern: Term, collection: Term, loc: Location):
   if (!items || items.length === 0) return;
   const own = shapeOf(pattern);
   const problems = items.map((item) => mismatch(own, item));
-  if (problems.every((problem) => problem !== undefined)) throw new RegoCompileError(`rego_type_error: match error: ${problems[0]}`, loc);
+  if (problems.every((problem) => problem !== undefined)) throw compileError(`match error: ${problems[0]}`, loc, 'rego_type_error');
 }

@@ -3,12 +3,14 @@
 // a rule of the package (unless declared), an import, `input` or `data`, else a var of the body. A var a
 // comprehension shares with the body around it is that body's; one only the comprehension uses is its
 // own. Each var is a slot of the rule's frame. Operators become calls of their built-ins.
-import type * as ast from '../syntax/ast.js';
+import * as ast from '../syntax/ast.js';
 import { isWildcard } from '../syntax/parse-terms.js';
-import { RegoCompileError } from './errors.js';
+import { compileError } from './errors.js';
+import type { RegoLocation } from '../errors.js';
 import type { CompiledRule, ElseClause, Expr, FunctionRef, Literal, Term, With } from './ir.js';
 import { checkMembership, checkUnification } from './match-check.js';
-import { orderForSafety, slotsIn } from './safety.js';
+import { hoistIterations, valueIterates } from './hoist.js';
+import { literalSlots, orderForSafety, slotsIn } from './safety.js';
 import { namesAt, patternVars, Scope, type Var } from './scope.js';
 
 export interface ModuleScope {
@@ -25,22 +27,6 @@ export interface ModuleScope {
 }
 
 const NO_WITHS: With[] = [];
-
-const OPERATOR_BUILTINS: Record<ast.BinaryOp, string> = {
-  '+': 'plus',
-  '-': 'minus',
-  '*': 'mul',
-  '/': 'div',
-  '%': 'rem',
-  '&': 'and',
-  '|': 'or',
-  '==': 'equal',
-  '!=': 'neq',
-  '<': 'lt',
-  '<=': 'lte',
-  '>': 'gt',
-  '>=': 'gte',
-};
 
 export class RuleCompiler {
   private slots = 0;
@@ -59,12 +45,22 @@ export class RuleCompiler {
       for (const variable of patternVars(arg)) this.declare(top, variable);
       return this.term(arg, top);
     });
+    // A parameter that calls (`f($"{x}")`) is compared with its argument in the body, once what it reads is bound.
+    const computedParams: Literal[] = [];
+    for (const [index, param] of (params ?? []).entries())
+      if (callsIn(param)) params![index] = this.evaluateInBody(param, computedParams, top, head.loc);
     const bound = new Set<number>();
     for (const param of params ?? []) for (const slot of slotsIn(param)) bound.add(slot);
-    const literals = this.literals(body, top);
+    const literals = [...this.literals(body, top), ...computedParams];
     const keys = head.path.map((part) => this.term(part, top));
-    const member = head.key && this.term(head.key, top);
-    const value = head.value ? this.term(head.value, top) : ({ t: 'const', value: true } as const);
+    let member = head.key && this.term(head.key, top);
+    let value: Term = head.value ? this.term(head.value, top) : { t: 'const', value: true };
+    // A value or member that iterates with a var nothing else binds (`q := xs[_]`) is evaluated in the body.
+    const bodySlots = new Set(bound);
+    for (const literal of literals) literalSlots(literal, bodySlots);
+    for (const key of keys) slotsIn(key, bodySlots);
+    if (valueIterates(value, bodySlots)) value = this.evaluateInBody(value, literals, top, head.loc);
+    if (member && valueIterates(member, bodySlots)) member = this.evaluateInBody(member, literals, top, head.loc);
     const headSlots = new Set<number>();
     for (const term of keys) slotsIn(term, headSlots);
     if (member) slotsIn(member, headSlots);
@@ -76,7 +72,10 @@ export class RuleCompiler {
     const elses: ElseClause[] = rule.elses.map((clause) => {
       const scope = new Scope(top, namesAt(clause.body, clause.value ? namesAt([asLiteral(clause.value)]) : new Set()));
       const elseLiterals = this.literals(clause.body, scope);
-      const elseValue = clause.value ? this.term(clause.value, scope) : ({ t: 'const', value: true } as const);
+      let elseValue: Term = clause.value ? this.term(clause.value, scope) : { t: 'const', value: true };
+      const elseSlots = new Set(bound);
+      for (const literal of elseLiterals) literalSlots(literal, elseSlots);
+      if (valueIterates(elseValue, elseSlots)) elseValue = this.evaluateInBody(elseValue, elseLiterals, scope, clause.loc);
       const boundByElse = new Set(bound);
       const elseBody = this.order(elseLiterals, boundByElse, slotsIn(elseValue));
       this.checkHead(slotsIn(elseValue), boundByElse, clause.loc);
@@ -114,7 +113,7 @@ export class RuleCompiler {
   /** Head vars must be bound by the body (or the parameters). */
   private checkHead(headSlots: ReadonlySet<number>, bound: ReadonlySet<number>, loc: ast.Location): void {
     const unsafe = [...headSlots].filter((slot) => !bound.has(slot)).map((slot) => this.names[slot]!);
-    if (unsafe.length > 0) throw new RegoCompileError(`var ${unsafe.join(', ')} is unsafe`, loc);
+    if (unsafe.length > 0) throw compileError(`var ${unsafe.join(', ')} is unsafe`, loc, 'rego_unsafe_var_error');
   }
 
   private allocate(name: string, scope: Scope): number {
@@ -126,17 +125,31 @@ export class RuleCompiler {
 
   private declare(scope: Scope, variable: Var): number {
     const name = variable.name;
-    if ((name === 'input' || name === 'data') && this.module.v1) throw new RegoCompileError(`${name} cannot be shadowed`, variable.loc);
+    if ((name === 'input' || name === 'data') && this.module.v1)
+      throw compileError(`variables must not shadow ${name} (use a different variable name)`, variable.loc);
     if (isWildcard(name)) return this.allocate(name, scope);
-    if (scope.declared.has(name)) throw new RegoCompileError(`var ${name} assigned above`, variable.loc);
-    if (scope.implicit.has(name)) throw new RegoCompileError(`var ${name} referenced above`, variable.loc);
+    if (scope.declared.has(name)) throw compileError(`var ${name} assigned above`, variable.loc);
+    if (scope.implicit.has(name)) throw compileError(`var ${name} referenced above`, variable.loc);
     const slot = this.allocate(name, scope);
     scope.declared.set(name, slot);
     return slot;
   }
 
   private literals(body: readonly ast.Literal[], scope: Scope): Literal[] {
-    return body.map((literal) => this.literal(literal, scope));
+    return body.flatMap((literal) => hoistIterations(this.literal(literal, scope), () => this.local(scope)));
+  }
+
+  /** A new var of the scope, for a value the compiler takes out of a term (OPA's `__local<n>__`). */
+  private local(scope: Scope): Term & { t: 'var' } {
+    const name = `__local${this.slots}__`;
+    return { t: 'var', slot: this.allocate(name, scope), name };
+  }
+
+  /** `term` as a var the body binds to it, the unification added to the body. */
+  private evaluateInBody(term: Term, literals: Literal[], scope: Scope, loc: ast.Location): Term {
+    const local = this.local(scope);
+    literals.push({ expr: { k: 'unify', left: local, right: term }, negated: false, withs: NO_WITHS, loc });
+    return local;
   }
 
   /**
@@ -160,7 +173,7 @@ export class RuleCompiler {
         const right = this.term(expr.value, scope);
         for (const variable of patternVars(expr.target)) this.declare(scope, variable);
         if (expr.target.type !== 'var' && expr.target.type !== 'array' && expr.target.type !== 'object')
-          throw new RegoCompileError('cannot assign to a non-variable', expr.target.loc);
+          throw compileError('cannot assign to a non-variable', expr.target.loc);
         const left = this.term(expr.target, scope);
         checkUnification(left, right, expr.target.loc);
         return { k: 'unify', left, right };
@@ -204,17 +217,20 @@ export class RuleCompiler {
   }
 
   private with(modifier: ast.With, scope: Scope): With {
-    const value = this.term(modifier.value, scope);
     const target = modifier.target;
     const path = refNames(target);
-    if (!path) throw new RegoCompileError('with: the target must be a reference to input, data or a function', modifier.loc);
-    if (path[0] === 'input') return { target: { kind: 'input', path: path.slice(1) }, value };
-    const fn = this.functionNamed(path, modifier.loc);
+    if (!path) throw compileError('with: the target must be a reference to input, data or a function', modifier.loc);
+    const fn = path[0] === 'input' ? undefined : this.functionNamed(path, modifier.loc);
     if (fn) {
+      // A function replaced by another function (a built-in or a rule), not by the value a name has.
       const replacementPath = refNames(modifier.value);
-      const replacement = replacementPath ? this.functionNamed(replacementPath, modifier.loc) : undefined;
+      const replacement =
+        replacementPath && !scope.isDeclared(replacementPath[0]!) ? this.functionNamed(replacementPath, modifier.loc) : undefined;
+      const value: Term = replacement ? { t: 'const', value: null } : this.term(modifier.value, scope);
       return { target: { kind: 'function', name: fn.name }, value, replacement };
     }
+    const value = this.term(modifier.value, scope);
+    if (path[0] === 'input') return { target: { kind: 'input', path: path.slice(1) }, value };
     if (path[0] === 'data') return { target: { kind: 'data', path: path.slice(1) }, value };
     const imported = this.module.imports.get(path[0]!);
     if (imported && !scope.declared.has(path[0]!)) {
@@ -222,7 +238,7 @@ export class RuleCompiler {
       if (full[0] === 'input') return { target: { kind: 'input', path: full.slice(1) }, value };
       return { target: { kind: 'data', path: full.slice(1) }, value };
     }
-    throw new RegoCompileError(`with: ${path.join('.')} is not input, data or a function`, modifier.loc);
+    throw compileError(`with: ${path.join('.')} is not input, data or a function`, modifier.loc);
   }
 
   /** A function a name stands for, if it names one (a `with` replacement may be a function or a value). */
@@ -272,15 +288,19 @@ export class RuleCompiler {
       case 'binary':
         return {
           t: 'call',
-          fn: this.module.resolveFunction([OPERATOR_BUILTINS[term.op]], term.loc),
+          fn: this.module.resolveFunction([ast.OPERATOR_BUILTINS[term.op]], term.loc),
           args: [this.term(term.left, scope), this.term(term.right, scope)],
+          at: this.at(term.loc),
         };
       case 'membership':
         return {
           t: 'call',
           fn: this.module.resolveFunction([term.key ? 'internal.member_3' : 'internal.member_2'], term.loc),
           args: [...(term.key ? [this.term(term.key, scope)] : []), this.term(term.value, scope), this.term(term.collection, scope)],
+          at: this.at(term.loc),
         };
+      case 'template':
+        return this.template(term, scope);
     }
   }
 
@@ -290,12 +310,40 @@ export class RuleCompiler {
     const given = term.args.length;
     if (fn.arity >= 0 && (given < fn.arity || given > fn.arity + (statement ? 1 : 0))) {
       const expected = `${fn.arity} argument${fn.arity === 1 ? '' : 's'}`;
-      throw new RegoCompileError(
+      throw compileError(
         `\`${fn.name}\` expects ${expected}, got ${given}: ${given < fn.arity ? 'too few' : 'too many'} arguments`,
         term.loc,
+        'rego_type_error',
       );
     }
-    return { t: 'call', fn, args: term.args.map((arg) => this.term(arg, scope)) };
+    return { t: 'call', fn, args: term.args.map((arg) => this.term(arg, scope)), at: this.at(term.loc) };
+  }
+
+  /** Where a call is, for its errors: OPA's evaluation errors name the file and row. */
+  private at(loc: ast.Location): RegoLocation {
+    return { file: this.module.file, row: loc.row };
+  }
+
+  /**
+   * `$"a {x} b"` as OPA's RewriteTemplateStrings makes it: internal.template_string over the text parts and,
+   * for each expression, the set of its values (`{v | v = x}`), so an undefined one reads `<undefined>`.
+   */
+  private template(term: ast.Term & { type: 'template' }, scope: Scope): Term {
+    const items = term.parts.map((part): Term => {
+      if ('type' in part) return this.term(part, scope);
+      const value: ast.Term = { type: 'var', name: `__template${this.slots}__`, loc: part.loc };
+      const expr = part.expr as ast.Expr & { kind: 'term' };
+      const body: ast.Literal[] = [
+        { expr: { kind: 'unify', left: value, right: expr.term }, negated: false, withs: part.withs, loc: part.loc },
+      ];
+      return this.term({ type: 'setcompr', head: value, body, loc: part.loc }, scope);
+    });
+    return {
+      t: 'call',
+      fn: this.module.resolveFunction(['internal.template_string'], term.loc),
+      args: [{ t: 'array', items }],
+      at: this.at(term.loc),
+    };
   }
 
   private ref(term: ast.Term & { type: 'ref' }, scope: Scope): Term {
@@ -331,6 +379,23 @@ export class RuleCompiler {
 
   private inputRef(path: string[]): Term {
     return path.length === 0 ? { t: 'input' } : { t: 'ref', head: { t: 'input' }, path: path.map((part) => ({ t: 'const', value: part })) };
+  }
+}
+
+/** Whether a term calls a function outside its comprehensions. */
+function callsIn(term: Term): boolean {
+  switch (term.t) {
+    case 'call':
+      return true;
+    case 'ref':
+      return callsIn(term.head) || term.path.some(callsIn);
+    case 'array':
+    case 'set':
+      return term.items.some(callsIn);
+    case 'object':
+      return term.entries.some(([key, value]) => callsIn(key) || callsIn(value));
+    default:
+      return false;
   }
 }
 

@@ -4,7 +4,7 @@
 // later moves after it, and a var nothing binds is an error. What binds: unification (either side, when the
 // other is known), `some … in`, a call's output argument, and the vars a reference iterates (`x[i]`).
 // Loops over terms are indexed: this runs cold, once per rules version, where a for…of allocates at every step.
-import { RegoCompileError } from './errors.js';
+import { compileError } from './errors.js';
 import type { Literal, Term } from './ir.js';
 
 interface Vars {
@@ -267,9 +267,10 @@ export function orderForSafety(
       for (const { reads } of remaining) for (const slots of reads) for (const slot of slots) if (!bound.has(slot)) unsafe.add(slot);
       const first = remaining[0]!.literal;
       const vars = [...unsafe].map(names).filter((name) => !name.startsWith('$'));
-      throw new RegoCompileError(
+      throw compileError(
         vars.length > 0 ? `var ${vars.join(', ')} is unsafe` : 'expression is unsafe (a `_` is never bound)',
         first.loc,
+        'rego_unsafe_var_error',
       );
     }
   }

@@ -10,6 +10,13 @@ export class Scope {
   /** The slots this scope owns: a comprehension's locals. */
   readonly owned = new Set<number>();
 
+  /** Whether a name is a var of this scope or one around it. */
+  isDeclared(name: string): boolean {
+    for (let scope: Scope | undefined = this; scope; scope = scope.parent)
+      if (scope.declared.has(name) || scope.implicit.has(name)) return true;
+    return false;
+  }
+
   constructor(
     readonly parent: Scope | undefined,
     /** The names written at this scope's own level (not in the comprehensions inside it). */

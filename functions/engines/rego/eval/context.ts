@@ -32,6 +32,14 @@ export class EvalContext {
     return new EvalContext(this.input, this.data, [...this.dataReplacements, { path: [...path], value }], this.functionReplacements);
   }
 
+  private plain?: EvalContext;
+
+  /** This context with no function replaced (kept: a mock called again reuses its cache). */
+  withoutFunctionReplacements(): EvalContext {
+    if (this.functionReplacements.size === 0) return this;
+    return (this.plain ??= new EvalContext(this.input, this.data, this.dataReplacements));
+  }
+
   withFunction(name: string, replacement: FunctionReplacement): EvalContext {
     const functions = new Map(this.functionReplacements);
     functions.set(name, replacement);

@@ -9,7 +9,8 @@ import { dataKey } from '../compile/dependencies.js';
 import type { CompiledRule, RuleGroup, RuleNode, Term } from '../compile/ir.js';
 import { defineKey, equal, isPlainObject, keyOf, makeObject, type PlainObject, RegoObject, RegoSet, type Value } from '../values.js';
 import { replaced } from './context.js';
-import { type Evaluator, type Frame, RegoEvalError } from './evaluator.js';
+import { RegoError } from '../errors.js';
+import type { Evaluator, Frame } from './evaluator.js';
 
 type Each = (value: Value) => unknown;
 
@@ -32,12 +33,12 @@ function buildInto(building: Building, keys: readonly Value[], value: Value): vo
   let entry = building.get(id);
   if (!entry) building.set(id, (entry = { key: first! }));
   if (rest.length === 0) {
-    if (entry.value !== undefined && !equal(entry.value, value)) throw new RegoEvalError('object keys must be unique');
-    if (entry.inner) throw new RegoEvalError('object keys must be unique');
+    if (entry.value !== undefined && !equal(entry.value, value)) throw new RegoError('eval_conflict_error', 'object keys must be unique');
+    if (entry.inner) throw new RegoError('eval_conflict_error', 'object keys must be unique');
     entry.value = value;
     return;
   }
-  if (entry.value !== undefined) throw new RegoEvalError('object keys must be unique');
+  if (entry.value !== undefined) throw new RegoError('eval_conflict_error', 'object keys must be unique');
   buildInto((entry.inner ??= new Map()), rest, value);
 }
 
@@ -55,7 +56,7 @@ function addInto(building: Building, keys: readonly Value[], member: Value): voi
   let entry = building.get(id);
   if (!entry) building.set(id, (entry = { key: first!, ...(rest.length === 0 ? { value: new RegoSet() } : { inner: new Map() }) }));
   if (rest.length === 0) {
-    if (!(entry.value instanceof RegoSet)) throw new RegoEvalError('object keys must be unique');
+    if (!(entry.value instanceof RegoSet)) throw new RegoError('eval_conflict_error', 'object keys must be unique');
     entry.value.add(member);
   } else addInto((entry.inner ??= new Map()), rest, member);
 }
@@ -154,9 +155,9 @@ export class Documents {
     let at = index;
     for (; at < path.length; at++) {
       const part = path[at]!;
-      if (part.t !== 'const' || typeof part.value !== 'number' || !isPlainObject(current)) break;
-      const key = String(part.value);
-      if (!Object.hasOwn(current, key)) return false;
+      if (part.t !== 'const' || !isPlainObject(current)) break;
+      const key = typeof part.value === 'number' ? String(part.value) : part.value;
+      if (typeof key !== 'string' || !Object.hasOwn(current, key)) return false;
       current = current[key]!;
     }
     return this.evaluator.walk(current, path, at, frame, each);
@@ -186,9 +187,9 @@ export class Documents {
     const group = node.group!;
     // A function without parameters, referred to by name, is its value (OPA evaluates `f` as `f()`).
     if (group.kind === 'function') return group.arity === 0 ? this.call(group.path, []) : undefined;
-    let value = this.groupValue(group);
+    let value = node.children.size > 0 && group.kind !== 'complete' ? this.merged(node) : this.groupValue(group);
     if (value === undefined) return undefined;
-    if (node.children.size > 0 && (isPlainObject(value) || value instanceof RegoObject)) {
+    if (node.children.size > 0 && group.kind === 'complete' && (isPlainObject(value) || value instanceof RegoObject)) {
       const entries: [Value, Value][] = [...(value instanceof RegoObject ? value.entries.values() : Object.entries(value))];
       for (const [name, child] of node.children) {
         const childValue = child.group ? this.document(child, [...path, name]) : this.node(child, [...path, name]);
@@ -199,6 +200,40 @@ export class Documents {
     for (const replacement of this.ctx.dataReplacementsBelow(path))
       value = replaced(value, replacement.path.slice(path.length), replacement.value);
     return value;
+  }
+
+  /**
+   * The object that rules with keys at a node and the rules below it build together, as OPA merges rules whose
+   * heads are references (`p[q].r := i`, `p.a.r := 0`, `p.b contains "x"`): each puts its value, or its member,
+   * at its path; two different values at one path, or a value where another rule's object goes on, conflict.
+   */
+  private merged(node: RuleNode): Value {
+    const documents = this.ctx.documents;
+    const group = node.group!;
+    if (documents.has(group)) return documents.get(group)!;
+    const building: Building = new Map();
+    const visit = (current: RuleNode, prefix: Value[]) => {
+      if (current.group) this.buildGroup(current.group, building, prefix);
+      for (const [name, child] of current.children) visit(child, [...prefix, name]);
+    };
+    visit(node, []);
+    const value = built(building);
+    documents.set(group, value);
+    return value;
+  }
+
+  /** One group's values or members put at `prefix` (and their keys) in an object under construction. */
+  private buildGroup(group: RuleGroup, building: Building, prefix: readonly Value[]): void {
+    if (group.kind === 'function') return;
+    if (group.kind === 'object' || (group.kind === 'set' && group.rules.some((rule) => rule.keys.length > 0))) {
+      this.buildRules(group, building, prefix);
+      return;
+    }
+    const value = this.groupValue(group);
+    if (value === undefined) return;
+    if (prefix.length === 0) throw new RegoError('eval_conflict_error', 'object keys must be unique');
+    if (group.kind === 'set' && value instanceof RegoSet) for (const member of value.values()) addInto(building, prefix, member);
+    else buildInto(building, prefix, value);
   }
 
   private groupValue(group: RuleGroup): Value | undefined {
@@ -216,55 +251,56 @@ export class Documents {
         for (const rule of group.rules)
           this.values(rule, undefined, (value) => {
             values.set(keyOf(value), value);
-            if (values.size > 1) throw new RegoEvalError(`complete rules must not produce multiple outputs (data.${group.path.join('.')})`);
+            if (values.size > 1) throw new RegoError('eval_conflict_error', 'complete rules must not produce multiple outputs');
           });
         if (values.size === 1) return values.values().next().value;
         return group.defaultRule ? this.evaluator.single(group.defaultRule.value, []) : undefined;
       }
       case 'set': {
         // `p[k] contains x`: an object of sets by key; plain `p contains x`: the set.
-        const keyed = group.rules.some((rule) => rule.keys.length > 0);
-        const building: Building = new Map();
+        if (group.rules.some((rule) => rule.keys.length > 0)) return this.buildRules(group, new Map(), []);
         const set = new RegoSet();
         for (const rule of group.rules) {
           const frame: Frame = new Array(rule.frameSize);
-          const keys = new Array(rule.keys.length);
           this.evaluator.body(rule.body, 0, frame, () =>
-            this.evaluator.terms(rule.keys, 0, frame, keys, (values) =>
-              this.evaluator.term(rule.member!, frame, (member) => {
-                if (keyed) addInto(building, values, member);
-                else set.add(member);
-                return isConstantRule(rule);
-              }),
-            ),
+            this.evaluator.term(rule.member!, frame, (member) => {
+              set.add(member);
+              return isConstantRule(rule);
+            }),
           );
         }
-        return keyed ? built(building) : set;
+        return set;
       }
-      case 'object': {
-        const building: Building = new Map();
-        for (const rule of group.rules) {
-          const frame: Frame = new Array(rule.frameSize);
-          const keys = new Array(rule.keys.length);
-          this.evaluator.body(rule.body, 0, frame, () =>
-            this.evaluator.terms(rule.keys, 0, frame, keys, (values) =>
-              this.evaluator.term(rule.value, frame, (value) => {
-                buildInto(building, values, value);
-                return isConstantRule(rule);
-              }),
-            ),
-          );
-        }
-        for (const fallback of group.keyedDefaults ?? []) {
-          const keys = fallback.keys.map((key) => (key as { value: Value }).value);
-          const value = has(building, keys) ? undefined : this.evaluator.single(fallback.value, new Array(fallback.frameSize));
-          if (value !== undefined) buildInto(building, keys, value);
-        }
-        return built(building);
-      }
+      case 'object':
+        return this.buildRules(group, new Map(), []);
       default:
         return undefined;
     }
+  }
+
+  /** The rules of a group with keys, each value (or member) put at `prefix` and its keys; the object built. */
+  private buildRules(group: RuleGroup, building: Building, prefix: readonly Value[]): Value {
+    const set = group.kind === 'set';
+    for (const rule of group.rules) {
+      const frame: Frame = new Array(rule.frameSize);
+      const keys = new Array(rule.keys.length);
+      this.evaluator.body(rule.body, 0, frame, () =>
+        this.evaluator.terms(rule.keys, 0, frame, keys, (values) =>
+          this.evaluator.term(set ? rule.member! : rule.value, frame, (value) => {
+            const at = prefix.length === 0 ? values : [...prefix, ...values];
+            if (set) addInto(building, at, value);
+            else buildInto(building, at, value);
+            return isConstantRule(rule);
+          }),
+        ),
+      );
+    }
+    for (const fallback of group.keyedDefaults ?? []) {
+      const keys = [...prefix, ...fallback.keys.map((key) => (key as { value: Value }).value)];
+      const value = has(building, keys) ? undefined : this.evaluator.single(fallback.value, new Array(fallback.frameSize));
+      if (value !== undefined) buildInto(building, keys, value);
+    }
+    return built(building);
   }
 
   /**
@@ -318,7 +354,7 @@ export class Documents {
     for (const rule of group.rules) {
       this.values(rule, args, (value) => {
         if (result !== undefined && !equal(result, value))
-          throw new RegoEvalError(`functions must not produce multiple outputs for same inputs (data.${group.path.join('.')})`);
+          throw new RegoError('eval_conflict_error', 'functions must not produce multiple outputs for same inputs');
         result = value;
       });
       // Every definition gives the same constant (`f(x) { … }` is true): one that applies decides.

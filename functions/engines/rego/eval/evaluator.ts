@@ -4,7 +4,8 @@
 // here returns whether the continuation asked to stop (the first solution is enough for `not`, `every`,
 // and a rule whose value is a constant). Documents under `data` are documents.ts's, unification
 // unification.ts's.
-import { type Builtin, BuiltinError, type BuiltinContext } from '../builtins/builtin.js';
+import type { Builtin, BuiltinContext } from '../builtins/builtin.js';
+import { BuiltinError, RegoError, type RegoLocation } from '../errors.js';
 import type { CompiledPolicy } from '../compile/compile-policy.js';
 import type { Expr, FunctionRef, Literal, Term } from '../compile/ir.js';
 import { equal, keyOf, makeObject, RegoSet, sizeOf, type Value } from '../values.js';
@@ -18,13 +19,6 @@ export type Frame = (Value | undefined)[];
 /** A continuation: true asks every enumeration above it to stop. */
 export type Next = () => unknown;
 type Each = (value: Value) => unknown;
-
-export class RegoEvalError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RegoEvalError';
-  }
-}
 
 export interface EvaluatorOptions {
   /** OPA's strict mode and `opa test`: a built-in's error is an error; else (OPA's default) the call is undefined. */
@@ -157,7 +151,7 @@ export class Evaluator {
         return each(term.value) === true;
       case 'var': {
         const value = frame[term.slot];
-        if (value === undefined) throw new RegoEvalError(`var ${term.name} is unbound`);
+        if (value === undefined) throw new RegoError('eval_type_error', `var ${term.name} is unbound`);
         return each(value) === true;
       }
       case 'input':
@@ -189,7 +183,7 @@ export class Evaluator {
             this.term(term.value, frame, (value) => {
               const id = keyOf(key);
               const existing = entries.get(id);
-              if (existing && !equal(existing[1], value)) throw new RegoEvalError('object keys must be unique');
+              if (existing && !equal(existing[1], value)) throw new RegoError('eval_conflict_error', 'object keys must be unique');
               entries.set(id, [key, value]);
             }),
           ),
@@ -292,67 +286,84 @@ export class Evaluator {
       const known = direct(this, inputs[index]!, frame);
       if (known === undefined) return false;
       if (known === INDIRECT)
-        return this.terms(inputs, index, frame, args, (values) => this.apply(fn, replacement, output, values, frame, each));
+        return this.terms(inputs, index, frame, args, (values) => this.apply(term, replacement, output, values, frame, each));
       args[index] = known;
     }
-    return this.apply(fn, replacement, output, args, frame, each);
+    return this.apply(term, replacement, output, args, frame, each);
   }
 
   /** A call of `fn` on its arguments' values: its result, or its output argument unified with it. */
   private apply(
-    fn: FunctionRef,
+    call: Term & { t: 'call' },
     replacement: FunctionReplacement | undefined,
     output: Term | undefined,
     args: Value[],
     frame: Frame,
     each: Each,
   ): boolean {
+    const fn = call.fn;
     if (fn.builtin?.enumerate && !replacement) {
-      for (const result of this.enumerate(fn.builtin, args)) {
+      for (const result of this.enumerate(fn.builtin, args, call.at)) {
         this.step();
         if (output ? this.unification.unifyValue(output, result, frame, () => each(true)) : each(result) === true) return true;
       }
       return false;
     }
-    const result = this.invoke(fn, replacement, args);
+    const result = this.invoke(fn, replacement, args, call.at);
     if (result === undefined) return false;
     if (output) return this.unification.unifyValue(output, result, frame, () => each(true));
     return each(result) === true;
   }
 
-  invoke(fn: FunctionRef, replacement: FunctionReplacement | undefined, args: Value[]): Value | undefined {
+  invoke(fn: FunctionRef, replacement: FunctionReplacement | undefined, args: Value[], at: RegoLocation): Value | undefined {
     this.step(1 + args.length);
     if (replacement) {
-      if (replacement.fn) return this.invoke(replacement.fn, this.ctx.functionReplacements.get(replacement.fn.name), args);
-      return replacement.value;
+      if (!replacement.fn) return replacement.value;
+      // A mock runs with no function mocked (it may call the function it replaces, which is then the original),
+      // as OPA's evaluator runs one; `with` inside it mocks again.
+      const outer = this.ctx;
+      this.ctx = outer.withoutFunctionReplacements();
+      try {
+        return this.invoke(replacement.fn, undefined, args, at);
+      } finally {
+        this.ctx = outer;
+      }
     }
-    if (fn.builtin) return this.builtin(fn.builtin, args);
+    if (fn.builtin) return this.builtin(fn.builtin, args, at);
     return this.documents.call(fn.rule!, args);
   }
 
-  private enumerate(builtin: Builtin, args: Value[]): Iterable<Value> {
+  private enumerate(builtin: Builtin, args: Value[], at: RegoLocation): Iterable<Value> {
     this.step(operandsSize(args));
     try {
       return [...builtin.enumerate!(args, this.options.builtins)];
     } catch (error) {
-      if (!(error instanceof BuiltinError)) throw error;
-      if (this.options.strictBuiltinErrors) throw new RegoEvalError(error.message);
+      this.builtinFailed(builtin, error, at);
       return [];
     }
   }
 
-  private builtin(builtin: Builtin, args: Value[]): Value | undefined {
+  private builtin(builtin: Builtin, args: Value[], at: RegoLocation): Value | undefined {
     this.step(operandsSize(args));
     let result: Value | undefined;
     try {
       result = builtin.call(args, this.options.builtins);
     } catch (error) {
-      if (!(error instanceof BuiltinError)) throw error;
-      if (this.options.strictBuiltinErrors) throw new RegoEvalError(error.message);
+      this.builtinFailed(builtin, error, at);
       return undefined;
     }
     const resultSize = result === undefined ? 0 : sizeOf(result);
     if (resultSize > 0) this.step(resultSize);
     return result;
+  }
+
+  /**
+   * A built-in's own error makes its call undefined, as OPA's default does; in strict mode (and for OPA's
+   * `opa eval --strict-builtin-errors`) it is an error, named for the built-in. Anything else (a conflict the
+   * built-in raised, the cost budget) ends the evaluation.
+   */
+  private builtinFailed(builtin: Builtin, error: unknown, at: RegoLocation): void {
+    if (!(error instanceof BuiltinError)) throw error;
+    if (this.options.strictBuiltinErrors) throw new RegoError(error.code, `${builtin.name}: ${error.message}`, at);
   }
 }

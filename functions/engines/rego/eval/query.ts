@@ -1,11 +1,10 @@
 // A query over a compiled policy, as `opa eval` runs one: each solution's bindings of the query's named
 // vars, and the value of each expression as written (a term's value; true for a unification).
 import type { CompiledPolicy } from '../compile/compile-policy.js';
-import { RegoCompileError } from '../compile/errors.js';
+import { RegoError } from '../errors.js';
 import { RuleCompiler } from '../compile/rule-compiler.js';
-import { isWildcard, parseQuery } from '../syntax/parse-terms.js';
-import { tokenize } from '../syntax/lexer.js';
-import { FUTURE_KEYWORDS, TokenStream } from '../syntax/token-stream.js';
+import { isWildcard } from '../syntax/parse-terms.js';
+import { parseQueryText } from '../syntax/parser.js';
 import type { Value } from '../values.js';
 import { EvalContext } from './context.js';
 import { Evaluator, type EvaluatorOptions, type Frame } from './evaluator.js';
@@ -21,10 +20,7 @@ export interface QueryOptions extends EvaluatorOptions {
 }
 
 export function evaluateQuery(policy: CompiledPolicy, query: string, options: QueryOptions): QueryResult[] {
-  const s = new TokenStream(tokenize(query));
-  for (const keyword of FUTURE_KEYWORDS) s.keywords.add(keyword);
-  const body = parseQuery(s, '');
-  if (s.current.kind !== 'eof') s.fail('expecting EOF');
+  const body = parseQueryText(query);
   const compiler = new RuleCompiler({
     pkg: [],
     ruleNames: new Set(),
@@ -37,7 +33,7 @@ export function evaluateQuery(policy: CompiledPolicy, query: string, options: Qu
   try {
     compiled = compiler.query(body);
   } catch (error) {
-    if (error instanceof RegoCompileError) error.file = 'query';
+    if (error instanceof RegoError) error.inFile('query');
     throw error;
   }
   const evaluator = new Evaluator(policy, new EvalContext(options.input, options.data ?? {}), options);

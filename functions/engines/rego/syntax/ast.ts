@@ -27,9 +27,28 @@ export type Term =
   /** Infix operators: arithmetic, comparison, `&` and `|` on sets, as calls of their built-ins. */
   | { type: 'binary'; op: BinaryOp; left: Term; right: Term; loc: Location }
   /** `x in xs`, `k, v in xs` used as a value: whether the collection holds it. */
-  | { type: 'membership'; key?: Term; value: Term; collection: Term; loc: Location };
+  | { type: 'membership'; key?: Term; value: Term; collection: Term; loc: Location }
+  /** `$"text {expr} text"`: its text parts (string terms) and expressions (literals, each with its `with`s). */
+  | { type: 'template'; parts: (Term | Literal)[]; loc: Location };
 
 export type BinaryOp = '+' | '-' | '*' | '/' | '%' | '&' | '|' | '==' | '!=' | '<' | '<=' | '>' | '>=';
+
+/** The built-in each infix operator calls, as OPA names it. */
+export const OPERATOR_BUILTINS: Record<BinaryOp, string> = {
+  '+': 'plus',
+  '-': 'minus',
+  '*': 'mul',
+  '/': 'div',
+  '%': 'rem',
+  '&': 'and',
+  '|': 'or',
+  '==': 'equal',
+  '!=': 'neq',
+  '<': 'lt',
+  '<=': 'lte',
+  '>': 'gt',
+  '>=': 'gte',
+};
 
 export type Expr =
   /** A term that must be defined and not false. */
@@ -69,12 +88,18 @@ export interface RuleHead {
   /** `p contains x` or v0's `p[x]` with no value: a multi-value (set) rule. */
   contains: boolean;
   assign: boolean;
+  /** No value was written: it is `true` (OPA's generatedValue). */
+  generatedValue: boolean;
+  /** The keywords the head was written with, which Rego v1 requires. */
+  usesIf: boolean;
+  usesContains: boolean;
   loc: Location;
 }
 
 export interface ElseClause {
   value?: Term;
   body: Literal[];
+  usesIf: boolean;
   loc: Location;
 }
 
@@ -86,6 +111,8 @@ export interface Rule {
   otherBodies: Literal[][];
   elses: ElseClause[];
   isDefault: boolean;
+  /** No body was written (`p := 1`, `f(x)`, `p contains 1`): it is `true` (OPA's generatedBody). */
+  generatedBody: boolean;
   loc: Location;
 }
 
@@ -96,6 +123,13 @@ export interface Import {
   loc: Location;
 }
 
+/** A comment, for METADATA annotations: its text after `#`, and where. */
+export interface Comment {
+  text: string;
+  row: number;
+  col: number;
+}
+
 export interface Module {
   /** The package's path under `data`: `package a.b` is ['a', 'b']. */
   package: string[];
@@ -104,6 +138,7 @@ export interface Module {
   /** Rego v1 semantics: the module imports `rego.v1`, or was given as v1. */
   v1: boolean;
   file: string;
+  comments: Comment[];
 }
 
 export const locationOf = (term: { loc: Location }): Location => term.loc;

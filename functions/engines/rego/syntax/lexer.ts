@@ -1,31 +1,32 @@
-// Rego's tokens, as OPA's scanner reads them: identifiers, numbers (JSON's, with exponents), strings
-// ("…" with JSON's escapes, and `raw` strings), operators, and the newlines that end a rule's literal.
-// Comments (`#` to the end of the line) are dropped. Every token carries its row and column, for errors.
+// Rego's tokens, as OPA's scanner (ast/internal/scanner) reads them: identifiers, numbers, strings ("…" with
+// JSON's escapes, `raw`), template strings ($"…{expr}…", $`…{expr}…`), operators. Whitespace and comments are
+// not tokens: each token says whether whitespace came right before it and whether a newline did, which is
+// all OPA's parser asks of them (a ref's `.` must touch its name; literals end at a newline or `;`). A
+// template string is a token up to its first `{`, then the expression's tokens, then the `}` that closes it
+// and a token for the string's next part, as OPA's scanner continues a template string.
+import { RegoError } from '../errors.js';
+import type { Comment } from './ast.js';
 
-export type TokenKind = 'ident' | 'number' | 'string' | 'rawstring' | 'op' | 'newline' | 'eof';
+export type TokenKind = 'ident' | 'number' | 'string' | 'template' | 'op' | 'eof';
 
 export interface Token {
   kind: TokenKind;
   text: string;
-  /** A string's value, its escapes decoded. */
-  value?: string;
+  /** A string's value, its escapes decoded; a template part's text before its `{` or end. */
+  value: string | undefined;
   row: number;
   col: number;
-  /** Whether whitespace (not a newline) comes before it: `a .b` is not `a.b`. */
+  /** Whitespace (or a comment) comes right before it: `a .b` is not `a.b`. */
   spaceBefore: boolean;
+  /** A newline comes before it, since the token before: what ends a literal. */
+  newlineBefore: boolean;
+  /** A template part that ends the template string (its closing quote), rather than at a `{`. */
+  templateEnd: boolean;
+  /** A raw string or raw template part (backticks). */
+  raw: boolean;
 }
 
-/** A syntax error with where it was found, as OPA words it: `<file>:<row>: rego_parse_error: …`. */
-export class RegoSyntaxError extends Error {
-  constructor(
-    message: string,
-    readonly row: number,
-    readonly col: number,
-  ) {
-    super(message);
-    this.name = 'RegoSyntaxError';
-  }
-}
+export const parseError = (message: string, row: number, col: number) => new RegoError('rego_parse_error', message, { row, col });
 
 // Longest first: `:=` before `:`, `==` before `=`.
 const OPERATORS = [
@@ -59,7 +60,7 @@ const OPERATORS = [
 // Sticky: matched where the lexer stands, never on a copy of the rest of the source. The scan itself looks at
 // character codes and leaves runs (names, plain strings) to the regular expression engine: the lexer runs
 // once per rules version, cold, where a call per character costs more than the matching.
-const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const DIGITS = /[0-9]*/y;
 const IDENT_REST = /[A-Za-z0-9_]*/y;
 const PLAIN_STRING = /"[^"\\\n]*"/y;
 // Every two-character operator ends with `=`: each by its first character.
@@ -69,14 +70,63 @@ const ONE_CHARACTER = new Map(OPERATORS.filter((operator) => operator.length ===
 const isIdentStart = (code: number) => (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95;
 const isDigit = (code: number) => code >= 48 && code <= 57;
 
-/** The source's tokens, ending with `eof`. */
-export function tokenize(source: string): Token[] {
+/** Where the digits from `index` end. */
+function digitsFrom(source: string, index: number): number {
+  DIGITS.lastIndex = index;
+  DIGITS.test(source);
+  return DIGITS.lastIndex;
+}
+
+/** A number from `index`, as OPA's scanner reads one: where it ends, or why it is not one. */
+function scanNumber(source: string, index: number): { end: number; problem?: string } {
+  let end = digitsFrom(source, index);
+  if (source[end] === '.') {
+    const fraction = digitsFrom(source, end + 1);
+    if (fraction === end + 1) return { end, problem: 'expected fraction' };
+    end = fraction;
+  }
+  if (source[end] === 'e' || source[end] === 'E') {
+    const sign = source[end + 1] === '+' || source[end + 1] === '-' ? 1 : 0;
+    const exponent = digitsFrom(source, end + 1 + sign);
+    if (exponent === end + 1 + sign) return { end, problem: 'expected exponent' };
+    end = exponent;
+  }
+  return isIdentStart(end < source.length ? source.charCodeAt(end) : -1) ? { end, problem: 'illegal number format' } : { end };
+}
+
+/** Where an open template string stands: its kind, and how many `{` deep its expression is. */
+interface TemplateFrame {
+  raw: boolean;
+  depth: number;
+}
+
+/** The source's tokens, ending with `eof`; its comments go to `comments` when given. */
+export function tokenize(source: string, comments?: Comment[]): Token[] {
   const tokens: Token[] = [];
-  let index = 0;
+  const templates: TemplateFrame[] = [];
+  let index = source.charCodeAt(0) === 0xfeff ? 1 : 0;
   let row = 1;
   let lineStart = 0;
   let spaceBefore = false;
+  let newlineBefore = false;
   const length = source.length;
+  const push = (kind: TokenKind, text: string, start: number, value?: string, templateEnd = false, raw = false) => {
+    // One shape for every token: the parser's reads of tokens stay monomorphic.
+    tokens.push({ kind, text, value, row, col: start - lineStart + 1, spaceBefore, newlineBefore, templateEnd, raw });
+    spaceBefore = false;
+    newlineBefore = false;
+  };
+  /** A template string's part from `index` (after `$"`, `$\``, or the `}` of an expression). */
+  const templatePart = (raw: boolean, start: number) => {
+    const part = readTemplatePart(source, index, raw, row, start - lineStart + 1);
+    push('template', source.slice(start, part.end), start, part.value, part.ended, raw);
+    for (let at = source.indexOf('\n', index); at !== -1 && at < part.end; at = source.indexOf('\n', at + 1)) {
+      row++;
+      lineStart = at + 1;
+    }
+    index = part.end;
+    if (!part.ended) templates.push({ raw, depth: 0 });
+  };
   for (;;) {
     // Never a read past the end: optimised code that meets one is thrown away (a deopt per module).
     const code = index < length ? source.charCodeAt(index) : -1;
@@ -85,73 +135,83 @@ export function tokenize(source: string): Token[] {
       spaceBefore = true;
       continue;
     }
+    if (code === 10 /* \n */) {
+      index++;
+      row++;
+      lineStart = index;
+      spaceBefore = true;
+      newlineBefore = true;
+      continue;
+    }
     if (code === 35 /* # */) {
       const end = source.indexOf('\n', index);
-      index = end === -1 ? length : end;
+      const stop = end === -1 ? length : end;
+      comments?.push({
+        text: source.slice(index + 1, source.charCodeAt(stop - 1) === 13 ? stop - 1 : stop),
+        row,
+        col: index - lineStart + 1,
+      });
+      index = stop;
+      spaceBefore = true;
       continue;
     }
     const start = index;
-    let kind: TokenKind;
-    let text: string;
-    let value: string | undefined;
     if (code === -1) {
-      kind = 'eof';
-      text = '';
-    } else if (code === 10 /* \n */) {
-      kind = 'newline';
-      text = '\n';
-      index++;
-    } else if (isIdentStart(code)) {
+      push('eof', '', start);
+      return tokens;
+    }
+    if (isIdentStart(code)) {
       IDENT_REST.lastIndex = index + 1;
       IDENT_REST.test(source);
       index = IDENT_REST.lastIndex;
-      kind = 'ident';
-      text = source.slice(start, index);
+      push('ident', source.slice(start, index), start);
     } else if (isDigit(code)) {
-      NUMBER.lastIndex = index;
-      text = NUMBER.exec(source)![0];
-      index += text.length;
-      const after = index < length ? source.charCodeAt(index) : -1;
-      if (isIdentStart(after) || isDigit(after) || after === 46 /* . */)
-        throw new RegoSyntaxError(`invalid number ${JSON.stringify(source.slice(start, index + 1))}`, row, start - lineStart + 1);
-      kind = 'number';
+      const number = scanNumber(source, index);
+      if (number.problem) throw parseError(number.problem, row, start - lineStart + 1);
+      index = number.end;
+      push('number', source.slice(start, index), start);
     } else if (code === 34 /* " */) {
+      let value: string;
       PLAIN_STRING.lastIndex = index;
       if (PLAIN_STRING.test(source)) {
         index = PLAIN_STRING.lastIndex;
         value = source.slice(start + 1, index - 1);
       } else [index, value] = readString(source, index, row, lineStart);
-      kind = 'string';
-      text = source.slice(start, index);
+      push('string', source.slice(start, index), start, value);
     } else if (code === 96 /* ` */) {
       const end = source.indexOf('`', index + 1);
-      if (end === -1) throw new RegoSyntaxError('unterminated raw string', row, start - lineStart + 1);
+      if (end === -1) throw parseError('non-terminated string', row, start - lineStart + 1);
       index = end + 1;
-      kind = 'rawstring';
-      text = source.slice(start, index);
-      value = text.slice(1, -1);
+      const text = source.slice(start, index);
+      push('string', text, start, text.slice(1, -1), false, true);
+      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
+        row++;
+        lineStart = start + at + 1;
+      }
+    } else if (code === 36 /* $ */) {
+      const quote = index + 1 < length ? source.charCodeAt(index + 1) : -1;
+      if (quote !== 34 && quote !== 96) throw parseError('illegal $ character', row, start - lineStart + 1);
+      index += 2;
+      templatePart(quote === 96, start);
     } else {
       const char = source[index]!;
       // The operator as the list spells it: the parser compares token texts with these very strings.
       const operator =
         (index + 1 < length && source.charCodeAt(index + 1) === 61 /* = */ && TWO_CHARACTER.get(char)) || ONE_CHARACTER.get(char);
-      if (operator === undefined) throw new RegoSyntaxError(`unexpected character ${JSON.stringify(char)}`, row, start - lineStart + 1);
+      if (operator === undefined)
+        throw parseError(char === '!' ? 'illegal ! character' : `illegal token ${JSON.stringify(char)}`, row, start - lineStart + 1);
       index += operator.length;
-      kind = 'op';
-      text = operator;
-    }
-    // One shape for every token (value undefined but for strings): the parser's reads of tokens stay monomorphic.
-    tokens.push({ kind, text, row, col: start - lineStart + 1, spaceBefore, value });
-    spaceBefore = false;
-    if (kind === 'eof') return tokens;
-    if (kind === 'newline') {
-      row++;
-      lineStart = index;
-    } else if (kind === 'rawstring')
-      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
-        row++;
-        lineStart = start + at + 1;
+      push('op', operator, start);
+      const frame = templates.at(-1);
+      if (frame && operator === '{') frame.depth++;
+      else if (frame && operator === '}') {
+        if (frame.depth > 0) frame.depth--;
+        else {
+          templates.pop();
+          templatePart(frame.raw, index);
+        }
       }
+    }
   }
 }
 
@@ -171,15 +231,47 @@ function readString(source: string, start: number, row: number, lineStart: numbe
       index++;
       continue;
     }
-    const escaped = source[index + 1];
-    const simple = escaped === undefined ? undefined : SIMPLE_ESCAPES.get(escaped);
-    if (simple !== undefined) {
-      value += simple;
-      index += 2;
-    } else if (escaped === 'u' && /^[0-9A-Fa-f]{4}$/.test(source.slice(index + 2, index + 6))) {
-      value += String.fromCharCode(Number.parseInt(source.slice(index + 2, index + 6), 16));
-      index += 6;
-    } else throw new RegoSyntaxError(`invalid escape \\${escaped ?? ''} in string`, row, index - lineStart + 1);
+    const [decoded, width] = escapeAt(source, index, row, lineStart);
+    value += decoded;
+    index += width;
   }
-  throw new RegoSyntaxError('unterminated string', row, start - lineStart + 1);
+  throw parseError('non-terminated string', row, start - lineStart + 1);
+}
+
+/** The escape at `index` (a backslash): what it stands for, and how many characters it takes. */
+function escapeAt(source: string, index: number, row: number, lineStart: number): [string, number] {
+  const escaped = source[index + 1];
+  const simple = escaped === undefined ? undefined : SIMPLE_ESCAPES.get(escaped);
+  if (simple !== undefined) return [simple, 2];
+  if (escaped === 'u' && /^[0-9A-Fa-f]{4}$/.test(source.slice(index + 2, index + 6)))
+    return [String.fromCharCode(Number.parseInt(source.slice(index + 2, index + 6), 16)), 6];
+  throw parseError('illegal escape sequence', row, index - lineStart + 1);
+}
+
+/**
+ * A template string's part from `start`, to its first unescaped `{` (an expression follows) or its closing
+ * quote: where it ends, its text (`\{` is a brace; in a "…" template, JSON's escapes too), and whether it ended
+ * the string. A "…" template stays on one line, as a string does.
+ */
+function readTemplatePart(source: string, start: number, raw: boolean, row: number, col: number) {
+  const close = raw ? '`' : '"';
+  let value = '';
+  for (let index = start; index < source.length; ) {
+    const char = source[index]!;
+    if (char === close) return { end: index + 1, value, ended: true };
+    if (char === '{') return { end: index + 1, value, ended: false };
+    if (char === '\n' && !raw) break;
+    if (char === '\\' && source[index + 1] === '{') {
+      value += '{';
+      index += 2;
+    } else if (char === '\\' && !raw) {
+      const [decoded, width] = escapeAt(source, index, row, 0);
+      value += decoded;
+      index += width;
+    } else {
+      value += char;
+      index++;
+    }
+  }
+  throw parseError('non-terminated string', row, col);
 }

@@ -1,15 +1,19 @@
-// Rego's terms, expressions and bodies (OPA's grammar): scalars, vars, references (`a.b[c]`), arrays,
-// objects, sets and their comprehensions, calls, unary minus on number literals, and the infix operators by
-// OPA's precedence, lowest first: `in`, comparisons, `|`, `&`, `+ -`, `* / %`. A body's literals are
-// separated by newlines or `;`; inside brackets, newlines are spaces.
+// Rego's queries, literals, expressions and terms, as OPA's parser (v1/ast/parser.go) reads them, function for
+// function: a query's literals end at a newline or `;`; inside a literal newlines are whitespace; infix
+// operators by OPA's precedence, lowest first: `in`, comparisons, `|`, `&`, `+ -`, `* / %`; a reference's `.`,
+// `[` and a call's `(` must touch what they follow. Where OPA's parser tries one reading and backtracks to
+// another (a comprehension or a union, a body or a set), so does this one, by marks on the token stream.
 import type { BinaryOp, Expr, Literal, Location, Term, With } from './ast.js';
-import { describe, type TokenStream } from './token-stream.js';
-import { RegoSyntaxError } from './lexer.js';
+import { RegoError } from '../errors.js';
+import type { Token } from './lexer.js';
+import type { TokenStream } from './token-stream.js';
 
-const LEVELS: readonly (readonly string[])[] = [['==', '!=', '<', '<=', '>', '>='], ['|'], ['&'], ['+', '-'], ['*', '/', '%']];
-const LEVEL_OF = new Map(LEVELS.flatMap((ops, index) => ops.map((op) => [op, index + 1] as const)));
-/** The level of each infix operator (1 and up), 0 for any other token (`in` is 0 too). */
-const levelOf = (op: string) => LEVEL_OF.get(op) ?? 0;
+const RELATION = new Set(['==', '!=', '<', '<=', '>', '>=']);
+const ARITH = new Set(['+', '-']);
+const FACTOR = new Set(['*', '/', '%']);
+const ONE = (op: string) => new Set([op]);
+const OR = ONE('|');
+const AND = ONE('&');
 
 const NO_WITHS: With[] = [];
 
@@ -19,311 +23,482 @@ const wildcard = (loc: Location): Term => ({ type: 'var', name: `$${wildcards++}
 /** Whether a var is `_` made unique (each `_` is a var of its own). */
 export const isWildcard = (name: string) => name.startsWith('$');
 
-/** A query: literals until `closer` (not taken), separated by newlines or `;`. */
-export function parseQuery(s: TokenStream, closer: string): Literal[] {
-  const literals: Literal[] = [];
-  for (;;) {
-    while (s.current.kind === 'newline' || s.at(';')) s.next();
-    if (s.at(closer) || s.current.kind === 'eof') return literals;
-    literals.push(parseLiteral(s));
-    const after = s.peek();
-    if (!(after.kind === 'newline' || after.kind === 'eof' || s.at(';') || s.at(closer)))
-      s.fail(`expected end of literal, found ${describe(after)}`);
-  }
-}
+const locationOf = (token: Token): Location => ({ row: token.row, col: token.col });
 
-export function parseLiteral(s: TokenStream): Literal {
-  const loc = s.location();
-  const negated = s.atKeyword('not');
-  if (negated) s.next();
-  const expr = parseExpr(s);
-  // Most literals have no `with`: they share one empty list.
-  let withs: With[] = NO_WITHS;
-  while (s.atKeyword('with')) {
-    const withLoc = s.location(s.next());
-    const target = parseTerm(s);
-    s.expect('as', '`as`');
-    if (withs === NO_WITHS) withs = [];
-    withs.push({ target, value: parseTerm(s), loc: withLoc });
-  }
-  return { expr, negated, withs, loc };
-}
-
-export function parseExpr(s: TokenStream): Expr {
-  if (s.atKeyword('some')) return parseSome(s);
-  if (s.atKeyword('every')) return parseEvery(s);
-  const left = parseTerm(s, 0, true);
-  if (s.take(':=')) return { kind: 'assign', target: left, value: parseTerm(s, 0, true) };
-  if (s.take('=')) return { kind: 'unify', left, right: parseTerm(s, 0, true) };
-  return { kind: 'term', term: left };
-}
-
-function parseSome(s: TokenStream): Expr {
-  s.next();
-  const terms = [parseTerm(s, 1)];
-  while (s.take(',')) terms.push(parseTerm(s, 1));
-  if (s.atKeyword('in')) {
-    s.next();
-    if (terms.length > 2) s.fail('`some … in` takes a value, or a key and a value');
-    const collection = parseTerm(s, 1);
-    return terms.length === 2
-      ? { kind: 'somein', key: terms[0]!, value: terms[1]!, collection }
-      : { kind: 'somein', value: terms[0]!, collection };
-  }
-  for (const term of terms) if (term.type !== 'var') s.fail('`some` declares variables: expected a name');
-  return { kind: 'some', vars: terms };
-}
-
-function parseEvery(s: TokenStream): Expr {
-  s.next();
-  const first = parseTerm(s, 1);
-  const second = s.take(',') ? parseTerm(s, 1) : undefined;
-  if (!s.atKeyword('in')) s.fail('expected `in` after `every`');
-  s.next();
-  const domain = parseTerm(s, 1);
-  s.expect('{');
-  const body = parseQuery(s, '}');
-  s.expect('}');
-  return second ? { kind: 'every', key: first, value: second, domain, body } : { kind: 'every', value: first, domain, body };
-}
-
-/**
- * A term with the infix operators from `minLevel` up (0: everything; 1: not `in`). `keyValue` allows
- * `k, v in xs` (only where a comma cannot mean something else).
- */
-export function parseTerm(s: TokenStream, minLevel = 0, keyValue = false): Term {
-  const left = parseUnary(s);
-  if (keyValue && s.at(',') && minLevel === 0 && isMembershipAhead(s)) {
-    s.next();
-    const value = parseTerm(s, 1);
-    s.next(); // `in`
-    return { type: 'membership', key: left, value, collection: parseTerm(s, 1), loc: left.loc };
-  }
-  return continueInfix(s, left, minLevel);
-}
-
-/** `, v in …` ahead: a key-value membership rather than the next item of a list. */
-function isMembershipAhead(s: TokenStream): boolean {
-  let depth = 0;
-  for (let offset = 1; ; offset++) {
-    const token = s.peek(offset);
-    if (token.kind === 'eof' || token.kind === 'newline') return false;
-    if (token.kind === 'op' && ['(', '[', '{'].includes(token.text)) depth++;
-    else if (token.kind === 'op' && [')', ']', '}'].includes(token.text)) {
-      if (depth === 0) return false;
-      depth--;
-    } else if (
-      depth === 0 &&
-      token.kind === 'op' &&
-      (token.text === ',' || token.text === ';' || token.text === ':=' || token.text === '=')
-    )
-      return false;
-    else if (depth === 0 && token.kind === 'ident' && token.text === 'in' && s.isKeyword('in')) return true;
-  }
-}
-
-/** Continues `left` with infix operators of `minLevel` and up, by precedence climbing. */
-export function continueInfix(s: TokenStream, left: Term, minLevel: number): Term {
-  let result = left;
-  for (;;) {
-    const token = s.current;
-    if (minLevel === 0 && token.kind === 'ident' && token.text === 'in' && s.isKeyword('in')) {
-      s.next();
-      s.skipNewlines();
-      result = { type: 'membership', value: result, collection: parseTerm(s, 1), loc: result.loc };
-      continue;
-    }
-    if (token.kind !== 'op') return result;
-    const level = levelOf(token.text);
-    if (level === 0 || level < Math.max(minLevel, 1)) return result;
-    s.next();
-    s.skipNewlines();
-    const right = continueInfix(s, parseUnary(s), level + 1);
-    result = { type: 'binary', op: token.text as BinaryOp, left: result, right, loc: result.loc };
-  }
-}
-
-/** A term without infix operators: `-` only before a number literal. */
-function parseUnary(s: TokenStream): Term {
-  if (!s.at('-')) return parseRef(s);
-  const minus = s.next();
-  s.skipNewlines();
-  const token = s.current;
-  if (token.kind !== 'number') s.fail('unary - can only be used with numeric literals', minus);
-  s.next();
-  return { type: 'number', value: -Number(token.text), text: `-${token.text}`, loc: s.location(minus) };
-}
-
-/** A primary term and the selectors after it (`.name`, `[term]`), a call when a name is followed by `(`. */
-function parseRef(s: TokenStream): Term {
-  const start = s.current;
-  let head = parsePrimary(s);
-  const path: Term[] = [];
-  for (;;) {
-    const token = s.current;
-    if (token.kind === 'op' && token.text === '.' && !token.spaceBefore) {
-      s.next();
-      const name = s.current;
-      if (name.kind !== 'ident') s.fail(`expected a name after ".", found ${describe(name)}`);
-      if (name.spaceBefore) s.fail('invalid whitespace between . and identifier', name);
-      s.next();
-      path.push({ type: 'string', value: name.text, loc: s.location(name) });
-    } else if (token.kind === 'op' && token.text === '[' && !token.spaceBefore) {
-      s.next();
-      s.skipNewlines();
-      path.push(parseTerm(s));
-      s.skipNewlines();
-      s.expect(']');
-    } else if (token.kind === 'op' && token.text === '(' && !token.spaceBefore && isName(head, path)) {
-      head = parseCall(s, callName(head, path), start);
-      path.length = 0;
-    } else break;
-  }
-  return path.length === 0 ? head : { type: 'ref', head, path, loc: head.loc };
-}
-
-/** A call's name: the var, then the dotted names after it. */
-function callName(head: Term, path: readonly Term[]): string[] {
-  const name = head.type === 'var' ? [head.name] : [];
-  for (let index = 0; index < path.length; index++) name.push((path[index] as { value: string }).value);
-  return name;
-}
-
-/** Whether a var and dotted names so far can name a function. */
-const isName = (head: Term, path: Term[]) =>
-  head.type === 'var' && !head.name.startsWith('$') && path.every((part) => part.type === 'string');
-
-function parseCall(s: TokenStream, name: string[], start: ReturnType<TokenStream['peek']>): Term {
-  s.expect('(');
-  const args: Term[] = [];
-  s.skipNewlines();
-  while (!s.at(')')) {
-    args.push(parseTerm(s));
-    s.skipNewlines();
-    if (!s.take(',')) break;
-    s.skipNewlines();
-  }
-  s.expect(')');
-  // `set()` is the empty set's literal, not a call.
-  if (name.length === 1 && name[0] === 'set' && args.length === 0) return { type: 'set', items: [], loc: s.location(start) };
-  return { type: 'call', name, args, loc: s.location(start) };
-}
-
-function parsePrimary(s: TokenStream): Term {
-  const token = s.current;
-  const loc = s.location(token);
-  switch (token.kind) {
-    case 'number':
-      s.next();
-      return { type: 'number', value: Number(token.text), text: token.text, loc };
-    case 'string':
-    case 'rawstring':
-      s.next();
-      return { type: 'string', value: token.value!, loc };
-    case 'ident': {
-      if (token.text === 'true' || token.text === 'false') {
-        s.next();
-        return { type: 'boolean', value: token.text === 'true', loc };
-      }
-      if (token.text === 'null') {
-        s.next();
-        return { type: 'null', loc };
-      }
-      if (s.isKeyword(token.text) && !(token.text === 'contains' && s.peek(1).text === '(')) s.fail(`unexpected keyword \`${token.text}\``);
-      s.next();
-      return token.text === '_' ? wildcard(loc) : { type: 'var', name: token.text, loc };
-    }
-    case 'op':
-      if (token.text === '(') {
-        s.next();
-        s.skipNewlines();
-        const inner = parseTerm(s);
-        s.skipNewlines();
-        s.expect(')');
-        return inner;
-      }
-      if (token.text === '[') return parseArray(s);
-      if (token.text === '{') return parseBrace(s);
-      break;
-    default:
-      break;
-  }
-  return s.fail(`unexpected ${describe(token)}`);
-}
-
-// As OPA's parser: a collection's first item is read as a single term, so `[x | …]` is a comprehension;
-// only if its body does not parse (`[x | y, 5]`), or an operator follows the term (`[a & b | c]`), is `|`
-// the union operator of an item.
-function parseArray(s: TokenStream): Term {
-  const loc = s.location(s.next());
-  s.skipNewlines();
-  if (s.take(']')) return { type: 'array', items: [], loc };
-  const head = parseUnary(s);
-  const body = comprehensionBody(s, ']');
-  if (body) return { type: 'arraycompr', head, body, loc };
-  const items = [continueInfix(s, head, 0)];
-  return { type: 'array', items: [...items, ...restOfList(s, ']')], loc };
-}
-
-/**
- * After a comprehension's head, `| body` and its closer; or, where the body does not parse (`[x | y, 5]`),
- * nothing, the stream back at the `|`, which is then the union operator: OPA's parser backtracks the same way.
- */
-function comprehensionBody(s: TokenStream, closer: string): Literal[] | undefined {
+/** Runs `parse`; on a parse error, puts the stream back and answers undefined (OPA's parser restores its state). */
+export function attempt<T>(s: TokenStream, parse: () => T): T | undefined {
   const mark = s.mark();
-  if (!s.take('|')) return undefined;
   try {
-    const body = parseQuery(s, closer);
-    s.expect(closer);
-    return body;
+    return parse();
   } catch (error) {
-    if (!(error instanceof RegoSyntaxError)) throw error;
+    if (!(error instanceof RegoError)) throw error;
     s.reset(mark);
     return undefined;
   }
 }
 
-/** `{}` is an empty object; `{k: v, …}` an object; `{a, …}` a set; with `|`, their comprehensions. */
-function parseBrace(s: TokenStream): Term {
-  const loc = s.location(s.next());
-  s.skipNewlines();
-  if (s.take('}')) return { type: 'object', entries: [], loc };
-  const head = parseUnary(s);
-  const body = comprehensionBody(s, '}');
-  if (body) return { type: 'setcompr', head, body, loc };
-  const key = continueInfix(s, head, 0);
-  s.skipNewlines();
-  if (!s.take(':')) return { type: 'set', items: [key, ...restOfList(s, '}')], loc };
-  s.skipNewlines();
-  const first = parseUnary(s);
-  const valueBody = comprehensionBody(s, '}');
-  if (valueBody) return { type: 'objectcompr', key, value: first, body: valueBody, loc };
-  const entries: [Term, Term][] = [[key, continueInfix(s, first, 0)]];
-  s.skipNewlines();
-  while (s.take(',')) {
-    s.skipNewlines();
-    if (s.at('}')) break;
-    const entryKey = parseTerm(s);
-    s.skipNewlines();
-    s.expect(':');
-    s.skipNewlines();
-    entries.push([entryKey, parseTerm(s)]);
-    s.skipNewlines();
+/** A query: literals until `end` (not taken: `}`, or `eof` for a whole query), separated by newlines or `;`. */
+export function parseQuery(s: TokenStream, end: string, requireSemi = false): Literal[] {
+  const atEnd = () => (end === 'eof' ? s.current.kind === 'eof' : s.at(end));
+  if (atEnd()) s.fail('found empty body');
+  const body: Literal[] = [];
+  for (;;) {
+    body.push(parseLiteral(s));
+    if (s.take(';')) continue;
+    if (atEnd() || requireSemi) return body;
+    if (!s.current.newlineBefore) s.illegal(`expected \\n or ; or ${end}`);
   }
-  s.expect('}');
+}
+
+/** `{ query }`: the braces taken. */
+export function parseBraced(s: TokenStream): Literal[] {
+  s.enter();
+  s.next(); // `{`
+  const body = parseQuery(s, '}');
+  s.next(); // `}`
+  s.leave();
+  return body;
+}
+
+export function parseLiteral(s: TokenStream): Literal {
+  const start = s.current;
+  // A keyword that begins a reference (`else.foo == 1`) is a name.
+  if (s.treatAsNameIfRef()) return parseLiteralExpr(s, false, start);
+  let negated = false;
+  if (s.atKeyword('not') && !s.refFollows()) {
+    s.next();
+    negated = true;
+  }
+  if (s.atKeyword('some')) {
+    if (negated) s.illegal("illegal negation of 'some'");
+    return parseSome(s, start);
+  }
+  if (s.atKeyword('every')) {
+    if (negated) s.illegal("illegal negation of 'every'");
+    return parseEvery(s, start);
+  }
+  return parseLiteralExpr(s, negated, start);
+}
+
+function parseLiteralExpr(s: TokenStream, negated: boolean, start: Token): Literal {
+  const expr = parseExpr(s);
+  return { expr, negated, withs: s.atKeyword('with') ? parseWiths(s) : NO_WITHS, loc: locationOf(start) };
+}
+
+function parseWiths(s: TokenStream): With[] {
+  const withs: With[] = [];
+  while (s.atKeyword('with')) {
+    const loc = locationOf(s.next());
+    if (!s.atName()) s.illegal('expected ident');
+    const target = parseTerm(s);
+    if (target.type !== 'ref' && target.type !== 'var') s.illegal('expected with target path');
+    if (!s.atKeyword('as')) s.illegal('expected as keyword');
+    s.next();
+    withs.push({ target, value: parseTermInfixCall(s), loc });
+  }
+  return withs;
+}
+
+function parseSome(s: TokenStream, start: Token): Literal {
+  const loc = locationOf(start);
+  s.next(); // `some`
+  const afterSome = s.mark();
+  // `some x in xs`, `some k, v in xs`; else `some x, y` declares vars.
+  const membership = attempt(s, () => parseTermInfixCall(s));
+  if (membership?.type === 'membership') {
+    const expr: Expr = { kind: 'somein', key: membership.key, value: membership.value, collection: membership.collection };
+    return { expr, negated: false, withs: s.atKeyword('with') ? parseWiths(s) : NO_WITHS, loc };
+  }
+  if (membership?.type === 'call' || membership?.type === 'binary') s.illegal('expected `x in xs` or `x, y in xs` expression');
+  s.reset(afterSome);
+  const vars: Term[] = [];
+  for (;;) {
+    if (!s.atName()) s.illegal('expected var');
+    vars.push(parseVar(s.next()));
+    if (!s.take(',')) break;
+  }
+  return { expr: { kind: 'some', vars }, negated: false, withs: NO_WITHS, loc };
+}
+
+function parseEvery(s: TokenStream, start: Token): Literal {
+  const loc = locationOf(start);
+  s.next(); // `every`
+  const term = parseTermInfixCall(s);
+  if (term.type !== 'membership') s.illegal('expected `x[, y] in xs { ... }` expression');
+  if (term.key && term.key.type !== 'var') s.illegal('expected key to be a variable');
+  if (term.value.type !== 'var') s.illegal('expected value to be a variable');
+  if (!s.at('{')) s.illegal('missing body');
+  const body = parseBraced(s);
+  const expr: Expr = { kind: 'every', key: term.key, value: term.value, domain: term.collection, body };
+  return { expr, negated: false, withs: s.atKeyword('with') ? parseWiths(s) : NO_WITHS, loc };
+}
+
+export function parseExpr(s: TokenStream): Expr {
+  const left = parseTermInfixCall(s);
+  if (s.take(':=')) return { kind: 'assign', target: left, value: parseTermInfixCall(s) };
+  if (s.take('=')) return { kind: 'unify', left, right: parseTermInfixCall(s) };
+  return { kind: 'term', term: left };
+}
+
+/** A term with every infix operator, `k, v in xs` included. */
+export const parseTermInfixCall = (s: TokenStream): Term => parseTermIn(s, true);
+
+/** A term with every infix operator, as an item of a list (where a comma ends it). */
+export const parseTermInfixCallInList = (s: TokenStream): Term => parseTermIn(s, false);
+
+function parseTermIn(s: TokenStream, keyValue: boolean): Term {
+  s.enter();
+  let left = parseInfix(s, 0);
+  if (keyValue && s.at(',')) {
+    const pair = attempt(s, () => {
+      s.next();
+      const value = parseInfix(s, 0);
+      if (!s.atKeyword('in')) s.fail('not a membership');
+      s.next();
+      return { type: 'membership', key: left, value, collection: parseInfix(s, 0), loc: left.loc } as const;
+    });
+    if (pair) left = pair;
+  }
+  s.treatAsNameIfRef();
+  while (s.atKeyword('in')) {
+    s.next();
+    left = { type: 'membership', value: left, collection: parseInfix(s, 0), loc: left.loc };
+  }
+  s.leave();
+  return left;
+}
+
+// The binary operators by level, lowest first: each level's operands are the next level's terms.
+const LEVELS: readonly ReadonlySet<string>[] = [RELATION, OR, AND, ARITH, FACTOR];
+
+/** Operators of `level` and up, left-associative, as OPA's parseTermRelation … parseTermFactor. */
+function parseInfix(s: TokenStream, level: number): Term {
+  if (level === LEVELS.length) return parseTerm(s);
+  const operators = LEVELS[level]!;
+  let left = parseInfix(s, level + 1);
+  while (s.current.kind === 'op' && operators.has(s.current.text)) {
+    const op = s.next().text as BinaryOp;
+    left = { type: 'binary', op, left, right: parseInfix(s, level + 1), loc: left.loc };
+  }
+  return left;
+}
+
+/**
+ * A term and the references, calls and selectors that follow it. Read once per place in a statement: the
+ * readings tried and taken back (a comprehension, then a list) would otherwise read nested terms again at
+ * every level, exponentially (OPA's parser keeps the same cache).
+ */
+export function parseTerm(s: TokenStream): Term {
+  return s.memoized(() => readTerm(s));
+}
+
+function readTerm(s: TokenStream): Term {
+  s.enter();
+  const token = s.current;
+  const loc = locationOf(token);
+  let term: Term;
+  switch (token.kind) {
+    case 'number':
+      term = parseNumber(s);
+      break;
+    case 'string':
+      s.next();
+      term = { type: 'string', value: token.value!, loc };
+      break;
+    case 'template':
+      term = parseTemplateString(s);
+      break;
+    case 'ident':
+      if (s.atKeyword('null') || s.atKeyword('true') || s.atKeyword('false')) {
+        s.next();
+        term = token.text === 'null' ? { type: 'null', loc } : { type: 'boolean', value: token.text === 'true', loc };
+      } else if (s.atAnyKeyword() && token.text !== 'contains') return s.illegal();
+      else term = parseVar(s.next());
+      break;
+    default:
+      if (token.text === '-' || token.text === '.') term = parseNumber(s);
+      else if (token.text === '[') term = parseArray(s);
+      else if (token.text === '{') term = parseSetOrObject(s);
+      else if (token.text === '(') {
+        s.next();
+        term = parseTermInfixCall(s);
+        if (!s.at(')')) s.fail('non-terminated expression');
+        s.next();
+      } else return s.illegal();
+  }
+  s.leave();
+  return parseTermFinish(s, term);
+}
+
+/** `.name`, `[term]` or `(args)` touching the term: a reference or a call. */
+function parseTermFinish(s: TokenStream, head: Term): Term {
+  const token = s.current;
+  if (token.kind === 'op' && !token.spaceBefore && (token.text === '.' || token.text === '[' || token.text === '('))
+    return parseRef(s, head);
+  return head;
+}
+
+function parseRef(s: TokenStream, head: Term): Term {
+  s.enter();
+  const allowed = ['var', 'array', 'object', 'set', 'arraycompr', 'setcompr', 'objectcompr', 'call'];
+  if (!allowed.includes(head.type)) s.fail(`illegal ref (head cannot be ${valueName(head)})`);
+  let path: Term[] = [];
+  for (;;) {
+    const token = s.current;
+    if (token.kind !== 'op' || token.spaceBefore) break;
+    if (token.text === '.') {
+      s.next();
+      const name = s.current;
+      if (name.kind !== 'ident' || name.spaceBefore) s.illegal('expected ident');
+      s.next();
+      path.push({ type: 'string', value: name.text, loc: locationOf(name) });
+    } else if (token.text === '[') {
+      s.next();
+      path.push(parseTermInfixCall(s));
+      if (!s.at(']')) s.illegal('expected ]');
+      s.next();
+    } else if (token.text === '(') {
+      const name = callName(head, path);
+      if (!name) s.fail(`illegal call (operator cannot be ${valueName(path.length > 0 ? ({ ...head, type: 'ref' } as Term) : head)})`);
+      head = parseCall(s, name, head.loc);
+      path = [];
+    } else break;
+  }
+  s.leave();
+  return path.length === 0 ? head : { type: 'ref', head, path, loc: head.loc };
+}
+
+/** A call's operator as names (`count`, `data.lib.f`), or undefined when it is not a name. */
+function callName(head: Term, path: readonly Term[]): string[] | undefined {
+  if (head.type !== 'var' || isWildcard(head.name)) return undefined;
+  const name = [head.name];
+  for (const part of path) {
+    if (part.type !== 'string') return undefined;
+    name.push(part.value);
+  }
+  return name;
+}
+
+function parseCall(s: TokenStream, name: string[], loc: Location): Term {
+  s.next(); // `(`
+  const args = parseTermList(s, ')');
+  s.next(); // `)`
+  // `set()` is the empty set's literal, not a call.
+  if (args.length === 0 && name.length === 1 && name[0] === 'set') return { type: 'set', items: [], loc };
+  return { type: 'call', name, args, loc };
+}
+
+/** Terms separated by commas up to `end` (not taken); a comma may trail. */
+function parseTermList(s: TokenStream, end: string, first: Term[] = []): Term[] {
+  const terms = first;
+  if (s.at(end)) return terms;
+  for (;;) {
+    terms.push(parseTermInfixCallInList(s));
+    if (s.at(end)) return terms;
+    if (!s.take(',')) s.illegal(`expected "," or "${end}"`);
+    if (s.at(end)) return terms;
+  }
+}
+
+function parseVar(token: Token): Term {
+  const loc = locationOf(token);
+  return token.text === '_' ? wildcard(loc) : { type: 'var', name: token.text, loc };
+}
+
+function parseNumber(s: TokenStream): Term {
+  const start = s.current;
+  let prefix = '';
+  if (s.take('-')) {
+    prefix = '-';
+    if (s.current.kind !== 'number' && !s.at('.')) s.illegal('expected number');
+  }
+  if (s.take('.')) {
+    prefix += '.';
+    if (s.current.kind !== 'number') s.illegal('expected number');
+  }
+  const digits = s.current;
+  if (digits.kind !== 'number') s.illegal('expected number');
+  const literal = digits.text;
+  if (!prefix.endsWith('.') && literal.length > 1 && literal[0] === '0' && literal[1] !== '.' && literal[1] !== 'e' && literal[1] !== 'E')
+    s.illegal('expected number without leading zero');
+  s.next();
+  const text = `${prefix}${prefix.endsWith('.') ? '0' : ''}${literal}`.replace(/^(-?)\./, '$10.');
+  return { type: 'number', value: Number(text), text: prefix + literal, loc: locationOf(start) };
+}
+
+function parseTemplateString(s: TokenStream): Term {
+  const loc = locationOf(s.current);
+  const parts: (Term | Literal)[] = [];
+  for (;;) {
+    const part = s.next();
+    if (part.value) parts.push({ type: 'string', value: part.value, loc: locationOf(part) });
+    if (part.templateEnd) return { type: 'template', parts, loc };
+    const literal = attempt(s, () => parseLiteral(s));
+    if (!literal) s.fail('invalid template-string expression');
+    const where = literal.loc;
+    if (literal.negated) throw templateError("unexpected negation ('not') in template-string expression", where);
+    const kind = literal.expr.kind;
+    if (kind === 'unify') throw templateError("unexpected unification ('=') in template-string expression", where);
+    if (kind === 'assign') throw templateError("unexpected assignment (':=') in template-string expression", where);
+    if (kind === 'every' || kind === 'some' || kind === 'somein')
+      throw templateError(`unexpected '${kind === 'every' ? 'every' : 'some'}' in template-string expression`, where);
+    const term = literal.expr.kind === 'term' ? literal.expr.term : undefined;
+    const scalar = term && literal.withs.length === 0 && ['string', 'number', 'boolean', 'null'].includes(term.type);
+    parts.push(scalar ? term : literal);
+    if (!s.at('}')) s.fail('expected } to end template string expression');
+    s.next();
+    if (s.current.kind !== 'template') s.fail('expected the rest of the template string');
+  }
+}
+
+const templateError = (message: string, loc: Location) => new RegoError('rego_parse_error', message, { row: loc.row, col: loc.col });
+
+// As OPA's parser: a collection's first item is read as a single term, so `[x | …]` is a comprehension; only
+// if its body does not parse (`[x | y, 5]`), or an operator follows the term (`[a & b | c]`), is it a list.
+function parseArray(s: TokenStream): Term {
+  s.enter();
+  const loc = locationOf(s.next());
+  if (s.take(']')) {
+    s.leave();
+    return { type: 'array', items: [], loc };
+  }
+  // A leading comma (`[, x]`), which OPA still reads, rules out a comprehension.
+  const comprehensionPossible = !s.take(',');
+  const start = s.mark();
+  const head = attempt(s, () => parseTerm(s));
+  let result: Term | undefined;
+  if (head && s.at(']')) {
+    s.next();
+    result = { type: 'array', items: [head], loc };
+  } else if (head && s.at(',')) {
+    s.next();
+    const items = parseTermList(s, ']', [head]);
+    s.next();
+    result = { type: 'array', items, loc };
+  } else if (head && s.at('|') && comprehensionPossible) {
+    const body = attempt(s, () => {
+      s.next();
+      const literals = parseQuery(s, ']');
+      s.next();
+      return literals;
+    });
+    if (body) result = { type: 'arraycompr', head, body, loc };
+  }
+  if (!result) {
+    s.reset(start);
+    const items = parseTermList(s, ']');
+    s.next();
+    result = { type: 'array', items, loc };
+  }
+  s.leave();
+  return result;
+}
+
+function parseSetOrObject(s: TokenStream): Term {
+  s.enter();
+  const loc = locationOf(s.next());
+  if (s.take('}')) {
+    s.leave();
+    return { type: 'object', entries: [], loc };
+  }
+  const comprehensionPossible = !s.take(',');
+  const start = s.mark();
+  let head = attempt(s, () => parseTerm(s));
+  let result: Term | undefined;
+  if (head && s.at('|') && comprehensionPossible) result = parseSet(s, start, head, true, loc);
+  else if (head && (s.at('}') || s.at(','))) result = parseSet(s, start, head, comprehensionPossible, loc);
+  else if (head && s.at(':')) result = parseObject(s, head, comprehensionPossible, loc);
+  if (!result) {
+    s.reset(start);
+    head = parseTermInfixCallInList(s);
+    if (s.at('}') || s.at(',')) result = parseSet(s, start, head, false, loc);
+    else if (s.at(':')) result = parseObject(s, head, comprehensionPossible, loc);
+    else s.illegal('non-terminated set');
+  }
+  s.leave();
+  return result!;
+}
+
+function parseSet(
+  s: TokenStream,
+  start: ReturnType<TokenStream['mark']>,
+  head: Term,
+  comprehensionPossible: boolean,
+  loc: Location,
+): Term | undefined {
+  if (s.take('}')) return { type: 'set', items: [head], loc };
+  if (s.take(',')) {
+    const items = parseTermList(s, '}', [head]);
+    s.next();
+    return { type: 'set', items, loc };
+  }
+  // `|`: a set comprehension; else, read again from the start, a set whose first item is a union.
+  if (comprehensionPossible) {
+    const body = attempt(s, () => {
+      s.next();
+      const literals = parseQuery(s, '}');
+      s.next();
+      return literals;
+    });
+    if (body) return { type: 'setcompr', head, body, loc };
+  }
+  s.reset(start);
+  const items = parseTermList(s, '}');
+  s.next();
+  return { type: 'set', items, loc };
+}
+
+function parseObject(s: TokenStream, key: Term, comprehensionPossible: boolean, loc: Location): Term | undefined {
+  s.next(); // `:`
+  const start = s.mark();
+  const value = attempt(s, () => parseTerm(s));
+  if (value && comprehensionPossible && (s.at('}') || s.at(',') || s.at('|'))) {
+    const finished = attempt(s, () => parseObjectFinish(s, key, value, true, loc));
+    if (finished) return finished;
+  }
+  s.reset(start);
+  const relation = parseTermInfixCallInList(s);
+  if (s.at('}') || s.at(',')) return parseObjectFinish(s, key, relation, false, loc);
+  return s.illegal('non-terminated object');
+}
+
+function parseObjectFinish(s: TokenStream, key: Term, value: Term, comprehensionPossible: boolean, loc: Location): Term {
+  if (s.take('}')) return { type: 'object', entries: [[key, value]], loc };
+  if (s.at('|')) {
+    if (!comprehensionPossible) s.illegal('non-terminated object');
+    s.next();
+    const body = parseQuery(s, '}');
+    s.next();
+    return { type: 'objectcompr', key, value, body, loc };
+  }
+  s.next(); // `,`
+  const entries: [Term, Term][] = [[key, value]];
+  while (!s.at('}')) {
+    const entryKey = parseTermInfixCallInList(s);
+    if (!s.take(':')) s.illegal('expected ":"');
+    entries.push([entryKey, parseTermInfixCallInList(s)]);
+    if (s.at('}')) break;
+    if (!s.take(',')) s.illegal('expected "," or "}"');
+  }
+  s.next();
   return { type: 'object', entries, loc };
 }
 
-/** The items after the first of an array or set, up to and including the closer. */
-function restOfList(s: TokenStream, closer: string): Term[] {
-  const items: Term[] = [];
-  s.skipNewlines();
-  while (s.take(',')) {
-    s.skipNewlines();
-    if (s.at(closer)) break;
-    items.push(parseTerm(s));
-    s.skipNewlines();
+/** A term's kind as OPA's ValueName says it, for errors. */
+export function valueName(term: Term): string {
+  switch (term.type) {
+    case 'arraycompr':
+      return 'arraycomprehension';
+    case 'setcompr':
+      return 'setcomprehension';
+    case 'objectcompr':
+      return 'objectcomprehension';
+    case 'binary':
+    case 'membership':
+      return 'call';
+    case 'template':
+      return 'templatestring';
+    default:
+      return term.type;
   }
-  s.expect(closer);
-  return items;
 }
