@@ -4,6 +4,7 @@
 // the rule's action (as policy reports and Kyverno report them; the action is kept beside); a change a
 // mutating rule would make is `warn`; an error is `error`, never a pass.
 import type { ClusterView } from '../admission/cluster/cluster-view.js';
+import type { WorkDeadline } from '../admission/decide/deadline.js';
 import { matchesRule } from '../admission/decide/match-rule.js';
 import { diffToPatch } from '../admission/decide/json-patch.js';
 import { nestedDeeperThan, ObjectTooDeepError } from '../admission/decide/object-depth.js';
@@ -62,8 +63,10 @@ export async function ruleResults<P>(
   request: AdmissionRequest,
   now: Date,
   cluster?: ClusterView,
+  /** A `policy test` case's time limit; the engines' cost budgets bound each rule either way. */
+  deadline?: WorkDeadline,
 ): Promise<RuleResult[]> {
-  const context = { now, cluster };
+  const context = { now, cluster, deadline };
   const matching = document.rules.filter((rule) => matchesRule(request, rule.match, policy));
   const walksWholeObject = policy.kind === 'mutating' || policy.walksWholeObject === true;
   const tooDeep = walksWholeObject && (['object', 'oldObject'] as const).find((field) => nestedDeeperThan(request[field]));

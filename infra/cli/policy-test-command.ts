@@ -66,7 +66,7 @@ async function runTests(paths: string[], output: TestOutput, timeoutMs: number):
       `no test files under ${paths.join(', ')} (PolicyTest, kyverno-test.yaml, gator suite.yaml, OPA case files or Rego tests)`,
     );
   // Rego unit tests, as `opa test` runs the paths' .rego files together.
-  const outcomes: CaseOutcome[] = regoFiles.length > 0 ? await runOpaTests(regoFiles) : [];
+  const outcomes: CaseOutcome[] = regoFiles.length > 0 ? await runOpaTests(regoFiles, limits) : [];
   for (const { file, document } of files) {
     try {
       outcomes.push(...(await runTestFile(file, document, limits)));

@@ -10,6 +10,8 @@ import { parse } from 'yaml';
 import { type ClusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import { inventoryOf } from '../../functions/engines/rego/index.js';
 import { ruleResults } from '../../functions/audit/rule-results.js';
+import { caseDeadline, type TestLimits } from '../../functions/engines/runtime/test-limits.js';
+
 import { type CaseOutcome, failed, passed, skipped } from './case-outcome.js';
 import { bundleRules, cel } from './manifest-bundle-rules.js';
 import { offlineRequest } from '../../functions/audit/offline-request.js';
@@ -55,7 +57,7 @@ function clusterOf(folder: string, inventory: string[] = []): ClusterView | stri
   return laidOut.ok ? completeView(objects as Record<string, unknown>[]) : laidOut.error;
 }
 
-export async function runGatorSuite(file: string): Promise<CaseOutcome[]> {
+export async function runGatorSuite(file: string, limits: TestLimits): Promise<CaseOutcome[]> {
   const folder = dirname(file);
   const suite = parse(readFileSync(file, 'utf8')) as GatorSuite;
   const outcomes: CaseOutcome[] = [];
@@ -83,7 +85,7 @@ export async function runGatorSuite(file: string): Promise<CaseOutcome[]> {
         outcomes.push(failed(file, name, request.error));
         continue;
       }
-      const results = await ruleResults(cel, rules.document, request.request, new Date(), cluster);
+      const results = await ruleResults(cel, rules.document, request.request, new Date(), cluster, caseDeadline(limits));
       const violations = results.filter((result) => result.result === 'fail').flatMap((result) => result.messages);
       const errors = results.filter((result) => result.result === 'error').flatMap((result) => result.messages);
       const mismatches = (entry.assertions ?? [{}])

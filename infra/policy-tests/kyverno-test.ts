@@ -7,6 +7,7 @@
 // (request.operation, request.namespace) are applied; the cluster is what the suite describes (its context
 // file's objects, its values' Namespaces, its values for context entries). What Portcullis cannot do is
 // skipped with the reason: what reads a registry or writes to the cluster, other Kyverno kinds.
+import { caseDeadline, type TestLimits } from '../../functions/engines/runtime/test-limits.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
@@ -114,7 +115,7 @@ function findResource(objects: Manifest[], kind: string | undefined, reference: 
   );
 }
 
-export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
+export async function runKyvernoTest(file: string, limits: TestLimits): Promise<CaseOutcome[]> {
   const folder = dirname(file);
   const test = parse(readFileSync(file, 'utf8')) as KyvernoTest;
   const manifests = (test.policies ?? []).flatMap((path) => documentsOf(join(folder, path)));
@@ -181,10 +182,10 @@ export async function runKyvernoTest(file: string): Promise<CaseOutcome[]> {
       }
       const cluster = completeView(withRequestNamespace(clusterObjects, request.request.namespace), caseValues?.variables);
       if (mutation) {
-        outcomes.push(await mutationCase(file, name, expectation, rules.document, request.request, folder, cluster));
+        outcomes.push(await mutationCase(file, name, expectation, rules.document, request.request, folder, cluster, limits));
         continue;
       }
-      const results = await ruleResults(cel, rules.document, request.request, new Date(), cluster);
+      const results = await ruleResults(cel, rules.document, request.request, new Date(), cluster, caseDeadline(limits));
       const own = expectation.rule ? ruleResultsOf(results, expectation.policy ?? '', expectation.rule) : undefined;
       const got = own ? resultNamed(own, expectation.policy ?? '') : resultNamed(results, expectation.policy ?? '');
       const messages = (own ?? results.filter((result) => result.policy === expectation.policy)).flatMap((result) => result.messages);
@@ -211,6 +212,7 @@ async function mutationCase(
   request: AdmissionRequest,
   folder: string,
   cluster: ClusterView,
+  limits: TestLimits,
 ): Promise<CaseOutcome> {
   const patchedFile = expectation.patchedResources ?? expectation.patchedResource;
   // An expected object is what the whole policy makes of the resource, as `kyverno test` applies it; a
@@ -218,7 +220,7 @@ async function mutationCase(
   const rule = patchedFile ? undefined : expectation.rule?.replace(/^autogen-(cronjob-)?/, '');
   let result: { object: unknown; changed: boolean };
   try {
-    result = await mutatedBy(document, request, expectation.policy ?? '', rule, cluster);
+    result = await mutatedBy(document, request, expectation.policy ?? '', rule, cluster, caseDeadline(limits));
   } catch (error) {
     return failed(file, name, `the mutation failed: ${(error as Error).message}`);
   }

@@ -3,6 +3,7 @@
 // runs them, and the object they leave compared with the suite's expected object. Empty lists and maps are
 // left out of the comparison: the API server's typed decoding drops them, and Kyverno's expected objects
 // show it.
+import type { WorkDeadline } from '../../functions/admission/decide/deadline.js';
 import { isDeepStrictEqual } from 'node:util';
 import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
 import type { ClusterView } from '../../functions/admission/cluster/cluster-view.js';
@@ -34,6 +35,7 @@ export async function mutatedBy(
   policy: string,
   rule?: string,
   cluster?: ClusterView,
+  deadline?: WorkDeadline,
 ): Promise<{ object: unknown; changed: boolean }> {
   const names = rule ? [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`] : undefined;
   const rules = document.rules.filter(
@@ -44,6 +46,7 @@ export async function mutatedBy(
   const outcome = await mutateRules(mutationsPolicy as never, { ...document, rules } as never, request, {
     now: new Date(),
     ...(cluster ? { cluster } : {}),
+    ...(deadline ? { deadline } : {}),
   });
   if (!outcome.verdict.patch) return { object: request.object, changed: false };
   const operations = JSON.parse(Buffer.from(outcome.verdict.patch, 'base64').toString('utf8')) as Operation[];

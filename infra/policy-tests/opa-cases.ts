@@ -4,7 +4,8 @@
 // cost budget and a time limit of its own (`--timeout`), as `opa test` bounds each test.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { type CaseLimits, type OpaCase, runOpaCases } from '../../functions/engines/rego/index.js';
+import { type OpaCase, runOpaCases } from '../../functions/engines/rego/index.js';
+import type { TestLimits } from '../../functions/engines/runtime/test-limits.js';
 import { type CaseOutcome, failed, passed } from './case-outcome.js';
 
 /** Whether a parsed document is a case file: `cases`, each with a `note` and a `query`. */
@@ -24,7 +25,7 @@ export function readCaseFile(file: string): unknown {
   return file.endsWith('.json') ? JSON.parse(text) : parse(text);
 }
 
-export async function runOpaCaseFile(file: string, limits: CaseLimits): Promise<CaseOutcome[]> {
+export async function runOpaCaseFile(file: string, limits: TestLimits): Promise<CaseOutcome[]> {
   const { cases } = readCaseFile(file) as { cases: OpaCase[] };
   const outcomes = await runOpaCases(cases, limits);
   return outcomes.map((outcome, index) =>

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { runRegoUnitTests } from '../../functions/engines/rego/index.js';
+import type { TestLimits } from '../../functions/engines/runtime/test-limits.js';
 import { type CaseOutcome, failed, passed, skipped } from './case-outcome.js';
 
 function regoFilesUnder(path: string): string[] {
@@ -17,9 +18,9 @@ function regoFilesUnder(path: string): string[] {
 /** The `.rego` files under the paths (a file named directly counts when it is one). */
 export const regoFilesIn = (paths: readonly string[]): string[] => [...new Set(paths.flatMap(regoFilesUnder))];
 
-export async function runOpaTests(files: readonly string[], now = new Date()): Promise<CaseOutcome[]> {
+export async function runOpaTests(files: readonly string[], limits: TestLimits): Promise<CaseOutcome[]> {
   const sources = files.map((file) => ({ file: relative(process.cwd(), file) || file, source: readFileSync(file, 'utf8') }));
-  const run = await runRegoUnitTests(sources, now);
+  const run = await runRegoUnitTests(sources, limits);
   if (!run.ok) return [failed(sources[0]?.file ?? 'rego', 'compile', run.error)];
   return run.results.map(({ name, file, status, detail }) =>
     status === 'passed' ? passed(file, name) : status === 'skipped' ? skipped(file, name, detail ?? '') : failed(file, name, detail ?? ''),

@@ -15,6 +15,7 @@
 //         warnings: []                                # each pattern matches a warning; [] = none
 //         patched: { ... }                            # the object after the answer's patch
 //         rules: { company-registries: fail }         # pass | fail | warn | skip | error, per rule or policy
+import { caseDeadline, type TestLimits } from '../../functions/engines/runtime/test-limits.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Context } from 'aws-lambda';
@@ -155,7 +156,7 @@ function readYaml(path: string, what: string): unknown {
   }
 }
 
-export async function runPortcullisTest(file: string, document: unknown): Promise<CaseOutcome[]> {
+export async function runPortcullisTest(file: string, document: unknown, limits: TestLimits): Promise<CaseOutcome[]> {
   const parsed = v.safeParse(PolicyTestSchema, document);
   if (!parsed.success) throw new InvalidTestFileError(`${file}: not a valid PolicyTest:\n  ${issueLines(parsed.issues).join('\n  ')}`);
   const test = parsed.output;
@@ -210,7 +211,7 @@ export async function runPortcullisTest(file: string, document: unknown): Promis
       entry.expect,
       body.response,
       request.request.object,
-      await ruleResults(policy, rules.document, request.request, now),
+      await ruleResults(policy, rules.document, request.request, now, undefined, caseDeadline(limits)),
     );
     outcomes.push(found.length === 0 ? passed(file, entry.name) : failed(file, entry.name, found.join('\n')));
   }

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { CaseOutcome } from './case-outcome.js';
-import type { CaseLimits } from '../../functions/engines/rego/index.js';
+import type { TestLimits } from '../../functions/engines/runtime/test-limits.js';
 import { isGatorSuite, runGatorSuite } from './gator-suite.js';
 import { isOpaCaseFile, readCaseFile, runOpaCaseFile } from './opa-cases.js';
 import { isKyvernoTest, runKyvernoTest } from './kyverno-test.js';
@@ -64,9 +64,9 @@ export function findTestFiles(paths: string[]): { file: string; document: Header
   });
 }
 
-export function runTestFile(file: string, document: Header, limits: CaseLimits): Promise<CaseOutcome[]> {
+export function runTestFile(file: string, document: Header, limits: TestLimits): Promise<CaseOutcome[]> {
   if (isOpaCaseFile(document)) return runOpaCaseFile(file, limits);
-  if (isKyvernoTest(document as never)) return runKyvernoTest(file);
-  if (isGatorSuite(document as never)) return runGatorSuite(file);
-  return runPortcullisTest(file, document);
+  if (isKyvernoTest(document as never)) return runKyvernoTest(file, limits);
+  if (isGatorSuite(document as never)) return runGatorSuite(file, limits);
+  return runPortcullisTest(file, document, limits);
 }

@@ -101,4 +101,21 @@ describe('Rego under the cost budget and the deadline', () => {
     expect(response).toMatchObject({ allowed: false, status: { message: '[test] 100000 found' } });
     expect(response.auditAnnotations['failed-open']).toBeUndefined();
   });
+
+  // OPA has no limit on numbers.range: a limit of ours must stop the evaluation, never make the call undefined
+  // (which `not` would read as true, turning a violation into none).
+  it.each([
+    ['a range past the budget', '  not numbers.range(1, 1000000000)', /cost limit of 1000000 units exceeded/],
+    [
+      'YAML with more aliases than the engine reads',
+      `  not yaml.unmarshal(input.review.object.metadata.annotations.aliases)`,
+      /engine limit/,
+    ],
+  ])("%s stops the evaluation, failing open by the constraint's policy, instead of flipping `not`", async (_, body, reason) => {
+    const handler = await packaged(`${body}\n  msg := "limit"`);
+    const aliases = ['a: &a [1]', ...Array.from({ length: 150 }, (_, index) => `b${index}: *a`)].join('\n');
+    const response = await answerInTime(handler, eventFor(pod(1, { annotations: { aliases } })));
+    expect(response.allowed).toBe(true);
+    expect(response.auditAnnotations['failed-open'], response.auditAnnotations['failed-open']).toMatch(reason);
+  });
 });

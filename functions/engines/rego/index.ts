@@ -9,7 +9,8 @@ import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
 import type { RegoValidation } from './admission-target.js';
 import type { RegoSource } from './compile-sources.js';
 import type { Evaluator } from './evaluator.js';
-import type { CaseLimits, OpaCase } from './opa-cases.js';
+import type { OpaCase } from './opa-cases.js';
+import type { TestLimits } from '../runtime/test-limits.js';
 import { regoRuleSchemaOf } from './rule-schema.js';
 
 const evaluator = new OnDemand<Evaluator>(
@@ -44,19 +45,19 @@ export async function regoForTools(): Promise<Pick<Evaluator, 'compileSources' |
 }
 
 /** Rego unit tests as `opa test` runs them (unit-tests.ts), or the compile error that stops them. */
-export async function runRegoUnitTests(sources: readonly RegoSource[], now: Date) {
+export async function runRegoUnitTests(sources: readonly RegoSource[], limits: TestLimits) {
   await Promise.all([evaluator.load(), loadRegexEngine()]);
-  return evaluator.get().runUnitTests(sources, now);
+  return evaluator.get().runUnitTests(sources, limits);
 }
 
 /** OPA's compliance cases (`{"cases": [...]}`), each on its own budget and time limit (opa-cases.ts). */
-export async function runOpaCases(cases: readonly OpaCase[], limits: CaseLimits) {
+export async function runOpaCases(cases: readonly OpaCase[], limits: TestLimits) {
   await Promise.all([evaluator.load(), loadRegexEngine()]);
   return cases.map((entry) => evaluator.get().runOpaCase(entry, limits));
 }
 
 export type { RegoValidation } from './admission-target.js';
-export type { CaseLimits, OpaCase, OpaCaseOutcome } from './opa-cases.js';
+export type { OpaCase, OpaCaseOutcome } from './opa-cases.js';
 export { inventoryOf } from './inventory.js';
 export type { RegoSource } from './compile-sources.js';
 export type { RegoTestResult, RegoTestRun } from './unit-tests.js';

@@ -4,8 +4,7 @@
 // built-in errors strict when it says `strict_error`. The result is compared as OPA compares it: the set of
 // solutions, each the JSON of its bindings (vars starting `__` are not reported), each binding sorted first
 // when `sort_bindings`; an expected error by its text (`want_error`, a substring) and code (`want_error_code`).
-import { WorkDeadline } from '../../admission/decide/deadline.js';
-import { CostBudget, isBudgetSpent } from '../runtime/cost-budget.js';
+import { caseBudget, type TestLimits } from '../runtime/test-limits.js';
 import { withEvaluation } from '../runtime/evaluation.js';
 import { regoText } from './builtins/format.js';
 import { compileSources } from './compile-sources.js';
@@ -32,13 +31,6 @@ export interface OpaCaseOutcome {
   status: 'passed' | 'failed';
   /** What differs, when it failed. */
   detail?: string;
-}
-
-/** How each case is bounded, as `opa test --timeout` bounds a test: a cost budget and a time limit. */
-export interface CaseLimits {
-  now: Date;
-  costLimit: number;
-  timeoutMs: number;
 }
 
 type CaseEvaluation = Pick<QueryOptions, 'builtins'>;
@@ -82,15 +74,15 @@ function solutionsOf(entry: OpaCase, evaluation: CaseEvaluation): RegoSet {
 }
 
 /** One case, on a budget and a time limit of its own: one that runs out fails, saying so, and the next runs. */
-export function runOpaCase(entry: OpaCase, limits: CaseLimits): OpaCaseOutcome {
-  const budget = new CostBudget(limits.costLimit, new WorkDeadline(limits.timeoutMs));
+export function runOpaCase(entry: OpaCase, limits: TestLimits): OpaCaseOutcome {
+  const budget = caseBudget(limits);
   try {
     return withEvaluation({ budget, now: limits.now }, () =>
       compared(entry, { builtins: { now: limits.now, charge: (units) => budget.charge(units) } }),
     );
   } catch (error) {
-    if (isBudgetSpent(error)) return { status: 'failed', detail: `error: stopped: ${(error as Error).message}` };
-    throw error;
+    // The budget, the time limit, an engine limit, the stack: the case errs, and the next one runs.
+    return { status: 'failed', detail: `error: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 

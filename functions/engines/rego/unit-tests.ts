@@ -2,7 +2,8 @@
 // definitions a test of its own (a second `test_x` is `test_x#01`, as OPA renames duplicates), passing when
 // it is true; `todo_test_…` rules are skipped. Built-in errors make a call undefined, as `opa test` does by
 // default. Each test runs on a cost budget of its own, so a runaway test ends with an error.
-import { CostBudget } from '../runtime/cost-budget.js';
+import { withEvaluation } from '../runtime/evaluation.js';
+import { caseBudget, type TestLimits } from '../runtime/test-limits.js';
 import { compileSources, type RegoSource } from './compile-sources.js';
 import { RegoError } from './errors.js';
 import { EvalContext } from './eval/context.js';
@@ -20,20 +21,18 @@ export interface RegoTestResult {
   detail?: string;
 }
 
-const TEST_BUDGET = 100_000_000;
-
 export type RegoTestRun = { ok: true; results: RegoTestResult[] } | { ok: false; error: string };
 
 /** One definition of a test rule, run on its own. */
-function runTest(policy: CompiledPolicy, group: RuleGroup, index: number, now: Date): Pick<RegoTestResult, 'status' | 'detail'> {
+function runTest(policy: CompiledPolicy, group: RuleGroup, index: number, limits: TestLimits): Pick<RegoTestResult, 'status' | 'detail'> {
   if (group.kind === 'function') return { status: 'failed', detail: 'a test must not take arguments' };
-  const budget = new CostBudget(TEST_BUDGET);
+  const budget = caseBudget(limits);
   const evaluator = new Evaluator(policy, new EvalContext(undefined, {}), {
     strictBuiltinErrors: false,
-    builtins: { now, charge: (units) => budget.charge(units) },
+    builtins: { now: limits.now, charge: (units) => budget.charge(units) },
   });
   try {
-    const values = evaluator.documents.definitionValues(group, index);
+    const values = withEvaluation({ budget, now: limits.now }, () => evaluator.documents.definitionValues(group, index));
     if (values.length === 1 && values[0] === true) return { status: 'passed' };
     return { status: 'failed', detail: values.length === 0 ? 'undefined' : `value ${values.map(regoText).join(', ')}, not true` };
   } catch (error) {
@@ -42,7 +41,7 @@ function runTest(policy: CompiledPolicy, group: RuleGroup, index: number, now: D
   }
 }
 
-export function runUnitTests(sources: readonly RegoSource[], now: Date): RegoTestRun {
+export function runUnitTests(sources: readonly RegoSource[], limits: TestLimits): RegoTestRun {
   let policy: CompiledPolicy;
   try {
     policy = compileSources(sources);
@@ -57,7 +56,7 @@ export function runUnitTests(sources: readonly RegoSource[], now: Date): RegoTes
     if (!last.startsWith('test_') && !skip) continue;
     for (const [index, rule] of group.rules.entries()) {
       const name = `data.${group.path.join('.')}${index === 0 ? '' : `#${String(index).padStart(2, '0')}`}`;
-      const outcome = skip ? ({ status: 'skipped', detail: 'a todo_test_ rule' } as const) : runTest(policy, group, index, now);
+      const outcome = skip ? ({ status: 'skipped', detail: 'a todo_test_ rule' } as const) : runTest(policy, group, index, limits);
       results.push({ name, file: rule.file, row: rule.loc.row, ...outcome });
     }
   }

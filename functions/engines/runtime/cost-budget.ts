@@ -17,8 +17,21 @@ export class CostLimitExceededError extends Error {
   }
 }
 
-/** Whether an error is the budget or the deadline running out: it ends the evaluation, never absorbed. */
-export const isBudgetSpent = (error: unknown): boolean => error instanceof CostLimitExceededError || error instanceof DeadlineExceededError;
+/**
+ * A limit of the engine's own, not the language's, reached (an input that would take more than the engine
+ * allows): like the budget it ends the evaluation with an error the rule's failure policy resolves, never an
+ * answer a policy could read (a built-in's own error would be undefined, and `not` would flip it).
+ */
+export class EngineLimitError extends Error {
+  constructor(message: string) {
+    super(`${message} (an engine limit: the evaluation stops, and the rule's failure policy decides)`);
+    this.name = 'EngineLimitError';
+  }
+}
+
+/** Whether an error is the budget, the deadline or an engine limit running out: it ends the evaluation, never absorbed. */
+export const isBudgetSpent = (error: unknown): boolean =>
+  error instanceof CostLimitExceededError || error instanceof DeadlineExceededError || error instanceof EngineLimitError;
 
 export class CostBudget {
   spent = 0;

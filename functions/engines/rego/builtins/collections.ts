@@ -92,6 +92,8 @@ export const COLLECTIONS: Builtin[] = [
     return start >= stop ? [] : list.slice(start, stop);
   }),
   builtin('array.reverse', 1, (args) => [...array(args, 0)].reverse()),
+  // One level: an array's arrays give their items, anything else is kept as it is.
+  builtin('array.flatten', 1, (args) => array(args, 0).flatMap((item) => (Array.isArray(item) ? item : [item]))),
   builtin('object.get', 3, (args) => {
     const [target, key, fallback] = args;
     if (!isObject(target)) throw new BuiltinError('operand 1 must be object');

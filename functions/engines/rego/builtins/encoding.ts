@@ -1,7 +1,8 @@
 // Encodings (OPA's encoding category): JSON and YAML text, base64, base64url, hex and URL queries. A
 // value becomes JSON as OPA's ast.JSON makes it (a set an array, keys sorted); text becomes a value as
 // OPA's json.unmarshal reads it. Every conversion is charged by the size of what it reads.
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml, YAMLError } from 'yaml';
+import { EngineLimitError } from '../../runtime/cost-budget.js';
 import { textUnits, units } from '../../runtime/size-units.js';
 import { fromJson, makeObject, RegoSet, sortedEntries, sortedMembers, type Value } from '../values.js';
 import { BuiltinError } from '../errors.js';
@@ -44,12 +45,16 @@ function readJson(text: string): Value {
   }
 }
 
+const MAX_ALIASES = 100;
+
 function readYaml(text: string, context: BuiltinContext): Value {
   // Parsing YAML costs about twice what JSON does: the call charged the text once, this is the second.
   context.charge(units(text));
   try {
-    return fromJson(parseYaml(text, { maxAliasCount: 100 }) ?? null);
+    return fromJson(parseYaml(text, { maxAliasCount: MAX_ALIASES }) ?? null);
   } catch (error) {
+    // Aliases past the limit are ours (a document of them can expand vastly), not YAML's: they stop the evaluation.
+    if (!(error instanceof YAMLError)) throw new EngineLimitError(`${(error as Error).message}: more than ${MAX_ALIASES} aliases`);
     throw new BuiltinError((error as Error).message);
   }
 }

@@ -86,9 +86,50 @@ export function globPattern(glob: string, delimiters: readonly string[]): string
   return `^${out}$`;
 }
 
+/** Go's regexp.QuoteMeta. */
+const quoteMeta = (text: string) => text.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
+
+/**
+ * A regex.template_match template as a pattern (OPA's fork of gorilla/mux): text outside the delimiters is
+ * literal, each top-level delimited part a group of its own pattern, the whole anchored.
+ */
+function templatePattern(template: string, start: string, end: string): string {
+  let depth = 0;
+  let pattern = '^';
+  let literalFrom = 0;
+  let groupFrom = 0;
+  for (let index = 0; index < template.length; index++) {
+    const char = template[index];
+    if (char === start) {
+      if (depth++ === 0) {
+        pattern += quoteMeta(template.slice(literalFrom, index));
+        groupFrom = index + 1;
+      }
+    } else if (char === end) {
+      if (--depth < 0) break;
+      if (depth === 0) {
+        const inner = template.slice(groupFrom, index);
+        compiled(`^${inner}$`);
+        pattern += `(${inner})`;
+        literalFrom = index + 1;
+      }
+    }
+  }
+  if (depth !== 0) throw new BuiltinError(`unbalanced braces in ${JSON.stringify(template)}`);
+  return `${pattern}${quoteMeta(template.slice(literalFrom))}$`;
+}
+
 export const REGEX: Builtin[] = [
   builtin('regex.match', 2, (args, context) => matcher(string(args, 0), string(args, 1), context).find()),
   builtin('re_match', 2, (args, context) => matcher(string(args, 0), string(args, 1), context).find()),
+  builtin('regex.template_match', 4, (args, context) => {
+    const [template, value, start, end] = [string(args, 0), string(args, 1), string(args, 2), string(args, 3)];
+    // OPA measures delimiters in bytes, and (its bug) names the start's length in both errors.
+    const length = Buffer.byteLength(start);
+    if (length !== 1) throw new BuiltinError(`start delimiter has to be exactly one character long but is ${length} long`);
+    if (Buffer.byteLength(end) !== 1) throw new BuiltinError(`end delimiter has to be exactly one character long but is ${length} long`);
+    return matcher(templatePattern(template, start, end), value, context).find();
+  }),
   builtin('regex.is_valid', 1, (args) => {
     if (typeof args[0] !== 'string') return false;
     try {
