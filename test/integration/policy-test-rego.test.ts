@@ -82,3 +82,31 @@ describe('policy test: Rego unit tests, as opa test runs them', () => {
     expect(result.code).toBe(1);
   });
 });
+
+describe('policy test is bounded as opa test is', () => {
+  it('a test that would build millions of pairs stops at its --timeout, reported as an error naming it, and the next test runs', async () => {
+    const folder = join(work, 'hostile');
+    cpSync(join(ROOT, 'src', 'general', 'allowedrepos'), folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'hostile_test.rego'),
+      'package hostile\n\ntest_pairs {\n  xs := numbers.range(1, 3000)\n  pairs := {[a, b] | some a in xs; some b in xs}\n  count(pairs) > 0\n}\n\ntest_after {\n  true\n}\n',
+    );
+    const started = Date.now();
+    const result = await portcullis(['policy', 'test', folder, '--timeout', '500ms', '-o', 'json']);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const outcomes = outcomesOf(result.stdout);
+    expect(outcomes.find(({ name }) => name === 'data.hostile.test_pairs')).toMatchObject({
+      status: 'failed',
+      detail: expect.stringMatching(/deadline of 500 ms exceeded/),
+    });
+    expect(outcomes.find(({ name }) => name === 'data.hostile.test_after')?.status).toBe('passed');
+    expect(outcomes.filter(({ status }) => status === 'passed').length).toBeGreaterThan(10);
+    expect(result.code).toBe(1);
+  });
+
+  it('--timeout must be a duration', async () => {
+    const result = await portcullis(['policy', 'test', join(ROOT, 'src', 'general', 'allowedrepos'), '--timeout', 'soon']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--timeout soon: not a duration/);
+  });
+});
