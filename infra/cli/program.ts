@@ -10,6 +10,7 @@ import { registerFleetCommand } from './fleet-command.js';
 import { registerInvokeCommand } from './invoke-command.js';
 import { registerNewPolicyCommand } from './new-policy-command.js';
 import { registerPolicyCommand } from './policy-command.js';
+import { registerRegoCommand } from './rego-command.js';
 import { registerWebhookConfigCommand } from './webhook-config-command.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -35,5 +36,6 @@ export function createProgram(): Command {
   registerClusterCommand(program);
   registerFleetCommand(program);
   registerNewPolicyCommand(program);
+  registerRegoCommand(program);
   return program;
 }

@@ -10,10 +10,9 @@ import type { Findings } from '../../admission/policy.js';
 import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
 import type { EngineContext } from '../engine.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../runtime/cost-budget.js';
-import { withEvaluation } from '../runtime/evaluation.js';
 import type { CompiledPolicy } from './compile/compile-policy.js';
 import { RegoError } from './errors.js';
-import { evaluateDocument } from './eval/query.js';
+import { evalDocument } from './rego.js';
 import { inventoryOfView } from './inventory.js';
 import { isObject, objectGet, RegoSet, sortedMembers, type Value } from './values.js';
 
@@ -52,17 +51,15 @@ export function reviewOf(request: AdmissionRequest): Record<string, unknown> {
 export function validateWithRego(request: AdmissionRequest, rule: RegoValidation, context: EngineContext): Findings {
   const input = { ...rule.input, review: reviewOf(request) } as Value;
   const budget = new CostBudget(REGO_COST_LIMIT, context.deadline);
-  const evaluation = { budget, now: context.now };
   let result: Value | undefined;
   try {
-    result = withEvaluation(evaluation, () =>
-      evaluateDocument(rule.policy, rule.violations, {
-        input,
-        data: dataOf(rule, context.cluster) as Value,
-        strictBuiltinErrors: false,
-        builtins: { now: context.now, charge: (units) => budget.charge(units) },
-      }),
-    );
+    result = evalDocument(rule.policy, rule.violations, {
+      input,
+      data: dataOf(rule, context.cluster) as Value,
+      strictBuiltinErrors: false,
+      now: context.now,
+      budget,
+    });
   } catch (error) {
     if (error instanceof RegoError) throw new Error(`Rego evaluation error: ${error.message}`);
     throw error;

@@ -5,6 +5,7 @@ import { validateWithRego } from './admission-target.js';
 import { compileSources, type RegoSource } from './compile-sources.js';
 import { RegoError } from './errors.js';
 import { evaluateDocument } from './eval/query.js';
+import { evalReport } from './eval-report.js';
 import { runOpaCase } from './opa-cases.js';
 import { runUnitTests } from './unit-tests.js';
 
@@ -33,5 +34,5 @@ function problemsOf(written: unknown): string[] {
     );
 }
 
-export const evaluator = { compileSources, evaluateDocument, validate: validateWithRego, problemsOf, runUnitTests, runOpaCase };
+export const evaluator = { compileSources, evaluateDocument, validate: validateWithRego, problemsOf, runUnitTests, runOpaCase, evalReport };
 export type Evaluator = typeof evaluator;

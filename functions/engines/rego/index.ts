@@ -9,6 +9,7 @@ import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
 import type { RegoValidation } from './admission-target.js';
 import type { RegoSource } from './compile-sources.js';
 import type { Evaluator } from './evaluator.js';
+import type { EvalRequest } from './eval-report.js';
 import type { OpaCase } from './opa-cases.js';
 import type { TestLimits } from '../runtime/test-limits.js';
 import { regoRuleSchemaOf } from './rule-schema.js';
@@ -56,7 +57,14 @@ export async function runOpaCases(cases: readonly OpaCase[], limits: TestLimits)
   return cases.map((entry) => evaluator.get().runOpaCase(entry, limits));
 }
 
+/** A query over Rego sources, as `opa eval` runs and reports it (eval-report.ts). */
+export async function regoEval(request: EvalRequest) {
+  await Promise.all([evaluator.load(), loadRegexEngine()]);
+  return evaluator.get().evalReport(request);
+}
+
 export type { RegoValidation } from './admission-target.js';
+export type { EvalReport, EvalRequest } from './eval-report.js';
 export type { OpaCase, OpaCaseOutcome } from './opa-cases.js';
 export { inventoryOf } from './inventory.js';
 export type { RegoSource } from './compile-sources.js';

@@ -5,11 +5,9 @@
 // solutions, each the JSON of its bindings (vars starting `__` are not reported), each binding sorted first
 // when `sort_bindings`; an expected error by its text (`want_error`, a substring) and code (`want_error_code`).
 import { caseBudget, type TestLimits } from '../runtime/test-limits.js';
-import { withEvaluation } from '../runtime/evaluation.js';
 import { regoText } from './builtins/format.js';
-import { compileSources } from './compile-sources.js';
 import { RegoError } from './errors.js';
-import { evaluateQuery, type QueryOptions } from './eval/query.js';
+import { type Evaluation, evalQuery, prepare, termValue } from './rego.js';
 import { compare, equal, fromJson, isObject, makeObject, objectEntries, RegoSet, type Value } from './values.js';
 import { jsonText } from './builtins/encoding.js';
 
@@ -33,8 +31,6 @@ export interface OpaCaseOutcome {
   detail?: string;
 }
 
-type CaseEvaluation = Pick<QueryOptions, 'builtins'>;
-
 /** A value as OPA's ast.JSON makes it: sets as sorted arrays, object keys that are not strings as their JSON. */
 function opaJson(value: Value): Value {
   if (value === null || typeof value !== 'object') return value;
@@ -44,16 +40,15 @@ function opaJson(value: Value): Value {
 }
 
 /** The case's input: its `input`, or its `input_term` evaluated as a Rego term. */
-function inputOf(entry: OpaCase, evaluation: CaseEvaluation): Value | undefined {
-  if (entry.input_term === undefined) return entry.input === undefined ? undefined : fromJson(entry.input);
-  const [solution] = evaluateQuery(compileSources([]), `__input__ = ${entry.input_term}`, { ...evaluation, strictBuiltinErrors: true });
-  return solution?.bindings.__input__;
+function inputOf(entry: OpaCase, evaluation: Evaluation): Value | undefined {
+  if (entry.input_term !== undefined) return termValue(entry.input_term, evaluation);
+  return entry.input === undefined ? undefined : fromJson(entry.input);
 }
 
 /** The query's solutions as OPA's runner compares them: a set of objects of the named bindings. */
-function solutionsOf(entry: OpaCase, evaluation: CaseEvaluation): RegoSet {
-  const policy = compileSources((entry.modules ?? []).map((source, index) => ({ file: `test-${index}.rego`, source, v1: true })));
-  const results = evaluateQuery(policy, entry.query, {
+function solutionsOf(entry: OpaCase, evaluation: Evaluation): RegoSet {
+  const policy = prepare((entry.modules ?? []).map((source, index) => ({ file: `test-${index}.rego`, source, v1: true })));
+  const results = evalQuery(policy, entry.query, {
     ...evaluation,
     input: inputOf(entry, evaluation),
     data: fromJson(entry.data ?? {}),
@@ -75,18 +70,15 @@ function solutionsOf(entry: OpaCase, evaluation: CaseEvaluation): RegoSet {
 
 /** One case, on a budget and a time limit of its own: one that runs out fails, saying so, and the next runs. */
 export function runOpaCase(entry: OpaCase, limits: TestLimits): OpaCaseOutcome {
-  const budget = caseBudget(limits);
   try {
-    return withEvaluation({ budget, now: limits.now }, () =>
-      compared(entry, { builtins: { now: limits.now, charge: (units) => budget.charge(units) } }),
-    );
+    return compared(entry, { now: limits.now, budget: caseBudget(limits), strictBuiltinErrors: false });
   } catch (error) {
     // The budget, the time limit, an engine limit, the stack: the case errs, and the next one runs.
     return { status: 'failed', detail: `error: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 
-function compared(entry: OpaCase, evaluation: CaseEvaluation): OpaCaseOutcome {
+function compared(entry: OpaCase, evaluation: Evaluation): OpaCaseOutcome {
   const wantsError = entry.want_error !== undefined || entry.want_error_code !== undefined;
   let got: RegoSet;
   try {

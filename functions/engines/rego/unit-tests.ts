@@ -2,12 +2,10 @@
 // definitions a test of its own (a second `test_x` is `test_x#01`, as OPA renames duplicates), passing when
 // it is true; `todo_test_…` rules are skipped. Built-in errors make a call undefined, as `opa test` does by
 // default. Each test runs on a cost budget of its own, so a runaway test ends with an error.
-import { withEvaluation } from '../runtime/evaluation.js';
 import { caseBudget, type TestLimits } from '../runtime/test-limits.js';
-import { compileSources, type RegoSource } from './compile-sources.js';
+import type { RegoSource } from './compile-sources.js';
 import { RegoError } from './errors.js';
-import { EvalContext } from './eval/context.js';
-import { Evaluator } from './eval/evaluator.js';
+import { evalDefinition, prepare } from './rego.js';
 import type { CompiledPolicy } from './compile/compile-policy.js';
 import type { RuleGroup } from './compile/ir.js';
 import { regoText } from './builtins/format.js';
@@ -26,13 +24,8 @@ export type RegoTestRun = { ok: true; results: RegoTestResult[] } | { ok: false;
 /** One definition of a test rule, run on its own. */
 function runTest(policy: CompiledPolicy, group: RuleGroup, index: number, limits: TestLimits): Pick<RegoTestResult, 'status' | 'detail'> {
   if (group.kind === 'function') return { status: 'failed', detail: 'a test must not take arguments' };
-  const budget = caseBudget(limits);
-  const evaluator = new Evaluator(policy, new EvalContext(undefined, {}), {
-    strictBuiltinErrors: false,
-    builtins: { now: limits.now, charge: (units) => budget.charge(units) },
-  });
   try {
-    const values = withEvaluation({ budget, now: limits.now }, () => evaluator.documents.definitionValues(group, index));
+    const values = evalDefinition(policy, group, index, { now: limits.now, budget: caseBudget(limits), strictBuiltinErrors: false });
     if (values.length === 1 && values[0] === true) return { status: 'passed' };
     return { status: 'failed', detail: values.length === 0 ? 'undefined' : `value ${values.map(regoText).join(', ')}, not true` };
   } catch (error) {
@@ -44,7 +37,7 @@ function runTest(policy: CompiledPolicy, group: RuleGroup, index: number, limits
 export function runUnitTests(sources: readonly RegoSource[], limits: TestLimits): RegoTestRun {
   let policy: CompiledPolicy;
   try {
-    policy = compileSources(sources);
+    policy = prepare(sources);
   } catch (error) {
     if (error instanceof RegoError) return { ok: false, error: error.message };
     throw error;

@@ -99,8 +99,10 @@ export class RuleCompiler {
   /** A query (a body outside any rule): its literals as written and ordered, and its vars' names by slot. */
   query(body: readonly ast.Literal[]): { written: Literal[]; ordered: Literal[]; frameSize: number; names: readonly string[] } {
     const top = new Scope(undefined, namesAt(body));
-    const written = this.literals(body, top);
-    const ordered = this.order([...written], new Set());
+    // One compiled literal per written one (what a query reports), the hoisted parts before it.
+    const groups = body.map((literal) => hoistIterations(this.literal(literal, top), () => this.local(top)));
+    const written = groups.map((group) => group.at(-1)!);
+    const ordered = this.order(groups.flat(), new Set());
     return { written, ordered, frameSize: this.slots, names: this.names };
   }
 

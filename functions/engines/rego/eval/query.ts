@@ -14,6 +14,26 @@ export interface QueryResult {
   expressions: Value[];
 }
 
+/** Each literal of a query as written, for `opa eval`'s report: its text and where it starts. */
+export interface QueryExpression {
+  text: string;
+  row: number;
+  col: number;
+}
+
+/** The text of each literal: from its start to the next one's, without the `;` or newlines between. */
+export function queryExpressions(query: string): QueryExpression[] {
+  const lines = query.split('\n');
+  const offsetOf = (row: number, col: number) => lines.slice(0, row - 1).reduce((sum, line) => sum + line.length + 1, 0) + col - 1;
+  const literals = parseQueryText(query);
+  return literals.map(({ loc }, index) => {
+    const next = literals[index + 1];
+    const end = next ? offsetOf(next.loc.row, next.loc.col) : query.length;
+    const text = query.slice(offsetOf(loc.row, loc.col), end).trim().replace(/;$/, '').trim();
+    return { text, row: loc.row, col: loc.col };
+  });
+}
+
 export interface QueryOptions extends EvaluatorOptions {
   input?: Value;
   data?: Value;
