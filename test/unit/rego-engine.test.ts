@@ -19,6 +19,15 @@ const options = (input: unknown) => ({
 });
 
 describe('the Rego engine', () => {
+  it('a query reports each expression’s value as evaluated, inside its `with`s, and a false single expression as false', () => {
+    const policy = compileSources([{ file: 'p.rego', source: 'package p\nimport rego.v1\nx := input.n * 2' }]);
+    const [withInput] = evaluateQuery(policy, 'data.p.x with input as {"n": 21}', options(undefined));
+    expect(withInput?.expressions).toEqual([42]);
+    expect(evaluateQuery(policy, 'false', options(undefined)).map(({ expressions }) => expressions)).toEqual([[false]]);
+    expect(evaluateQuery(policy, 'false; true', options(undefined))).toEqual([]);
+    expect(evaluateQuery(policy, 'y := 2; y > 1', options(undefined))).toEqual([{ bindings: { y: 2 }, expressions: [true, true] }]);
+  });
+
   it('reads the input where it lies: a document that is part of the input is that very object', () => {
     const policy = compileSources([
       { file: 'p.rego', source: 'package p\nobj := input.review.object\nfirst := input.review.object.spec.containers[0]' },

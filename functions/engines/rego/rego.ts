@@ -50,7 +50,7 @@ export function evalDefinition(policy: CompiledPolicy, group: RuleGroup, index: 
 
 /** A Rego term written as text (OPA's `input_term`, an `opa eval` value) as the value it is. */
 export function termValue(term: string, evaluation: Evaluation): Value | undefined {
-  const [solution] = evalQuery(prepare([]), `__term__ = ${term}`, { ...evaluation, strictBuiltinErrors: true });
+  const [solution] = evalQuery(prepare([]), `input_term = ${term}`, { ...evaluation, strictBuiltinErrors: true });
   if (!solution) throw new RegoError('rego_parse_error', `not a value: ${term}`);
-  return solution.bindings.__term__;
+  return solution.bindings.input_term;
 }

@@ -97,13 +97,31 @@ export class RuleCompiler {
   }
 
   /** A query (a body outside any rule): its literals as written and ordered, and its vars' names by slot. */
-  query(body: readonly ast.Literal[]): { written: Literal[]; ordered: Literal[]; frameSize: number; names: readonly string[] } {
+  query(body: readonly ast.Literal[]): {
+    written: Literal[];
+    ordered: Literal[];
+    captures: (number | undefined)[];
+    frameSize: number;
+    names: readonly string[];
+  } {
     const top = new Scope(undefined, namesAt(body));
     // One compiled literal per written one (what a query reports), the hoisted parts before it.
     const groups = body.map((literal) => hoistIterations(this.literal(literal, top), () => this.local(top)));
     const written = groups.map((group) => group.at(-1)!);
+    // A term's value is captured where it is evaluated (inside its `with`s), as `opa eval` reports it: the
+    // term unified with a var of its own, then (unless it is the whole query, whose false is its answer)
+    // checked to be true.
+    const captures = written.map((literal, index) => {
+      if (literal.expr.k !== 'term' || literal.negated) return undefined;
+      const local = this.local(top);
+      const group = groups[index]!;
+      const check: Literal[] =
+        written.length === 1 ? [] : [{ expr: { k: 'term', term: local }, negated: false, withs: NO_WITHS, loc: literal.loc }];
+      group.splice(group.length - 1, 1, { ...literal, expr: { k: 'unify', left: local, right: literal.expr.term } }, ...check);
+      return local.slot;
+    });
     const ordered = this.order(groups.flat(), new Set());
-    return { written, ordered, frameSize: this.slots, names: this.names };
+    return { written, ordered, captures, frameSize: this.slots, names: this.names };
   }
 
   /** The head's terms as literals, so their names count as written in the body's scope. */

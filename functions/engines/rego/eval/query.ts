@@ -63,24 +63,13 @@ export function evaluateQuery(policy: CompiledPolicy, query: string, options: Qu
     const named: Record<string, Value> = {};
     compiled.names.forEach((name, slot) => {
       const value = frame[slot];
-      if (value !== undefined && !isWildcard(name) && name !== '_') named[name] = value;
+      // Vars the compiler makes (`__local0__`), as OPA's generated vars, are not reported.
+      if (value !== undefined && !isWildcard(name) && name !== '_' && !name.startsWith('__')) named[name] = value;
     });
     return named;
   };
-  // A query of one expression gives its value, false included, as `opa eval` captures it.
-  const [only] = compiled.written;
-  if (compiled.written.length === 1 && only!.expr.k === 'term' && !only!.negated && only!.withs.length === 0) {
-    evaluator.term(only!.expr.term, frame, (value) => {
-      results.push({ bindings: bindings(), expressions: [value] });
-    });
-    return results;
-  }
   evaluator.body(compiled.ordered, 0, frame, () => {
-    const expressions = compiled.written.map((literal) => {
-      if (literal.expr.k !== 'term' || literal.negated) return true;
-      const value = evaluator.single(literal.expr.term, frame);
-      return value === undefined ? true : value;
-    });
+    const expressions = compiled.captures.map((slot) => (slot === undefined ? true : frame[slot]!));
     results.push({ bindings: bindings(), expressions });
   });
   return results;
