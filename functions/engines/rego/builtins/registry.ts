@@ -67,7 +67,6 @@ export const NOT_IMPLEMENTED_BUILTINS: ReadonlySet<string> = new Set([
   'crypto.x509.parse_keypair',
   'crypto.x509.parse_rsa_private_key',
   'crypto.parse_private_keys',
-  'strings.render_template',
   'rego.parse_module',
   'rego.metadata.chain',
   'rego.metadata.rule',

@@ -6,6 +6,7 @@ import { BuiltinError } from '../errors.js';
 import { type Builtin, type BuiltinContext, builtin } from './builtin.js';
 import { sprintf } from './format.js';
 import { array, integer, number, object, string, strings } from './operands.js';
+import { renderTemplate } from './go-template.js';
 
 const runes = (text: string) => [...text];
 
@@ -64,6 +65,7 @@ function runeIndex(text: string, needle: string, from = 0): number {
 }
 
 export const STRINGS: Builtin[] = [
+  builtin('strings.render_template', 2, (args, context) => renderTemplate(string(args, 0), object(args, 1), context)),
   builtin('concat', 2, (args, context) => {
     const delimiter = string(args, 0);
     const value = args[1]!;
