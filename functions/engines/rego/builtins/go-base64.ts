@@ -1,16 +1,19 @@
-// Base64 as OPA's Go reads it where the exact error matters (the JWT built-ins): base64url.decode's padding
-// step (`illegal base64url string`), then Go's encoding/base64 decoder, non-strict, with its own error,
+// Base64 as OPA's Go reads it where the exact error matters (the JWT and certificate built-ins):
+// base64url.decode's padding step (`illegal base64url string`), then Go's encoding/base64 decoder (URL or
+// standard alphabet), non-strict, with its own error,
 // `illegal base64 data at input byte N` at the byte Go names. Bytes, not text: a signature is not UTF-8.
 import { BuiltinError } from '../errors.js';
 
-const URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const URL_VALUES = new Map([...URL_ALPHABET].map((char, index) => [char, index]));
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const valuesOf = (alphabet: string) => new Map([...alphabet].map((char, index) => [char, index]));
+const URL_VALUES = valuesOf(`${LETTERS}-_`);
+const STD_VALUES = valuesOf(`${LETTERS}+/`);
 
 const corrupt = (at: number) => new BuiltinError(`illegal base64 data at input byte ${at}`);
 const isNewline = (char: string | undefined) => char === '\n' || char === '\r';
 
-/** Go's base64.URLEncoding.DecodeString: padded, newlines skipped, the first corrupt byte named. */
-function goDecode(text: string): Buffer {
+/** Go's base64 DecodeString for an alphabet: padded, newlines skipped, the first corrupt byte named. */
+function goDecode(text: string, values: Map<string, number>): Buffer {
   const bytes: number[] = [];
   let index = 0;
   for (;;) {
@@ -22,7 +25,7 @@ function goDecode(text: string): Buffer {
         throw corrupt(index - j);
       }
       const char = text[index++]!;
-      const value = URL_VALUES.get(char);
+      const value = values.get(char);
       if (value !== undefined) {
         quantum[j] = value;
         continue;
@@ -60,7 +63,10 @@ export function base64UrlBytes(text: string): Buffer {
     if (remainder === 1) throw new BuiltinError(`illegal base64url string: ${text}`);
     padded += '='.repeat((4 - remainder) % 4);
   }
-  return goDecode(padded);
+  return goDecode(padded, URL_VALUES);
 }
+
+/** Go's base64.StdEncoding.DecodeString. */
+export const base64StdBytes = (text: string): Buffer => goDecode(text, STD_VALUES);
 
 export const base64UrlText = (bytes: Uint8Array | string): string => Buffer.from(bytes).toString('base64url');

@@ -21,6 +21,7 @@ import { TOKENS } from './tokens.js';
 import { TYPES } from './types.js';
 import { UNITS_BUILTINS } from './units.js';
 import { UUID } from './uuid.js';
+import { X509 } from './x509.js';
 
 export const BUILTINS: ReadonlyMap<string, Builtin> = new Map(
   [
@@ -42,6 +43,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map(
     ...TIME,
     ...GRAPH,
     ...CRYPTO,
+    ...X509,
     ...TOKENS,
     ...UUID,
   ].map((builtin) => [builtin.name, builtin]),
@@ -60,13 +62,6 @@ export const REFUSED_BUILTINS: ReadonlyMap<string, string> = new Map([
 
 /** OPA's built-ins not implemented here (docs/rego.md): a policy that calls one is refused, saying so. */
 export const NOT_IMPLEMENTED_BUILTINS: ReadonlySet<string> = new Set([
-  'crypto.x509.parse_certificates',
-  'crypto.x509.parse_and_verify_certificates',
-  'crypto.x509.parse_and_verify_certificates_with_options',
-  'crypto.x509.parse_certificate_request',
-  'crypto.x509.parse_keypair',
-  'crypto.x509.parse_rsa_private_key',
-  'crypto.parse_private_keys',
   'rego.parse_module',
   'rego.metadata.chain',
   'rego.metadata.rule',

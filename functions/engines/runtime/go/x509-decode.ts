@@ -1,6 +1,6 @@
-// Kyverno's x509_decode: a PEM certificate or certificate request (RSA keys only, as Kyverno requires) as the
-// JSON of Go's x509.Certificate or x509.CertificateRequest, the shape Kyverno's policies read: raw parts in
-// base64, the algorithms as Go's enumeration numbers, the RSA key as {N (decimal text), E}, names as
+// Certificates and certificate requests as the JSON of Go's x509.Certificate or x509.CertificateRequest, for
+// Kyverno's x509_decode (RSA keys only, as Kyverno requires) and OPA's crypto.x509 built-ins (which read
+// keys with x509-keys.ts): raw parts in base64, the algorithms as Go's enumeration numbers, names as
 // pkix.Name, times in RFC 3339, and the extensions Go parses (key usage, basic constraints, key ids,
 // alternative names, extended key usage, name constraints, CRL distribution points, authority information
 // access, policies). An empty list is null, as Go marshals a nil slice.
@@ -17,6 +17,7 @@ import {
   timeOf,
   wholeOf,
 } from './der.js';
+import { pemBlock } from './pem.js';
 import { type Json, base64, orNull, oidText, extensionsOf } from './x509-extensions.js';
 
 // crypto/x509's SignatureAlgorithm numbers, by the OID of the algorithm (RSA-PSS by its hash).
@@ -51,20 +52,6 @@ const NAME_FIELDS: Record<string, string> = {
   '17': 'PostalCode',
 };
 
-/** The first PEM block of the text: its type and bytes; undefined when there is none. */
-function pemBlock(text: string): { type: string; bytes: Uint8Array } | undefined {
-  const begin = /-----BEGIN ([A-Z0-9 ]+)-----/.exec(text);
-  if (!begin) return undefined;
-  const endMarker = `-----END ${begin[1]}-----`;
-  const end = text.indexOf(endMarker, begin.index + begin[0].length);
-  if (end === -1) return undefined;
-  const body = text.slice(begin.index + begin[0].length, end);
-  if (body.includes(':')) return undefined; // PEM headers are not read here
-  const encoded = body.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) return undefined;
-  return { type: begin[1]!, bytes: new Uint8Array(Buffer.from(encoded, 'base64')) };
-}
-
 function signatureAlgorithmOf(bytes: Uint8Array, algorithm: DerElement): number {
   const [oid, parameters] = childrenOf(bytes, algorithm);
   const id = oidText(oidOf(bytes, oid!));
@@ -75,14 +62,17 @@ function signatureAlgorithmOf(bytes: Uint8Array, algorithm: DerElement): number 
   return (hashOid && PSS_BY_HASH[oidText(oidOf(bytes, hashOid))]) ?? 0;
 }
 
+/** A SubjectPublicKeyInfo as Go's PublicKeyAlgorithm number and the JSON of its key. */
+export type PublicKeyReader = (bytes: Uint8Array, spki: DerElement) => { PublicKeyAlgorithm: number; PublicKey: unknown };
+
 /** The RSA key of a SubjectPublicKeyInfo, as Kyverno prints it; Kyverno refuses other algorithms. */
-function rsaKeyOf(bytes: Uint8Array, spki: DerElement): Json {
+const kyvernoRsaKey: PublicKeyReader = (bytes, spki) => {
   const [algorithm, key] = childrenOf(bytes, spki);
   if (oidText(oidOf(bytes, childrenOf(bytes, algorithm!)[0]!)) !== RSA_ENCRYPTION) throw new Error('certificate should use rsa algorithm');
   const keyBytes = bitStringOf(bytes, key!).bytes;
   const [modulus, exponent] = childrenOf(keyBytes, readElement(keyBytes, 0));
-  return { N: integerOf(keyBytes, modulus!).toString(), E: Number(integerOf(keyBytes, exponent!)) };
-}
+  return { PublicKeyAlgorithm: 1, PublicKey: { N: integerOf(keyBytes, modulus!).toString(), E: Number(integerOf(keyBytes, exponent!)) } };
+};
 
 function nameOf(bytes: Uint8Array, name: DerElement): Json {
   const result: Json = { CommonName: '', SerialNumber: '', ExtraNames: null };
@@ -135,8 +125,9 @@ const EMPTY_CERTIFICATE_FIELDS: Json = {
   PolicyIdentifiers: null,
 };
 
-function certificateOf(bytes: Uint8Array): Json {
-  const certificate = readElement(bytes, 0);
+/** The certificate starting at `at` in the DER bytes, as the JSON of Go's x509.Certificate. */
+export function certificateJson(bytes: Uint8Array, readKey: PublicKeyReader, at = 0): Json {
+  const certificate = readElement(bytes, at);
   const [tbs, algorithm, signature] = childrenOf(bytes, certificate);
   const fields = childrenOf(bytes, tbs!);
   const versioned = fields[0]!.tag === 0xa0;
@@ -151,8 +142,7 @@ function certificateOf(bytes: Uint8Array): Json {
     RawIssuer: base64(wholeOf(bytes, issuer!)),
     Signature: base64(bitStringOf(bytes, signature!).bytes),
     SignatureAlgorithm: signatureAlgorithmOf(bytes, algorithm!),
-    PublicKeyAlgorithm: 1,
-    PublicKey: rsaKeyOf(bytes, spki!),
+    ...readKey(bytes, spki!),
     Version: version,
     SerialNumber: Number(integerOf(bytes, serial!)),
     Issuer: nameOf(bytes, issuer!),
@@ -168,7 +158,8 @@ function certificateOf(bytes: Uint8Array): Json {
 
 const EXTENSION_REQUEST = '1.2.840.113549.1.9.14';
 
-function certificateRequestOf(bytes: Uint8Array): Json {
+/** A DER certificate request as the JSON of Go's x509.CertificateRequest. */
+export function certificateRequestJson(bytes: Uint8Array, readKey: PublicKeyReader): Json {
   const request = readElement(bytes, 0);
   const [info, algorithm, signature] = childrenOf(bytes, request);
   const [version, subject, spki, attributes] = childrenOf(bytes, info!);
@@ -180,8 +171,7 @@ function certificateRequestOf(bytes: Uint8Array): Json {
     Version: Number(integerOf(bytes, version!)),
     Signature: base64(bitStringOf(bytes, signature!).bytes),
     SignatureAlgorithm: signatureAlgorithmOf(bytes, algorithm!),
-    PublicKeyAlgorithm: 1,
-    PublicKey: rsaKeyOf(bytes, spki!),
+    ...readKey(bytes, spki!),
     Subject: nameOf(bytes, subject!),
     Attributes: null,
     Extensions: null,
@@ -209,8 +199,8 @@ export function x509Decode(text: string): Json {
   const block = pemBlock(text);
   if (!block) throw new Error('failed to decode PEM block');
   try {
-    if (block.type === 'CERTIFICATE') return certificateOf(block.bytes);
-    if (block.type === 'CERTIFICATE REQUEST') return certificateRequestOf(block.bytes);
+    if (block.type === 'CERTIFICATE') return certificateJson(block.bytes, kyvernoRsaKey);
+    if (block.type === 'CERTIFICATE REQUEST') return certificateRequestJson(block.bytes, kyvernoRsaKey);
   } catch (error) {
     if (error instanceof DerError || error instanceof TypeError)
       throw new Error(`x509: malformed ${block.type.toLowerCase()}: ${error.message}`);

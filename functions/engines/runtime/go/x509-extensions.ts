@@ -99,6 +99,22 @@ export function goUrl(text: string): Json {
   };
 }
 
+/** A url.URL as Go's URL.String() writes it back (paths and fragments escaped as encodeURI does). */
+export function goUrlString(url: Json): string {
+  const [scheme, opaque, host, path, query, fragment] = ['Scheme', 'Opaque', 'Host', 'Path', 'RawQuery', 'Fragment'].map((key) =>
+    String(url[key] ?? ''),
+  );
+  let text = scheme ? `${scheme}:` : '';
+  if (opaque) text += opaque;
+  else {
+    if (scheme || host || url.User) text += `//${url.User ? '@' : ''}${host}`;
+    text += encodeURI(path!);
+  }
+  if (query) text += `?${query}`;
+  if (fragment) text += `#${encodeURI(fragment)}`;
+  return text;
+}
+
 export function decodeURIComponentSafe(text: string): string {
   try {
     return decodeURIComponent(text);
