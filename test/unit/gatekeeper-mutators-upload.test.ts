@@ -1,6 +1,7 @@
 // Gatekeeper's mutators as the mutations function reads them: what Gatekeeper refuses when a mutator is
 // created (each refusal naming the mutator and the field), what cannot run here (with the reason), and the
 // webhook registration derived from their applyTo and match.
+import '../helpers/engines.js';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';

@@ -2,6 +2,7 @@
 // Expected objects are written from Gatekeeper's documentation of each kind (website/docs/mutation.md) and its
 // pkg/mutation sources, each case saying which rule it shows; the library's pod-security mutators and sample
 // Pods are read from ../shared/corpora/gatekeeper-rego/mutation/ as they are upstream.
+import '../helpers/engines.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { answer, assign, bundle, library, mutated, mutator, POD_V1, pod, refusalOf } from '../helpers/gatekeeper-mutators.js';

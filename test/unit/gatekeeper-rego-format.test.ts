@@ -1,5 +1,6 @@
 // Gatekeeper's Rego templates as the cel function reads and runs them: the framework's input and target,
 // the webhook's wording, enforcement actions, code[] entries with a version, and what is refused at upload.
+import '../helpers/engines.js';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';

@@ -1,6 +1,7 @@
 // Uploaded manifests are read as Kubernetes reads YAML (go-yaml): what kubectl applies is accepted, what the
 // API server refuses is refused. The one place the yaml library is stricter, a quoted scalar continued at its
 // key's indentation, is the Gatekeeper library's httpsonly template, uploaded here as written.
+import '../helpers/engines.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

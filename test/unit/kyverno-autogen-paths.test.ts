@@ -1,6 +1,7 @@
 // Kyverno's autogen rewrites an autogen rule's text, `request.object.spec` and `request.object.metadata` (and
 // oldObject's), to the pod template's, and nothing else (autogen.go's updateFields): written any other way,
 // a path reads the controller itself. Outcomes through the cel function's evaluation of a ClusterPolicy.
+import '../helpers/engines.js';
 import { describe, expect, it } from 'vitest';
 import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';

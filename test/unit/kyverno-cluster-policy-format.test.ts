@@ -1,6 +1,7 @@
 // The ClusterPolicy format's own reading of a policy: actions and their overrides by namespace,
 // emitWarning, a namespaced Policy, match and exclude as Kyverno reads them, autogen and its annotation,
 // and the refusals, each with its reason. Outcomes through the stack's own evaluation of the rules.
+import '../helpers/engines.js';
 import { describe, expect, it } from 'vitest';
 import { refusalOf, verdictOf } from '../helpers/cel-verdict.js';
 import { kyvernoFailuresIn } from '../helpers/kyverno-blocked.js';

@@ -1,6 +1,7 @@
 // Kyverno ClusterPolicy validate.cel rules with paramKind and paramRef, their params in the bundle: which
 // params a rule reads (by name, namespace or selector), what it does when none is found, and a param object
 // that serves a ValidatingAdmissionPolicy and a ClusterPolicy of one bundle.
+import '../helpers/engines.js';
 import { describe, expect, it } from 'vitest';
 import { refusalOf, verdictOf } from '../helpers/cel-verdict.js';
 import { kyvernoFailuresIn } from '../helpers/kyverno-blocked.js';

@@ -2,6 +2,7 @@
 // apiCall (GET, jmesPath, default), configMap, namespaceSelector and roles, as Kyverno's engine reads them;
 // what the view does not hold is the rule's error (its failure policy), never an empty answer; and what each
 // rule reads, which the function loads a snapshot for.
+import '../helpers/engines.js';
 import { describe, expect, it } from 'vitest';
 import { clusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';

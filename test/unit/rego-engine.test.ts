@@ -1,6 +1,7 @@
 // The Rego engine's own promises beyond the language cases: the input is read where it lies, a template is
 // compiled once per rules version whatever the number of its constraints, and OPA's answers on the values
 // Gatekeeper's policies meet most (null, missing fields, non-string keys).
+import '../helpers/engines.js';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
