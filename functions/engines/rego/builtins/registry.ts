@@ -13,6 +13,7 @@ import { JSON_PATHS } from './json-paths.js';
 import { NET } from './net.js';
 import { NUMBERS } from './numbers.js';
 import { REGEX } from './regex.js';
+import { REGO } from './rego.js';
 import { SEMVER } from './semver.js';
 import { STRINGS } from './strings.js';
 import { TEMPLATE_STRINGS } from './template-string.js';
@@ -46,6 +47,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map(
     ...X509,
     ...TOKENS,
     ...UUID,
+    ...REGO,
   ].map((builtin) => [builtin.name, builtin]),
 );
 
@@ -63,8 +65,6 @@ export const REFUSED_BUILTINS: ReadonlyMap<string, string> = new Map([
 /** OPA's built-ins not implemented here (docs/rego.md): a policy that calls one is refused, saying so. */
 export const NOT_IMPLEMENTED_BUILTINS: ReadonlySet<string> = new Set([
   'rego.parse_module',
-  'rego.metadata.chain',
-  'rego.metadata.rule',
   'graphql.is_valid',
   'graphql.parse',
   'graphql.parse_and_verify',

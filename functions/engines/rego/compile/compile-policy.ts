@@ -6,6 +6,7 @@ import type { Builtin } from '../builtins/builtin.js';
 import { NOT_IMPLEMENTED_BUILTINS, REFUSED_BUILTINS } from '../builtins/registry.js';
 import type * as ast from '../syntax/ast.js';
 import { RegoError } from '../errors.js';
+import { metadataIndex } from './annotations.js';
 import { compileError } from './errors.js';
 import { checkReads } from './dependencies.js';
 import type { FunctionRef, RuleGroup, RuleKind, RuleNode, Term } from './ir.js';
@@ -151,6 +152,8 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
       throw compileError(`${dotted} is an OPA built-in that Portcullis does not implement (docs/rego.md)`, loc);
     throw compileError(`undefined function ${dotted}`, loc, 'rego_type_error');
   };
+  // Annotations are read only when a rule asks for them, as OPA's compiler reads them.
+  let metadata: ReturnType<typeof metadataIndex> | undefined;
   for (const [moduleIndex, module] of modules.entries()) {
     const imports = importsOf(module);
     const scope = {
@@ -160,6 +163,7 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
       file: module.file,
       v1: module.v1,
       resolveFunction: resolverFor(module.package, imports),
+      metadataOf: (rule: ast.Rule) => (metadata ??= metadataIndex(modules))(module, rule),
     };
     for (const definition of perModule[moduleIndex]!) {
       const group = definition.group!;

@@ -11,6 +11,7 @@ import type { CompiledRule, ElseClause, Expr, FunctionRef, Literal, Term, With }
 import { checkMembership, checkUnification } from './match-check.js';
 import { hoistIterations, valueIterates } from './hoist.js';
 import { literalSlots, orderForSafety, slotsIn } from './safety.js';
+import type { RuleMetadata } from './annotations.js';
 import { namesAt, patternVars, Scope, type Var } from './scope.js';
 
 export interface ModuleScope {
@@ -24,13 +25,18 @@ export interface ModuleScope {
   file: string;
   /** Rego v1: `input` and `data` cannot be declared as local vars. */
   v1: boolean;
+  /** rego.metadata.chain() and rule() of a rule of this module, which OPA's compiler makes constants. */
+  metadataOf?(rule: ast.Rule): RuleMetadata;
 }
+
+const METADATA_CALLS: Record<string, keyof RuleMetadata> = { 'rego.metadata.chain': 'chain', 'rego.metadata.rule': 'rule' };
 
 const NO_WITHS: With[] = [];
 
 export class RuleCompiler {
   private slots = 0;
   private readonly names: string[] = [];
+  private rule: ast.Rule | undefined;
 
   constructor(private readonly module: ModuleScope) {}
 
@@ -39,6 +45,7 @@ export class RuleCompiler {
    * safety; then its `else` clauses, each the same way. `value` is the head's, or true.
    */
   compile(rule: ast.Rule, body: readonly ast.Literal[]): CompiledRule {
+    this.rule = rule;
     const head = rule.head;
     const top = new Scope(undefined, namesAt(body, namesAt(this.headLiterals(head))));
     const params = head.args?.map((arg) => {
@@ -327,6 +334,9 @@ export class RuleCompiler {
   /** A call: as a literal of its own it may pass one more argument, its output; inside a term, exactly its parameters. */
   private call(term: ast.Term & { type: 'call' }, scope: Scope, statement: boolean): Term {
     const fn = this.module.resolveFunction(term.name, term.loc);
+    const metadata = METADATA_CALLS[fn.name];
+    if (metadata && this.rule && this.module.metadataOf && term.args.length === 0)
+      return { t: 'const', value: this.module.metadataOf(this.rule)[metadata] };
     const given = term.args.length;
     if (fn.arity >= 0 && (given < fn.arity || given > fn.arity + (statement ? 1 : 0))) {
       const expected = `${fn.arity} argument${fn.arity === 1 ? '' : 's'}`;

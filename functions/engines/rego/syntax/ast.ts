@@ -133,6 +133,7 @@ export interface Comment {
 export interface Module {
   /** The package's path under `data`: `package a.b` is ['a', 'b']. */
   package: string[];
+  packageLoc: Location;
   imports: Import[];
   rules: Rule[];
   /** Rego v1 semantics: the module imports `rego.v1`, or was given as v1. */

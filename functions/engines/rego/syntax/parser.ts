@@ -68,7 +68,7 @@ function moduleOf(statements: Statement[], file: string, v1: boolean, comments: 
   const first = statements[0];
   if (!first) throw parseError('empty module', 0, 0);
   if (first.kind !== 'package') throw parseError('package expected', 1, 1);
-  const module: Module = { package: first.path, imports: [], rules: [], v1, file, comments };
+  const module: Module = { package: first.path, packageLoc: first.loc, imports: [], rules: [], v1, file, comments };
   for (const statement of statements.slice(1)) {
     if (statement.kind === 'package') throw parseError('unexpected package', statement.loc.row, statement.loc.col);
     if (statement.kind === 'import') module.imports.push(statement.value);
