@@ -194,6 +194,27 @@ describe('portcullis invoke', () => {
   });
 });
 
+// The commands' logic is tested in-process (portcullisInProcess); here each runs once as a user runs it.
+describe('each command in a process of its own', () => {
+  it.each([
+    [['policy', 'validate', join(TEST_RULES, 'trusted-registry.yaml')], 'valid trusted-registry rules'],
+    [['policy', 'test', 'test/fixtures/policy-tests'], ' passed, 0 failed'],
+    [['webhook-config', '--url', 'https://portcullis.example.com', '--rules', TEST_RULES], 'kind: ValidatingWebhookConfiguration'],
+    [
+      ['audit', '--rules', TEST_RULES, '--policy', 'trusted-registry', '--from', 'test/fixtures/policy-tests/objects/pod-docker-hub.yaml'],
+      'trusted-registry',
+    ],
+    [['cluster', 'reads', '--rules', TEST_RULES], ''],
+    [['fleet', 'plan', '--rules', 'test/fixtures/fleet'], 'prod-eu'],
+    [['rego', 'eval', '-f', 'raw', '1 + 1'], '2'],
+  ])('%j', async (args, output) => {
+    const result = await portcullis(args);
+    expect(result.stderr).not.toMatch(/failed:|error:/);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(output);
+  });
+});
+
 describe('sls invoke local', () => {
   it('runs the built bundle on a fixture', async () => {
     const workFolder = '.esbuild-invoke';

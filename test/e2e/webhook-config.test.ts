@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { routeOf } from '../../functions/admission/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
-import { portcullis } from '../helpers/portcullis-cli.js';
+import { portcullisInProcess as portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 import { TEST_RULES, testRules } from '../helpers/test-rules.js';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { policyRegistry } from '../../functions/registry.js';
 import { type ListApi, kubeconfigFor, startListApi } from '../helpers/kubernetes-list-api.js';
-import { portcullis } from '../helpers/portcullis-cli.js';
+import { portcullisInProcess as portcullis } from '../helpers/portcullis-cli.js';
 import { TEST_RULES } from '../helpers/test-rules.js';
 
 const work = mkdtempSync(join(tmpdir(), 'portcullis-audit-'));

@@ -14,7 +14,7 @@ import { configMapCollection } from '../helpers/cluster-snapshots.js';
 import { CORPORA } from '../helpers/corpora.js';
 import { regoOnly } from '../helpers/gatekeeper-rego.js';
 import { type ListApi, kubeconfigFor, startListApi } from '../helpers/kubernetes-list-api.js';
-import { portcullis } from '../helpers/portcullis-cli.js';
+import { portcullisInProcess as portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3 } from '../helpers/s3-server.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'portcullis-cluster-cli-'));

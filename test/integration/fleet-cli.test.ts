@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';
 import { CORPORA } from '../helpers/corpora.js';
-import { portcullis } from '../helpers/portcullis-cli.js';
+import { portcullisInProcess as portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 
 const FLEET = 'test/fixtures/fleet';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CORPORA } from '../helpers/corpora.js';
-import { portcullis } from '../helpers/portcullis-cli.js';
+import { portcullisInProcess as portcullis } from '../helpers/portcullis-cli.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 import { TEST_RULES, testRules } from '../helpers/test-rules.js';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { CORPORA } from '../helpers/corpora.js';
-import { portcullis } from '../helpers/portcullis-cli.js';
+import { portcullisInProcess as portcullis } from '../helpers/portcullis-cli.js';
 
 const FIXTURES = 'test/fixtures/policy-tests';
 const work = mkdtempSync(join(tmpdir(), 'portcullis-policy-test-'));

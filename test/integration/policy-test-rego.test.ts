@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseDocument, stringify } from 'yaml';
 import { CORPORA } from '../helpers/corpora.js';
 import { libraryTemplates, regoOnly } from '../helpers/gatekeeper-rego.js';
-import { portcullis } from '../helpers/portcullis-cli.js';
+import { portcullisInProcess as portcullis } from '../helpers/portcullis-cli.js';
 
 const ROOT = join(CORPORA, 'gatekeeper-rego');
 const work = mkdtempSync(join(tmpdir(), 'portcullis-rego-'));

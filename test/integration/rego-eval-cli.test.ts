@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { portcullis } from '../helpers/portcullis-cli.js';
+import { portcullisInProcess as portcullis } from '../helpers/portcullis-cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'portcullis-rego-eval-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
