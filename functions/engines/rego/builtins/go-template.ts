@@ -193,6 +193,7 @@ function wordValue(word: string, dot: Value | undefined, scope: Scope): Value | 
   if (/^-?[0-9]/.test(word)) return Number(word);
   if (word === 'true' || word === 'false') return word === 'true';
   if (word === 'nil') return null;
+  if (/^[A-Za-z_]/.test(word)) return fail(`1: function "${word}" not defined`);
   const [head, ...fields] = word.startsWith('.') ? ['.', ...word.slice(1).split('.').filter(Boolean)] : word.split('.');
   let value = head === '.' ? dot : scope.has(head!) ? scope.get(head!) : fail(`1: undefined variable "${head}"`);
   for (const field of fields) value = isObject(value) ? objectGet(value, field) : undefined;
