@@ -9,7 +9,9 @@ import { parseDocument } from 'yaml';
 import { BUILTINS } from '../../functions/engines/rego/builtins/registry.js';
 import { regoText } from '../../functions/engines/rego/builtins/format.js';
 import { compilePolicy } from '../../functions/engines/rego/compile/compile-policy.js';
-import { evaluateQuery, type QueryResult } from '../../functions/engines/rego/eval/query.js';
+import type { QueryResult } from '../../functions/engines/rego/eval/query.js';
+import { evalQuery } from '../../functions/engines/rego/rego.js';
+import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
 import { parseModule } from '../../functions/engines/rego/syntax/parser.js';
 import { equal, fromJson, makeObject, RegoSet, type Value } from '../../functions/engines/rego/values.js';
 import { CORPORA } from './corpora.js';
@@ -85,11 +87,12 @@ function runCase(entry: LanguageCase, want: unknown, input: unknown): string | u
     const modules = (entry.modules ?? []).map((source, index) => parseModule(source, `module_${index}.rego`));
     const policy = compilePolicy(modules, BUILTINS);
     for (const each of inputs) {
-      const results = evaluateQuery(policy, entry.query, {
+      const results = evalQuery(policy, entry.query, {
         input: each === undefined ? undefined : fromJson(each),
         data: fromJson(entry.data ?? {}),
         strictBuiltinErrors: entry.strict !== false,
-        builtins: { now: new Date(), charge() {} },
+        now: new Date(),
+        budget: new CostBudget(Number.POSITIVE_INFINITY),
       });
       if (wants && !many(input)) computed = results.map(resultValue);
       else if (results.length > 0) computed.push(resultValue(results.at(-1)!));

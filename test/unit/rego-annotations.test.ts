@@ -2,9 +2,10 @@
 // cases: subpackages, authors with emails, related resources, schemas, and the errors of a bad block.
 import { describe, expect, it } from 'vitest';
 import { compileSources } from '../../functions/engines/rego/compile-sources.js';
-import { evaluateDocument, evaluateQuery } from '../../functions/engines/rego/eval/query.js';
+import { evalDocument, evalQuery } from '../../functions/engines/rego/rego.js';
+import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
 
-const options = { input: null, data: {}, strictBuiltinErrors: true, builtins: { now: new Date(), charge() {} } };
+const options = { input: null, data: {}, strictBuiltinErrors: true, now: new Date(), budget: new CostBudget() };
 const compile = (...sources: string[]) => compileSources(sources.map((source, index) => ({ file: `m${index}.rego`, source })));
 
 describe('rego.metadata', () => {
@@ -44,7 +45,7 @@ undocumented := rego.metadata.rule()
 chain := rego.metadata.chain()
 `,
     );
-    const chain = evaluateQuery(policy, 'x := data.acme.images.chain', options)[0]?.bindings.x;
+    const chain = evalQuery(policy, 'x := data.acme.images.chain', options)[0]?.bindings.x;
     expect(chain).toEqual([
       { path: ['acme', 'images', 'chain'] },
       {
@@ -60,7 +61,7 @@ chain := rego.metadata.chain()
       },
       { path: ['acme'], annotations: { scope: 'subpackages', organizations: ['Acme'] } },
     ]);
-    expect(evaluateDocument(policy, ['acme', 'images', 'undocumented'], options)).toEqual({});
+    expect(evalDocument(policy, ['acme', 'images', 'undocumented'], options)).toEqual({});
   });
 
   it('rule() is the rule’s own annotation; a rule with document scope below it in the chain', () => {
@@ -77,7 +78,7 @@ r := rego.metadata.chain() if false
 # authors: [Platform Team <platform@example.com>, Security]
 r := [rego.metadata.rule(), rego.metadata.chain()] if true
 `);
-    const [rule, chain] = evaluateDocument(policy, ['p', 'r'], options) as [unknown, unknown[]];
+    const [rule, chain] = evalDocument(policy, ['p', 'r'], options) as [unknown, unknown[]];
     expect(rule).toEqual({
       scope: 'rule',
       title: 'own',
@@ -88,7 +89,7 @@ r := [rego.metadata.rule(), rego.metadata.chain()] if true
 
   it('is an error outside a rule, and a bad block is refused with its place', () => {
     const policy = compile('package p');
-    expect(() => evaluateQuery(policy, 'x := rego.metadata.chain()', options)).toThrow(
+    expect(() => evalQuery(policy, 'x := rego.metadata.chain()', options)).toThrow(
       'the rego.metadata.chain function must only be called within the scope of a rule',
     );
     expect(() => compile('package p\n\n# METADATA\n# scope: everywhere\np := rego.metadata.rule()')).toThrow(

@@ -7,26 +7,27 @@ import { stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import { compileSources } from '../../functions/engines/rego/compile-sources.js';
-import { evaluateDocument, evaluateQuery } from '../../functions/engines/rego/eval/query.js';
+import { evalDocument, evalQuery } from '../../functions/engines/rego/rego.js';
 import { regoText } from '../../functions/engines/rego/builtins/format.js';
 import type { Value } from '../../functions/engines/rego/values.js';
 import { CostBudget, CostLimitExceededError } from '../../functions/engines/runtime/cost-budget.js';
 
-const options = (input: unknown) => ({
+const options = (input: unknown, budget = new CostBudget(Number.POSITIVE_INFINITY)) => ({
   input: input as Value,
   data: {},
   strictBuiltinErrors: false,
-  builtins: { now: new Date(), charge() {} },
+  now: new Date(),
+  budget,
 });
 
 describe('the Rego engine', () => {
   it('a query reports each expression’s value as evaluated, inside its `with`s, and a false single expression as false', () => {
     const policy = compileSources([{ file: 'p.rego', source: 'package p\nimport rego.v1\nx := input.n * 2' }]);
-    const [withInput] = evaluateQuery(policy, 'data.p.x with input as {"n": 21}', options(undefined));
+    const [withInput] = evalQuery(policy, 'data.p.x with input as {"n": 21}', options(undefined));
     expect(withInput?.expressions).toEqual([42]);
-    expect(evaluateQuery(policy, 'false', options(undefined)).map(({ expressions }) => expressions)).toEqual([[false]]);
-    expect(evaluateQuery(policy, 'false; true', options(undefined))).toEqual([]);
-    expect(evaluateQuery(policy, 'y := 2; y > 1', options(undefined))).toEqual([{ bindings: { y: 2 }, expressions: [true, true] }]);
+    expect(evalQuery(policy, 'false', options(undefined)).map(({ expressions }) => expressions)).toEqual([[false]]);
+    expect(evalQuery(policy, 'false; true', options(undefined))).toEqual([]);
+    expect(evalQuery(policy, 'y := 2; y > 1', options(undefined))).toEqual([{ bindings: { y: 2 }, expressions: [true, true] }]);
   });
 
   it('reads the input where it lies: a document that is part of the input is that very object', () => {
@@ -34,19 +35,19 @@ describe('the Rego engine', () => {
       { file: 'p.rego', source: 'package p\nobj := input.review.object\nfirst := input.review.object.spec.containers[0]' },
     ]);
     const input = { review: { object: { spec: { containers: [{ name: 'c' }] } } } };
-    expect(evaluateDocument(policy, ['p', 'obj'], options(input))).toBe(input.review.object);
-    expect(evaluateDocument(policy, ['p', 'first'], options(input))).toBe(input.review.object.spec.containers[0]);
+    expect(evalDocument(policy, ['p', 'obj'], options(input))).toBe(input.review.object);
+    expect(evalDocument(policy, ['p', 'first'], options(input))).toBe(input.review.object.spec.containers[0]);
   });
 
   it('an object a policy makes holds every key as data, `__proto__` as any other, and formats so', () => {
     const policy = compileSources([
       { file: 'p.rego', source: 'package p\nobj := {"__proto__": input.a, "b": 2}\nmsg := sprintf("%v", [obj])' },
     ]);
-    const made = evaluateDocument(policy, ['p', 'obj'], options({ a: { polluted: true } })) as Record<string, unknown>;
+    const made = evalDocument(policy, ['p', 'obj'], options({ a: { polluted: true } })) as Record<string, unknown>;
     expect(Object.getPrototypeOf(made)).toBe(Object.prototype);
     expect(Object.keys(made)).toEqual(['__proto__', 'b']);
     expect((made as { polluted?: boolean }).polluted).toBeUndefined();
-    expect(evaluateDocument(policy, ['p', 'msg'], options({ a: 1 }))).toBe('{"__proto__": 1, "b": 2}');
+    expect(evalDocument(policy, ['p', 'msg'], options({ a: 1 }))).toBe('{"__proto__": 1, "b": 2}');
   });
 
   it('compiles a template once per rules version, however many constraints it has', () => {
@@ -93,7 +94,7 @@ describe('the Rego engine', () => {
     ['sprintf: a literal width Go stops reading, and a verb missing', 'sprintf("%99999999d a%", [1])', '"%!(NOVERB)%!(EXTRA int=1)"'],
   ])('%s', (_name, query, expected) => {
     const policy = compileSources([{ file: 'empty.rego', source: 'package empty' }]);
-    const [result] = evaluateQuery(policy, `x := ${query}`, { ...options({}), strictBuiltinErrors: true });
+    const [result] = evalQuery(policy, `x := ${query}`, { ...options({}), strictBuiltinErrors: true });
     expect(regoText(result!.bindings.x!)).toBe(expected);
   });
 
@@ -107,23 +108,16 @@ describe('the Rego engine', () => {
     const policy = compileSources([{ file: 'empty.rego', source: 'package empty' }]);
     const budget = new CostBudget();
     const input = { text: 'x'.repeat(100_000), list: Array.from({ length: 100_000 }, () => '') };
-    const evaluate = () =>
-      evaluateQuery(policy, `x := count(${query})`, {
-        ...options(input),
-        builtins: { now: new Date(), charge: (units: number) => budget.charge(units) },
-      });
+    const evaluate = () => evalQuery(policy, `x := count(${query})`, options(input, budget));
     expect(evaluate).toThrow(CostLimitExceededError);
   });
 
   it('what a built-in walks and makes is charged by its size, as CEL charges a call', () => {
     const policy = compileSources([{ file: 'empty.rego', source: 'package empty' }]);
     const spent = (query: string) => {
-      let total = 0;
-      evaluateQuery(policy, `x := ${query}`, {
-        ...options({ text: 'x'.repeat(10_000) }),
-        builtins: { now: new Date(), charge: (units: number) => (total += units) },
-      });
-      return total;
+      const budget = new CostBudget(Number.POSITIVE_INFINITY);
+      evalQuery(policy, `x := ${query}`, options({ text: 'x'.repeat(10_000) }, budget));
+      return budget.spent;
     };
     const small = spent('upper("x")');
     expect(spent('upper(input.text)') - small).toBeGreaterThanOrEqual(2 * 1000 - 2);

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compileSources } from '../../functions/engines/rego/compile-sources.js';
-import { evaluateQuery } from '../../functions/engines/rego/eval/query.js';
+import { evalQuery } from '../../functions/engines/rego/rego.js';
+import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
 import type { Value } from '../../functions/engines/rego/values.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/x509/${name}`, import.meta.url), 'utf8');
@@ -18,10 +19,11 @@ function value(expression: string, input: Record<string, string> = {}): Value | 
     input: input as Value,
     data: {},
     strictBuiltinErrors: true,
-    builtins: { now: new Date('2030-01-01T00:00:00Z'), charge() {} },
+    now: new Date('2030-01-01T00:00:00Z'),
+    budget: new CostBudget(),
   };
   try {
-    return evaluateQuery(policy, `x := ${expression}`, options)[0]?.bindings.x;
+    return evalQuery(policy, `x := ${expression}`, options)[0]?.bindings.x;
   } catch (error) {
     return (error as Error).message;
   }

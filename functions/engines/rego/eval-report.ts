@@ -5,7 +5,7 @@ import { caseBudget, type TestLimits } from '../runtime/test-limits.js';
 import type { RegoSource } from './compile-sources.js';
 import { toJsonData } from './builtins/encoding.js';
 import { RegoError } from './errors.js';
-import { queryExpressions } from './eval/query.js';
+import { parseQueryText } from './syntax/parser.js';
 import { evalQuery, prepare } from './rego.js';
 import { fromJson, makeObject } from './values.js';
 
@@ -50,4 +50,24 @@ export function evalReport(request: EvalRequest): EvalReport {
     const location = row ? { file: file ?? '', row, ...(col === undefined ? {} : { col }) } : undefined;
     return { ok: false, report: { errors: [{ message: error.detail, code: error.code, ...(location ? { location } : {}) }] } };
   }
+}
+
+/** Each literal of a query as written, for `opa eval`'s report: its text and where it starts. */
+export interface QueryExpression {
+  text: string;
+  row: number;
+  col: number;
+}
+
+/** The text of each literal: from its start to the next one's, without the `;` or newlines between. */
+export function queryExpressions(query: string): QueryExpression[] {
+  const lines = query.split('\n');
+  const offsetOf = (row: number, col: number) => lines.slice(0, row - 1).reduce((sum, line) => sum + line.length + 1, 0) + col - 1;
+  const literals = parseQueryText(query);
+  return literals.map(({ loc }, index) => {
+    const next = literals[index + 1];
+    const end = next ? offsetOf(next.loc.row, next.loc.col) : query.length;
+    const text = query.slice(offsetOf(loc.row, loc.col), end).trim().replace(/;$/, '').trim();
+    return { text, row: loc.row, col: loc.col };
+  });
 }

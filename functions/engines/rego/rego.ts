@@ -3,6 +3,7 @@
 // cases, unit tests and the admission target all evaluate through here, so what one of them does (a limit, a
 // clock, strict built-in errors) the others do alike.
 import type { CompiledPolicy } from './compile/compile-policy.js';
+import { compileQuery } from './compile/compile-query.js';
 import { compileSources, type RegoSource } from './compile-sources.js';
 import { RegoError } from './errors.js';
 import type { RuleGroup } from './compile/ir.js';
@@ -34,7 +35,8 @@ const options = (evaluation: Evaluation) => ({
 
 /** A query's solutions: each one's bindings and the value of each expression as written. */
 export function evalQuery(policy: CompiledPolicy, query: string, evaluation: Evaluation): QueryResult[] {
-  return withEvaluation({ budget: evaluation.budget, now: evaluation.now }, () => evaluateQuery(policy, query, options(evaluation)));
+  const compiled = compileQuery(policy, query);
+  return withEvaluation({ budget: evaluation.budget, now: evaluation.now }, () => evaluateQuery(policy, compiled, options(evaluation)));
 }
 
 /** The document at a path under data, or undefined. */

@@ -1,10 +1,8 @@
 // A query over a compiled policy, as `opa eval` runs one: each solution's bindings of the query's named
 // vars, and the value of each expression as written (a term's value; true for a unification).
 import type { CompiledPolicy } from '../compile/compile-policy.js';
-import { RegoError } from '../errors.js';
-import { RuleCompiler } from '../compile/rule-compiler.js';
+import type { CompiledQuery } from '../compile/compile-query.js';
 import { isWildcard } from '../syntax/parse-terms.js';
-import { parseQueryText } from '../syntax/parser.js';
 import type { Value } from '../values.js';
 import { EvalContext } from './context.js';
 import { Evaluator, type EvaluatorOptions, type Frame } from './evaluator.js';
@@ -14,48 +12,13 @@ export interface QueryResult {
   expressions: Value[];
 }
 
-/** Each literal of a query as written, for `opa eval`'s report: its text and where it starts. */
-export interface QueryExpression {
-  text: string;
-  row: number;
-  col: number;
-}
-
-/** The text of each literal: from its start to the next one's, without the `;` or newlines between. */
-export function queryExpressions(query: string): QueryExpression[] {
-  const lines = query.split('\n');
-  const offsetOf = (row: number, col: number) => lines.slice(0, row - 1).reduce((sum, line) => sum + line.length + 1, 0) + col - 1;
-  const literals = parseQueryText(query);
-  return literals.map(({ loc }, index) => {
-    const next = literals[index + 1];
-    const end = next ? offsetOf(next.loc.row, next.loc.col) : query.length;
-    const text = query.slice(offsetOf(loc.row, loc.col), end).trim().replace(/;$/, '').trim();
-    return { text, row: loc.row, col: loc.col };
-  });
-}
-
 export interface QueryOptions extends EvaluatorOptions {
   input?: Value;
   data?: Value;
 }
 
-export function evaluateQuery(policy: CompiledPolicy, query: string, options: QueryOptions): QueryResult[] {
-  const body = parseQueryText(query);
-  const compiler = new RuleCompiler({
-    pkg: [],
-    ruleNames: new Set(),
-    imports: new Map(),
-    resolveFunction: policy.resolveFunction,
-    file: 'query',
-    v1: false,
-  });
-  let compiled: ReturnType<RuleCompiler['query']>;
-  try {
-    compiled = compiler.query(body);
-  } catch (error) {
-    if (error instanceof RegoError) error.inFile('query');
-    throw error;
-  }
+/** A compiled query's solutions (compile/compile-query.ts). */
+export function evaluateQuery(policy: CompiledPolicy, compiled: CompiledQuery, options: QueryOptions): QueryResult[] {
   const evaluator = new Evaluator(policy, new EvalContext(options.input, options.data ?? {}), options);
   const frame: Frame = new Array(compiled.frameSize);
   const results: QueryResult[] = [];
