@@ -1,6 +1,6 @@
 // Arrays, sets and objects (OPA's arrays, sets and objects categories), membership as `in` uses it,
 // and print and trace, which evaluate to true (the function writes no output).
-import { entriesOf } from '../eval/collections.js';
+import { entriesOf } from '../collections.js';
 import {
   equal,
   isObject,

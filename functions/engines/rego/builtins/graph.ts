@@ -1,7 +1,7 @@
 // walk and the graph functions (OPA's graph category). walk is a relation: `walk(x, [path, value])` gives
 // every node of x with its path, x itself first with the path [], depth first in key order; each one is
 // charged as it is produced, so walking a large document spends the budget as it goes.
-import { entriesOf } from '../eval/collections.js';
+import { entriesOf } from '../collections.js';
 import {
   isObject,
   objectGet,

@@ -3,7 +3,7 @@
 // addressed by its value, `-` is past an array's end. replace and move are a remove then an add, as OPA's
 // are, so a member of a set whose insides change is no longer found. A patch that does not apply is undefined.
 import { unescapedSegment } from '../../../admission/kubernetes/json-patch-operations.js';
-import { lookup } from '../eval/collections.js';
+import { lookup } from '../collections.js';
 import { equal, isObject, makeObject, objectEntries, RegoSet, sizeOf, type Value } from '../values.js';
 import { type Builtin, type BuiltinContext, builtin } from './builtin.js';
 import { array } from './operands.js';

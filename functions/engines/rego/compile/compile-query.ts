@@ -3,15 +3,19 @@
 // does; errors name the query as their file.
 import type { CompiledPolicy } from './compile-policy.js';
 import { RegoError } from '../errors.js';
+import { isWildcard } from '../syntax/parse-terms.js';
 import { parseQueryText } from '../syntax/parser.js';
 import { RuleCompiler } from './rule-compiler.js';
 
-export type CompiledQuery = ReturnType<RuleCompiler['query']>;
+export type CompiledQuery = ReturnType<RuleCompiler['query']> & {
+  /** The slots a solution reports, by name: neither `_` nor a var the compiler made (`__local0__`), as in OPA. */
+  reported: [number, string][];
+};
 
 export function compileQuery(policy: CompiledPolicy, query: string): CompiledQuery {
   try {
     const body = parseQueryText(query);
-    return new RuleCompiler({
+    const compiled = new RuleCompiler({
       pkg: [],
       ruleNames: new Set(),
       imports: new Map(),
@@ -19,6 +23,10 @@ export function compileQuery(policy: CompiledPolicy, query: string): CompiledQue
       file: 'query',
       v1: false,
     }).query(body);
+    const reported = compiled.names.flatMap((name, slot): [number, string][] =>
+      isWildcard(name) || name.startsWith('__') ? [] : [[slot, name]],
+    );
+    return { ...compiled, reported };
   } catch (error) {
     if (error instanceof RegoError) error.inFile('query');
     throw error;

@@ -384,7 +384,7 @@ export class RuleCompiler {
   }
 
   private variable(name: string, scope: Scope): Term {
-    if (isWildcard(name)) return { t: 'var', slot: this.allocate('_', scope), name: '_' };
+    if (isWildcard(name)) return { t: 'var', slot: this.allocate(name, scope), name };
     for (let current: Scope | undefined = scope; current; current = current.parent) {
       const slot = current.declared.get(name) ?? current.implicit.get(name);
       if (slot !== undefined) return { t: 'var', slot, name };

@@ -6,6 +6,7 @@
 // Loops over terms are indexed: this runs cold, once per rules version, where a for…of allocates at every step.
 import { compileError } from './errors.js';
 import type { Literal, Term } from './ir.js';
+import { isWildcard } from '../syntax/parse-terms.js';
 
 interface Vars {
   /** Vars that must be bound before the term is evaluated. */
@@ -266,7 +267,7 @@ export function orderForSafety(
       const unsafe = new Set<number>();
       for (const { reads } of remaining) for (const slots of reads) for (const slot of slots) if (!bound.has(slot)) unsafe.add(slot);
       const first = remaining[0]!.literal;
-      const vars = [...unsafe].map(names).filter((name) => !name.startsWith('$'));
+      const vars = [...unsafe].map(names).filter((name) => !isWildcard(name));
       throw compileError(
         vars.length > 0 ? `var ${vars.join(', ')} is unsafe` : 'expression is unsafe (a `_` is never bound)',
         first.loc,

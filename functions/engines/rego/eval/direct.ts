@@ -4,8 +4,8 @@
 // undefined can keep meaning "no value".
 import type { Term } from '../compile/ir.js';
 import type { Value } from '../values.js';
-import { lookup } from './collections.js';
-import type { Evaluator, Frame } from './evaluator.js';
+import { lookup } from '../collections.js';
+import type { TermEvaluator, Frame } from './frame.js';
 
 export const INDIRECT: unique symbol = Symbol('indirect');
 
@@ -14,7 +14,7 @@ export const INDIRECT: unique symbol = Symbol('indirect');
  * var, `input`, or a reference from a bound var or `input` through constant or bound selectors. Undefined
  * when it has none; INDIRECT for any other term, which `term` evaluates.
  */
-export function direct(evaluator: Evaluator, term: Term, frame: Frame): Value | undefined | typeof INDIRECT {
+export function direct(evaluator: TermEvaluator, term: Term, frame: Frame): Value | undefined | typeof INDIRECT {
   switch (term.t) {
     case 'const':
       return term.value;

@@ -10,7 +10,7 @@ import type { CompiledRule, RuleGroup, RuleNode, Term } from '../compile/ir.js';
 import { defineKey, equal, isPlainObject, keyOf, makeObject, type PlainObject, RegoObject, RegoSet, type Value } from '../values.js';
 import { replaced } from './context.js';
 import { RegoError } from '../errors.js';
-import type { Evaluator, Frame } from './evaluator.js';
+import type { TermEvaluator, Frame } from './frame.js';
 
 type Each = (value: Value) => unknown;
 
@@ -108,7 +108,7 @@ function argumentsKey(args: readonly Value[]): string {
 }
 
 export class Documents {
-  constructor(private readonly evaluator: Evaluator) {}
+  constructor(private readonly evaluator: TermEvaluator) {}
 
   private get ctx() {
     return this.evaluator.ctx;

@@ -9,16 +9,14 @@ import { BuiltinError, RegoError, type RegoLocation } from '../errors.js';
 import type { CompiledPolicy } from '../compile/compile-policy.js';
 import type { Expr, FunctionRef, Literal, Term } from '../compile/ir.js';
 import { equal, keyOf, makeObject, RegoSet, sizeOf, type Value } from '../values.js';
-import { entriesOf, isCollection, lookup } from './collections.js';
+import { entriesOf, isCollection, lookup } from '../collections.js';
+import type { Each, Frame, Next, TermEvaluator } from './frame.js';
 import type { EvalContext, FunctionReplacement } from './context.js';
 import { Documents } from './documents.js';
 import { direct, INDIRECT, knownSelector } from './direct.js';
 import { Unification } from './unification.js';
 
-export type Frame = (Value | undefined)[];
-/** A continuation: true asks every enumeration above it to stop. */
-export type Next = () => unknown;
-type Each = (value: Value) => unknown;
+export type { Frame, Next } from './frame.js';
 
 export interface EvaluatorOptions {
   /** OPA's strict mode and `opa test`: a built-in's error is an error; else (OPA's default) the call is undefined. */
@@ -33,7 +31,7 @@ function operandsSize(args: Value[]): number {
   return size;
 }
 
-export class Evaluator {
+export class Evaluator implements TermEvaluator {
   readonly documents: Documents;
   readonly unification: Unification;
 

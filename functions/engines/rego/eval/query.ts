@@ -2,10 +2,10 @@
 // vars, and the value of each expression as written (a term's value; true for a unification).
 import type { CompiledPolicy } from '../compile/compile-policy.js';
 import type { CompiledQuery } from '../compile/compile-query.js';
-import { isWildcard } from '../syntax/parse-terms.js';
 import type { Value } from '../values.js';
 import { EvalContext } from './context.js';
-import { Evaluator, type EvaluatorOptions, type Frame } from './evaluator.js';
+import { Evaluator, type EvaluatorOptions } from './evaluator.js';
+import type { Frame } from './frame.js';
 
 export interface QueryResult {
   bindings: Record<string, Value>;
@@ -24,11 +24,10 @@ export function evaluateQuery(policy: CompiledPolicy, compiled: CompiledQuery, o
   const results: QueryResult[] = [];
   const bindings = () => {
     const named: Record<string, Value> = {};
-    compiled.names.forEach((name, slot) => {
+    for (const [slot, name] of compiled.reported) {
       const value = frame[slot];
-      // Vars the compiler makes (`__local0__`), as OPA's generated vars, are not reported.
-      if (value !== undefined && !isWildcard(name) && name !== '_' && !name.startsWith('__')) named[name] = value;
-    });
+      if (value !== undefined) named[name] = value;
+    }
     return named;
   };
   evaluator.body(compiled.ordered, 0, frame, () => {

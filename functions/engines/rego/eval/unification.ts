@@ -3,10 +3,10 @@
 // for what follows and unbound after it; bound ones, constants and whole terms are compared.
 import type { Term } from '../compile/ir.js';
 import { equal, isObject, objectGet, objectSize, type Value } from '../values.js';
-import type { Evaluator, Frame, Next } from './evaluator.js';
+import type { TermEvaluator, Frame, Next } from './frame.js';
 
 export class Unification {
-  constructor(private readonly evaluator: Evaluator) {}
+  constructor(private readonly evaluator: TermEvaluator) {}
 
   /** Whether a term has vars a unification would bind (a var not bound, or one inside an array or object). */
   isOpen(term: Term, frame: Frame): boolean {

@@ -7,7 +7,7 @@
 import type { Comment, ElseClause, Import, Literal, Location, Module, Rule, RuleHead, Term } from './ast.js';
 import { RegoError } from '../errors.js';
 import { parseError, tokenize } from './lexer.js';
-import { attempt, parseBraced, parseLiteral, parseQuery, parseTerm, parseTermInfixCall, valueName } from './parse-terms.js';
+import { attempt, isWildcard, parseBraced, parseLiteral, parseQuery, parseTerm, parseTermInfixCall, valueName } from './parse-terms.js';
 import { FUTURE_KEYWORDS, type FutureKeyword, TokenStream } from './token-stream.js';
 import { ruleFromBody } from './rule-from-body.js';
 
@@ -249,7 +249,7 @@ function parseHead(s: TokenStream, isDefault: boolean, loc: Location): RuleHead 
   if (next.kind === 'op' && !next.spaceBefore && ['+', '-', '*', '/', '%', '&', '|', '==', '!=', '<', '<=', '>', '>='].includes(next.text))
     s.illegal();
   const head: RuleHead = {
-    name: nameToken.text === '_' ? '_' : nameToken.text,
+    name: nameToken.text,
     path: [],
     contains: false,
     assign: false,
@@ -316,7 +316,7 @@ function checkDefault(s: TokenStream, head: RuleHead, loc: Location): void {
   for (const arg of head.args ?? []) {
     if (arg.type !== 'var') throw parseError(`illegal default rule (arguments cannot contain ${valueName(arg)})`, loc.row, loc.col);
     if (seen.has(arg.name)) throw parseError(`illegal default rule (arguments cannot be repeated ${arg.name})`, loc.row, loc.col);
-    if (!arg.name.startsWith('$')) seen.add(arg.name);
+    if (!isWildcard(arg.name)) seen.add(arg.name);
   }
   void s;
 }

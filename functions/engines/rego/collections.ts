@@ -1,7 +1,7 @@
 // How references and `some … in` read collections: an array by integer index, an object by key, a set
 // by member (a set's member is its own key); anything else has no members. What OPA's topdown does for
 // `x[k]` and for iterating `x[_]`.
-import { isObject, objectEntries, objectGet, RegoSet, type Value } from '../values.js';
+import { isObject, objectEntries, objectGet, RegoSet, type Value } from './values.js';
 
 /** `collection[key]`, or undefined. */
 export function lookup(collection: Value, key: Value): Value | undefined {
