@@ -9,7 +9,7 @@ import { RegoError } from '../errors.js';
 import { metadataIndex } from './annotations.js';
 import { compileError } from './errors.js';
 import { checkReads } from './dependencies.js';
-import type { FunctionRef, RuleGroup, RuleKind, RuleNode, Term } from './ir.js';
+import type { FunctionRef, RuleGroup, RuleKind, RuleNode, CompiledTerm } from './ir.js';
 import { RuleCompiler } from './rule-compiler.js';
 
 export interface CompiledPolicy {
@@ -199,7 +199,7 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
 
 /** A term with no vars, refs or calls: what a default rule's value may be. */
 /** A default's value: no var or reference outside a comprehension (ast/compile.go: checkDefaultRuleValue). */
-function isConstant(term: Term): boolean {
+function isConstant(term: CompiledTerm): boolean {
   switch (term.t) {
     case 'const':
     case 'arraycompr':

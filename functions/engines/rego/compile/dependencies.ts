@@ -2,11 +2,11 @@
 // recursion check, and the base documents under `data` that no rule defines (`data.inventory`), which the
 // formats may refuse.
 import { compileError } from './errors.js';
-import type { CompiledRule, RuleGroup, RuleNode, Term } from './ir.js';
+import type { CompiledRule, RuleGroup, RuleNode, CompiledTerm } from './ir.js';
 import { visitRule } from './visit.js';
 
 /** A constant selector under `data` as the name it reads: OPA indexes data with a number as its text. */
-export function dataKey(part: Term): string | undefined {
+export function dataKey(part: CompiledTerm): string | undefined {
   if (part.t !== 'const') return undefined;
   if (typeof part.value === 'string') return part.value;
   return typeof part.value === 'number' ? String(part.value) : undefined;

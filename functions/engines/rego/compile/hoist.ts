@@ -2,11 +2,11 @@
 // (ast/compile.go: rewriteDynamicTerms, rewriteExprTermsInHead): a call's argument that binds a var the same
 // call reads elsewhere (`foo == input.foos[foo]`) is evaluated first, as `__local = input.foos[foo]`, so the
 // var is bound before the call reads it; a rule's value that iterates (`q := xs[_]`) is evaluated in its body.
-import type { Literal, Term } from './ir.js';
+import type { CompiledLiteral, CompiledTerm } from './ir.js';
 import { slotsIn } from './safety.js';
 
 /** The slots a term's references bind by iterating (`x[i]`), outside its comprehensions. */
-export function iteratedSlots(term: Term, into = new Set<number>()): Set<number> {
+export function iteratedSlots(term: CompiledTerm, into = new Set<number>()): Set<number> {
   switch (term.t) {
     case 'ref':
       iteratedSlots(term.head, into);
@@ -32,7 +32,7 @@ export function iteratedSlots(term: Term, into = new Set<number>()): Set<number>
 }
 
 /** The slots a term reads outside its references' selectors: where a var must already be bound. */
-function readSlots(term: Term, into = new Set<number>()): Set<number> {
+function readSlots(term: CompiledTerm, into = new Set<number>()): Set<number> {
   switch (term.t) {
     case 'var':
       into.add(term.slot);
@@ -62,20 +62,20 @@ function readSlots(term: Term, into = new Set<number>()): Set<number> {
   return into;
 }
 
-export type NewSlot = () => Term & { t: 'var' };
+export type NewSlot = () => CompiledTerm & { t: 'var' };
 
 /**
  * A call literal whose arguments bind a var by iterating that the call also reads: the iterating references
  * first, each as a unification of its own (with the literal's `with`s), then the call. Anything else as it is.
  */
-export function hoistIterations(literal: Literal, newSlot: NewSlot): Literal[] {
+export function hoistIterations(literal: CompiledLiteral, newSlot: NewSlot): CompiledLiteral[] {
   const expr = literal.expr;
   if (literal.negated || expr.k !== 'term' || expr.term.t !== 'call') return [literal];
   const call = expr.term;
   const iterated = iteratedSlots(call);
   if (iterated.size === 0) return [literal];
-  const hoisted: Literal[] = [];
-  const rewrite = (term: Term): Term => {
+  const hoisted: CompiledLiteral[] = [];
+  const rewrite = (term: CompiledTerm): CompiledTerm => {
     if (term.t === 'ref') {
       const own = iteratedSlots(term);
       const readElsewhere = [...own].some((slot) => call.args.some((arg) => readSlots(arg).has(slot)));
@@ -93,5 +93,5 @@ export function hoistIterations(literal: Literal, newSlot: NewSlot): Literal[] {
 }
 
 /** Whether a rule's value iterates with a var nothing else binds (`q := xs[_]`): then its body evaluates it. */
-export const valueIterates = (value: Term, bodySlots: ReadonlySet<number>): boolean =>
+export const valueIterates = (value: CompiledTerm, bodySlots: ReadonlySet<number>): boolean =>
   [...iteratedSlots(value)].some((slot) => !bodySlots.has(slot));

@@ -7,22 +7,22 @@ import type { Location } from '../syntax/ast.js';
 import type { Value } from '../values.js';
 import type { Builtin } from '../builtins/builtin.js';
 
-export type Term =
+export type CompiledTerm =
   | { t: 'const'; value: Value }
   | { t: 'var'; slot: number; name: string }
   | { t: 'input' }
   | { t: 'data' }
   /** `head.path…`: each selector a term (a const key, or a var that iterates). */
-  | { t: 'ref'; head: Term; path: Term[] }
-  | { t: 'array'; items: Term[] }
-  | { t: 'object'; entries: [Term, Term][] }
-  | { t: 'set'; items: Term[] }
+  | { t: 'ref'; head: CompiledTerm; path: CompiledTerm[] }
+  | { t: 'array'; items: CompiledTerm[] }
+  | { t: 'object'; entries: [CompiledTerm, CompiledTerm][] }
+  | { t: 'set'; items: CompiledTerm[] }
   /** Comprehensions: `locals` are the slots their body owns; any other slot they read is the enclosing body's. */
-  | { t: 'arraycompr'; head: Term; body: Literal[]; locals: Set<number> }
-  | { t: 'setcompr'; head: Term; body: Literal[]; locals: Set<number> }
-  | { t: 'objectcompr'; key: Term; value: Term; body: Literal[]; locals: Set<number> }
+  | { t: 'arraycompr'; head: CompiledTerm; body: CompiledLiteral[]; locals: Set<number> }
+  | { t: 'setcompr'; head: CompiledTerm; body: CompiledLiteral[]; locals: Set<number> }
+  | { t: 'objectcompr'; key: CompiledTerm; value: CompiledTerm; body: CompiledLiteral[]; locals: Set<number> }
   /** `at`: where the call is written, for its errors. */
-  | { t: 'call'; fn: FunctionRef; args: Term[]; at: RegoLocation };
+  | { t: 'call'; fn: FunctionRef; args: CompiledTerm[]; at: RegoLocation };
 
 /** A function as a call names it: its name for messages and `with` replacement, and what it is. */
 export interface FunctionRef {
@@ -34,45 +34,45 @@ export interface FunctionRef {
   rule?: string[];
 }
 
-export type Expr =
-  | { k: 'term'; term: Term }
-  | { k: 'unify'; left: Term; right: Term }
-  | { k: 'somein'; key?: Term; value: Term; collection: Term }
-  | { k: 'every'; key?: Term; value: Term; domain: Term; body: Literal[]; locals: Set<number> }
+export type CompiledExpr =
+  | { k: 'term'; term: CompiledTerm }
+  | { k: 'unify'; left: CompiledTerm; right: CompiledTerm }
+  | { k: 'somein'; key?: CompiledTerm; value: CompiledTerm; collection: CompiledTerm }
+  | { k: 'every'; key?: CompiledTerm; value: CompiledTerm; domain: CompiledTerm; body: CompiledLiteral[]; locals: Set<number> }
   /** `some x` declares: nothing to evaluate. */
   | { k: 'true' };
 
 export type WithTarget = { kind: 'input'; path: string[] } | { kind: 'data'; path: string[] } | { kind: 'function'; name: string };
 
-export interface With {
+export interface CompiledWith {
   target: WithTarget;
-  value: Term;
+  value: CompiledTerm;
   /** A function replaced by another function (not by a value). */
   replacement?: FunctionRef;
 }
 
-export interface Literal {
-  expr: Expr;
+export interface CompiledLiteral {
+  expr: CompiledExpr;
   negated: boolean;
-  withs: With[];
+  withs: CompiledWith[];
   loc: Location;
 }
 
-export interface ElseClause {
-  value: Term;
-  body: Literal[];
+export interface CompiledElse {
+  value: CompiledTerm;
+  body: CompiledLiteral[];
 }
 
 export interface CompiledRule {
   /** A function's parameters, patterns unified with the arguments. */
-  params?: Term[];
+  params?: CompiledTerm[];
   /** The keys of a rule that defines part of an object (`p[k] = v`, `a.b[k] := v`), outermost first. */
-  keys: Term[];
+  keys: CompiledTerm[];
   /** A multi-value rule's member (`p contains x`). */
-  member?: Term;
-  value: Term;
-  body: Literal[];
-  elses: ElseClause[];
+  member?: CompiledTerm;
+  value: CompiledTerm;
+  body: CompiledLiteral[];
+  elses: CompiledElse[];
   frameSize: number;
   file: string;
   loc: Location;

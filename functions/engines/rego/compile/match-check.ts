@@ -3,14 +3,14 @@
 // that writes one is a compile error rather than a rule that is always undefined. `some x in [...]` over a
 // literal array checks its pattern against the items the same way (an error when no item can match).
 import { compileError } from './errors.js';
-import type { Term } from './ir.js';
+import type { CompiledTerm } from './ir.js';
 import type { Location } from '../syntax/ast.js';
 import { isObject, objectEntries, type Value } from '../values.js';
 
 type Shape = { kind: 'array'; length: number } | { kind: 'object'; keys: string[] | undefined } | undefined;
 
 /** What a literal's structure says: an array's length, an object's constant keys; undefined for anything else. */
-function shapeOf(term: Term): Shape {
+function shapeOf(term: CompiledTerm): Shape {
   if (term.t === 'array') return { kind: 'array', length: term.items.length };
   if (term.t === 'object') {
     const keys = term.entries.map(([key]) => (key.t === 'const' ? JSON.stringify(key.value) : undefined));
@@ -43,13 +43,13 @@ function mismatch(left: Shape, right: Shape): string | undefined {
   return undefined;
 }
 
-export function checkUnification(left: Term, right: Term, loc: Location): void {
+export function checkUnification(left: CompiledTerm, right: CompiledTerm, loc: Location): void {
   const problem = mismatch(shapeOf(left), shapeOf(right));
   if (problem) throw compileError(`match error: ${problem}`, loc, 'rego_type_error');
 }
 
 /** `some pattern in collection` over a literal array: some item must be able to match the pattern. */
-export function checkMembership(pattern: Term, collection: Term, loc: Location): void {
+export function checkMembership(pattern: CompiledTerm, collection: CompiledTerm, loc: Location): void {
   const items =
     collection.t === 'array'
       ? collection.items.map(shapeOf)

@@ -7,7 +7,7 @@ import * as ast from '../syntax/ast.js';
 import { isWildcard } from '../syntax/parse-terms.js';
 import { compileError } from './errors.js';
 import type { RegoLocation } from '../errors.js';
-import type { CompiledRule, ElseClause, Expr, FunctionRef, Literal, Term, With } from './ir.js';
+import type { CompiledRule, CompiledElse, CompiledExpr, FunctionRef, CompiledLiteral, CompiledTerm, CompiledWith } from './ir.js';
 import { checkMembership, checkUnification } from './match-check.js';
 import { hoistIterations, valueIterates } from './hoist.js';
 import { literalSlots, orderForSafety, slotsIn } from './safety.js';
@@ -31,7 +31,7 @@ export interface ModuleScope {
 
 const METADATA_CALLS: Record<string, keyof RuleMetadata> = { 'rego.metadata.chain': 'chain', 'rego.metadata.rule': 'rule' };
 
-const NO_WITHS: With[] = [];
+const NO_WITHS: CompiledWith[] = [];
 
 export class RuleCompiler {
   private slots = 0;
@@ -53,7 +53,7 @@ export class RuleCompiler {
       return this.term(arg, top);
     });
     // A parameter that calls (`f($"{x}")`) is compared with its argument in the body, once what it reads is bound.
-    const computedParams: Literal[] = [];
+    const computedParams: CompiledLiteral[] = [];
     for (const [index, param] of (params ?? []).entries())
       if (callsIn(param)) params![index] = this.evaluateInBody(param, computedParams, top, head.loc);
     const bound = new Set<number>();
@@ -61,7 +61,7 @@ export class RuleCompiler {
     const literals = [...this.literals(body, top), ...computedParams];
     const keys = head.path.map((part) => this.term(part, top));
     let member = head.key && this.term(head.key, top);
-    let value: Term = head.value ? this.term(head.value, top) : { t: 'const', value: true };
+    let value: CompiledTerm = head.value ? this.term(head.value, top) : { t: 'const', value: true };
     // A value or member that iterates with a var nothing else binds (`q := xs[_]`) is evaluated in the body.
     const bodySlots = new Set(bound);
     for (const literal of literals) literalSlots(literal, bodySlots);
@@ -76,10 +76,10 @@ export class RuleCompiler {
     const boundByBody = new Set(bound);
     const compiledBody = this.order(literals, boundByBody, headSlots);
     this.checkHead(headSlots, boundByBody, head.loc);
-    const elses: ElseClause[] = rule.elses.map((clause) => {
+    const elses: CompiledElse[] = rule.elses.map((clause) => {
       const scope = new Scope(top, namesAt(clause.body, clause.value ? namesAt([asLiteral(clause.value)]) : new Set()));
       const elseLiterals = this.literals(clause.body, scope);
-      let elseValue: Term = clause.value ? this.term(clause.value, scope) : { t: 'const', value: true };
+      let elseValue: CompiledTerm = clause.value ? this.term(clause.value, scope) : { t: 'const', value: true };
       const elseSlots = new Set(bound);
       for (const literal of elseLiterals) literalSlots(literal, elseSlots);
       if (valueIterates(elseValue, elseSlots)) elseValue = this.evaluateInBody(elseValue, elseLiterals, scope, clause.loc);
@@ -105,8 +105,8 @@ export class RuleCompiler {
 
   /** A query (a body outside any rule): its literals as written and ordered, and its vars' names by slot. */
   query(body: readonly ast.Literal[]): {
-    written: Literal[];
-    ordered: Literal[];
+    written: CompiledLiteral[];
+    ordered: CompiledLiteral[];
     captures: (number | undefined)[];
     frameSize: number;
     names: readonly string[];
@@ -122,7 +122,7 @@ export class RuleCompiler {
       if (literal.expr.k !== 'term' || literal.negated) return undefined;
       const local = this.local(top);
       const group = groups[index]!;
-      const check: Literal[] =
+      const check: CompiledLiteral[] =
         written.length === 1 ? [] : [{ expr: { k: 'term', term: local }, negated: false, withs: NO_WITHS, loc: literal.loc }];
       group.splice(group.length - 1, 1, { ...literal, expr: { k: 'unify', left: local, right: literal.expr.term } }, ...check);
       return local.slot;
@@ -162,18 +162,18 @@ export class RuleCompiler {
     return slot;
   }
 
-  private literals(body: readonly ast.Literal[], scope: Scope): Literal[] {
+  private literals(body: readonly ast.Literal[], scope: Scope): CompiledLiteral[] {
     return body.flatMap((literal) => hoistIterations(this.literal(literal, scope), () => this.local(scope)));
   }
 
   /** A new var of the scope, for a value the compiler takes out of a term (OPA's `__local<n>__`). */
-  private local(scope: Scope): Term & { t: 'var' } {
+  private local(scope: Scope): CompiledTerm & { t: 'var' } {
     const name = `__local${this.slots}__`;
     return { t: 'var', slot: this.allocate(name, scope), name };
   }
 
   /** `term` as a var the body binds to it, the unification added to the body. */
-  private evaluateInBody(term: Term, literals: Literal[], scope: Scope, loc: ast.Location): Term {
+  private evaluateInBody(term: CompiledTerm, literals: CompiledLiteral[], scope: Scope, loc: ast.Location): CompiledTerm {
     const local = this.local(scope);
     literals.push({ expr: { k: 'unify', left: local, right: term }, negated: false, withs: NO_WITHS, loc });
     return local;
@@ -183,16 +183,16 @@ export class RuleCompiler {
    * Literals in an order safe from the slots bound before them. Asked once a body and its head are
    * compiled: a comprehension may name a var of the body around it for the first time.
    */
-  private order(literals: Literal[], bound: Set<number>, extra: ReadonlySet<number> = new Set()): Literal[] {
+  private order(literals: CompiledLiteral[], bound: Set<number>, extra: ReadonlySet<number> = new Set()): CompiledLiteral[] {
     return orderForSafety(literals, bound, (slot) => this.names[slot] ?? `_${slot}`, extra);
   }
 
-  private literal(literal: ast.Literal, scope: Scope): Literal {
+  private literal(literal: ast.Literal, scope: Scope): CompiledLiteral {
     const withs = literal.withs.length === 0 ? NO_WITHS : literal.withs.map((modifier) => this.with(modifier, scope));
     return { expr: this.expr(literal.expr, scope), negated: literal.negated, withs, loc: literal.loc };
   }
 
-  private expr(expr: ast.Expr, scope: Scope): Expr {
+  private expr(expr: ast.Expr, scope: Scope): CompiledExpr {
     switch (expr.kind) {
       case 'term':
         return { k: 'term', term: expr.term.type === 'call' ? this.call(expr.term, scope, true) : this.term(expr.term, scope) };
@@ -243,7 +243,7 @@ export class RuleCompiler {
     return slots;
   }
 
-  private with(modifier: ast.With, scope: Scope): With {
+  private with(modifier: ast.With, scope: Scope): CompiledWith {
     const target = modifier.target;
     const path = refNames(target);
     if (!path) throw compileError('with: the target must be a reference to input, data or a function', modifier.loc);
@@ -253,7 +253,7 @@ export class RuleCompiler {
       const replacementPath = refNames(modifier.value);
       const replacement =
         replacementPath && !scope.isDeclared(replacementPath[0]!) ? this.functionNamed(replacementPath, modifier.loc) : undefined;
-      const value: Term = replacement ? { t: 'const', value: null } : this.term(modifier.value, scope);
+      const value: CompiledTerm = replacement ? { t: 'const', value: null } : this.term(modifier.value, scope);
       return { target: { kind: 'function', name: fn.name }, value, replacement };
     }
     const value = this.term(modifier.value, scope);
@@ -277,7 +277,7 @@ export class RuleCompiler {
     }
   }
 
-  term(term: ast.Term, scope: Scope): Term {
+  term(term: ast.Term, scope: Scope): CompiledTerm {
     switch (term.type) {
       case 'null':
         return { t: 'const', value: null };
@@ -332,7 +332,7 @@ export class RuleCompiler {
   }
 
   /** A call: as a literal of its own it may pass one more argument, its output; inside a term, exactly its parameters. */
-  private call(term: ast.Term & { type: 'call' }, scope: Scope, statement: boolean): Term {
+  private call(term: ast.Term & { type: 'call' }, scope: Scope, statement: boolean): CompiledTerm {
     const fn = this.module.resolveFunction(term.name, term.loc);
     const metadata = METADATA_CALLS[fn.name];
     if (metadata && this.rule && this.module.metadataOf && term.args.length === 0)
@@ -358,8 +358,8 @@ export class RuleCompiler {
    * `$"a {x} b"` as OPA's RewriteTemplateStrings makes it: internal.template_string over the text parts and,
    * for each expression, the set of its values (`{v | v = x}`), so an undefined one reads `<undefined>`.
    */
-  private template(term: ast.Term & { type: 'template' }, scope: Scope): Term {
-    const items = term.parts.map((part): Term => {
+  private template(term: ast.Term & { type: 'template' }, scope: Scope): CompiledTerm {
+    const items = term.parts.map((part): CompiledTerm => {
       if ('type' in part) return this.term(part, scope);
       const value: ast.Term = { type: 'var', name: `__template${this.slots}__`, loc: part.loc };
       const expr = part.expr as ast.Expr & { kind: 'term' };
@@ -376,14 +376,14 @@ export class RuleCompiler {
     };
   }
 
-  private ref(term: ast.Term & { type: 'ref' }, scope: Scope): Term {
+  private ref(term: ast.Term & { type: 'ref' }, scope: Scope): CompiledTerm {
     const head = this.term(term.head, scope);
     const path = term.path.map((part) => this.term(part, scope));
     if (head.t === 'ref') return { t: 'ref', head: head.head, path: [...head.path, ...path] };
     return { t: 'ref', head, path };
   }
 
-  private variable(name: string, scope: Scope): Term {
+  private variable(name: string, scope: Scope): CompiledTerm {
     if (isWildcard(name)) return { t: 'var', slot: this.allocate(name, scope), name };
     for (let current: Scope | undefined = scope; current; current = current.parent) {
       const slot = current.declared.get(name) ?? current.implicit.get(name);
@@ -403,17 +403,17 @@ export class RuleCompiler {
     return { t: 'var', slot, name };
   }
 
-  private dataRef(path: string[]): Term {
+  private dataRef(path: string[]): CompiledTerm {
     return path.length === 0 ? { t: 'data' } : { t: 'ref', head: { t: 'data' }, path: path.map((part) => ({ t: 'const', value: part })) };
   }
 
-  private inputRef(path: string[]): Term {
+  private inputRef(path: string[]): CompiledTerm {
     return path.length === 0 ? { t: 'input' } : { t: 'ref', head: { t: 'input' }, path: path.map((part) => ({ t: 'const', value: part })) };
   }
 }
 
 /** Whether a term calls a function outside its comprehensions. */
-function callsIn(term: Term): boolean {
+function callsIn(term: CompiledTerm): boolean {
   switch (term.t) {
     case 'call':
       return true;

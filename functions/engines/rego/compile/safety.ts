@@ -5,7 +5,7 @@
 // other is known), `some … in`, a call's output argument, and the vars a reference iterates (`x[i]`).
 // Loops over terms are indexed: this runs cold, once per rules version, where a for…of allocates at every step.
 import { compileError } from './errors.js';
-import type { Literal, Term } from './ir.js';
+import type { CompiledLiteral, CompiledTerm } from './ir.js';
 import { isWildcard } from '../syntax/parse-terms.js';
 
 interface Vars {
@@ -21,7 +21,7 @@ interface Vars {
 const emptyVars = (): Vars => ({ needed: [], patterns: [], generated: [] });
 
 /** Every slot a term reads or binds, but for those its comprehensions own. */
-export function slotsIn(term: Term, into = new Set<number>()): Set<number> {
+export function slotsIn(term: CompiledTerm, into = new Set<number>()): Set<number> {
   switch (term.t) {
     case 'var':
       into.add(term.slot);
@@ -54,7 +54,7 @@ export function slotsIn(term: Term, into = new Set<number>()): Set<number> {
   return into;
 }
 
-export function literalSlots(literal: Literal, into = new Set<number>()): Set<number> {
+export function literalSlots(literal: CompiledLiteral, into = new Set<number>()): Set<number> {
   const expr = literal.expr;
   switch (expr.k) {
     case 'term':
@@ -82,7 +82,7 @@ export function literalSlots(literal: Literal, into = new Set<number>()): Set<nu
   return into;
 }
 
-function analyze(term: Term, pattern: boolean, vars: Vars): void {
+function analyze(term: CompiledTerm, pattern: boolean, vars: Vars): void {
   switch (term.t) {
     case 'var':
       (pattern ? vars.patterns : vars.needed).push(term.slot);
@@ -125,7 +125,7 @@ function analyze(term: Term, pattern: boolean, vars: Vars): void {
   }
 }
 
-function varsOf(term: Term, pattern: boolean): Vars {
+function varsOf(term: CompiledTerm, pattern: boolean): Vars {
   const vars = emptyVars();
   analyze(term, pattern, vars);
   return vars;
@@ -137,7 +137,13 @@ function within(slots: readonly number[], bound: ReadonlySet<number>): boolean {
 }
 
 /** Whether `left = right` can run: one side known, or both arrays (objects) whose items can pair up. */
-function unifiable(left: Term, right: Term, bound: ReadonlySet<number>, l = varsOf(left, true), r = varsOf(right, true)): boolean {
+function unifiable(
+  left: CompiledTerm,
+  right: CompiledTerm,
+  bound: ReadonlySet<number>,
+  l = varsOf(left, true),
+  r = varsOf(right, true),
+): boolean {
   if (!within(l.needed, bound) || !within(r.needed, bound)) return false;
   if (within(l.patterns, bound) || within(r.patterns, bound)) return true;
   if (left.t === 'array' && right.t === 'array' && left.items.length === right.items.length)
@@ -156,9 +162,9 @@ function unifiable(left: Term, right: Term, bound: ReadonlySet<number>, l = vars
  * slots it binds once placed, and the lists of slots it reads, named in the error when nothing binds them.
  */
 interface Step {
-  literal: Literal;
+  literal: CompiledLiteral;
   needs: readonly number[];
-  unify?: { left: Term; right: Term; l: Vars; r: Vars };
+  unify?: { left: CompiledTerm; right: CompiledTerm; l: Vars; r: Vars };
   binds: readonly number[];
   reads: readonly (readonly number[])[];
 }
@@ -168,14 +174,14 @@ const NONE: readonly number[] = [];
 const chain = (...lists: (readonly number[])[]): readonly number[] => ([] as number[]).concat(...lists);
 
 /** What the `with` values of a literal read. */
-function withsNeeded(literal: Literal): readonly number[] {
+function withsNeeded(literal: CompiledLiteral): readonly number[] {
   if (literal.withs.length === 0) return NONE;
   const vars = emptyVars();
   for (let index = 0; index < literal.withs.length; index++) analyze(literal.withs[index]!.value, false, vars);
   return vars.needed;
 }
 
-function stepOf(literal: Literal, shared: ReadonlySet<number>): Step {
+function stepOf(literal: CompiledLiteral, shared: ReadonlySet<number>): Step {
   const expr = literal.expr;
   if (literal.negated) {
     const reads = [...literalSlots(literal)].filter((slot) => shared.has(slot));
@@ -236,11 +242,11 @@ const ready = (step: Step, bound: ReadonlySet<number>) =>
  * with what the body binds); `extra` are slots read elsewhere (the rule's head), for negation's locals.
  */
 export function orderForSafety(
-  body: readonly Literal[],
+  body: readonly CompiledLiteral[],
   bound: Set<number>,
   names: (slot: number) => string,
   extra: ReadonlySet<number> = new Set(),
-): Literal[] {
+): CompiledLiteral[] {
   // The vars a negated literal shares with the rest of the body: only a body with one needs them counted.
   const shared = new Set<number>();
   if (body.some(({ negated }) => negated)) {
@@ -249,7 +255,7 @@ export function orderForSafety(
     for (const [slot, count] of counts) if (count > 1 || extra.has(slot) || bound.has(slot)) shared.add(slot);
   }
   const remaining = body.map((literal) => stepOf(literal, shared));
-  const ordered: Literal[] = [];
+  const ordered: CompiledLiteral[] = [];
   while (remaining.length > 0) {
     let progressed = false;
     for (let index = 0; index < remaining.length; ) {

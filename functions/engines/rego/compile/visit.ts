@@ -2,11 +2,11 @@
 // within them every literal, `with` value, comprehension and `every` body. A reference's head is visited
 // unless it is `input` or `data`, which the reference itself stands for. Loops over arrays are indexed: this
 // runs once per rules version, cold, where a for…of allocates an iterator result at every step.
-import type { CompiledRule, Literal, Term } from './ir.js';
+import type { CompiledRule, CompiledLiteral, CompiledTerm } from './ir.js';
 
-export type Visit = (term: Term) => void;
+export type Visit = (term: CompiledTerm) => void;
 
-export function visitTerm(term: Term, visit: Visit): void {
+export function visitTerm(term: CompiledTerm, visit: Visit): void {
   visit(term);
   switch (term.t) {
     case 'ref':
@@ -41,7 +41,7 @@ export function visitTerm(term: Term, visit: Visit): void {
   }
 }
 
-export function visitLiterals(literals: readonly Literal[], visit: Visit): void {
+export function visitLiterals(literals: readonly CompiledLiteral[], visit: Visit): void {
   for (let index = 0; index < literals.length; index++) {
     const literal = literals[index]!;
     const expr = literal.expr;

@@ -2,7 +2,7 @@
 // iteration and no evaluation, which most arguments and selectors are. INDIRECT, a value no term has,
 // answers for any other term (an iteration, a call, a comprehension, a reference under data), so that
 // undefined can keep meaning "no value".
-import type { Term } from '../compile/ir.js';
+import type { CompiledTerm } from '../compile/ir.js';
 import type { Value } from '../values.js';
 import { lookup } from '../collections.js';
 import type { TermEvaluator, Frame } from './frame.js';
@@ -14,7 +14,7 @@ export const INDIRECT: unique symbol = Symbol('indirect');
  * var, `input`, or a reference from a bound var or `input` through constant or bound selectors. Undefined
  * when it has none; INDIRECT for any other term, which `term` evaluates.
  */
-export function direct(evaluator: TermEvaluator, term: Term, frame: Frame): Value | undefined | typeof INDIRECT {
+export function direct(evaluator: TermEvaluator, term: CompiledTerm, frame: Frame): Value | undefined | typeof INDIRECT {
   switch (term.t) {
     case 'const':
       return term.value;
@@ -41,5 +41,5 @@ export function direct(evaluator: TermEvaluator, term: Term, frame: Frame): Valu
 }
 
 /** A selector's key when it is a constant or a bound var, the usual case; else undefined. */
-export const knownSelector = (part: Term, frame: Frame): Value | undefined =>
+export const knownSelector = (part: CompiledTerm, frame: Frame): Value | undefined =>
   part.t === 'const' ? part.value : part.t === 'var' ? frame[part.slot] : undefined;

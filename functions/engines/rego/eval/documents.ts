@@ -6,7 +6,7 @@
 // function without parameters also when referred to by name).
 // `with data…` replacements show wherever their path is read.
 import { dataKey } from '../compile/dependencies.js';
-import type { CompiledRule, RuleGroup, RuleNode, Term } from '../compile/ir.js';
+import type { CompiledRule, RuleGroup, RuleNode, CompiledTerm } from '../compile/ir.js';
 import { defineKey, equal, isPlainObject, keyOf, makeObject, type PlainObject, RegoObject, RegoSet, type Value } from '../values.js';
 import { replaced } from './context.js';
 import { RegoError } from '../errors.js';
@@ -115,7 +115,7 @@ export class Documents {
   }
 
   /** `data` and the selectors after it. */
-  data(path: readonly Term[], frame: Frame, each: Each): boolean {
+  data(path: readonly CompiledTerm[], frame: Frame, each: Each): boolean {
     const evaluator = this.evaluator;
     let node: RuleNode = evaluator.policy.root;
     const walked: string[] = [];
@@ -150,7 +150,7 @@ export class Documents {
   }
 
   /** Base data from `index` on: OPA's storage names an object's key by text, so `data.x[1]` reads key "1". */
-  private walkBase(value: Value, path: readonly Term[], index: number, frame: Frame, each: Each): boolean {
+  private walkBase(value: Value, path: readonly CompiledTerm[], index: number, frame: Frame, each: Each): boolean {
     let current = value;
     let at = index;
     for (; at < path.length; at++) {
@@ -311,7 +311,7 @@ export class Documents {
     const evaluator = this.evaluator;
     const frame: Frame = new Array(rule.frameSize);
     let produced = false;
-    const run = (body: CompiledRule['body'], value: Term) =>
+    const run = (body: CompiledRule['body'], value: CompiledTerm) =>
       this.withParams(rule, args, frame, () =>
         evaluator.body(body, 0, frame, () =>
           evaluator.term(value, frame, (result) => {

@@ -7,7 +7,7 @@
 import type { Builtin, BuiltinContext } from '../builtins/builtin.js';
 import { BuiltinError, RegoError, type RegoLocation } from '../errors.js';
 import type { CompiledPolicy } from '../compile/compile-policy.js';
-import type { Expr, FunctionRef, Literal, Term } from '../compile/ir.js';
+import type { CompiledExpr, FunctionRef, CompiledLiteral, CompiledTerm } from '../compile/ir.js';
 import { equal, keyOf, makeObject, RegoSet, sizeOf, type Value } from '../values.js';
 import { entriesOf, isCollection, lookup } from '../collections.js';
 import type { Each, Frame, Next, TermEvaluator } from './frame.js';
@@ -49,12 +49,12 @@ export class Evaluator implements TermEvaluator {
     this.options.builtins.charge(units);
   }
 
-  body(body: readonly Literal[], index: number, frame: Frame, next: Next): boolean {
+  body(body: readonly CompiledLiteral[], index: number, frame: Frame, next: Next): boolean {
     if (index === body.length) return next() === true;
     return this.literal(body[index]!, frame, () => this.body(body, index + 1, frame, next));
   }
 
-  literal(literal: Literal, frame: Frame, next: Next): boolean {
+  literal(literal: CompiledLiteral, frame: Frame, next: Next): boolean {
     this.step();
     if (literal.withs.length > 0) return this.withModifiers(literal, frame, next);
     if (literal.negated) return this.expr(literal.expr, frame, () => true) ? false : next() === true;
@@ -62,7 +62,7 @@ export class Evaluator implements TermEvaluator {
   }
 
   /** The literal in a context with input, data or functions replaced; what follows it, in the context before. */
-  private withModifiers(literal: Literal, frame: Frame, next: Next): boolean {
+  private withModifiers(literal: CompiledLiteral, frame: Frame, next: Next): boolean {
     const outer = this.ctx;
     let inner = outer;
     for (const modifier of literal.withs) {
@@ -94,7 +94,7 @@ export class Evaluator implements TermEvaluator {
     }
   }
 
-  private expr(expr: Expr, frame: Frame, next: Next): boolean {
+  private expr(expr: CompiledExpr, frame: Frame, next: Next): boolean {
     switch (expr.k) {
       case 'term':
         return this.term(expr.term, frame, (value) => (value === false ? false : next()));
@@ -134,7 +134,7 @@ export class Evaluator implements TermEvaluator {
   }
 
   /** The first value of a term, or undefined: for `with` values and a function's constant replacements. */
-  single(term: Term, frame: Frame): Value | undefined {
+  single(term: CompiledTerm, frame: Frame): Value | undefined {
     let found: Value | undefined;
     this.term(term, frame, (value) => {
       found = value;
@@ -143,7 +143,7 @@ export class Evaluator implements TermEvaluator {
     return found;
   }
 
-  term(term: Term, frame: Frame, each: Each): boolean {
+  term(term: CompiledTerm, frame: Frame, each: Each): boolean {
     switch (term.t) {
       case 'const':
         return each(term.value) === true;
@@ -194,7 +194,7 @@ export class Evaluator implements TermEvaluator {
   }
 
   /** Every combination of the terms' values, in order. */
-  terms(terms: readonly Term[], index: number, frame: Frame, values: Value[], each: (values: Value[]) => unknown): boolean {
+  terms(terms: readonly CompiledTerm[], index: number, frame: Frame, values: Value[], each: (values: Value[]) => unknown): boolean {
     if (index === terms.length) return each(values) === true;
     const term = terms[index]!;
     const known = direct(this, term, frame);
@@ -210,7 +210,13 @@ export class Evaluator implements TermEvaluator {
   }
 
   /** An object's entries from `index` on, each key then its value, and the object they make. */
-  private entries(entries: readonly [Term, Term][], index: number, frame: Frame, values: [Value, Value][], each: Each): boolean {
+  private entries(
+    entries: readonly [CompiledTerm, CompiledTerm][],
+    index: number,
+    frame: Frame,
+    values: [Value, Value][],
+    each: Each,
+  ): boolean {
     if (index === entries.length) return each(makeObject(values.slice())) === true;
     const [key, value] = entries[index]!;
     return this.term(key, frame, (keyValue) =>
@@ -221,7 +227,7 @@ export class Evaluator implements TermEvaluator {
     );
   }
 
-  private ref(term: Term & { t: 'ref' }, frame: Frame, each: Each): boolean {
+  private ref(term: CompiledTerm & { t: 'ref' }, frame: Frame, each: Each): boolean {
     const head = term.head;
     if (head.t === 'data') return this.documents.data(term.path, frame, each);
     if (head.t === 'input') return this.ctx.input === undefined ? false : this.walk(this.ctx.input, term.path, 0, frame, each);
@@ -229,7 +235,7 @@ export class Evaluator implements TermEvaluator {
   }
 
   /** A value's selectors from `index` on: a var not bound iterates the collection, binding each key. */
-  walk(value: Value, path: readonly Term[], index: number, frame: Frame, each: Each): boolean {
+  walk(value: Value, path: readonly CompiledTerm[], index: number, frame: Frame, each: Each): boolean {
     if (index === path.length) return each(value) === true;
     const part = path[index]!;
     if (part.t === 'var' && frame[part.slot] === undefined) {
@@ -271,7 +277,7 @@ export class Evaluator implements TermEvaluator {
     });
   }
 
-  private call(term: Term & { t: 'call' }, frame: Frame, each: Each): boolean {
+  private call(term: CompiledTerm & { t: 'call' }, frame: Frame, each: Each): boolean {
     const fn = term.fn;
     const output = fn.arity >= 0 && term.args.length === fn.arity + 1 ? term.args[fn.arity] : undefined;
     const inputs = output ? term.args.slice(0, fn.arity) : term.args;
@@ -292,9 +298,9 @@ export class Evaluator implements TermEvaluator {
 
   /** A call of `fn` on its arguments' values: its result, or its output argument unified with it. */
   private apply(
-    call: Term & { t: 'call' },
+    call: CompiledTerm & { t: 'call' },
     replacement: FunctionReplacement | undefined,
-    output: Term | undefined,
+    output: CompiledTerm | undefined,
     args: Value[],
     frame: Frame,
     each: Each,

@@ -1,7 +1,7 @@
 // Unification, as OPA's evaluator does it: a term against a term (`=`, `:=`), or against a value (a
 // function's parameters, `some … in`, a call's output, a selector with vars in it): vars not bound are bound
 // for what follows and unbound after it; bound ones, constants and whole terms are compared.
-import type { Term } from '../compile/ir.js';
+import type { CompiledTerm } from '../compile/ir.js';
 import { equal, isObject, objectGet, objectSize, type Value } from '../values.js';
 import type { TermEvaluator, Frame, Next } from './frame.js';
 
@@ -9,7 +9,7 @@ export class Unification {
   constructor(private readonly evaluator: TermEvaluator) {}
 
   /** Whether a term has vars a unification would bind (a var not bound, or one inside an array or object). */
-  isOpen(term: Term, frame: Frame): boolean {
+  isOpen(term: CompiledTerm, frame: Frame): boolean {
     switch (term.t) {
       case 'var':
         return frame[term.slot] === undefined;
@@ -22,14 +22,14 @@ export class Unification {
     }
   }
 
-  unify(left: Term, right: Term, frame: Frame, next: Next): boolean {
+  unify(left: CompiledTerm, right: CompiledTerm, frame: Frame, next: Next): boolean {
     const [openLeft, openRight] = [this.isOpen(left, frame), this.isOpen(right, frame)];
     if (openLeft && openRight) {
       if (left.t === 'array' && right.t === 'array')
         return left.items.length === right.items.length && this.unifyPairs(left.items, right.items, 0, frame, next);
       if (left.t === 'object' && right.t === 'object') {
         if (left.entries.length !== right.entries.length) return false;
-        const pairs: [Term, Term][] = [];
+        const pairs: [CompiledTerm, CompiledTerm][] = [];
         for (const [key, value] of left.entries) {
           const keyValue = this.evaluator.single(key, frame);
           const match = right.entries.find(([other]) => equal(this.evaluator.single(other, frame) ?? null, keyValue ?? null));
@@ -49,13 +49,13 @@ export class Unification {
     return this.evaluator.term(left, frame, (value) => this.unifyValue(right, value, frame, next));
   }
 
-  private unifyPairs(left: readonly Term[], right: readonly Term[], index: number, frame: Frame, next: Next): boolean {
+  private unifyPairs(left: readonly CompiledTerm[], right: readonly CompiledTerm[], index: number, frame: Frame, next: Next): boolean {
     if (index === left.length) return next() === true;
     return this.unify(left[index]!, right[index]!, frame, () => this.unifyPairs(left, right, index + 1, frame, next));
   }
 
   /** Unifies a term with a value: binds the vars it has unbound, compares what it has bound. */
-  unifyValue(pattern: Term, value: Value, frame: Frame, next: Next): boolean {
+  unifyValue(pattern: CompiledTerm, value: Value, frame: Frame, next: Next): boolean {
     switch (pattern.t) {
       case 'var': {
         const current = frame[pattern.slot];
@@ -74,7 +74,7 @@ export class Unification {
       case 'object': {
         if (!this.isOpen(pattern, frame)) break;
         if (!isObject(value) || objectSize(value) !== pattern.entries.length) return false;
-        const items: Term[] = [];
+        const items: CompiledTerm[] = [];
         const values: Value[] = [];
         for (const [key, item] of pattern.entries) {
           const keyValue = this.evaluator.single(key, frame);
@@ -91,7 +91,7 @@ export class Unification {
     return this.evaluator.term(pattern, frame, (candidate) => (equal(candidate, value) ? next() : false));
   }
 
-  private unifyItems(patterns: readonly Term[], values: readonly Value[], index: number, frame: Frame, next: Next): boolean {
+  private unifyItems(patterns: readonly CompiledTerm[], values: readonly Value[], index: number, frame: Frame, next: Next): boolean {
     if (index === patterns.length) return next() === true;
     return this.unifyValue(patterns[index]!, values[index]!, frame, () => this.unifyItems(patterns, values, index + 1, frame, next));
   }
