@@ -73,7 +73,10 @@ export function checkReads(groups: Iterable<RuleGroup>, root: RuleNode): Set<str
     if (state.get(group) === 'done') return;
     if (state.get(group) === 'visiting') {
       const cycle = [...trail.slice(trail.indexOf(group)), group].map(({ path }) => `data.${path.join('.')}`);
-      throw compileError(`recursion detected: ${cycle.join(' -> ')}`, undefined, 'rego_recursion_error');
+      // OPA's wording, at the first definition of the rule the cycle starts from.
+      const first = rulesOf(group)[0];
+      const error = compileError(`rule ${cycle[0]} is recursive: ${cycle.join(' -> ')}`, first?.loc, 'rego_recursion_error');
+      throw first ? error.inFile(first.file) : error;
     }
     state.set(group, 'visiting');
     for (const next of edges.get(group) ?? []) visit(next, [...trail, group]);

@@ -181,10 +181,11 @@ function withsNeeded(literal: CompiledLiteral): readonly number[] {
   return vars.needed;
 }
 
-function stepOf(literal: CompiledLiteral, shared: ReadonlySet<number>): Step {
+function stepOf(literal: CompiledLiteral, shared: ReadonlySet<number>, names: (slot: number) => string): Step {
   const expr = literal.expr;
   if (literal.negated) {
-    const reads = [...literalSlots(literal)].filter((slot) => shared.has(slot));
+    // Only a `_` may be local to a negation; a named var must be bound outside it (OPA: it is unsafe).
+    const reads = [...literalSlots(literal)].filter((slot) => shared.has(slot) || !isWildcard(names(slot)));
     return { literal, needs: reads, binds: NONE, reads: [reads] };
   }
   switch (expr.k) {
@@ -254,7 +255,7 @@ export function orderForSafety(
     for (const literal of body) for (const slot of literalSlots(literal)) counts.set(slot, (counts.get(slot) ?? 0) + 1);
     for (const [slot, count] of counts) if (count > 1 || extra.has(slot) || bound.has(slot)) shared.add(slot);
   }
-  const remaining = body.map((literal) => stepOf(literal, shared));
+  const remaining = body.map((literal) => stepOf(literal, shared, names));
   const ordered: CompiledLiteral[] = [];
   while (remaining.length > 0) {
     let progressed = false;
