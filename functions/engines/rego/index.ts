@@ -1,18 +1,19 @@
 // The Rego engine's entry, all that code outside engines/rego/ imports. Rego runs Gatekeeper's
 // ConstraintTemplates as written, on a parser, compiler and evaluator of our own with OPA's semantics (no
-// JavaScript one exists): syntax/, compile/, eval/ and builtins/, and the admission target that turns a
-// request into input and the answer into findings. They load when a bundle first holds Rego (load), RE2
-// with them when a rule calls a regex built-in; the schema below is all a function without Rego loads.
+// JavaScript one exists): syntax/, compile/, eval/ and builtins/ (the language, driven by rego.ts), and
+// gatekeeper-target/, Gatekeeper's admission target that turns a request into input and the answer into
+// findings. They load when a bundle first holds Rego (load), RE2 with them when a rule calls a regex
+// built-in; the schema below is all a function without Rego loads.
 import type { Engine } from '../engine.js';
 import { OnDemand } from '../runtime/on-demand.js';
 import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
-import type { RegoValidation } from './admission-target.js';
+import type { RegoValidation } from './gatekeeper-target/admission-target.js';
 import type { RegoSource } from './compile-sources.js';
 import type { Evaluator } from './evaluator.js';
 import type { EvalRequest } from './eval-report.js';
 import type { OpaCase } from './opa-cases.js';
 import type { TestLimits } from '../runtime/test-limits.js';
-import { regoRuleSchemaOf } from './rule-schema.js';
+import { regoRuleSchemaOf } from './gatekeeper-target/rule-schema.js';
 
 const evaluator = new OnDemand<Evaluator>(
   async () => (await import('./evaluator.js')).evaluator,
@@ -63,9 +64,9 @@ export async function regoEval(request: EvalRequest) {
   return evaluator.get().evalReport(request);
 }
 
-export type { RegoValidation } from './admission-target.js';
+export type { RegoValidation } from './gatekeeper-target/admission-target.js';
 export type { EvalReport, EvalRequest } from './eval-report.js';
 export type { OpaCase, OpaCaseOutcome } from './opa-cases.js';
-export { inventoryOf } from './inventory.js';
+export { inventoryOf } from './gatekeeper-target/inventory.js';
 export type { RegoSource } from './compile-sources.js';
 export type { RegoTestResult, RegoTestRun } from './unit-tests.js';

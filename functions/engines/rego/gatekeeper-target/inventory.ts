@@ -2,7 +2,7 @@
 // data.inventory: `cluster[<apiVersion>][<kind>][<name>]` for cluster-scoped objects and
 // `namespace[<namespace>][<apiVersion>][<kind>][<name>]` for namespaced ones. Laid out from the cluster view
 // the function was handed (a snapshot, or a gator case's `inventory:` objects), once per view.
-import type { ClusterView } from '../../admission/cluster/cluster-view.js';
+import type { ClusterView } from '../../../admission/cluster/cluster-view.js';
 
 type KubeObject = { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
 

@@ -3,10 +3,10 @@
 // documents under data, and whether data.inventory is the cluster's objects (and which kinds it must hold).
 // The modules compile as the document is validated, once per rules version; a module that does not compile
 // makes the document invalid, with OPA's error and where.
-import { ClusterReadSchema } from '../../admission/cluster/cluster-reads.js';
-import * as v from '../../admission/schema.js';
+import { ClusterReadSchema } from '../../../admission/cluster/cluster-reads.js';
+import * as v from '../../../admission/schema.js';
 import type { RegoValidation } from './admission-target.js';
-import type { Evaluator } from './evaluator.js';
+import type { Evaluator } from '../evaluator.js';
 
 const ModuleSchema = v.strictObject({
   file: v.pipe(v.string(), v.minLength(1)),

@@ -4,17 +4,17 @@
 // the rule's fixed fields (`parameters`); the answer is the set at the rule's violations path, each member
 // an object whose `msg` is a violation, in OPA's order of the set, identical messages once. Evaluation is
 // OPA's default (a built-in's error makes its call undefined), charged to one cost budget under the deadline.
-import type { ClusterRead } from '../../admission/cluster/cluster-reads.js';
-import { ClusterLookupError, type ClusterView } from '../../admission/cluster/cluster-view.js';
-import type { Findings } from '../../admission/policy.js';
-import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
-import type { EngineContext } from '../engine.js';
-import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../runtime/cost-budget.js';
-import type { CompiledPolicy } from './compile/compile-policy.js';
-import { RegoError } from './errors.js';
-import { evalDocument } from './rego.js';
+import type { ClusterRead } from '../../../admission/cluster/cluster-reads.js';
+import { ClusterLookupError, type ClusterView } from '../../../admission/cluster/cluster-view.js';
+import type { Findings } from '../../../admission/policy.js';
+import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
+import type { EngineContext } from '../../engine.js';
+import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../../runtime/cost-budget.js';
+import type { CompiledPolicy } from '../compile/compile-policy.js';
+import { RegoError } from '../errors.js';
+import { evalDocument } from '../rego.js';
 import { inventoryOfView } from './inventory.js';
-import { isObject, objectGet, RegoSet, sortedMembers, type Value } from './values.js';
+import { isObject, objectGet, RegoSet, sortedMembers, type Value } from '../values.js';
 
 export interface RegoValidation {
   policy: CompiledPolicy;
