@@ -1,15 +1,15 @@
-// A set of modules compiled into one policy, once per rules version, as OPA's compiler does it: the rules
-// gathered by the document they define (data.<package>.<head>), each rule's names resolved and body
-// ordered (rule-compiler.ts), then the whole checked: one kind of rule per document, one default, the same
-// arity for every definition of a function, every called function known, no recursion.
+// A set of modules compiled into one policy, once per rules version, as OPA's compiler does it: a table of
+// named stages (STAGES, in the order of OPA's ast/compile.go): the rules gathered by the document they define
+// (data.<package>.<head>), one kind and arity each; calls resolved; each rule's names resolved and body ordered
+// (rule-compiler.ts); defaults checked; no recursion.
 import type { Builtin } from '../builtins/builtin.js';
-import { NOT_IMPLEMENTED_BUILTINS, REFUSED_BUILTINS } from '../builtins/registry.js';
 import type * as ast from '../syntax/ast.js';
 import { RegoError } from '../errors.js';
 import { metadataIndex } from './annotations.js';
 import { compileError } from './errors.js';
 import { checkReads } from './dependencies.js';
-import type { FunctionRef, RuleGroup, RuleKind, RuleNode, CompiledTerm } from './ir.js';
+import type { CompiledRule, CompiledTerm, FunctionRef, RuleGroup, RuleKind, RuleNode } from './ir.js';
+import { functionResolver, pathKey } from './resolve-functions.js';
 import { RuleCompiler } from './rule-compiler.js';
 
 export interface CompiledPolicy {
@@ -23,8 +23,6 @@ export interface CompiledPolicy {
   /** The built-ins its rules call, by name. */
   builtinsCalled: ReadonlySet<string>;
 }
-
-const pathKey = (path: readonly string[]) => path.join('\u0000');
 
 interface Definition {
   module: ast.Module;
@@ -69,11 +67,46 @@ function importsOf(module: ast.Module): Map<string, string[]> {
   return imports;
 }
 
+/** What the stages share: each reads what the stages before it made. */
+interface Compilation {
+  modules: readonly ast.Module[];
+  builtins: ReadonlyMap<string, Builtin>;
+  perModule: Definition[][];
+  groups: Map<string, RuleGroup>;
+  root: RuleNode;
+  builtinsCalled: Set<string>;
+  resolverFor: ReturnType<typeof functionResolver>;
+  compiled: Map<Definition, CompiledRule>;
+  baseDocuments: ReadonlySet<string>;
+}
+
+/** OPA's compiler stages that apply here, in OPA's order (ast/compile.go), each named as OPA names it. */
+const STAGES: [name: string, stage: (compilation: Compilation) => void][] = [
+  ['SetRuleTree', setRuleTree],
+  ['ResolveRefs', resolveRefs],
+  ['CheckSafetyRuleBodies', compileRules],
+  ['CheckDefaultRules', checkDefaultRules],
+  ['CheckRecursion', checkRecursion],
+];
+
 export function compilePolicy(modules: readonly ast.Module[], builtins: ReadonlyMap<string, Builtin>): CompiledPolicy {
-  const perModule = modules.map(definitionsOf);
-  const definitions = perModule.flat();
+  const compilation = { modules, builtins, builtinsCalled: new Set<string>(), compiled: new Map() } as Compilation;
+  for (const [, stage] of STAGES) stage(compilation);
+  const { root, groups, resolverFor, baseDocuments, builtinsCalled } = compilation;
+  return {
+    root,
+    groups: new Map([...groups.values()].map((group) => [group.path.join('.'), group])),
+    resolveFunction: resolverFor(undefined, new Map()),
+    baseDocuments,
+    builtinsCalled,
+  };
+}
+
+/** The rules gathered by the document they define, one kind and arity each, in a tree by path. */
+function setRuleTree(compilation: Compilation): void {
+  compilation.perModule = compilation.modules.map(definitionsOf);
   const groups = new Map<string, RuleGroup>();
-  for (const definition of definitions) {
+  for (const definition of compilation.perModule.flat()) {
     const key = pathKey(definition.path);
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { path: definition.path, kind: definition.kind, rules: [] }));
@@ -97,61 +130,26 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
     return node;
   };
   // A package is a document even with no rules: `data.<package>` is then {}.
-  for (const module of modules) nodeAt(module.package);
+  for (const module of compilation.modules) nodeAt(module.package);
   for (const group of groups.values()) nodeAt(group.path).group = group;
+  compilation.groups = groups;
+  compilation.root = root;
+}
+
+/** How each module's calls find their functions (resolve-functions.ts). */
+function resolveRefs(compilation: Compilation): void {
+  compilation.resolverFor = functionResolver(compilation.groups, compilation.builtins, compilation.builtinsCalled);
+}
+
+/** Each rule compiled (rule-compiler.ts): names resolved to slots, bodies ordered for safety, checked. */
+function compileRules(compilation: Compilation): void {
+  const { modules, perModule } = compilation;
   const ruleNames = new Map<string, Set<string>>();
-  for (const { module, rule } of definitions) {
+  for (const { module, rule } of perModule.flat()) {
     const key = pathKey(module.package);
     if (!ruleNames.has(key)) ruleNames.set(key, new Set());
     ruleNames.get(key)!.add(rule.head.name);
   }
-  const functionAt = (path: string[], name: string, loc: ast.Location): FunctionRef | undefined => {
-    const group = groups.get(pathKey(path));
-    if (!group) return undefined;
-    if (group.kind !== 'function') throw compileError(`${name} is not a function (data.${path.join('.')} is a rule)`, loc);
-    return { name: `data.${path.join('.')}`, rule: path, arity: group.arity! };
-  };
-  const builtinsCalled = new Set<string>();
-  /** A function by its name as a module writes it: an import, a data path, the package's own, a built-in. */
-  const resolverFor = (pkg: readonly string[] | undefined, imports: ReadonlyMap<string, string[]>) => {
-    // A module calls the same few functions many times: each name is resolved once.
-    const resolved = new Map<string, FunctionRef>();
-    return (name: string[], loc: ast.Location): FunctionRef => {
-      const dotted = name.length === 1 ? name[0]! : name.join('.');
-      let found = resolved.get(dotted);
-      if (!found) resolved.set(dotted, (found = resolve(pkg, imports, name, dotted, loc)));
-      return found;
-    };
-  };
-  const resolve = (
-    pkg: readonly string[] | undefined,
-    imports: ReadonlyMap<string, string[]>,
-    name: string[],
-    dotted: string,
-    loc: ast.Location,
-  ): FunctionRef => {
-    const imported = imports.get(name[0]!);
-    if (imported && imported[0] === 'data') {
-      const found = functionAt([...imported.slice(1), ...name.slice(1)], dotted, loc);
-      if (found) return found;
-    }
-    if (name[0] === 'data') {
-      const found = functionAt(name.slice(1), dotted, loc);
-      if (found) return found;
-    }
-    const local = pkg && groups.get(pathKey([...pkg, ...name]));
-    if (local?.kind === 'function') return { name: `data.${local.path.join('.')}`, rule: local.path, arity: local.arity! };
-    const builtin = builtins.get(dotted);
-    if (builtin) {
-      builtinsCalled.add(builtin.name);
-      return { name: builtin.name, builtin, arity: builtin.arity };
-    }
-    const refused = REFUSED_BUILTINS.get(dotted);
-    if (refused) throw compileError(`${dotted} ${refused}: refused`, loc);
-    if (NOT_IMPLEMENTED_BUILTINS.has(dotted))
-      throw compileError(`${dotted} is an OPA built-in that Portcullis does not implement (docs/rego.md)`, loc);
-    throw compileError(`undefined function ${dotted}`, loc, 'rego_type_error');
-  };
   // Annotations are read only when a rule asks for them, as OPA's compiler reads them.
   let metadata: ReturnType<typeof metadataIndex> | undefined;
   for (const [moduleIndex, module] of modules.entries()) {
@@ -162,42 +160,42 @@ export function compilePolicy(modules: readonly ast.Module[], builtins: Readonly
       imports,
       file: module.file,
       v1: module.v1,
-      resolveFunction: resolverFor(module.package, imports),
+      resolveFunction: compilation.resolverFor(module.package, imports),
       metadataOf: (rule: ast.Rule) => (metadata ??= metadataIndex(modules))(module, rule),
     };
     for (const definition of perModule[moduleIndex]!) {
-      const group = definition.group!;
-      let compiled: ReturnType<RuleCompiler['compile']>;
       try {
-        compiled = new RuleCompiler(scope).compile(definition.rule, definition.body);
+        compilation.compiled.set(definition, new RuleCompiler(scope).compile(definition.rule, definition.body));
       } catch (error) {
         if (error instanceof RegoError) throw error.inFile(module.file);
         throw error;
       }
-      if (definition.rule.isDefault && group.kind === 'object') {
-        if (!compiled.keys.every((key) => key.t === 'const') || !isConstant(compiled.value))
-          throw compileError(`invalid default rule: its keys and value must be constants`, definition.rule.loc).inFile(module.file);
-        (group.keyedDefaults ??= []).push(compiled);
-      } else if (definition.rule.isDefault) {
-        if (group.defaultRule)
-          throw compileError(`multiple default rules data.${group.path.join('.')} found`, definition.rule.loc).inFile(module.file);
-        if (!isConstant(compiled.value))
-          throw compileError(`invalid default value: a default rule's value must be a constant`, definition.rule.loc).inFile(module.file);
-        group.defaultRule = compiled;
-      } else group.rules.push(compiled);
     }
   }
-  const baseDocuments = checkReads(groups.values(), root);
-  return {
-    root,
-    groups: new Map([...groups.values()].map((group) => [group.path.join('.'), group])),
-    resolveFunction: resolverFor(undefined, new Map()),
-    baseDocuments,
-    builtinsCalled,
-  };
 }
 
-/** A term with no vars, refs or calls: what a default rule's value may be. */
+/** Defaults are constants, one per document (per constant key of an object); the other rules join their group. */
+function checkDefaultRules(compilation: Compilation): void {
+  for (const [definition, compiled] of compilation.compiled) {
+    const { group, rule, module } = definition as Required<Definition>;
+    if (rule.isDefault && group.kind === 'object') {
+      if (!compiled.keys.every((key) => key.t === 'const') || !isConstant(compiled.value))
+        throw compileError(`invalid default rule: its keys and value must be constants`, rule.loc).inFile(module.file);
+      (group.keyedDefaults ??= []).push(compiled);
+    } else if (rule.isDefault) {
+      if (group.defaultRule) throw compileError(`multiple default rules data.${group.path.join('.')} found`, rule.loc).inFile(module.file);
+      if (!isConstant(compiled.value))
+        throw compileError(`invalid default value: a default rule's value must be a constant`, rule.loc).inFile(module.file);
+      group.defaultRule = compiled;
+    } else group.rules.push(compiled);
+  }
+}
+
+/** No rule reads itself (dependencies.ts), and the base documents the rules read, found in the same walk. */
+function checkRecursion(compilation: Compilation): void {
+  compilation.baseDocuments = checkReads(compilation.groups.values(), compilation.root);
+}
+
 /** A default's value: no var or reference outside a comprehension (ast/compile.go: checkDefaultRuleValue). */
 function isConstant(term: CompiledTerm): boolean {
   switch (term.t) {
