@@ -134,7 +134,7 @@ export function modelRuleOf(policy: Manifest, ruleName: string): Record<string, 
     name: `${name}/${ruleName}`,
     mode: 'enforce',
     failurePolicy: spec.failurePolicy ?? 'Fail',
-    origin: { kind: String(policy.kind), name, rule: ruleName },
+    origin: { kind: String(policy.kind), name, rule: ruleName, wording: 'kyverno' },
     ...(spec.webhookTimeoutSeconds !== undefined ? { timeoutSeconds: spec.webhookTimeoutSeconds } : {}),
     match: namespace ? { namespaces: [namespace] } : {},
   };

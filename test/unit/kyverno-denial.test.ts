@@ -2,8 +2,8 @@
 // the failed rules' messages by policy; GetWarningMessages), checked on the messages Kyverno's documentation
 // and tests show, and on yaml.v2's choice of style and its folding at 80 columns.
 import { describe, expect, it } from 'vitest';
-import { marshalNestedStrings } from '../../functions/admission/decide/go-yaml-v2.js';
-import { kyvernoBlockedMessage } from '../../functions/admission/decide/kyverno-denial.js';
+import { marshalNestedStrings } from '../../functions/formats/go-yaml-v2.js';
+import { kyvernoBlockedMessage } from '../../functions/formats/kyverno-denial.js';
 
 const pod = { kind: { kind: 'Pod' }, object: { kind: 'Pod', metadata: { name: 'badpod', namespace: 'default' } } } as never;
 

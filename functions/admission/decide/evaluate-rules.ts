@@ -2,9 +2,9 @@
 // through the policy, then the violations act as the rule says. Native rules: enforce denies, audit warns
 // and annotates. Rules from Kubernetes manifests act as ValidatingAdmissionPolicy's validationActions:
 // Deny denies (with the violation's reason), Warn warns, Audit adds the `validation_failure` annotation,
-// and each rule's own failurePolicy resolves an error in that rule alone; a Kyverno ClusterPolicy's rules are
-// worded as Kyverno words its denials and warnings (kyverno-denial.ts), a Gatekeeper constraint's as
-// Gatekeeper's webhook words them. (Mutating: mutate-rules.ts.)
+// and each rule's own failurePolicy resolves an error in that rule alone. A rule whose origin names a wording
+// is worded as its format says (denial-wording.ts), the others as Kubernetes words them. (Mutating:
+// mutate-rules.ts.)
 import type { AdmissionRequest } from '../review/admission-review-schema.js';
 import { allowed, type Verdict } from '../review/admission-response.js';
 import { DeadlineExceededError } from './deadline.js';
@@ -12,7 +12,8 @@ import { matchesRule } from './match-rule.js';
 import { ObjectTooDeepError } from './object-depth.js';
 import { type DenialReason, type Findings, type PolicyContext, policyNameOf, type ValidatingPolicy, type Violation } from '../policy.js';
 import type { Rule, RulesDocument } from '../rules/rules-document-schema.js';
-import type { KyvernoFailure } from './kyverno-denial.js';
+import { DENIAL_WORDINGS } from '../../formats/denial-wordings.js';
+import type { DenialWording, WordedDenial } from './denial-wording.js';
 
 export interface RulesOutcome {
   verdict: Verdict;
@@ -40,10 +41,18 @@ function describe(rule: Rule<unknown>): string {
   return `${origin.kind} '${origin.name}'${origin.binding ? ` with binding '${origin.binding}'` : ''}`;
 }
 
-/** A Kyverno ClusterPolicy's or Policy's rule failure, as Kyverno's messages name it; none for other rules. */
-function kyvernoFailure(rule: Rule<unknown>, message: string): { kyverno?: KyvernoFailure } {
-  const origin = rule.origin;
-  return origin?.rule !== undefined ? { kyverno: { policy: origin.name, rule: origin.rule, message } } : {};
+/** The wording a rule's origin names, if any. */
+const wordingOf = (rule: Rule<unknown>): DenialWording | undefined =>
+  rule.origin?.wording === undefined ? undefined : DENIAL_WORDINGS[rule.origin.wording];
+
+interface Denial {
+  rule: string;
+  /** Kubernetes' wording of it, for a rule worded so. */
+  text?: string;
+  native?: boolean;
+  reason?: DenialReason;
+  /** A format's own wording of it, with what that wording reads. */
+  worded?: { wording: DenialWording } & WordedDenial;
 }
 
 export async function evaluateRules<P>(
@@ -54,8 +63,7 @@ export async function evaluateRules<P>(
 ): Promise<RulesOutcome> {
   let logDetails: Record<string, unknown> | undefined;
   const matched: string[] = [];
-  const denials: { rule: string; text: string; native?: boolean; reason?: DenialReason; kyverno?: KyvernoFailure; gatekeeper?: boolean }[] =
-    [];
+  const denials: Denial[] = [];
   const verdictWarnings: string[] = [];
   const annotations: Record<string, string> = {};
   const validationFailures: unknown[] = [];
@@ -84,7 +92,12 @@ export async function evaluateRules<P>(
         continue;
       }
       const text = `could not be evaluated: ${reason} (failurePolicy Fail)`;
-      denials.push({ rule: rule.name, text: `${describe(rule)} ${text}`, ...kyvernoFailure(rule, text) });
+      const wording = wordingOf(rule);
+      denials.push(
+        wording
+          ? { rule: rule.name, worded: { wording, origin: rule.origin!, message: text } }
+          : { rule: rule.name, text: `${describe(rule)} ${text}` },
+      );
       continue;
     }
     if (!Array.isArray(findings))
@@ -102,24 +115,17 @@ export async function evaluateRules<P>(
       });
       continue;
     }
+    const wording = wordingOf(rule);
     for (const [index, violation] of violations.entries()) {
-      const kyverno = kyvernoFailure(rule, violation.message).kyverno;
-      // Gatekeeper's webhook: one line per violation, `[<constraint>] <msg>`, denials and warnings alike.
-      const gatekeeper = rule.origin?.wording === 'gatekeeper' ? `[${rule.origin.name}] ${violation.message}` : undefined;
       if (rule.validationActions.includes('Deny'))
-        denials.push({
-          rule: rule.name,
-          text: gatekeeper ?? `${describe(rule)} denied request: ${violation.message}`,
-          reason: violation.reason,
-          kyverno,
-          gatekeeper: gatekeeper !== undefined,
-        });
+        denials.push(
+          wording
+            ? { rule: rule.name, reason: violation.reason, worded: { wording, origin: rule.origin!, message: violation.message } }
+            : { rule: rule.name, reason: violation.reason, text: `${describe(rule)} denied request: ${violation.message}` },
+        );
       if (rule.validationActions.includes('Warn'))
         verdictWarnings.push(
-          gatekeeper ??
-            (kyverno
-              ? `policy ${kyverno.policy}.${kyverno.rule}: ${kyverno.message}`
-              : `Validation failed for ${describe(rule)}: ${violation.message}`),
+          wording ? wording.warning(rule.origin!, violation.message) : `Validation failed for ${describe(rule)}: ${violation.message}`,
         );
       if (rule.validationActions.includes('Audit')) {
         validationFailures.push({
@@ -136,15 +142,17 @@ export async function evaluateRules<P>(
   let verdict = allowed();
   if (denials.length > 0) {
     // Native rules' messages start with the policy's name, as they always have; manifests' name themselves.
-    const others = denials.filter(({ kyverno, gatekeeper }) => !kyverno && !gatekeeper);
-    const texts = others.map(({ text, native }, index) => (native && index === 0 ? `${policy.name}: ${text}` : text));
-    // Gatekeeper's lines, joined by newlines as its webhook joins them, each once.
-    const gatekeeperLines = [...new Set(denials.filter(({ gatekeeper }) => gatekeeper).map(({ text }) => text))];
-    if (gatekeeperLines.length > 0) texts.unshift(gatekeeperLines.join('\n'));
-    const failures = denials.flatMap(({ kyverno }) => (kyverno ? [kyverno] : []));
-    // Loaded only when a ClusterPolicy denies: the other functions never need it.
-    if (failures.length > 0) texts.push((await import('./kyverno-denial.js')).kyvernoBlockedMessage(request, failures));
-    const message = texts.join('; ');
+    const others = denials.filter(({ worded }) => !worded);
+    const texts = others.map(({ text, native }, index) => (native && index === 0 ? `${policy.name}: ${text}` : text!));
+    const byWording = new Map<DenialWording, WordedDenial[]>();
+    for (const { worded } of denials) if (worded) byWording.set(worded.wording, [...(byWording.get(worded.wording) ?? []), worded]);
+    const first: string[] = [];
+    for (const [wording, worded] of byWording) {
+      const part = await wording.denial(request, worded);
+      if (wording.position === 'first') first.push(part);
+      else texts.push(part);
+    }
+    const message = [...first, ...texts].join('; ');
     const reason = denials.find((denial) => denial.reason)?.reason ?? 'Forbidden';
     verdict = { allowed: false, status: { code: STATUS_CODES[reason], reason, message }, warnings: [], auditAnnotations: {} };
   }

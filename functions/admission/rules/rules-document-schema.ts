@@ -6,6 +6,7 @@ import { OperationSchema } from '../review/admission-review-schema.js';
 import { LabelSelectorSchema } from '../kubernetes/label-selector.js';
 import { SelectorTextSchema } from '../kubernetes/label-selector-text.js';
 import { MatchPolicySchema, ResourceRuleSchema } from '../kubernetes/resource-rules.js';
+import { DENIAL_WORDINGS } from '../../formats/denial-wordings.js';
 
 export const FailurePolicySchema = v.picklist(['Ignore', 'Fail']);
 /** A finding's severity, as policy reports (openreports.io, wgpolicyk8s.io) grade it. */
@@ -83,8 +84,8 @@ export function ruleSchema<P extends v.GenericSchema>(parametersSchema: P) {
         name: v.string(),
         binding: v.optional(v.string()),
         rule: v.optional(v.string()),
-        // Denials and warnings worded as Gatekeeper's webhook words them: `[<constraint>] <message>`.
-        wording: v.optional(v.picklist(['gatekeeper'])),
+        // Denials and warnings worded as its format's webhook words them (formats/denial-wordings.ts).
+        wording: v.optional(v.picklist(Object.keys(DENIAL_WORDINGS))),
         // What reports say of its findings, from its manifest's annotations (Kyverno's policies.kyverno.io/…).
         severity: v.optional(SeveritySchema),
         category: v.optional(v.string()),
@@ -147,7 +148,7 @@ export type RulesDocument<P> = {
       name: string;
       binding?: string;
       rule?: string;
-      wording?: 'gatekeeper';
+      wording?: string;
       severity?: Severity;
       category?: string;
     };

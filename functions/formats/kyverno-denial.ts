@@ -1,7 +1,7 @@
 // How Kyverno words a denial and a warning (its webhook's GetBlockedMessages and GetWarningMessages), for
 // the rules that came from ClusterPolicies and Policies, so alerts written on Kyverno's messages still
 // match: the resource, then every failed rule's message under its policy, as yaml.v2 writes them.
-import type { AdmissionRequest } from '../review/admission-review-schema.js';
+import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import { marshalNestedStrings } from './go-yaml-v2.js';
 
 export interface KyvernoFailure {
@@ -19,6 +19,3 @@ export function kyvernoBlockedMessage(request: AdmissionRequest, failures: reado
   const name = `${text(resource.kind)}/${text(resource.metadata?.namespace)}/${text(resource.metadata?.name)}`;
   return `\n\nresource ${name} was blocked due to the following policies \n\n${marshalNestedStrings(byPolicy)}`;
 }
-
-/** `policy <policy>.<rule>: <message>`. */
-export const kyvernoWarning = ({ policy, rule, message }: KyvernoFailure) => `policy ${policy}.${rule}: ${message}`;

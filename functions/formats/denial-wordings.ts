@@ -1,0 +1,23 @@
+// The denial wordings of the formats whose webhooks word denials their own way, by the name a rule's origin
+// gives (`origin.wording`): Gatekeeper's `[<constraint>] <message>` lines, and Kyverno's blocked-resource
+// message (its YAML rendering loaded only when a ClusterPolicy denies).
+import type { DenialWording } from '../admission/decide/denial-wording.js';
+
+const gatekeeper: DenialWording = {
+  position: 'first',
+  warning: (origin, message) => `[${origin.name}] ${message}`,
+  // One line per violation, joined by newlines as Gatekeeper's webhook joins them, each once.
+  denial: (_request, denials) => [...new Set(denials.map(({ origin, message }) => `[${origin.name}] ${message}`))].join('\n'),
+};
+
+const kyverno: DenialWording = {
+  position: 'last',
+  warning: (origin, message) => `policy ${origin.name}.${origin.rule}: ${message}`,
+  denial: async (request, denials) =>
+    (await import('./kyverno-denial.js')).kyvernoBlockedMessage(
+      request,
+      denials.map(({ origin, message }) => ({ policy: origin.name, rule: origin.rule ?? '', message })),
+    ),
+};
+
+export const DENIAL_WORDINGS: Readonly<Record<string, DenialWording>> = { gatekeeper, kyverno };
