@@ -7,7 +7,7 @@
 // run time: the entry has evaluated these modules before any lazy one loads.
 // test/e2e/packaged-bundles.test.ts fails when a module missing here splits the chunk again. (The functions
 // that run engines also share the engines' code with the engines' lazy modules: one more chunk, laid out by
-// engines/bundle-layout.ts.)
+// the build: infra/esbuild-plugins.cjs.)
 import './cluster/cluster-view.js';
 import './decide/deadline.js';
 import './decide/match-rule.js';

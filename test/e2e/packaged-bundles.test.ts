@@ -47,7 +47,7 @@ describe('the packaged bundles', () => {
   // Not counted: a chunk of esbuild's own CommonJS interop helpers, with no source of ours (cel imports one).
   // The functions that run engines load parts of them on demand (Kyverno's evaluator, CEL's mutation): what
   // their entry shares with those parts (the engines' entries and runtime) is one more chunk
-  // (functions/engines/bundle-layout.ts), and the parts themselves are not on the cold path.
+  // (laid out by infra/esbuild-plugins.cjs), and the parts themselves are not on the cold path.
   it.each(functionNames)('%s: a cold start loads the entry and one chunk of our code, shared with the lazy ones', async (name) => {
     const folder = join(await unpackFunction(name, TEST_PACKAGE), 'functions', name);
     const hasSources = (file: string) => (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources.length > 0;

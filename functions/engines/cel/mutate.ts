@@ -5,7 +5,6 @@
 // parent, a failed `test`) is an error, resolved by the failure policy; an ApplyConfiguration's object is
 // merged in as server-side apply merges it, by the request kind's schema. Every expression runs on its own
 // cost budget. A rule written for Pods patches a controller's pod template as a Pod (Kyverno's autogen).
-import '../bundle-layout.js'; // the bundle's layout: see that file
 import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
 import type { ClusterView } from '../../admission/cluster/cluster-view.js';
 import type { WorkDeadline } from '../../admission/decide/deadline.js';

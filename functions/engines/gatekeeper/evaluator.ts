@@ -1,7 +1,6 @@
 // Gatekeeper's mutation system: what index.ts loads when a bundle first holds Gatekeeper mutators, so
 // functions without them never load it. A rule is a bundle's mutators, read and checked together (each
 // alone, then their implied schemas against each other) once per rules version.
-import '../bundle-layout.js'; // the bundle's layout: see that file
 import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
 import type { EngineContext } from '../engine.js';
 import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../runtime/cost-budget.js';

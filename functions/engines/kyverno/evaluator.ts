@@ -4,7 +4,6 @@
 // then the rule's own validation; a rule's validate.cel and celPreconditions are another engine's (the
 // context's `embedded`), judged where Kyverno's validate.cel handler judges them, once the preconditions hold.
 // An autogen rule judges or patches the controller's pod template as a Pod.
-import '../bundle-layout.js'; // the bundle's layout: see that file
 import { isPodController, POD_CONTROLLERS, podFromTemplate } from '../../admission/kubernetes/pod-controllers.js';
 import type { Findings } from '../../admission/policy.js';
 import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';

@@ -1,6 +1,5 @@
 // The Rego engine's parser, compiler and evaluator: what index.ts loads when a bundle first holds Rego, so
 // functions without it never load them.
-import '../bundle-layout.js'; // the bundle's layout: see that file
 import { validateWithRego } from './gatekeeper-target/admission-target.js';
 import { compileSources, type RegoSource } from './compile-sources.js';
 import { RegoError } from './errors.js';
