@@ -2,6 +2,8 @@
 // is read, unsafe vars and recursion refused with OPA's codes and places, and data documents that merge the
 // rules' values with the base data given at evaluation.
 import { describe, expect, it } from 'vitest';
+import type { CompiledTerm } from '../../functions/engines/rego/compile/ir.js';
+import { varsOf, visitTerm } from '../../functions/engines/rego/compile/visit.js';
 import { compileSources } from '../../functions/engines/rego/compile-sources.js';
 import { evalQuery } from '../../functions/engines/rego/rego.js';
 import type { Value } from '../../functions/engines/rego/values.js';
@@ -64,5 +66,40 @@ describe('data documents: rules and base data as one tree', () => {
 
   it('`with data` replaces a base document for one expression, and the rules that read it see it', () => {
     expect(value('doubled := data.limits.max * 2', 'data.p.doubled with data.limits.max as 21', {}, { limits: { max: 1 } })).toBe(42);
+  });
+});
+
+describe('the compiled form’s visitor and varsOf', () => {
+  const v = (slot: number): CompiledTerm => ({ t: 'var', slot, name: `v${slot}` });
+  // x[i][{"k": j}] with f(y, [y | y = x[_]]) beside it: a comprehension owning slot 5.
+  const ref: CompiledTerm = { t: 'ref', head: v(0), path: [v(1), { t: 'object', entries: [[{ t: 'const', value: 'k' }, v(2)]] }] };
+  const comprehension: CompiledTerm = {
+    t: 'arraycompr',
+    head: v(5),
+    body: [
+      {
+        expr: { k: 'unify', left: v(5), right: { t: 'ref', head: v(0), path: [v(6)] } },
+        negated: false,
+        withs: [],
+        loc: { row: 1, col: 1 },
+      },
+    ],
+    locals: new Set([5, 6]),
+  };
+  const term: CompiledTerm = { t: 'array', items: [ref, comprehension, v(3)] };
+
+  it('reads every var but those a comprehension owns; iterated ones; those outside references', () => {
+    expect([...varsOf(term)].sort()).toEqual([0, 1, 2, 3]);
+    expect([...varsOf(term, { iterated: true })].sort()).toEqual([1]);
+    expect([...varsOf(term, { skipRefVars: true })].sort()).toEqual([0, 2, 3]);
+  });
+
+  it('a visit that returns true keeps the walk out of the term’s children', () => {
+    const seen: string[] = [];
+    visitTerm(term, (each) => {
+      seen.push(each.t);
+      return each.t === 'ref' || each.t === 'arraycompr';
+    });
+    expect(seen).toEqual(['array', 'ref', 'arraycompr', 'var']);
   });
 });

@@ -11,6 +11,7 @@ import { checkReads } from './dependencies.js';
 import type { CompiledRule, CompiledTerm, FunctionRef, RuleGroup, RuleKind, RuleNode } from './ir.js';
 import { functionResolver, pathKey } from './resolve-functions.js';
 import { RuleCompiler } from './rule-compiler.js';
+import { visitTerm } from './visit.js';
 
 export interface CompiledPolicy {
   root: RuleNode;
@@ -196,20 +197,13 @@ function checkRecursion(compilation: Compilation): void {
   compilation.baseDocuments = checkReads(compilation.groups.values(), compilation.root);
 }
 
-/** A default's value: no var or reference outside a comprehension (ast/compile.go: checkDefaultRuleValue). */
+/** A default's value: no var, reference or call outside a comprehension (ast/compile.go: checkDefaultRuleValue). */
 function isConstant(term: CompiledTerm): boolean {
-  switch (term.t) {
-    case 'const':
-    case 'arraycompr':
-    case 'setcompr':
-    case 'objectcompr':
-      return true;
-    case 'array':
-    case 'set':
-      return term.items.every(isConstant);
-    case 'object':
-      return term.entries.every(([key, value]) => isConstant(key) && isConstant(value));
-    default:
-      return false;
-  }
+  let constant = true;
+  visitTerm(term, (each) => {
+    if (each.t === 'arraycompr' || each.t === 'setcompr' || each.t === 'objectcompr') return true;
+    if (each.t !== 'const' && each.t !== 'array' && each.t !== 'set' && each.t !== 'object') constant = false;
+    return !constant;
+  });
+  return constant;
 }

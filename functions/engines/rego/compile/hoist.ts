@@ -3,64 +3,13 @@
 // call reads elsewhere (`foo == input.foos[foo]`) is evaluated first, as `__local = input.foos[foo]`, so the
 // var is bound before the call reads it; a rule's value that iterates (`q := xs[_]`) is evaluated in its body.
 import type { CompiledLiteral, CompiledTerm } from './ir.js';
-import { slotsIn } from './safety.js';
+import { varsOf } from './visit.js';
 
 /** The slots a term's references bind by iterating (`x[i]`), outside its comprehensions. */
-export function iteratedSlots(term: CompiledTerm, into = new Set<number>()): Set<number> {
-  switch (term.t) {
-    case 'ref':
-      iteratedSlots(term.head, into);
-      for (const part of term.path) {
-        if (part.t === 'var') into.add(part.slot);
-        else iteratedSlots(part, into);
-      }
-      break;
-    case 'array':
-    case 'set':
-      for (const item of term.items) iteratedSlots(item, into);
-      break;
-    case 'object':
-      for (const [key, value] of term.entries) iteratedSlots(value, iteratedSlots(key, into));
-      break;
-    case 'call':
-      for (const arg of term.args) iteratedSlots(arg, into);
-      break;
-    default:
-      break;
-  }
-  return into;
-}
+export const iteratedSlots = (term: CompiledTerm): Set<number> => varsOf(term, { iterated: true });
 
-/** The slots a term reads outside its references' selectors: where a var must already be bound. */
-function readSlots(term: CompiledTerm, into = new Set<number>()): Set<number> {
-  switch (term.t) {
-    case 'var':
-      into.add(term.slot);
-      break;
-    case 'ref':
-      if (term.head.t !== 'var') readSlots(term.head, into);
-      for (const part of term.path) if (part.t !== 'var') readSlots(part, into);
-      break;
-    case 'array':
-    case 'set':
-      for (const item of term.items) readSlots(item, into);
-      break;
-    case 'object':
-      for (const [key, value] of term.entries) readSlots(value, readSlots(key, into));
-      break;
-    case 'call':
-      for (const arg of term.args) readSlots(arg, into);
-      break;
-    case 'arraycompr':
-    case 'setcompr':
-    case 'objectcompr':
-      slotsIn(term, into);
-      break;
-    default:
-      break;
-  }
-  return into;
-}
+/** The slots a term reads outside its references: where a var must already be bound. */
+const readSlots = (term: CompiledTerm): Set<number> => varsOf(term, { skipRefVars: true });
 
 export type NewSlot = () => CompiledTerm & { t: 'var' };
 

@@ -10,7 +10,8 @@ import type { RegoLocation } from '../errors.js';
 import type { CompiledRule, CompiledElse, CompiledExpr, FunctionRef, CompiledLiteral, CompiledTerm, CompiledWith } from './ir.js';
 import { checkMembership, checkUnification } from './match-check.js';
 import { hoistIterations, valueIterates } from './hoist.js';
-import { literalSlots, orderForSafety, slotsIn } from './safety.js';
+import { orderForSafety } from './safety.js';
+import { literalVars, varsOf } from './visit.js';
 import type { RuleMetadata } from './annotations.js';
 import { namesAt, patternVars, Scope, type Var } from './scope.js';
 
@@ -57,21 +58,21 @@ export class RuleCompiler {
     for (const [index, param] of (params ?? []).entries())
       if (callsIn(param)) params![index] = this.evaluateInBody(param, computedParams, top, head.loc);
     const bound = new Set<number>();
-    for (const param of params ?? []) for (const slot of slotsIn(param)) bound.add(slot);
+    for (const param of params ?? []) for (const slot of varsOf(param)) bound.add(slot);
     const literals = [...this.literals(body, top), ...computedParams];
     const keys = head.path.map((part) => this.term(part, top));
     let member = head.key && this.term(head.key, top);
     let value: CompiledTerm = head.value ? this.term(head.value, top) : { t: 'const', value: true };
     // A value or member that iterates with a var nothing else binds (`q := xs[_]`) is evaluated in the body.
     const bodySlots = new Set(bound);
-    for (const literal of literals) literalSlots(literal, bodySlots);
-    for (const key of keys) slotsIn(key, bodySlots);
+    for (const literal of literals) literalVars(literal, bodySlots);
+    for (const key of keys) varsOf(key, {}, bodySlots);
     if (valueIterates(value, bodySlots)) value = this.evaluateInBody(value, literals, top, head.loc);
     if (member && valueIterates(member, bodySlots)) member = this.evaluateInBody(member, literals, top, head.loc);
     const headSlots = new Set<number>();
-    for (const term of keys) slotsIn(term, headSlots);
-    if (member) slotsIn(member, headSlots);
-    slotsIn(value, headSlots);
+    for (const term of keys) varsOf(term, {}, headSlots);
+    if (member) varsOf(member, {}, headSlots);
+    varsOf(value, {}, headSlots);
     // Ordering the body extends the set with every var the body binds: what the head may read.
     const boundByBody = new Set(bound);
     const compiledBody = this.order(literals, boundByBody, headSlots);
@@ -81,11 +82,11 @@ export class RuleCompiler {
       const elseLiterals = this.literals(clause.body, scope);
       let elseValue: CompiledTerm = clause.value ? this.term(clause.value, scope) : { t: 'const', value: true };
       const elseSlots = new Set(bound);
-      for (const literal of elseLiterals) literalSlots(literal, elseSlots);
+      for (const literal of elseLiterals) literalVars(literal, elseSlots);
       if (valueIterates(elseValue, elseSlots)) elseValue = this.evaluateInBody(elseValue, elseLiterals, scope, clause.loc);
       const boundByElse = new Set(bound);
-      const elseBody = this.order(elseLiterals, boundByElse, slotsIn(elseValue));
-      this.checkHead(slotsIn(elseValue), boundByElse, clause.loc);
+      const elseBody = this.order(elseLiterals, boundByElse, varsOf(elseValue));
+      this.checkHead(varsOf(elseValue), boundByElse, clause.loc);
       return { value: elseValue, body: elseBody };
     });
     // One shape for every rule, optional parts undefined: an object spread after the first property is a
@@ -229,7 +230,7 @@ export class RuleCompiler {
         const key = expr.key ? this.term(expr.key, inner) : undefined;
         const value = this.term(expr.value, inner);
         const literals = this.literals(expr.body, inner);
-        const bound = new Set([...this.outerSlots(scope), ...(key ? slotsIn(key) : []), ...slotsIn(value)]);
+        const bound = new Set([...this.outerSlots(scope), ...(key ? varsOf(key) : []), ...varsOf(value)]);
         const body = this.order(literals, bound);
         return { k: 'every', key, value, domain, body, locals: inner.owned };
       }
@@ -300,14 +301,14 @@ export class RuleCompiler {
         const inner = new Scope(scope, namesAt(term.body, namesAt([asLiteral(term.head)])));
         const literals = this.literals(term.body, inner);
         const head = this.term(term.head, inner);
-        const body = this.order(literals, this.outerSlots(scope), slotsIn(head));
+        const body = this.order(literals, this.outerSlots(scope), varsOf(head));
         return { t: term.type, head, body, locals: inner.owned };
       }
       case 'objectcompr': {
         const inner = new Scope(scope, namesAt(term.body, namesAt([asLiteral(term.key), asLiteral(term.value)])));
         const literals = this.literals(term.body, inner);
         const [key, value] = [this.term(term.key, inner), this.term(term.value, inner)];
-        const body = this.order(literals, this.outerSlots(scope), new Set([...slotsIn(key), ...slotsIn(value)]));
+        const body = this.order(literals, this.outerSlots(scope), new Set([...varsOf(key), ...varsOf(value)]));
         return { t: 'objectcompr', key, value, body, locals: inner.owned };
       }
       case 'call':

@@ -7,6 +7,7 @@
 import { compileError } from './errors.js';
 import type { CompiledLiteral, CompiledTerm } from './ir.js';
 import { isWildcard } from '../syntax/parse-terms.js';
+import { literalVars, varsOf } from './visit.js';
 
 interface Vars {
   /** Vars that must be bound before the term is evaluated. */
@@ -20,68 +21,6 @@ interface Vars {
 // Arrays, not sets: a term has few vars, and a body's terms are many (cold code allocates little this way).
 const emptyVars = (): Vars => ({ needed: [], patterns: [], generated: [] });
 
-/** Every slot a term reads or binds, but for those its comprehensions own. */
-export function slotsIn(term: CompiledTerm, into = new Set<number>()): Set<number> {
-  switch (term.t) {
-    case 'var':
-      into.add(term.slot);
-      break;
-    case 'ref':
-      slotsIn(term.head, into);
-      for (let index = 0; index < term.path.length; index++) slotsIn(term.path[index]!, into);
-      break;
-    case 'array':
-    case 'set':
-      for (let index = 0; index < term.items.length; index++) slotsIn(term.items[index]!, into);
-      break;
-    case 'object':
-      for (let index = 0; index < term.entries.length; index++) slotsIn(term.entries[index]![1], slotsIn(term.entries[index]![0], into));
-      break;
-    case 'arraycompr':
-    case 'setcompr':
-    case 'objectcompr': {
-      const inner = term.t === 'objectcompr' ? slotsIn(term.value, slotsIn(term.key)) : slotsIn(term.head);
-      for (let index = 0; index < term.body.length; index++) literalSlots(term.body[index]!, inner);
-      for (const slot of inner) if (!term.locals.has(slot)) into.add(slot);
-      break;
-    }
-    case 'call':
-      for (let index = 0; index < term.args.length; index++) slotsIn(term.args[index]!, into);
-      break;
-    default:
-      break;
-  }
-  return into;
-}
-
-export function literalSlots(literal: CompiledLiteral, into = new Set<number>()): Set<number> {
-  const expr = literal.expr;
-  switch (expr.k) {
-    case 'term':
-      slotsIn(expr.term, into);
-      break;
-    case 'unify':
-      slotsIn(expr.right, slotsIn(expr.left, into));
-      break;
-    case 'somein':
-      if (expr.key) slotsIn(expr.key, into);
-      slotsIn(expr.collection, slotsIn(expr.value, into));
-      break;
-    case 'every': {
-      slotsIn(expr.domain, into);
-      const inner = expr.key ? slotsIn(expr.key) : new Set<number>();
-      slotsIn(expr.value, inner);
-      for (let index = 0; index < expr.body.length; index++) literalSlots(expr.body[index]!, inner);
-      for (const slot of inner) if (!expr.locals.has(slot)) into.add(slot);
-      break;
-    }
-    default:
-      break;
-  }
-  for (let index = 0; index < literal.withs.length; index++) slotsIn(literal.withs[index]!.value, into);
-  return into;
-}
-
 function analyze(term: CompiledTerm, pattern: boolean, vars: Vars): void {
   switch (term.t) {
     case 'var':
@@ -94,7 +33,7 @@ function analyze(term: CompiledTerm, pattern: boolean, vars: Vars): void {
         if (part.t === 'var') vars.generated.push(part.slot);
         else if (part.t !== 'const') {
           // A selector with vars inside (`p[{"msg": msg}]`) binds them by unifying with each key.
-          const inner = varsOf(part, true);
+          const inner = patternVarsOf(part, true);
           vars.needed.push(...inner.needed);
           vars.generated.push(...inner.patterns, ...inner.generated);
         }
@@ -115,7 +54,7 @@ function analyze(term: CompiledTerm, pattern: boolean, vars: Vars): void {
     case 'arraycompr':
     case 'setcompr':
     case 'objectcompr':
-      for (const slot of slotsIn(term)) vars.needed.push(slot);
+      for (const slot of varsOf(term)) vars.needed.push(slot);
       break;
     case 'call':
       for (let index = 0; index < term.args.length; index++) analyze(term.args[index]!, index === term.fn.arity, vars);
@@ -125,7 +64,8 @@ function analyze(term: CompiledTerm, pattern: boolean, vars: Vars): void {
   }
 }
 
-function varsOf(term: CompiledTerm, pattern: boolean): Vars {
+/** What a term needs bound, binds as a pattern (`pattern`: it is unified), and binds by iterating. */
+function patternVarsOf(term: CompiledTerm, pattern: boolean): Vars {
   const vars = emptyVars();
   analyze(term, pattern, vars);
   return vars;
@@ -141,8 +81,8 @@ function unifiable(
   left: CompiledTerm,
   right: CompiledTerm,
   bound: ReadonlySet<number>,
-  l = varsOf(left, true),
-  r = varsOf(right, true),
+  l = patternVarsOf(left, true),
+  r = patternVarsOf(right, true),
 ): boolean {
   if (!within(l.needed, bound) || !within(r.needed, bound)) return false;
   if (within(l.patterns, bound) || within(r.patterns, bound)) return true;
@@ -185,12 +125,12 @@ function stepOf(literal: CompiledLiteral, shared: ReadonlySet<number>, names: (s
   const expr = literal.expr;
   if (literal.negated) {
     // Only a `_` may be local to a negation; a named var must be bound outside it (OPA: it is unsafe).
-    const reads = [...literalSlots(literal)].filter((slot) => shared.has(slot) || !isWildcard(names(slot)));
+    const reads = [...literalVars(literal)].filter((slot) => shared.has(slot) || !isWildcard(names(slot)));
     return { literal, needs: reads, binds: NONE, reads: [reads] };
   }
   switch (expr.k) {
     case 'term': {
-      const vars = varsOf(expr.term, false);
+      const vars = patternVarsOf(expr.term, false);
       const withs = withsNeeded(literal);
       return {
         literal,
@@ -200,7 +140,7 @@ function stepOf(literal: CompiledLiteral, shared: ReadonlySet<number>, names: (s
       };
     }
     case 'unify': {
-      const [l, r] = [varsOf(expr.left, true), varsOf(expr.right, true)];
+      const [l, r] = [patternVarsOf(expr.left, true), patternVarsOf(expr.right, true)];
       const withs = withsNeeded(literal);
       return {
         literal,
@@ -211,7 +151,7 @@ function stepOf(literal: CompiledLiteral, shared: ReadonlySet<number>, names: (s
       };
     }
     case 'somein': {
-      const collection = varsOf(expr.collection, false);
+      const collection = patternVarsOf(expr.collection, false);
       const target = emptyVars();
       if (expr.key) analyze(expr.key, true, target);
       analyze(expr.value, true, target);
@@ -223,8 +163,8 @@ function stepOf(literal: CompiledLiteral, shared: ReadonlySet<number>, names: (s
       };
     }
     case 'every': {
-      const domain = varsOf(expr.domain, false);
-      const outer = new Set([...literalSlots(literal)].filter((slot) => !expr.locals.has(slot) && !domain.generated.includes(slot)));
+      const domain = patternVarsOf(expr.domain, false);
+      const outer = new Set([...literalVars(literal)].filter((slot) => !expr.locals.has(slot) && !domain.generated.includes(slot)));
       for (const slot of domain.needed) outer.add(slot);
       const needs = [...outer];
       return { literal, needs, binds: domain.generated, reads: [needs] };
@@ -252,7 +192,7 @@ export function orderForSafety(
   const shared = new Set<number>();
   if (body.some(({ negated }) => negated)) {
     const counts = new Map<number, number>();
-    for (const literal of body) for (const slot of literalSlots(literal)) counts.set(slot, (counts.get(slot) ?? 0) + 1);
+    for (const literal of body) for (const slot of literalVars(literal)) counts.set(slot, (counts.get(slot) ?? 0) + 1);
     for (const [slot, count] of counts) if (count > 1 || extra.has(slot) || bound.has(slot)) shared.add(slot);
   }
   const remaining = body.map((literal) => stepOf(literal, shared, names));
