@@ -11,24 +11,10 @@ import type { CompiledRule, CompiledElse, CompiledExpr, FunctionRef, CompiledLit
 import { checkMembership, checkUnification } from './match-check.js';
 import { hoistIterations, valueIterates } from './hoist.js';
 import { orderForSafety } from './safety.js';
-import { literalVars, varsOf } from './visit.js';
+import { callsOutsideComprehensions as callsIn, literalVars, varsOf } from './visit.js';
 import type { RuleMetadata } from './annotations.js';
+import type { ModuleScope } from './module-scope.js';
 import { namesAt, patternVars, Scope, type Var } from './scope.js';
-
-export interface ModuleScope {
-  pkg: string[];
-  /** The first names of the package's rules: a free var with one of these names is the rule. */
-  ruleNames: ReadonlySet<string>;
-  /** Import aliases and the paths they stand for (`data.lib.x`, `input.a`). */
-  imports: ReadonlyMap<string, string[]>;
-  /** A called function by its name as written, or an error. */
-  resolveFunction(name: string[], loc: ast.Location): FunctionRef;
-  file: string;
-  /** Rego v1: `input` and `data` cannot be declared as local vars. */
-  v1: boolean;
-  /** rego.metadata.chain() and rule() of a rule of this module, which OPA's compiler makes constants. */
-  metadataOf?(rule: ast.Rule): RuleMetadata;
-}
 
 const METADATA_CALLS: Record<string, keyof RuleMetadata> = { 'rego.metadata.chain': 'chain', 'rego.metadata.rule': 'rule' };
 
@@ -78,7 +64,7 @@ export class RuleCompiler {
     const compiledBody = this.order(literals, boundByBody, headSlots);
     this.checkHead(headSlots, boundByBody, head.loc);
     const elses: CompiledElse[] = rule.elses.map((clause) => {
-      const scope = new Scope(top, namesAt(clause.body, clause.value ? namesAt([asLiteral(clause.value)]) : new Set()));
+      const scope = new Scope(top, namesAt(clause.body, clause.value ? namesAt([ast.asLiteral(clause.value)]) : new Set()));
       const elseLiterals = this.literals(clause.body, scope);
       let elseValue: CompiledTerm = clause.value ? this.term(clause.value, scope) : { t: 'const', value: true };
       const elseSlots = new Set(bound);
@@ -135,7 +121,7 @@ export class RuleCompiler {
   /** The head's terms as literals, so their names count as written in the body's scope. */
   private headLiterals(head: ast.RuleHead): ast.Literal[] {
     const terms = [...head.path, ...(head.key ? [head.key] : []), ...(head.value ? [head.value] : [])];
-    return terms.map((term) => ({ expr: { kind: 'term', term }, negated: false, withs: [], loc: term.loc }));
+    return terms.map(ast.asLiteral);
   }
 
   /** Head vars must be bound by the body (or the parameters). */
@@ -246,12 +232,12 @@ export class RuleCompiler {
 
   private with(modifier: ast.With, scope: Scope): CompiledWith {
     const target = modifier.target;
-    const path = refNames(target);
+    const path = ast.refNames(target);
     if (!path) throw compileError('with: the target must be a reference to input, data or a function', modifier.loc);
     const fn = path[0] === 'input' ? undefined : this.functionNamed(path, modifier.loc);
     if (fn) {
       // A function replaced by another function (a built-in or a rule), not by the value a name has.
-      const replacementPath = refNames(modifier.value);
+      const replacementPath = ast.refNames(modifier.value);
       const replacement =
         replacementPath && !scope.isDeclared(replacementPath[0]!) ? this.functionNamed(replacementPath, modifier.loc) : undefined;
       const value: CompiledTerm = replacement ? { t: 'const', value: null } : this.term(modifier.value, scope);
@@ -298,14 +284,14 @@ export class RuleCompiler {
         return { t: 'object', entries: term.entries.map(([key, value]) => [this.term(key, scope), this.term(value, scope)]) };
       case 'arraycompr':
       case 'setcompr': {
-        const inner = new Scope(scope, namesAt(term.body, namesAt([asLiteral(term.head)])));
+        const inner = new Scope(scope, namesAt(term.body, namesAt([ast.asLiteral(term.head)])));
         const literals = this.literals(term.body, inner);
         const head = this.term(term.head, inner);
         const body = this.order(literals, this.outerSlots(scope), varsOf(head));
         return { t: term.type, head, body, locals: inner.owned };
       }
       case 'objectcompr': {
-        const inner = new Scope(scope, namesAt(term.body, namesAt([asLiteral(term.key), asLiteral(term.value)])));
+        const inner = new Scope(scope, namesAt(term.body, namesAt([ast.asLiteral(term.key), ast.asLiteral(term.value)])));
         const literals = this.literals(term.body, inner);
         const [key, value] = [this.term(term.key, inner), this.term(term.value, inner)];
         const body = this.order(literals, this.outerSlots(scope), new Set([...varsOf(key), ...varsOf(value)]));
@@ -314,19 +300,11 @@ export class RuleCompiler {
       case 'call':
         return this.call(term, scope, false);
       case 'binary':
-        return {
-          t: 'call',
-          fn: this.module.resolveFunction([ast.OPERATOR_BUILTINS[term.op]], term.loc),
-          args: [this.term(term.left, scope), this.term(term.right, scope)],
-          at: this.at(term.loc),
-        };
-      case 'membership':
-        return {
-          t: 'call',
-          fn: this.module.resolveFunction([term.key ? 'internal.member_3' : 'internal.member_2'], term.loc),
-          args: [...(term.key ? [this.term(term.key, scope)] : []), this.term(term.value, scope), this.term(term.collection, scope)],
-          at: this.at(term.loc),
-        };
+        return this.builtinCall(ast.OPERATOR_BUILTINS[term.op], [term.left, term.right], scope, term.loc);
+      case 'membership': {
+        const operands = [...(term.key ? [term.key] : []), term.value, term.collection];
+        return this.builtinCall(term.key ? 'internal.member_3' : 'internal.member_2', operands, scope, term.loc);
+      }
       case 'template':
         return this.template(term, scope);
     }
@@ -348,6 +326,12 @@ export class RuleCompiler {
       );
     }
     return { t: 'call', fn, args: term.args.map((arg) => this.term(arg, scope)), at: this.at(term.loc) };
+  }
+
+  /** An operator as the call of its built-in. */
+  private builtinCall(name: string, operands: ast.Term[], scope: Scope, loc: ast.Location): CompiledTerm {
+    const args = operands.map((operand) => this.term(operand, scope));
+    return { t: 'call', fn: this.module.resolveFunction([name], loc), args, at: this.at(loc) };
   }
 
   /** Where a call is, for its errors: OPA's evaluation errors name the file and row. */
@@ -390,9 +374,9 @@ export class RuleCompiler {
       const slot = current.declared.get(name) ?? current.implicit.get(name);
       if (slot !== undefined) return { t: 'var', slot, name };
     }
-    if (this.module.ruleNames.has(name)) return this.dataRef([...this.module.pkg, name]);
+    if (this.module.ruleNames.has(name)) return documentRef('data', [...this.module.pkg, name]);
     const imported = this.module.imports.get(name);
-    if (imported) return imported[0] === 'input' ? this.inputRef(imported.slice(1)) : this.dataRef(imported.slice(1));
+    if (imported) return imported[0] === 'input' ? documentRef('input', imported.slice(1)) : documentRef('data', imported.slice(1));
     if (name === 'input') return { t: 'input' };
     if (name === 'data') return { t: 'data' };
     // The outermost scope that writes the name at its own level owns it: a comprehension shares the
@@ -403,39 +387,8 @@ export class RuleCompiler {
     owner.implicit.set(name, slot);
     return { t: 'var', slot, name };
   }
-
-  private dataRef(path: string[]): CompiledTerm {
-    return path.length === 0 ? { t: 'data' } : { t: 'ref', head: { t: 'data' }, path: path.map((part) => ({ t: 'const', value: part })) };
-  }
-
-  private inputRef(path: string[]): CompiledTerm {
-    return path.length === 0 ? { t: 'input' } : { t: 'ref', head: { t: 'input' }, path: path.map((part) => ({ t: 'const', value: part })) };
-  }
 }
 
-/** Whether a term calls a function outside its comprehensions. */
-function callsIn(term: CompiledTerm): boolean {
-  switch (term.t) {
-    case 'call':
-      return true;
-    case 'ref':
-      return callsIn(term.head) || term.path.some(callsIn);
-    case 'array':
-    case 'set':
-      return term.items.some(callsIn);
-    case 'object':
-      return term.entries.some(([key, value]) => callsIn(key) || callsIn(value));
-    default:
-      return false;
-  }
-}
-
-const asLiteral = (term: ast.Term): ast.Literal => ({ expr: { kind: 'term', term }, negated: false, withs: [], loc: term.loc });
-
-/** The names of a dotted reference (`a.b.c`, `data.x`), or undefined if it has other selectors. */
-export function refNames(term: ast.Term): string[] | undefined {
-  if (term.type === 'var') return [term.name];
-  if (term.type === 'ref' && term.head.type === 'var' && term.path.every((part) => part.type === 'string'))
-    return [term.head.name, ...term.path.map((part) => (part as { value: string }).value)];
-  return undefined;
-}
+/** `input` or `data`, or a reference into it by constant names. */
+const documentRef = (root: 'input' | 'data', path: readonly string[]): CompiledTerm =>
+  path.length === 0 ? { t: root } : { t: 'ref', head: { t: root }, path: path.map((part) => ({ t: 'const', value: part })) };

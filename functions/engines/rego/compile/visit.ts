@@ -146,3 +146,13 @@ export function literalVars(literal: CompiledLiteral, into = new Set<number>()):
   for (let index = 0; index < literal.withs.length; index++) varsOf(literal.withs[index]!.value, {}, into);
   return into;
 }
+
+/** Whether a term calls a function outside its comprehensions. */
+export function callsOutsideComprehensions(term: CompiledTerm): boolean {
+  let calls = false;
+  visitTerm(term, (each) => {
+    if (each.t === 'call') calls = true;
+    return calls || each.t === 'arraycompr' || each.t === 'setcompr' || each.t === 'objectcompr';
+  });
+  return calls;
+}

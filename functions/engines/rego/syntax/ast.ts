@@ -143,3 +143,14 @@ export interface Module {
 }
 
 export const locationOf = (term: { loc: Location }): Location => term.loc;
+
+/** A term as a literal of its own (`x` as the body `{ x }`). */
+export const asLiteral = (term: Term): Literal => ({ expr: { kind: 'term', term }, negated: false, withs: [], loc: term.loc });
+
+/** The names of a dotted reference (`a.b.c`, `data.x`), or undefined if it has other selectors. */
+export function refNames(term: Term): string[] | undefined {
+  if (term.type === 'var') return [term.name];
+  if (term.type === 'ref' && term.head.type === 'var' && term.path.every((part) => part.type === 'string'))
+    return [term.head.name, ...term.path.map((part) => (part as { value: string }).value)];
+  return undefined;
+}

@@ -6,7 +6,8 @@
 import type { BinaryOp, Expr, Literal, Location, Term, With } from './ast.js';
 import { RegoError } from '../errors.js';
 import type { Token } from './lexer.js';
-import type { TokenStream } from './token-stream.js';
+import { attempt, locationOf, type TokenStream } from './token-stream.js';
+import { parseArray, parseSetOrObject, type TermParsers } from './parse-collections.js';
 
 const RELATION = new Set(['==', '!=', '<', '<=', '>', '>=']);
 const ARITH = new Set(['+', '-']);
@@ -21,21 +22,9 @@ let wildcards = 0;
 const wildcard = (loc: Location): Term => ({ type: 'var', name: `$${wildcards++}`, loc });
 
 /** Whether a var is `_` made unique (each `_` is a var of its own). */
+export { attempt };
+
 export const isWildcard = (name: string) => name.startsWith('$');
-
-const locationOf = (token: Token): Location => ({ row: token.row, col: token.col });
-
-/** Runs `parse`; on a parse error, puts the stream back and answers undefined (OPA's parser restores its state). */
-export function attempt<T>(s: TokenStream, parse: () => T): T | undefined {
-  const mark = s.mark();
-  try {
-    return parse();
-  } catch (error) {
-    if (!(error instanceof RegoError)) throw error;
-    s.reset(mark);
-    return undefined;
-  }
-}
 
 /** A query: literals until `end` (not taken: `}`, or `eof` for a whole query), separated by newlines or `;`. */
 export function parseQuery(s: TokenStream, end: string, requireSemi = false): Literal[] {
@@ -217,8 +206,8 @@ function readTerm(s: TokenStream): Term {
       break;
     default:
       if (token.text === '-' || token.text === '.') term = parseNumber(s);
-      else if (token.text === '[') term = parseArray(s);
-      else if (token.text === '{') term = parseSetOrObject(s);
+      else if (token.text === '[') term = parseArray(s, TERM_PARSERS);
+      else if (token.text === '{') term = parseSetOrObject(s, TERM_PARSERS);
       else if (token.text === '(') {
         s.next();
         term = parseTermInfixCall(s);
@@ -353,137 +342,6 @@ function parseTemplateString(s: TokenStream): Term {
 
 const templateError = (message: string, loc: Location) => new RegoError('rego_parse_error', message, { row: loc.row, col: loc.col });
 
-// As OPA's parser: a collection's first item is read as a single term, so `[x | …]` is a comprehension; only
-// if its body does not parse (`[x | y, 5]`), or an operator follows the term (`[a & b | c]`), is it a list.
-function parseArray(s: TokenStream): Term {
-  s.enter();
-  const loc = locationOf(s.next());
-  if (s.take(']')) {
-    s.leave();
-    return { type: 'array', items: [], loc };
-  }
-  // A leading comma (`[, x]`), which OPA still reads, rules out a comprehension.
-  const comprehensionPossible = !s.take(',');
-  const start = s.mark();
-  const head = attempt(s, () => parseTerm(s));
-  let result: Term | undefined;
-  if (head && s.at(']')) {
-    s.next();
-    result = { type: 'array', items: [head], loc };
-  } else if (head && s.at(',')) {
-    s.next();
-    const items = parseTermList(s, ']', [head]);
-    s.next();
-    result = { type: 'array', items, loc };
-  } else if (head && s.at('|') && comprehensionPossible) {
-    const body = attempt(s, () => {
-      s.next();
-      const literals = parseQuery(s, ']');
-      s.next();
-      return literals;
-    });
-    if (body) result = { type: 'arraycompr', head, body, loc };
-  }
-  if (!result) {
-    s.reset(start);
-    const items = parseTermList(s, ']');
-    s.next();
-    result = { type: 'array', items, loc };
-  }
-  s.leave();
-  return result;
-}
-
-function parseSetOrObject(s: TokenStream): Term {
-  s.enter();
-  const loc = locationOf(s.next());
-  if (s.take('}')) {
-    s.leave();
-    return { type: 'object', entries: [], loc };
-  }
-  const comprehensionPossible = !s.take(',');
-  const start = s.mark();
-  let head = attempt(s, () => parseTerm(s));
-  let result: Term | undefined;
-  if (head && s.at('|') && comprehensionPossible) result = parseSet(s, start, head, true, loc);
-  else if (head && (s.at('}') || s.at(','))) result = parseSet(s, start, head, comprehensionPossible, loc);
-  else if (head && s.at(':')) result = parseObject(s, head, comprehensionPossible, loc);
-  if (!result) {
-    s.reset(start);
-    head = parseTermInfixCallInList(s);
-    if (s.at('}') || s.at(',')) result = parseSet(s, start, head, false, loc);
-    else if (s.at(':')) result = parseObject(s, head, comprehensionPossible, loc);
-    else s.illegal('non-terminated set');
-  }
-  s.leave();
-  return result!;
-}
-
-function parseSet(
-  s: TokenStream,
-  start: ReturnType<TokenStream['mark']>,
-  head: Term,
-  comprehensionPossible: boolean,
-  loc: Location,
-): Term | undefined {
-  if (s.take('}')) return { type: 'set', items: [head], loc };
-  if (s.take(',')) {
-    const items = parseTermList(s, '}', [head]);
-    s.next();
-    return { type: 'set', items, loc };
-  }
-  // `|`: a set comprehension; else, read again from the start, a set whose first item is a union.
-  if (comprehensionPossible) {
-    const body = attempt(s, () => {
-      s.next();
-      const literals = parseQuery(s, '}');
-      s.next();
-      return literals;
-    });
-    if (body) return { type: 'setcompr', head, body, loc };
-  }
-  s.reset(start);
-  const items = parseTermList(s, '}');
-  s.next();
-  return { type: 'set', items, loc };
-}
-
-function parseObject(s: TokenStream, key: Term, comprehensionPossible: boolean, loc: Location): Term | undefined {
-  s.next(); // `:`
-  const start = s.mark();
-  const value = attempt(s, () => parseTerm(s));
-  if (value && comprehensionPossible && (s.at('}') || s.at(',') || s.at('|'))) {
-    const finished = attempt(s, () => parseObjectFinish(s, key, value, true, loc));
-    if (finished) return finished;
-  }
-  s.reset(start);
-  const relation = parseTermInfixCallInList(s);
-  if (s.at('}') || s.at(',')) return parseObjectFinish(s, key, relation, false, loc);
-  return s.illegal('non-terminated object');
-}
-
-function parseObjectFinish(s: TokenStream, key: Term, value: Term, comprehensionPossible: boolean, loc: Location): Term {
-  if (s.take('}')) return { type: 'object', entries: [[key, value]], loc };
-  if (s.at('|')) {
-    if (!comprehensionPossible) s.illegal('non-terminated object');
-    s.next();
-    const body = parseQuery(s, '}');
-    s.next();
-    return { type: 'objectcompr', key, value, body, loc };
-  }
-  s.next(); // `,`
-  const entries: [Term, Term][] = [[key, value]];
-  while (!s.at('}')) {
-    const entryKey = parseTermInfixCallInList(s);
-    if (!s.take(':')) s.illegal('expected ":"');
-    entries.push([entryKey, parseTermInfixCallInList(s)]);
-    if (s.at('}')) break;
-    if (!s.take(',')) s.illegal('expected "," or "}"');
-  }
-  s.next();
-  return { type: 'object', entries, loc };
-}
-
 /** A term's kind as OPA's ValueName says it, for errors. */
 export function valueName(term: Term): string {
   switch (term.type) {
@@ -502,3 +360,6 @@ export function valueName(term: Term): string {
       return term.type;
   }
 }
+
+// What the collections' parsers (parse-collections.ts) read their items and bodies with.
+const TERM_PARSERS: TermParsers = { term: parseTerm, termInList: parseTermInfixCallInList, termList: parseTermList, query: parseQuery };

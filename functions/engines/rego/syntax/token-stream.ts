@@ -2,8 +2,9 @@
 // same way), and which names are keywords. `if`, `contains`, `in` and `every` are keywords in Rego v1 and
 // where `future.keywords` or `rego.v1` imports them. A keyword right before `.` or `[` is a name (`data.x.if`,
 // `else.foo := 1`, OPA's keywords in refs): the parser says so for the token it stands on (treatAsName).
-import type { Term } from './ast.js';
+import type { Location, Term } from './ast.js';
 import { parseError, type Token } from './lexer.js';
+import { RegoError } from '../errors.js';
 
 export type FutureKeyword = 'if' | 'contains' | 'in' | 'every';
 export const FUTURE_KEYWORDS: readonly FutureKeyword[] = ['if', 'contains', 'in', 'every'];
@@ -154,3 +155,18 @@ export class TokenStream {
 /** A token as OPA names it in errors: an operator by its text, else its kind. */
 export const describe = (token: Token): string =>
   token.kind === 'op' ? token.text : token.kind === 'template' ? 'template-string' : token.kind;
+
+/** Where a token starts. */
+export const locationOf = (token: Token): Location => ({ row: token.row, col: token.col });
+
+/** Runs `parse`; on a parse error, puts the stream back and answers undefined (OPA's parser restores its state). */
+export function attempt<T>(s: TokenStream, parse: () => T): T | undefined {
+  const mark = s.mark();
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof RegoError)) throw error;
+    s.reset(mark);
+    return undefined;
+  }
+}
