@@ -105,8 +105,19 @@ function verifyOptions(options: ReturnType<typeof object>, now: Date) {
   return result;
 }
 
-/** OPA's verifyX509CertificateChain: the first certificate is the root, the last the leaf. */
-function verify(certificates: ParsedCertificate[], options: Parameters<typeof verifiedChain>[3]) {
+/**
+ * OPA's verifyX509CertificateChain: the first certificate is the root, the last the leaf. Certificates that do
+ * not parse are not verified (no error); options are read once they parse, and theirs is an error, as in OPA.
+ */
+function verifiedChainOf(text: string, context: BuiltinContext, optionsOf: () => Parameters<typeof verifiedChain>[3]) {
+  let certificates: ParsedCertificate[];
+  try {
+    certificates = certificatesOf(text, context);
+  } catch (error) {
+    if (error instanceof BuiltinError) return undefined;
+    throw error;
+  }
+  const options = optionsOf();
   if (certificates.length < 2) return undefined;
   return verifiedChain(certificates.at(-1)!, certificates.slice(0, 1), certificates.slice(1, -1), options);
 }
@@ -187,27 +198,12 @@ function keyPair(certificateText: string, keyText: string): Value {
 export const X509: Builtin[] = [
   builtin('crypto.x509.parse_certificates', 1, (args, context) => certificatesOf(string(args, 0), context).map(extended)),
   builtin('crypto.x509.parse_and_verify_certificates', 1, (args, context) => {
-    const text = string(args, 0);
-    let certificates: ParsedCertificate[];
-    try {
-      certificates = certificatesOf(text, context);
-    } catch (error) {
-      if (error instanceof BuiltinError) return NOT_VERIFIED;
-      throw error;
-    }
-    const chain = verify(certificates, { now: context.now, keyUsages: [] });
+    const chain = verifiedChainOf(string(args, 0), context, () => ({ now: context.now, keyUsages: [] }));
     return chain ? [true, chain.map(extended)] : NOT_VERIFIED;
   }),
   builtin('crypto.x509.parse_and_verify_certificates_with_options', 2, (args, context) => {
     const [text, options] = [string(args, 0), object(args, 1)];
-    let certificates: ParsedCertificate[];
-    try {
-      certificates = certificatesOf(text, context);
-    } catch (error) {
-      if (error instanceof BuiltinError) return NOT_VERIFIED;
-      throw error;
-    }
-    const chain = verify(certificates, verifyOptions(options, context.now));
+    const chain = verifiedChainOf(text, context, () => verifyOptions(options, context.now));
     return chain ? [true, chain.map(({ json }) => fromJson(json))] : NOT_VERIFIED;
   }),
   builtin('crypto.x509.parse_certificate_request', 1, (args, context) => {
