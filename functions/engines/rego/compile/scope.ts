@@ -2,6 +2,7 @@
 // `every` body inside it, the vars each declares and owns, and the names each writes at its own level.
 // Loops over a body's terms are indexed: they run cold, where a for…of allocates at every step.
 import type * as ast from '../syntax/ast.js';
+import { visitAstTerm } from '../syntax/visit.js';
 
 export class Scope {
   /** Vars declared here (`:=`, `some`, parameters), and vars of this body bound by unification. */
@@ -24,42 +25,13 @@ export class Scope {
   ) {}
 }
 
-/** The var names a term writes at its own level (not inside the comprehensions it holds). */
+/** The var names a term writes at its own level (not inside the comprehensions or template strings it holds). */
 function namesIn(term: ast.Term | undefined, into: Set<string>): void {
   if (!term) return;
-  switch (term.type) {
-    case 'var':
-      into.add(term.name);
-      break;
-    case 'ref':
-      namesIn(term.head, into);
-      for (let index = 0; index < term.path.length; index++) namesIn(term.path[index], into);
-      break;
-    case 'array':
-    case 'set':
-      for (let index = 0; index < term.items.length; index++) namesIn(term.items[index], into);
-      break;
-    case 'object':
-      for (let index = 0; index < term.entries.length; index++) {
-        namesIn(term.entries[index]![0], into);
-        namesIn(term.entries[index]![1], into);
-      }
-      break;
-    case 'call':
-      for (let index = 0; index < term.args.length; index++) namesIn(term.args[index], into);
-      break;
-    case 'binary':
-      namesIn(term.left, into);
-      namesIn(term.right, into);
-      break;
-    case 'membership':
-      namesIn(term.key, into);
-      namesIn(term.value, into);
-      namesIn(term.collection, into);
-      break;
-    default:
-      break;
-  }
+  visitAstTerm(term, (each) => {
+    if (each.type === 'var') into.add(each.name);
+    return each.type === 'arraycompr' || each.type === 'setcompr' || each.type === 'objectcompr' || each.type === 'template';
+  });
 }
 
 /** The var names written in a body's literals, not counting those inside its comprehensions and `every` bodies. */
