@@ -65,7 +65,7 @@ function pad(text: string, width: number | undefined, flags: string): string {
 const goExponent = (text: string) => text.replace(/e([+-])(\d)$/, 'e$10$2');
 
 /** strconv.FormatFloat(value, 'g', -1, 64), Go's %v and %g: the shortest digits, exponent form when exp < -4 or exp ≥ 6. */
-function goShortest(value: number): string {
+export function goShortest(value: number): string {
   const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
   const exponent = Number(exponentText);
   if (exponent < -4 || exponent >= 6) return goExponent(`${mantissa}e${exponent < 0 ? '' : '+'}${exponent}`);

@@ -10,6 +10,7 @@ import { GLOB_INTERSECTION } from './glob-intersection.js';
 import { GRAPH } from './graph.js';
 import { JSON_PATCH } from './json-patch.js';
 import { JSON_PATHS } from './json-paths.js';
+import { JSON_SCHEMA } from './json-schema.js';
 import { NET } from './net.js';
 import { NUMBERS } from './numbers.js';
 import { REGEX } from './regex.js';
@@ -39,6 +40,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map(
     ...ENCODING,
     ...JSON_PATHS,
     ...JSON_PATCH,
+    ...JSON_SCHEMA,
     ...UNITS_BUILTINS,
     ...SEMVER,
     ...TIME,
@@ -71,8 +73,6 @@ export const NOT_IMPLEMENTED_BUILTINS: ReadonlySet<string> = new Set([
   'graphql.parse_query',
   'graphql.parse_schema',
   'graphql.schema_is_valid',
-  'json.match_schema',
-  'json.verify_schema',
   'cast_array',
   'cast_boolean',
   'cast_null',

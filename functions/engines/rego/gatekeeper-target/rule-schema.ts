@@ -14,7 +14,8 @@ const ModuleSchema = v.strictObject({
   v1: v.optional(v.boolean(), false),
 });
 
-const REGEX_BUILTINS = /^(regex\.|re_match$|glob\.match$)/;
+// The built-ins that match with RE2 (a JSON schema's pattern and patternProperties too).
+const REGEX_BUILTINS = /^(regex\.|re_match$|glob\.match$|json\.(match|verify)_schema$)/;
 
 /** The schema, given how to reach the evaluator (loaded before rules that hold Rego are read). */
 export function regoRuleSchemaOf(evaluator: () => Evaluator) {
