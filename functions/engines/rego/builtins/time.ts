@@ -37,6 +37,8 @@ function instant(name: string, value: Value, withLayout = false): Instant {
       throw new BuiltinError(`\`${name}\` expects 3rd element of \`ns\` to be a \`string\`. Got \`${regoText(layout)}\` instead`);
   }
   if (typeof ns !== 'number' || typeof zone !== 'string') throw new BuiltinError(expected);
+  // OPA reads the number as an int64 (ast.Number.Int64): past its range there is no time.
+  if (!(ns >= -INT64_LIMIT && ns < INT64_LIMIT)) throw new BuiltinError('timestamp too big');
   const nanos = nanosOf(ns);
   const found = zoneAt(zone, Number(nanos / 1_000_000n));
   if (!found) throw new BuiltinError(`unknown time zone ${zone}`);
@@ -44,6 +46,13 @@ function instant(name: string, value: Value, withLayout = false): Instant {
 }
 
 const toNumber = (nanos: bigint) => Number(nanos);
+const INT64_LIMIT = 2 ** 63;
+
+/** A parsed time as int64 nanoseconds, as Go's UnixNano needs it: outside that range OPA refuses it. */
+function parsedNanos(nanos: bigint): number {
+  if (nanos >= 2n ** 63n || nanos < -(2n ** 63n)) throw new BuiltinError('time outside of valid range');
+  return toNumber(nanos);
+}
 
 /** OPA's time.diff: calendar differences, borrowing as a person counts them. */
 function diff(a: GoTime, b: GoTime): number[] {
@@ -72,18 +81,24 @@ function diff(a: GoTime, b: GoTime): number[] {
 export const TIME: Builtin[] = [
   builtin('time.now_ns', 0, (_args, context) => toNumber(BigInt(context.now.getTime()) * 1_000_000n)),
   builtin('time.parse_rfc3339_ns', 1, (args) => {
+    const text = string(args, 0);
+    let nanos: bigint;
     try {
-      return toNumber(parseGoTime(RFC3339, string(args, 0)).nanos);
+      nanos = parseGoTime(RFC3339, text).nanos;
     } catch (error) {
       throw new BuiltinError((error as Error).message);
     }
+    return parsedNanos(nanos);
   }),
   builtin('time.parse_ns', 2, (args) => {
+    const [layout, text] = [string(args, 0), string(args, 1)];
+    let nanos: bigint;
     try {
-      return toNumber(parseGoTime(string(args, 0), string(args, 1)).nanos);
+      nanos = parseGoTime(layout, text).nanos;
     } catch (error) {
       throw new BuiltinError((error as Error).message);
     }
+    return parsedNanos(nanos);
   }),
   builtin('time.parse_duration_ns', 1, (args) => {
     const text = string(args, 0);
