@@ -55,8 +55,23 @@ function readYaml(text: string, context: BuiltinContext): Value {
   } catch (error) {
     // Aliases past the limit are ours (a document of them can expand vastly), not YAML's: they stop the evaluation.
     if (!(error instanceof YAMLError)) throw new EngineLimitError(`${(error as Error).message}: more than ${MAX_ALIASES} aliases`);
-    throw new BuiltinError((error as Error).message);
+    throw new BuiltinError(goYamlError(error));
   }
+}
+
+// Go's yaml package's words for the errors the yaml library names otherwise (what OPA's yaml.unmarshal says).
+const GO_YAML_ERRORS: [RegExp, string][] = [
+  [/^Flow sequence .*end with a \]/, "did not find expected ',' or ']'"],
+  [/^Flow map .*end with a \}/, "did not find expected ',' or '}'"],
+  [/^Nested mappings are not allowed/, 'mapping values are not allowed in this context'],
+  [/^Plain value cannot start with reserved character/, 'found character that cannot start any token'],
+  [/^Missing closing .?quote/, 'found unexpected end of stream'],
+];
+
+function goYamlError(error: YAMLError): string {
+  const found = GO_YAML_ERRORS.find(([pattern]) => pattern.test(error.message));
+  if (!found) return error.message;
+  return `yaml: line ${error.linePos?.[0].line ?? 1}: ${found[1]}`;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
