@@ -131,5 +131,12 @@ export const TIME: Builtin[] = [
     if (Number.isNaN(date.getTime()) || year < 1678 || year > 2262) throw new BuiltinError('time outside of valid range');
     return toNumber((BigInt(date.getTime()) - BigInt(time.offset) * 1000n) * 1_000_000n + subSecond);
   }),
+  // OPA's test.sleep: the duration is read as OPA reads it, and nothing waits. The evaluation's clock does not
+  // move within an evaluation, so a sleep changes nothing a policy can see; the request path never waits.
+  builtin('test.sleep', 1, (args) => {
+    const text = string(args, 0);
+    if (parseGoDuration(text) === undefined) throw new BuiltinError(`time: invalid duration ${JSON.stringify(text)}`);
+    return null;
+  }),
   builtin('time.diff', 2, (args) => diff(instant('time.diff', args[0]!).time, instant('time.diff', args[1]!).time)),
 ];
