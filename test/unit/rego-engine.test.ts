@@ -123,4 +123,33 @@ describe('the Rego engine', () => {
     expect(spent('upper(input.text)') - small).toBeGreaterThanOrEqual(2 * 1000 - 2);
     expect(spent('concat("", [input.text, input.text])') - spent('concat("", ["x", "x"])')).toBeGreaterThanOrEqual(2000 + 2000 - 4);
   });
+
+  it('rego.parse_module answers the module as OPA marshals its AST, and a parse error as an error', () => {
+    const policy = compileSources([{ file: 'p.rego', source: 'package p' }]);
+    const source = 'package foo.bar\n\nimport rego.v1\n\np if { input.a = true }\nq contains x if { some x in [1]; not x == 2 }';
+    const module = evalQuery(policy, `x := rego.parse_module("m.rego", ${JSON.stringify(source)})`, {
+      ...options({}),
+      strictBuiltinErrors: true,
+    })[0]?.bindings.x as { package: { path: { value: string }[] }; rules: { head: unknown; body: unknown[] }[] };
+    const ref = (...names: string[]) => ({
+      type: 'ref',
+      value: names.map((name, index) => ({ type: index === 0 ? 'var' : 'string', value: name })),
+    });
+    expect(module.package.path.map(({ value }) => value)).toEqual(['data', 'foo', 'bar']);
+    expect(module.rules[0]).toEqual({
+      head: { name: 'p', ref: [{ type: 'var', value: 'p' }], value: { type: 'boolean', value: true } },
+      body: [{ index: 0, terms: [ref('eq'), ref('input', 'a'), { type: 'boolean', value: true }] }],
+    });
+    expect(module.rules[1]!.body[1]).toEqual({
+      index: 1,
+      negated: true,
+      terms: [ref('equal'), { type: 'var', value: 'x' }, { type: 'number', value: 2 }],
+    });
+    expect(() =>
+      evalQuery(policy, `x := rego.parse_module("m.rego", ${JSON.stringify('package p\np {')})`, {
+        ...options({}),
+        strictBuiltinErrors: true,
+      }),
+    ).toThrow('rego.parse_module: 1 error occurred: m.rego:2:4: rego_parse_error');
+  });
 });

@@ -66,7 +66,6 @@ export const REFUSED_BUILTINS: ReadonlyMap<string, string> = new Map([
 
 /** OPA's built-ins not implemented here (docs/rego.md): a policy that calls one is refused, saying so. */
 export const NOT_IMPLEMENTED_BUILTINS: ReadonlySet<string> = new Set([
-  'rego.parse_module',
   'graphql.is_valid',
   'graphql.parse',
   'graphql.parse_and_verify',
