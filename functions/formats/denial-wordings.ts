@@ -5,6 +5,7 @@ import type { DenialWording } from '../admission/decide/denial-wording.js';
 
 const gatekeeper: DenialWording = {
   position: 'first',
+  wordsErrors: false,
   warning: (origin, message) => `[${origin.name}] ${message}`,
   // One line per violation, joined by newlines as Gatekeeper's webhook joins them, each once.
   denial: (_request, denials) => [...new Set(denials.map(({ origin, message }) => `[${origin.name}] ${message}`))].join('\n'),
@@ -12,6 +13,7 @@ const gatekeeper: DenialWording = {
 
 const kyverno: DenialWording = {
   position: 'last',
+  wordsErrors: true,
   warning: (origin, message) => `policy ${origin.name}.${origin.rule}: ${message}`,
   denial: async (request, denials) =>
     (await import('./kyverno-denial.js')).kyvernoBlockedMessage(

@@ -176,3 +176,25 @@ describe("gojsonschema's order and words on the other keywords", () => {
     expect(spent(2000) - spent(1000)).toBeGreaterThan(2000);
   });
 });
+
+describe('what a schema or document cannot do to the evaluation', () => {
+  const error = (expression: string) => () =>
+    evalQuery(policy, `x := ${expression}`, { strictBuiltinErrors: true, now: new Date(), budget: new CostBudget() });
+
+  it('a bad reference, a format named like an object method and duplicate enum members are answers, not crashes', () => {
+    expect(verify('{"$ref": "#/%"}')).toEqual([false, "jsonschema: Object has no key '%'"]);
+    expect(match('"x"', '{"format": "hasOwnProperty"}')).toEqual([true, []]);
+    expect(verify('{"enum": [{"a": 1, "b": 2}, {"b": 2, "a": 1}]}')).toEqual([false, 'jsonschema: enum items must be unique']);
+    expect(verify('{"$schema": "http://json-schema.org/draft-04/schema#", "exclusiveMaximum": true}')).toEqual([
+      false,
+      'jsonschema: exclusiveMaximum cannot be used without maximum',
+    ]);
+  });
+
+  it('a reference loop through allOf and a deeply nested document stop with an error, not a stack overflow', () => {
+    expect(error('json.match_schema("1", {"allOf": [{"$ref": "#"}]})')).toThrow('nested too deeply');
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    expect(error(`json.match_schema(${JSON.stringify(deep)}, {"items": {"$ref": "#"}})`)).toThrow('nested too deeply');
+    expect(error(`json.match_schema(${JSON.stringify(deep)}, {"const": 1})`)).toThrow('nested too deeply');
+  });
+});

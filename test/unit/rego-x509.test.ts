@@ -162,3 +162,16 @@ describe('crypto.x509.parse_keypair and the private key built-ins', () => {
     expect(value('crypto.parse_private_keys(input.keys)', { keys: leaf! })).toEqual([]);
   });
 });
+
+describe('what Go refuses, and input that must not crash or run long', () => {
+  it('a chain signed with SHA-224, which Go does not verify, is not verified', () => {
+    expect(value('crypto.x509.parse_and_verify_certificates(input.certs)', { certs: fixture('sha224-chain.pem') })).toEqual([false, []]);
+  });
+
+  it('an empty CERTIFICATE block with a key is a malformed certificate, not a crash', () => {
+    const empty = '-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n';
+    expect(value('crypto.x509.parse_keypair(input.cert, input.key)', { cert: empty, key: fixture('opa-leaf-pkcs8.key') })).toContain(
+      'x509: malformed certificate',
+    );
+  });
+});

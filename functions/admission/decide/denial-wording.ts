@@ -15,6 +15,8 @@ export interface WordedDenial {
 export interface DenialWording {
   /** Where its part of a denial message goes: before the Kubernetes-worded part, or after it. */
   position: 'first' | 'last';
+  /** Whether a rule that could not be evaluated (failure policy Fail) is worded so too, or as Kubernetes words it. */
+  wordsErrors: boolean;
   /** The warning one violation of a Warn rule gives. */
   warning(origin: RuleOrigin, message: string): string;
   /** Its part of a denial message, from its rules' denials in order. */

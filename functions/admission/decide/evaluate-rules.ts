@@ -94,7 +94,7 @@ export async function evaluateRules<P>(
       const text = `could not be evaluated: ${reason} (failurePolicy Fail)`;
       const wording = wordingOf(rule);
       denials.push(
-        wording
+        wording?.wordsErrors
           ? { rule: rule.name, worded: { wording, origin: rule.origin!, message: text } }
           : { rule: rule.name, text: `${describe(rule)} ${text}` },
       );

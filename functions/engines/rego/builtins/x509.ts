@@ -8,7 +8,7 @@ import { DerError, readElement } from '../../runtime/go/der.js';
 import { pemBlock } from '../../runtime/go/pem.js';
 import { certificateJson, certificateRequestJson } from '../../runtime/go/x509-decode.js';
 import { goUrlString, type Json } from '../../runtime/go/x509-extensions.js';
-import { goPrivateKey, goPublicKeyReader } from '../../runtime/go/x509-keys.js';
+import { goKnowsPrivateKey, goPrivateKey, goPublicKeyReader } from '../../runtime/go/x509-keys.js';
 import { type ParsedCertificate, verifiedChain } from '../../runtime/go/x509-verify.js';
 import { units } from '../../runtime/size-units.js';
 import { BuiltinError, operandError } from '../errors.js';
@@ -171,6 +171,7 @@ function keyPair(certificateText: string, keyText: string): Value {
   }
   if (!keyBlock) throw new BuiltinError('tls: failed to find any PEM data in key input');
   const [leaf] = certificatesFromDer(certificates[0]!);
+  if (!leaf) throw new BuiltinError('x509: malformed certificate');
   const key = (['pkcs1', 'pkcs8', 'sec1'] as const)
     .map((type) => {
       try {
@@ -180,8 +181,8 @@ function keyPair(certificateText: string, keyText: string): Value {
       }
     })
     .find(Boolean);
-  if (!key) throw new BuiltinError('tls: failed to parse private key');
-  const publicKey = new X509Certificate(leaf!.der).publicKey;
+  if (!key || !goKnowsPrivateKey(key)) throw new BuiltinError('tls: failed to parse private key');
+  const publicKey = new X509Certificate(leaf.der).publicKey;
   if (publicKey.asymmetricKeyType !== key.asymmetricKeyType) throw new BuiltinError('tls: private key type does not match public key type');
   const spki = (object: KeyObject) => object.export({ format: 'der', type: 'spki' });
   if (!spki(publicKey).equals(spki(createPublicKey(key)))) throw new BuiltinError('tls: private key does not match public key');
@@ -191,7 +192,7 @@ function keyPair(certificateText: string, keyText: string): Value {
     SupportedSignatureAlgorithms: null,
     OCSPStaple: null,
     SignedCertificateTimestamps: null,
-    Leaf: leaf!.json,
+    Leaf: leaf.json,
   });
 }
 

@@ -18,7 +18,8 @@ export function pemBlock(text: string): { type: string; bytes: Buffer; rest: str
     if (!typeLine.endsWith('-----')) continue;
     const type = typeLine.slice(0, -5);
     const end = body.startsWith('-----END ') ? 0 : body.indexOf('\n-----END ');
-    if (end === -1) continue;
+    // No END after this BEGIN means none after any later one: the search would only repeat itself.
+    if (end === -1) return undefined;
     const trailer = body.slice(end + (end === 0 ? 0 : 1) + '-----END '.length);
     if (!trailer.startsWith(`${type}-----`) || line(trailer.slice(type.length + 5))[0] !== '') continue;
     const encoded = body.slice(0, end).replace(/[ \t\r\n]/g, '');

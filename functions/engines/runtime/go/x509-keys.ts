@@ -16,7 +16,8 @@ const bytes64 = (...fields: (string | undefined)[]) =>
   Buffer.concat(fields.map((field) => Buffer.from(field ?? '', 'base64url'))).toString('base64');
 
 // crypto/x509's PublicKeyAlgorithm numbers.
-const ALGORITHM_NUMBERS: Record<string, number> = { rsa: 1, 'rsa-pss': 1, dsa: 2, ec: 3, ed25519: 4 };
+// RSA-PSS keys are not among them: Go reads such a certificate's key as an unknown algorithm (0, no key).
+const ALGORITHM_NUMBERS: Record<string, number> = { rsa: 1, dsa: 2, ec: 3, ed25519: 4 };
 
 /** A public key as Go's JSON of it. */
 export function goPublicKey(key: KeyObject): unknown {
@@ -43,13 +44,16 @@ export function goPrivateKey(key: KeyObject): unknown {
 
 /** Any key Go reads from a SubjectPublicKeyInfo; one it does not know is algorithm 0 with no key, as in Go. */
 export const goPublicKeyReader: PublicKeyReader = (bytes: Uint8Array, spki: DerElement) => {
-  let key: KeyObject;
   try {
-    key = createPublicKey({ key: Buffer.from(wholeOf(bytes, spki)), format: 'der', type: 'spki' });
+    const key = createPublicKey({ key: Buffer.from(wholeOf(bytes, spki)), format: 'der', type: 'spki' });
+    const type = key.asymmetricKeyType ?? '';
+    const algorithm = Object.hasOwn(ALGORITHM_NUMBERS, type) ? ALGORITHM_NUMBERS[type]! : 0;
+    if (algorithm === 0 || algorithm === 2) return { PublicKeyAlgorithm: algorithm, PublicKey: null };
+    return { PublicKeyAlgorithm: algorithm, PublicKey: goPublicKey(key) };
   } catch {
     return { PublicKeyAlgorithm: 0, PublicKey: null };
   }
-  const algorithm = ALGORITHM_NUMBERS[key.asymmetricKeyType ?? ''];
-  if (algorithm === undefined || algorithm === 2) return { PublicKeyAlgorithm: algorithm ?? 0, PublicKey: null };
-  return { PublicKeyAlgorithm: algorithm, PublicKey: goPublicKey(key) };
 };
+
+/** Whether Go's crypto/x509 reads a private key of this type (RSA, ECDSA, Ed25519). */
+export const goKnowsPrivateKey = (key: KeyObject) => ['rsa', 'ec', 'ed25519'].includes(key.asymmetricKeyType ?? '');

@@ -24,8 +24,10 @@ const MAX_SIGNATURE_CHECKS = 100;
 const KEY_USAGE_CERT_SIGN = 32;
 const EXT_KEY_USAGE_ANY = 0;
 const EXT_KEY_USAGE_SERVER_AUTH = 1;
-// MD2, MD5 and SHA-1 signatures, which Go no longer accepts.
-const INSECURE_SIGNATURES = new Set([1, 2, 3, 7, 9]);
+// The signature algorithms Go verifies (SHA-256/384/512 with RSA, RSA-PSS or ECDSA, and Ed25519): MD5 and
+// SHA-1 it no longer accepts, and others node:crypto would verify (SHA-224, DSA, Ed448) it does not know.
+const GO_SIGNATURES = new Set([4, 5, 6, 10, 11, 12, 13, 14, 15, 16]);
+const GO_KEYS = new Set([1, 3, 4]);
 
 const field = <T>(certificate: ParsedCertificate, name: string) => certificate.json[name] as T;
 const list = <T>(certificate: ParsedCertificate, name: string) => field<T[] | null>(certificate, name) ?? [];
@@ -51,7 +53,7 @@ function signs(parent: ParsedCertificate, child: ParsedCertificate): boolean {
   if ((field(parent, 'Version') === 3 && !constrained) || (constrained && !field<boolean>(parent, 'IsCA'))) return false;
   const keyUsage = field<number>(parent, 'KeyUsage');
   if (keyUsage !== 0 && (keyUsage & KEY_USAGE_CERT_SIGN) === 0) return false;
-  if (INSECURE_SIGNATURES.has(field(child, 'SignatureAlgorithm'))) return false;
+  if (!GO_SIGNATURES.has(field(child, 'SignatureAlgorithm')) || !GO_KEYS.has(field(parent, 'PublicKeyAlgorithm'))) return false;
   try {
     return new X509Certificate(child.der).verify(new X509Certificate(parent.der).publicKey);
   } catch {

@@ -10,6 +10,24 @@ export type JsonObject = { [key: string]: Json };
 
 export class SchemaError extends Error {}
 
+/** Past this depth a schema, or a document checked against one, is refused rather than walked. */
+export const MAX_DEPTH = 200;
+
+/** JSON as Go's encoding/json writes it (object keys sorted), for const, enum and uniqueItems. */
+export function canonical(value: Json, depth = 0): string {
+  if (depth > MAX_DEPTH) throw new SchemaError('document nested too deeply');
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item, depth + 1)).join(',')}]`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key]!, depth + 1)}`)
+      .join(',')}}`;
+  return typeof value === 'number' ? goNumber(value) : JSON.stringify(value);
+}
+
+/** A number as Go's encoding/json writes a float64: integers in full, others shortest. */
+const goNumber = (value: number) => (Number.isInteger(value) && Math.abs(value) < 1e21 ? value.toFixed(0) : String(value));
+
 export const TYPES = ['array', 'boolean', 'integer', 'number', 'null', 'object', 'string'];
 
 export interface CompiledSchema {
@@ -36,7 +54,12 @@ function pointed(root: Json, fragment: string): Json | undefined {
   if (fragment === '' || fragment === '/') return root;
   let node: Json | undefined = root;
   for (const raw of fragment.replace(/^\//, '').split('/')) {
-    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+    } catch {
+      return undefined;
+    }
     if (Array.isArray(node)) node = node[Number(key)];
     else if (isObject(node)) node = Object.hasOwn(node, key) ? node[key] : undefined;
     else return undefined;
@@ -46,7 +69,7 @@ function pointed(root: Json, fragment: string): Json | undefined {
 
 export function compileSchema(root: Json): CompiledSchema {
   const declared = isObject(root) && typeof root.$schema === 'string' ? root.$schema.replace(/#$/, '') : undefined;
-  const draft = declared === undefined ? 0 : (DRAFTS[declared] ?? 0);
+  const draft = declared !== undefined && Object.hasOwn(DRAFTS, declared) ? DRAFTS[declared]! : 0;
   const resolve = (ref: string): Json => {
     if (!ref.startsWith('#')) throw new SchemaError(`Reference ${ref} is to another document, which is not fetched here`);
     const target = pointed(root, ref.slice(1));
@@ -55,7 +78,7 @@ export function compileSchema(root: Json): CompiledSchema {
   };
   const checked = new Set<Json>();
   const check = (schema: Json, depth: number): void => {
-    if (depth > 100) throw new SchemaError('schema nested too deeply');
+    if (depth > MAX_DEPTH) throw new SchemaError('schema nested too deeply');
     if (typeof schema === 'boolean' && draft !== 4) return;
     if (!isObject(schema)) throw new SchemaError('Expected: valid schema, given: Invalid JSON');
     if (checked.has(schema)) return;
@@ -111,7 +134,7 @@ export function compileSchema(root: Json): CompiledSchema {
     if (schema.enum !== undefined) {
       if (!Array.isArray(schema.enum)) throw invalidType('array', 'enum');
       unique(
-        schema.enum.map((each) => JSON.stringify(each)),
+        schema.enum.map((each) => canonical(each)),
         'enum',
       );
     }
@@ -119,12 +142,15 @@ export function compileSchema(root: Json): CompiledSchema {
       if (schema[keyword] !== undefined && typeof schema[keyword] !== 'number') throw new SchemaError(`${keyword} must be of a number`);
     if (typeof schema.multipleOf === 'number' && schema.multipleOf <= 0)
       throw new SchemaError('multipleOf must be strictly greater than 0');
-    for (const keyword of ['exclusiveMinimum', 'exclusiveMaximum']) {
+    for (const [keyword, bound] of [
+      ['exclusiveMinimum', 'minimum'],
+      ['exclusiveMaximum', 'maximum'],
+    ] as const) {
       const value = schema[keyword];
       if (value === undefined) continue;
-      if (draft === 4 && typeof value !== 'boolean') throw new SchemaError(`${keyword} must be of a boolean`);
-      if (draft >= 6 && typeof value !== 'number') throw new SchemaError(`${keyword} must be of a number`);
-      if (typeof value !== 'boolean' && typeof value !== 'number') throw new SchemaError(`${keyword} must be of a number`);
+      const expected = draft === 4 ? 'boolean' : draft >= 6 ? 'number' : 'boolean/number';
+      if (!expected.split('/').includes(typeof value)) throw invalidType(expected, keyword);
+      if (value === true && schema[bound] === undefined) throw new SchemaError(`${keyword} cannot be used without ${bound}`);
     }
     for (const [low, high] of [
       ['minLength', 'maxLength'],

@@ -68,6 +68,6 @@ const CHECKERS: Record<string, (text: string) => boolean> = {
 };
 
 export function formatHolds(format: string, value: unknown): boolean {
-  const checker = CHECKERS[format];
+  const checker = Object.hasOwn(CHECKERS, format) ? CHECKERS[format] : undefined;
   return checker === undefined || typeof value !== 'string' || checker(value);
 }

@@ -4,7 +4,7 @@
 import { re2Pattern } from '../../../runtime/re2.js';
 import { units } from '../../../runtime/size-units.js';
 import { goShortest } from '../format.js';
-import { type CompiledSchema, isObject, type Json, type JsonObject, SchemaError } from './compile-schema.js';
+import { type CompiledSchema, canonical, isObject, type Json, type JsonObject, MAX_DEPTH, SchemaError } from './compile-schema.js';
 import { formatHolds } from './formats.js';
 
 export interface SchemaViolation {
@@ -13,8 +13,6 @@ export interface SchemaViolation {
   desc: string;
   error: string;
 }
-
-const MAX_REFERENCE_HOPS = 64;
 
 interface Result {
   errors: SchemaViolation[];
@@ -54,17 +52,6 @@ const DESCRIPTIONS: Record<string, (details: Record<string, string>) => string> 
   condition_else: () => 'Must validate "else" as "if" was not valid',
 };
 
-/** JSON as Go's encoding/json writes it (object keys sorted), for const, enum and uniqueItems. */
-function canonical(value: Json): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value))
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical(value[key]!)}`)
-      .join(',')}}`;
-  return typeof value === 'number' ? goShortest(value) : JSON.stringify(value);
-}
-
 const typeOf = (value: Json): string =>
   value === null
     ? 'null'
@@ -78,6 +65,21 @@ const typeOf = (value: Json): string =>
           ? 'object'
           : typeof value;
 
+/** A schema's const and enum as canonical JSON, made once per schema object. */
+const canonicalSchemas = new WeakMap<JsonObject, { constant?: string; allowed?: Set<string>; allowedText?: string }>();
+function canonicalOf(schema: JsonObject) {
+  let found = canonicalSchemas.get(schema);
+  if (!found) {
+    const allowed = Array.isArray(schema.enum) ? schema.enum.map((each) => canonical(each)) : undefined;
+    found = {
+      ...(schema.const !== undefined ? { constant: canonical(schema.const) } : {}),
+      ...(allowed ? { allowed: new Set(allowed), allowedText: allowed.length > 0 ? allowed.join(', ') : '(none)' } : {}),
+    };
+    canonicalSchemas.set(schema, found);
+  }
+  return found;
+}
+
 export function validateDocument(compiled: CompiledSchema, document: Json, charge: (units: number) => void): Result {
   const add = (result: Result, type: string, path: readonly string[], details: Record<string, string> = {}) => {
     const field = path.length === 0 ? '(root)' : path.join('.');
@@ -88,6 +90,8 @@ export function validateDocument(compiled: CompiledSchema, document: Json, charg
     into.errors.push(...from.errors);
     into.score += from.score;
   };
+  // How deep the walk is: schemas within schemas, references and the document's own nesting all count.
+  let depth = 0;
   const sub = (schema: Json, node: Json, path: readonly string[]): Result => {
     const result: Result = { errors: [], score: 0 };
     walk(schema, node, path, result);
@@ -95,17 +99,24 @@ export function validateDocument(compiled: CompiledSchema, document: Json, charg
   };
   const valid = (result: Result) => result.errors.length === 0;
 
-  const walk = (schema: Json, node: Json, path: readonly string[], result: Result, hops = 0): void => {
+  const walk = (schema: Json, node: Json, path: readonly string[], result: Result): void => {
     charge(1);
+    if (++depth > MAX_DEPTH) throw new SchemaError('schema or document nested too deeply (or a $ref that refers to itself)');
+    try {
+      step(schema, node, path, result);
+    } finally {
+      depth--;
+    }
+  };
+
+  const step = (schema: Json, node: Json, path: readonly string[], result: Result): void => {
     if (typeof schema === 'boolean') {
       if (!schema) add(result, 'false', path);
       return;
     }
     const s = schema as JsonObject;
     if (typeof s.$ref === 'string') {
-      // References that lead back to themselves without reading the document further never end.
-      if (hops > MAX_REFERENCE_HOPS) throw new SchemaError(`$ref ${s.$ref} refers to itself`);
-      walk(compiled.resolve(s.$ref), node, path, result, hops + 1);
+      walk(compiled.resolve(s.$ref), node, path, result);
       return;
     }
     const given = typeOf(node);
@@ -175,7 +186,7 @@ export function validateDocument(compiled: CompiledSchema, document: Json, charg
     if (s.not !== undefined && valid(sub(s.not, node, path))) add(result, 'number_not', path);
     if (isObject(s.dependencies) && isObject(node))
       for (const key of Object.keys(node)) {
-        const dependency = s.dependencies[key];
+        const dependency = Object.hasOwn(s.dependencies, key) ? s.dependencies[key] : undefined;
         if (Array.isArray(dependency)) {
           for (const needed of dependency as string[])
             if (!Object.hasOwn(node, needed)) add(result, 'missing_dependency', path, { dependency: needed });
@@ -196,10 +207,11 @@ export function validateDocument(compiled: CompiledSchema, document: Json, charg
   };
 
   const validateCommon = (s: JsonObject, node: Json, path: readonly string[], result: Result) => {
-    if (s.const !== undefined && canonical(node) !== canonical(s.const)) add(result, 'const', path, { allowed: canonical(s.const) });
-    if (Array.isArray(s.enum)) {
-      const allowed = s.enum.map(canonical);
-      if (!allowed.includes(canonical(node))) add(result, 'enum', path, { allowed: allowed.length > 0 ? allowed.join(', ') : '(none)' });
+    if (s.const !== undefined || Array.isArray(s.enum)) {
+      charge(units(node as never));
+      const text = canonical(node);
+      if (s.const !== undefined && text !== canonicalOf(s).constant) add(result, 'const', path, { allowed: canonicalOf(s).constant! });
+      if (Array.isArray(s.enum) && !canonicalOf(s).allowed!.has(text)) add(result, 'enum', path, { allowed: canonicalOf(s).allowedText! });
     }
     if (typeof s.format === 'string' && !formatHolds(s.format, node)) add(result, 'format', path, { format: s.format });
     result.score++;
