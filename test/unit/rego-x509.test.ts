@@ -63,6 +63,8 @@ describe('crypto.x509.parse_and_verify_certificates', () => {
     expect(verified('{"DNSName": "web.apps.example.com"}')[0]).toBe(true);
     expect(verified('{"DNSName": "a.b.apps.example.com"}')[0]).toBe(false);
     expect(verified('{"DNSName": "10.0.0.1"}')[0]).toBe(true);
+    expect(verified('{"DNSName": "::ffff:10.0.0.1"}')[0]).toBe(true);
+    expect(verified('{"DNSName": "10.0.0.2"}')[0]).toBe(false);
     expect(verified('{"DNSName": "other.example.com"}')).toEqual([false, []]);
     expect(verified('{"CurrentTime": 946684800000000000}')[0]).toBe(false);
     expect(verified('{"KeyUsages": ["KeyUsageServerAuth"]}')[0]).toBe(true);

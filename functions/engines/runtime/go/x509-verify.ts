@@ -4,6 +4,7 @@
 // Name constraints and certificate policies are not checked (docs/rego.md). The work is bounded as Go bounds
 // it: at most 100 signature checks per verification.
 import { X509Certificate } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { Json } from './x509-extensions.js';
 
 /** A parsed certificate: its DER and the JSON of Go's x509.Certificate. */
@@ -64,7 +65,7 @@ function signs(parent: ParsedCertificate, child: ParsedCertificate): boolean {
 /** Go's VerifyHostname: an IP address against the IP SANs, else a DNS name against the DNS SANs (wildcards). */
 function validFor(leaf: ParsedCertificate, host: string): boolean {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  if (/^[\d.]+$/.test(bare) || bare.includes(':')) return list<string>(leaf, 'IPAddresses').includes(bare);
+  if (isIP(bare) !== 0) return list<string>(leaf, 'IPAddresses').some((address) => sameIp(address, bare));
   const wanted = host.toLowerCase().replace(/\.$/, '');
   return list<string>(leaf, 'DNSNames').some((name) => {
     const pattern = name.toLowerCase().replace(/\.$/, '');
@@ -73,6 +74,15 @@ function validFor(leaf: ParsedCertificate, host: string): boolean {
     return dot > 0 && wanted.slice(dot) === pattern.slice(1);
   });
 }
+
+/** An IP address in one form (Go's ip.Equal: an IPv4-mapped IPv6 address is its IPv4 address). */
+function canonicalIp(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return mapped ? mapped[1]! : new URL(`http://[${address}]`).hostname;
+}
+
+const sameIp = (a: string, b: string) => isIP(a) !== 0 && canonicalIp(a) === canonicalIp(b);
 
 /** Go's checkChainForKeyUsage: some requested usage survives every certificate that lists usages. */
 function allowsUsages(chain: ParsedCertificate[], requested: number[]): boolean {
