@@ -21,7 +21,7 @@ describe('build folders', () => {
 
   it.each([
     ['infra/local-stack.ts', ".esbuild-start'"],
-    ['test/helpers/package-once.ts', 'ESBUILD_WORK_FOLDER: `.esbuild-test'],
+    ['test/helpers/package-once.ts', "ESBUILD_WORK_FOLDER: '.esbuild-test'"],
     ['bench/run.ts', "ESBUILD_WORK_FOLDER: '.esbuild-bench'"],
   ])('%s names its own folder', (file, setting) => {
     expect(readFileSync(file, 'utf8')).toContain(setting);
