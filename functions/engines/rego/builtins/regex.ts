@@ -17,7 +17,8 @@ function compiled(pattern: string) {
   }
 }
 
-function matcher(pattern: string, text: string, context: BuiltinContext) {
+/** An RE2 matcher of `pattern` on `text`, the match charged by the text's and pattern's size. */
+export function matcher(pattern: string, text: string, context: Pick<BuiltinContext, 'charge'>) {
   context.charge(1 + units(text) * Math.max(1, units(pattern)));
   return compiled(pattern).matcher(text);
 }

@@ -46,6 +46,13 @@ function instant(name: string, value: Value, withLayout = false): Instant {
 }
 
 const toNumber = (nanos: bigint) => Number(nanos);
+
+/** A Go duration's nanoseconds, or Go's error for text that is not one. */
+function durationNanos(text: string): bigint {
+  const nanos = parseGoDuration(text);
+  if (nanos === undefined) throw new BuiltinError(`time: invalid duration ${JSON.stringify(text)}`);
+  return nanos;
+}
 const INT64_LIMIT = 2 ** 63;
 
 /** A parsed time as int64 nanoseconds, as Go's UnixNano needs it: outside that range OPA refuses it. */
@@ -101,10 +108,7 @@ export const TIME: Builtin[] = [
     return parsedNanos(nanos);
   }),
   builtin('time.parse_duration_ns', 1, (args) => {
-    const text = string(args, 0);
-    const nanos = parseGoDuration(text);
-    if (nanos === undefined) throw new BuiltinError(`time: invalid duration ${JSON.stringify(text)}`);
-    return toNumber(nanos);
+    return toNumber(durationNanos(string(args, 0)));
   }),
   builtin('time.format', 1, (args) => {
     const { time, zone, layout } = instant('time.format', args[0]!, true);
@@ -134,8 +138,7 @@ export const TIME: Builtin[] = [
   // OPA's test.sleep: the duration is read as OPA reads it, and nothing waits. The evaluation's clock does not
   // move within an evaluation, so a sleep changes nothing a policy can see; the request path never waits.
   builtin('test.sleep', 1, (args) => {
-    const text = string(args, 0);
-    if (parseGoDuration(text) === undefined) throw new BuiltinError(`time: invalid duration ${JSON.stringify(text)}`);
+    durationNanos(string(args, 0));
     return null;
   }),
   builtin('time.diff', 2, (args) => diff(instant('time.diff', args[0]!).time, instant('time.diff', args[1]!).time)),

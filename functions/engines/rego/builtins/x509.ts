@@ -18,6 +18,7 @@ import { base64StdBytes } from './go-base64.js';
 import { object, string } from './operands.js';
 
 const BEGIN = '-----BEGIN';
+const isPem = (bytes: Buffer) => bytes.subarray(0, BEGIN.length).toString('latin1') === BEGIN;
 
 /** Go's x509.ParseCertificates: DER certificates one after another. */
 function certificatesFromDer(bytes: Buffer): ParsedCertificate[] {
@@ -50,7 +51,7 @@ function certificatesOf(text: string, context: BuiltinContext): ParsedCertificat
   context.charge(units(text));
   if (text.startsWith(BEGIN)) return certificatesFromPem(text);
   const decoded = base64StdBytes(text);
-  if (decoded.subarray(0, BEGIN.length).toString('latin1') === BEGIN) return certificatesFromPem(decoded.toString('latin1'));
+  if (isPem(decoded)) return certificatesFromPem(decoded.toString('latin1'));
   return certificatesFromDer(decoded);
 }
 
@@ -156,7 +157,6 @@ function privateKeysOf(text: string): KeyObject[] {
 function keyPair(certificateText: string, keyText: string): Value {
   const pemOrDer = (text: string) => (text.startsWith(`${BEGIN} `) ? Buffer.from(text, 'latin1') : base64StdBytes(text));
   const [certificateInput, keyInput] = [pemOrDer(certificateText), pemOrDer(keyText)];
-  const isPem = (bytes: Buffer) => bytes.subarray(0, BEGIN.length).toString('latin1') === BEGIN;
   const certificates: Buffer[] = [];
   if (isPem(certificateInput)) {
     for (let block = pemBlock(certificateInput.toString('latin1')); block; block = pemBlock(block.rest))

@@ -15,6 +15,10 @@ const refOf = (names: readonly string[]): Json =>
   );
 const callOf = (name: string[], args: Json[]): Json => term('call', [refOf(name), ...args]);
 
+/** `k, v in xs` (and `some … in`) as the call OPA's parser makes of it: internal.member_2 or member_3. */
+const memberCall = ({ key, value, collection }: { key?: Term; value: Term; collection: Term }): Json =>
+  callOf(['internal', key ? 'member_3' : 'member_2'], [...(key ? [termJson(key)] : []), termJson(value), termJson(collection)]);
+
 export function termJson(t: Term): Json {
   switch (t.type) {
     case 'null':
@@ -46,10 +50,7 @@ export function termJson(t: Term): Json {
     case 'binary':
       return callOf([OPERATOR_BUILTINS[t.op]], [termJson(t.left), termJson(t.right)]);
     case 'membership':
-      return callOf(
-        ['internal', t.key ? 'member_3' : 'member_2'],
-        [...(t.key ? [termJson(t.key)] : []), termJson(t.value), termJson(t.collection)],
-      );
+      return memberCall(t);
     case 'template':
       return term('templatestring', {
         parts: t.parts.map((part) => ('expr' in part ? literalJson(part, 0) : termJson(part))),
@@ -73,14 +74,7 @@ function exprTerms(expr: Expr): Json {
     case 'some':
       return { symbols: expr.vars.map(termJson) };
     case 'somein':
-      return {
-        symbols: [
-          callOf(
-            ['internal', expr.key ? 'member_3' : 'member_2'],
-            [...(expr.key ? [termJson(expr.key)] : []), termJson(expr.value), termJson(expr.collection)],
-          ),
-        ],
-      };
+      return { symbols: [memberCall(expr)] };
     case 'every':
       return {
         key: expr.key ? termJson(expr.key) : null,

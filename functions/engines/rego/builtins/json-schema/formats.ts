@@ -6,6 +6,7 @@ import { re2Pattern } from '../../../runtime/re2.js';
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+const EMAIL = /^[^@\s]+@[^@\s]+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const JSON_POINTER = /^(?:\/(?:[^~/]|~[01])*)*$/;
 const RELATIVE_JSON_POINTER = /^(?:0|[1-9][0-9]*)(?:#|(?:\/(?:[^~/]|~[01])*)*)$/;
@@ -40,8 +41,8 @@ const CHECKERS: Record<string, (text: string) => boolean> = {
   },
   date: validDate,
   time: validTime,
-  email: (text) => /^[^@\s]+@[^@\s]+$/.test(text),
-  'idn-email': (text) => /^[^@\s]+@[^@\s]+$/.test(text),
+  email: (text) => EMAIL.test(text),
+  'idn-email': (text) => EMAIL.test(text),
   hostname: (text) =>
     text.replace(/\.$/, '').length <= 253 &&
     text

@@ -1,9 +1,9 @@
 // A document validated against a compiled schema as OPA's gojsonschema validates it (validation.go): the same
 // order of checks, the same error types, fields and descriptions, and the same choice, for anyOf, oneOf and
 // contains, of the closest failing schema by its score. Every node visited is charged to the evaluation.
-import { re2Pattern } from '../../../runtime/re2.js';
 import { units } from '../../../runtime/size-units.js';
 import { goShortest } from '../format.js';
+import { matcher } from '../regex.js';
 import { type CompiledSchema, canonical, isObject, type Json, type JsonObject, MAX_DEPTH, SchemaError } from './compile-schema.js';
 import { formatHolds } from './formats.js';
 
@@ -272,8 +272,7 @@ export function validateDocument(compiled: CompiledSchema, document: Json, charg
       const declared = isObject(s.properties) && Object.hasOwn(s.properties, key);
       let patterned = false;
       for (const [pattern, each] of isObject(s.patternProperties) ? Object.entries(s.patternProperties) : []) {
-        charge(1 + units(key) * Math.max(1, units(pattern)));
-        if (!re2Pattern(pattern).matcher(key).find()) continue;
+        if (!matcher(pattern, key, { charge }).find()) continue;
         patterned = true;
         merge(result, sub(each, node[key]!, [...path, key]));
       }
@@ -298,8 +297,7 @@ export function validateDocument(compiled: CompiledSchema, document: Json, charg
     if (typeof s.minLength === 'number' && length < s.minLength) add(result, 'string_gte', path, { min: String(s.minLength) });
     if (typeof s.maxLength === 'number' && length > s.maxLength) add(result, 'string_lte', path, { max: String(s.maxLength) });
     if (typeof s.pattern === 'string') {
-      charge(1 + units(node) * Math.max(1, units(s.pattern)));
-      if (!re2Pattern(s.pattern).matcher(node).find()) add(result, 'pattern', path, { pattern: s.pattern });
+      if (!matcher(s.pattern, node, { charge }).find()) add(result, 'pattern', path, { pattern: s.pattern });
     }
     result.score++;
   };
