@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compileSources } from '../../functions/engines/rego/compile-sources.js';
 import { evalQuery } from '../../functions/engines/rego/rego.js';
 import type { Value } from '../../functions/engines/rego/values.js';
-import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
+import { CostBudget, EngineLimitError } from '../../functions/engines/runtime/cost-budget.js';
 import { loadRegexEngine } from '../../functions/engines/runtime/re2.js';
 
 beforeAll(() => loadRegexEngine());
@@ -196,5 +196,13 @@ describe('what a schema or document cannot do to the evaluation', () => {
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     expect(error(`json.match_schema(${JSON.stringify(deep)}, {"items": {"$ref": "#"}})`)).toThrow('nested too deeply');
     expect(error(`json.match_schema(${JSON.stringify(deep)}, {"const": 1})`)).toThrow('nested too deeply');
+    // The limit is ours: it stops the evaluation even where a built-in's error would make the call undefined.
+    const lenient = () =>
+      evalQuery(policy, 'x := json.match_schema("1", {"allOf": [{"$ref": "#"}]})', {
+        strictBuiltinErrors: false,
+        now: new Date(),
+        budget: new CostBudget(),
+      });
+    expect(lenient).toThrow(EngineLimitError);
   });
 });

@@ -3,6 +3,7 @@
 // word: a type name it does not know, a keyword of the wrong type, a pattern RE2 does not compile, a `$ref`
 // that points nowhere. References are resolved within the document (`#`, `#/definitions/x`): one to another
 // document is refused, as nothing is fetched here (docs/rego.md).
+import { EngineLimitError } from '../../../runtime/cost-budget.js';
 import { re2Pattern } from '../../../runtime/re2.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -10,12 +11,15 @@ export type JsonObject = { [key: string]: Json };
 
 export class SchemaError extends Error {}
 
-/** Past this depth a schema, or a document checked against one, is refused rather than walked. */
+/**
+ * Past this depth a schema, or a document checked against one, is not walked. The limit is ours, not
+ * gojsonschema's: it stops the evaluation (EngineLimitError) rather than make the call undefined.
+ */
 export const MAX_DEPTH = 200;
 
 /** JSON as Go's encoding/json writes it (object keys sorted), for const, enum and uniqueItems. */
 export function canonical(value: Json, depth = 0): string {
-  if (depth > MAX_DEPTH) throw new SchemaError('document nested too deeply');
+  if (depth > MAX_DEPTH) throw new EngineLimitError('json schema: document nested too deeply');
   if (Array.isArray(value)) return `[${value.map((item) => canonical(item, depth + 1)).join(',')}]`;
   if (isObject(value))
     return `{${Object.keys(value)
@@ -78,7 +82,7 @@ export function compileSchema(root: Json): CompiledSchema {
   };
   const checked = new Set<Json>();
   const check = (schema: Json, depth: number): void => {
-    if (depth > MAX_DEPTH) throw new SchemaError('schema nested too deeply');
+    if (depth > MAX_DEPTH) throw new EngineLimitError('json schema: schema nested too deeply');
     if (typeof schema === 'boolean' && draft !== 4) return;
     if (!isObject(schema)) throw new SchemaError('Expected: valid schema, given: Invalid JSON');
     if (checked.has(schema)) return;

@@ -4,7 +4,8 @@
 import { units } from '../../../runtime/size-units.js';
 import { goShortest } from '../format.js';
 import { matcher } from '../regex.js';
-import { type CompiledSchema, canonical, isObject, type Json, type JsonObject, MAX_DEPTH, SchemaError } from './compile-schema.js';
+import { EngineLimitError } from '../../../runtime/cost-budget.js';
+import { type CompiledSchema, canonical, isObject, type Json, type JsonObject, MAX_DEPTH } from './compile-schema.js';
 import { formatHolds } from './formats.js';
 
 export interface SchemaViolation {
@@ -101,7 +102,8 @@ export function validateDocument(compiled: CompiledSchema, document: Json, charg
 
   const walk = (schema: Json, node: Json, path: readonly string[], result: Result): void => {
     charge(1);
-    if (++depth > MAX_DEPTH) throw new SchemaError('schema or document nested too deeply (or a $ref that refers to itself)');
+    if (++depth > MAX_DEPTH)
+      throw new EngineLimitError('json schema: schema or document nested too deeply (or a $ref that refers to itself)');
     try {
       step(schema, node, path, result);
     } finally {
