@@ -118,4 +118,20 @@ describe('Rego under the cost budget and the deadline', () => {
     expect(response.allowed).toBe(true);
     expect(response.auditAnnotations['failed-open'], response.auditAnnotations['failed-open']).toMatch(reason);
   });
+
+  // graphql-js loads with the first rule that calls a GraphQL built-in (the cel function's cold path has none).
+  it('a GraphQL query in an annotation is validated; one nested past the engine limit stops, instead of flipping `not`', async () => {
+    const handler = await packaged(
+      '  not graphql.is_valid(input.review.object.metadata.annotations.query, "type Query { pods(name: String!): Int }")\n  msg := "invalid query"',
+    );
+    const valid = await answerInTime(handler, eventFor(pod(1, { annotations: { query: '{ pods(name: "p") }' } })));
+    expect(valid).toMatchObject({ allowed: true });
+    expect(valid.auditAnnotations['failed-open']).toBeUndefined();
+    const invalid = await answerInTime(handler, eventFor(pod(1, { annotations: { query: '{ pods }' } })));
+    expect(invalid).toMatchObject({ allowed: false, status: { message: '[test] invalid query' } });
+    const deep = `${'{ pods '.repeat(300)}${'}'.repeat(300)}`;
+    const stopped = await answerInTime(handler, eventFor(pod(1, { annotations: { query: deep } })));
+    expect(stopped.allowed).toBe(true);
+    expect(stopped.auditAnnotations['failed-open'], stopped.auditAnnotations['failed-open']).toMatch(/nested more than 200 deep/);
+  });
 });

@@ -55,10 +55,10 @@ describe("OPA's compliance cases", () => {
     else expect(outcome.detail ?? 'passed').toBe('passed');
   });
 
-  // The target is 98%; the floor rises as the engine gets there (docs/rego.md says where it stands).
-  it('at least 96% of the cases that call neither GraphQL nor a built-in refused on purpose pass', () => {
+  // The target (docs/rego.md says where it stands): every case that does not pass is listed above.
+  it('at least 98% of the cases that call neither GraphQL nor a built-in refused on purpose pass', () => {
     const counted = cases.filter(({ entry }) => !apart(entry));
     const passing = counted.filter(({ name }) => outcomes.get(name)?.status === 'passed');
-    expect(passing.length / counted.length).toBeGreaterThanOrEqual(0.96);
+    expect(passing.length / counted.length).toBeGreaterThanOrEqual(0.98);
   });
 });

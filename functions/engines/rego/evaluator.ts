@@ -1,5 +1,6 @@
 // The Rego engine's parser, compiler and evaluator: what index.ts loads when a bundle first holds Rego, so
 // functions without it never load them.
+import { callsGraphql, graphqlLibraryLoaded, loadGraphqlLibrary } from './builtins/graphql/library.js';
 import { validateWithRego } from './gatekeeper-target/admission-target.js';
 import { compileSources, type RegoSource } from './compile-sources.js';
 import { RegoError } from './errors.js';
@@ -33,5 +34,17 @@ function problemsOf(written: unknown): string[] {
     );
 }
 
-export const evaluator = { compileSources, evaluateDocument, validate: validateWithRego, problemsOf, runUnitTests, runOpaCase, evalReport };
+/** graphql-js, which a policy that calls a GraphQL built-in needs loaded before it runs. */
+const graphqlLibrary = { callsGraphql, loaded: graphqlLibraryLoaded, load: loadGraphqlLibrary };
+
+export const evaluator = {
+  compileSources,
+  evaluateDocument,
+  validate: validateWithRego,
+  problemsOf,
+  runUnitTests,
+  runOpaCase,
+  evalReport,
+  graphqlLibrary,
+};
 export type Evaluator = typeof evaluator;

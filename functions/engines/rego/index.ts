@@ -3,7 +3,7 @@
 // JavaScript one exists): syntax/, compile/, eval/ and builtins/ (the language, driven by rego.ts), and
 // gatekeeper-target/, Gatekeeper's admission target that turns a request into input and the answer into
 // findings. They load when a bundle first holds Rego (load), RE2 with them when a rule calls a regex
-// built-in; the schema below is all a function without Rego loads.
+// built-in, graphql-js when one calls a GraphQL built-in; the schema below is all a function without Rego loads.
 import type { Engine } from '../engine.js';
 import { OnDemand } from '../runtime/on-demand.js';
 import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
@@ -26,8 +26,13 @@ export const regoEngine: Engine<RegoValidation, never> = {
   load(rule) {
     // Asked before every rule of every request: nothing is allocated when nothing is missing.
     const regex = rule?.usesRegex === true && !regexEngineLoaded();
-    if (evaluator.loaded && !regex) return undefined;
-    return Promise.all([!evaluator.loaded && evaluator.load(), regex && loadRegexEngine()]).then(() => undefined);
+    const graphql = rule?.usesGraphql === true && !(evaluator.loaded && evaluator.get().graphqlLibrary.loaded());
+    if (evaluator.loaded && !regex && !graphql) return undefined;
+    const withGraphql = async () => {
+      await evaluator.load();
+      if (graphql) await evaluator.get().graphqlLibrary.load();
+    };
+    return Promise.all([withGraphql(), regex && loadRegexEngine()]).then(() => undefined);
   },
   // Compiles the modules (once: the schema reuses them) and names the documents under data they read unprovided.
   check: (written) => evaluator.get().problemsOf(written),
@@ -46,21 +51,27 @@ export async function regoForTools(): Promise<Pick<Evaluator, 'compileSources' |
   return evaluator.get();
 }
 
+/** Everything a policy may call, for the commands that run whatever their files call (graphql-js included). */
+async function loadEverything() {
+  await Promise.all([evaluator.load(), loadRegexEngine()]);
+  await evaluator.get().graphqlLibrary.load();
+}
+
 /** Rego unit tests as `opa test` runs them (unit-tests.ts), or the compile error that stops them. */
 export async function runRegoUnitTests(sources: readonly RegoSource[], limits: TestLimits) {
-  await Promise.all([evaluator.load(), loadRegexEngine()]);
+  await loadEverything();
   return evaluator.get().runUnitTests(sources, limits);
 }
 
 /** OPA's compliance cases (`{"cases": [...]}`), each on its own budget and time limit (opa-cases.ts). */
 export async function runOpaCases(cases: readonly OpaCase[], limits: TestLimits) {
-  await Promise.all([evaluator.load(), loadRegexEngine()]);
+  await loadEverything();
   return cases.map((entry) => evaluator.get().runOpaCase(entry, limits));
 }
 
 /** A query over Rego sources, as `opa eval` runs and reports it (eval-report.ts). */
 export async function regoEval(request: EvalRequest) {
-  await Promise.all([evaluator.load(), loadRegexEngine()]);
+  await loadEverything();
   return evaluator.get().evalReport(request);
 }
 

@@ -8,6 +8,7 @@ import { CRYPTO } from './crypto.js';
 import { ENCODING } from './encoding.js';
 import { GLOB_INTERSECTION } from './glob-intersection.js';
 import { GRAPH } from './graph.js';
+import { GRAPHQL } from './graphql.js';
 import { JSON_PATCH } from './json-patch.js';
 import { JSON_PATHS } from './json-paths.js';
 import { JSON_SCHEMA } from './json-schema.js';
@@ -45,6 +46,7 @@ export const BUILTINS: ReadonlyMap<string, Builtin> = new Map(
     ...SEMVER,
     ...TIME,
     ...GRAPH,
+    ...GRAPHQL,
     ...CRYPTO,
     ...X509,
     ...TOKENS,
@@ -66,12 +68,6 @@ export const REFUSED_BUILTINS: ReadonlyMap<string, string> = new Map([
 
 /** OPA's built-ins not implemented here (docs/rego.md): a policy that calls one is refused, saying so. */
 export const NOT_IMPLEMENTED_BUILTINS: ReadonlySet<string> = new Set([
-  'graphql.is_valid',
-  'graphql.parse',
-  'graphql.parse_and_verify',
-  'graphql.parse_query',
-  'graphql.parse_schema',
-  'graphql.schema_is_valid',
   'cast_array',
   'cast_boolean',
   'cast_null',

@@ -27,6 +27,8 @@ export interface RegoValidation {
   /** data.inventory is the cluster view's objects, laid out as Gatekeeper's; these are the kinds it must hold. */
   inventory?: ClusterRead[];
   usesRegex: boolean;
+  /** Whether it calls a GraphQL built-in (graphql-js loads with it). */
+  usesGraphql: boolean;
 }
 
 const withInventory = new WeakMap<ClusterView, Record<string, unknown>>();

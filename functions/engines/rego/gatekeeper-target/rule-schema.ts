@@ -54,6 +54,7 @@ export function regoRuleSchemaOf(evaluator: () => Evaluator) {
         input: written.input,
         data: written.data,
         usesRegex,
+        usesGraphql: evaluator().graphqlLibrary.callsGraphql(policy.builtinsCalled),
         ...(written.inventory ? { inventory: written.inventory } : {}),
       };
     }),
