@@ -1,7 +1,7 @@
 // Unpacks a function's deployment zip (written by `sls package`) into a temporary folder and imports its
 // handler, as the Lambda runtime would. Used by the end-to-end tests and the benchmarks, each of which
 // packages into a folder of its own (PACKAGE_FOLDER) so neither empties the other's, nor a developer's.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import JSZip from 'jszip';
@@ -10,14 +10,30 @@ import { temporaryDirectory } from './temporary-directory.js';
 /** Where the zips are: `sls package --package <folder>`; PACKAGE_FOLDER names it (default .serverless). */
 export const packageFolder = (): string => process.env.PACKAGE_FOLDER || '.serverless';
 
+// Each zip's files once inflated, by path and modification time: the tests unpack one function many times.
+const inflated = new Map<string, { modified: number; files: [string, Buffer][] }>();
+
+async function filesOf(zipPath: string): Promise<[string, Buffer][]> {
+  const modified = statSync(zipPath).mtimeMs;
+  const cached = inflated.get(zipPath);
+  if (cached?.modified === modified) return cached.files;
+  const zip = await JSZip.loadAsync(readFileSync(zipPath));
+  const files = await Promise.all(
+    Object.values(zip.files)
+      .filter((entry) => !entry.dir)
+      .map(async (entry): Promise<[string, Buffer]> => [entry.name, await entry.async('nodebuffer')]),
+  );
+  inflated.set(zipPath, { modified, files });
+  return files;
+}
+
 export async function unpackFunction(name: string, folder = packageFolder()): Promise<string> {
-  const zip = await JSZip.loadAsync(readFileSync(join(folder, `${name}.zip`)));
+  const files = await filesOf(join(folder, `${name}.zip`));
   const root = temporaryDirectory(`portcullis-${name}-`);
-  for (const entry of Object.values(zip.files)) {
-    if (entry.dir) continue;
-    const target = join(root, entry.name);
+  for (const [path, bytes] of files) {
+    const target = join(root, path);
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, await entry.async('nodebuffer'));
+    writeFileSync(target, bytes);
   }
   return root;
 }

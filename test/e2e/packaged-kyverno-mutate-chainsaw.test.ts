@@ -50,9 +50,13 @@ const runnable = folders.filter((folder) => {
 });
 const cases = ROOTS.flatMap((root) => chainsawCases(root, () => runnable.filter((folder) => folder.startsWith(root))));
 
+// One function per folder, as a warm Lambda answers a folder's cases one after another.
+const handlers = new Map<string, ReturnType<typeof packagedWithRules>>();
+
 /** The patched object the function answers for a case's object, applied into `default` as chainsaw's namespace. */
 async function patchedFor(folder: string, entry: ChainsawCase) {
-  const { handler } = await packagedWithRules('mutations', bundleOf(folder));
+  if (!handlers.has(folder)) handlers.set(folder, packagedWithRules('mutations', bundleOf(folder)));
+  const { handler } = await handlers.get(folder)!;
   const object = { ...entry.object, metadata: { namespace: 'default', ...entry.object.metadata } };
   const { body } = await invoke(handler, eventFor(object, { namespace: object.metadata.namespace }));
   expect(body.response.auditAnnotations?.['failed-open'], 'no policy may fail open').toBeUndefined();
