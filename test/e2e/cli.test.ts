@@ -12,7 +12,8 @@ import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 const run = promisify(execFile);
 
-describe('portcullis', () => {
+// Independent processes that read only: run side by side (each is a CLI start, most of its time).
+describe.concurrent('portcullis', () => {
   // Every command and subcommand answers --help with exit 0 and its usage on stdout.
   it.each([
     [[]],

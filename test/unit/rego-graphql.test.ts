@@ -162,7 +162,7 @@ describe("schemas made by gqlparser's rules, not graphql-js's", () => {
       'type __A { a: Int }',
       'input:1:6: Name "__A" must not begin with "__", which is reserved by GraphQL introspection.',
     ],
-    ['an unknown directive', 'type A { a: Int @nope }', 'input:1:17: Undefined directive nope.'],
+    ['an unknown directive', 'type A { a: Int @nope }', 'input:1:18: Undefined directive nope.'],
     [
       'an interface not implemented',
       'interface Named { name: String }\ntype A implements Named { id: ID }',
@@ -203,4 +203,13 @@ describe('limits of ours stop the evaluation; they never answer false or undefin
 it('a policy needs graphql-js only when it calls a GraphQL built-in', () => {
   expect(callsGraphql(compileSources([{ file: 'a.rego', source: 'package a\nv := graphql.is_valid("", "")' }]).builtinsCalled)).toBe(true);
   expect(callsGraphql(compileSources([{ file: 'b.rego', source: 'package b\nv := count([])' }]).builtinsCalled)).toBe(false);
+});
+
+it("empty parentheses in a query are no arguments and no variables, as gqlparser's `many` reads them", () => {
+  expect(run('graphql.parse_query("query Q() { f() @d() }")')).toEqual({
+    Operations: [{ Name: 'Q', Operation: 'query', SelectionSet: [{ Alias: 'f', Directives: [{ Location: '', Name: 'd' }], Name: 'f' }] }],
+  });
+  expect(() => run('graphql.parse_schema("type A { f(): Int }")')).toThrow(
+    'expected at least one definition, found ) in GraphQL string at location 1:12',
+  );
 });

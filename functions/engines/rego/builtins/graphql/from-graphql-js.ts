@@ -81,7 +81,7 @@ function type(node: TypeNode, nonNull = false): GqlType {
 const argument = (node: ArgumentNode): GqlArgument => ({ Name: node.name.value, Value: value(node.value) });
 
 const directives = (nodes: readonly (DirectiveNode | ConstDirectiveNode)[] | undefined): GqlDirective[] =>
-  (nodes ?? []).map((node) => ({ ...at(node), Name: node.name.value, Arguments: (node.arguments ?? []).map(argument) }));
+  (nodes ?? []).map((node) => ({ ...at(node.name), Name: node.name.value, Arguments: (node.arguments ?? []).map(argument) }));
 
 function selection(node: SelectionNode): GqlSelection {
   switch (node.kind) {

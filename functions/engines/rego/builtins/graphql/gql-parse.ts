@@ -25,18 +25,35 @@ function* tokens(text: string): Generator<Token> {
   for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) yield token;
 }
 
-/** Counts tokens and nesting before the parser runs; false for a text with no definition at all. */
-function bounded(text: string, charge: (units: number) => void): boolean {
+/**
+ * Counts tokens and nesting before the parser runs (undefined for a text with no definition at all), and, in
+ * a query, blanks empty parentheses: gqlparser reads `f()` and `query Q()` as no arguments or variables
+ * (its `many`), where graphql-js requires one. Blanked, not removed, so that positions stay the same.
+ */
+function bounded(text: string, charge: (units: number) => void, query: boolean): string | undefined {
   let count = 0;
   let depth = 0;
+  let previous: Token | undefined;
+  const empty: number[] = [];
   for (const token of tokens(text)) {
     if (++count > MAX_TOKENS) throw new EngineLimitError(`GraphQL document: more than ${MAX_TOKENS} tokens`);
     if (token.kind === '{' || token.kind === '(' || token.kind === '[') {
       if (++depth > MAX_NESTING) throw new EngineLimitError(`GraphQL document: nested more than ${MAX_NESTING} deep`);
     } else if (OPENERS[token.kind]) depth--;
+    if (query && token.kind === ')' && previous?.kind === '(') empty.push(previous.start, token.start);
+    previous = token;
   }
   charge(count);
-  return count > 0;
+  if (count === 0) return undefined;
+  if (empty.length === 0) return text;
+  const characters: string[] = [];
+  let at = 0;
+  for (const position of empty) {
+    characters.push(text.slice(at, position), ' ');
+    at = position + 1;
+  }
+  characters.push(text.slice(at));
+  return characters.join('');
 }
 
 /** graphql-js's words for a syntax error as gqlparser's. */
@@ -57,10 +74,10 @@ function gqlparserWords(error: GraphQLError, text: string): string {
   return unquoted;
 }
 
-function parsed(text: string, charge: (units: number) => void): DocumentNode | undefined {
+function parsed(text: string, charge: (units: number) => void, query: boolean): DocumentNode | undefined {
   try {
-    if (!bounded(text, charge)) return undefined;
-    return parse(text, { allowLegacyFragmentVariables: true });
+    const source = bounded(text, charge, query);
+    return source === undefined ? undefined : parse(source, { allowLegacyFragmentVariables: true });
   } catch (error) {
     if (!(error instanceof GraphQLError)) throw error;
     const where = error.locations?.[0] ?? { line: 0, column: 0 };
@@ -86,7 +103,7 @@ export const parsedNode = (query: GqlQueryDocument): DocumentNode | undefined =>
 
 /** A query as gqlparser's ParseQuery reads it; a BuiltinError worded as OPA's if it does not parse. */
 export function parseQuery(text: string, charge: (units: number) => void): GqlQueryDocument {
-  const document = parsed(text, charge);
+  const document = parsed(text, charge, true);
   if (!document) return { Operations: [], Fragments: [] };
   const query = read(document, queryDocument);
   parsedFrom.set(query, document);
@@ -95,6 +112,6 @@ export function parseQuery(text: string, charge: (units: number) => void): GqlQu
 
 /** A schema as gqlparser's ParseSchema reads it; a BuiltinError worded as OPA's if it does not parse. */
 export function parseSchema(text: string, charge: (units: number) => void): GqlSchemaDocument {
-  const document = parsed(text, charge);
+  const document = parsed(text, charge, false);
   return document ? read(document, schemaDocument) : { Schema: [], SchemaExtension: [], Directives: [], Definitions: [], Extensions: [] };
 }
