@@ -3,9 +3,10 @@
 // has no result; one whose own conditions rule the request out is `skip`. Violations are `fail` whatever
 // the rule's action (as policy reports and Kyverno report them; the action is kept beside); a change a
 // mutating rule would make is `warn`; an error is `error`, never a pass.
-import type { ClusterView } from '../admission/cluster/cluster-view.js';
+import { NAMESPACES } from '../admission/cluster/cluster-reads.js';
+import { ClusterLookupError, type ClusterView } from '../admission/cluster/cluster-view.js';
 import type { WorkDeadline } from '../admission/decide/deadline.js';
-import { matchesRule } from '../admission/decide/match-rule.js';
+import { apiServerSelects, matchesRule } from '../admission/decide/match-rule.js';
 import { diffToPatch } from '../admission/decide/json-patch.js';
 import { nestedDeeperThan, ObjectTooDeepError } from '../admission/decide/object-depth.js';
 import { type Findings, type Policy, policyNameOf } from '../admission/policy.js';
@@ -54,6 +55,23 @@ const identityOf = (rule: Rule<unknown>) => ({
   ...(rule.origin?.category ? { category: rule.origin.category } : {}),
 });
 
+/**
+ * Whether the API server would call the webhook for this rule: its namespaceSelectors on the namespace's labels
+ * as the cluster view has them. A view that does not hold Namespaces cannot say, and the rule is judged.
+ */
+export function selectedByApiServer(request: AdmissionRequest, rule: Rule<unknown>, cluster: ClusterView | undefined): boolean {
+  if (!cluster) return true;
+  try {
+    return apiServerSelects(request, rule.match, (namespace) => {
+      const metadata = cluster.get(NAMESPACES, undefined, namespace)?.metadata as { labels?: Record<string, string> } | undefined;
+      return metadata?.labels ?? {};
+    });
+  } catch (error) {
+    if (error instanceof ClusterLookupError) return true;
+    throw error;
+  }
+}
+
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Every matching rule's result for one request, in the document's order. */
@@ -67,7 +85,7 @@ export async function ruleResults<P>(
   deadline?: WorkDeadline,
 ): Promise<RuleResult[]> {
   const context = { now, cluster, deadline };
-  const matching = document.rules.filter((rule) => matchesRule(request, rule.match, policy));
+  const matching = document.rules.filter((rule) => matchesRule(request, rule.match, policy) && selectedByApiServer(request, rule, cluster));
   const walksWholeObject = policy.kind === 'mutating' || policy.walksWholeObject === true;
   const tooDeep = walksWholeObject && (['object', 'oldObject'] as const).find((field) => nestedDeeperThan(request[field]));
   const results: RuleResult[] = [];

@@ -1,7 +1,8 @@
 // Kyverno's own test format, run as written: a `kyverno-test.yaml` (`cli.kyverno.io/v1alpha1` Test) names
 // policy files, resource files and the expected result per policy (and, for a ClusterPolicy, per rule) and
-// resource (pass, fail, skip). ValidatingPolicies and ClusterPolicy validate rules run as the cel function
-// runs them, MutatingPolicies and ClusterPolicy mutate rules as the mutations function does (the patched
+// resource (pass, fail, skip). ValidatingPolicies, ValidatingAdmissionPolicies and ClusterPolicy validate rules
+// run as the cel function runs them, MutatingPolicies, MutatingAdmissionPolicies and ClusterPolicy mutate
+// rules as the mutations function does (the patched
 // object compared with `patchedResources`), each resource as a CREATE by the suite's user; a rule named in
 // the suite also stands for its autogen rules, as `kyverno test` reads it. Values that set the request
 // (request.operation, request.namespace) are applied; the cluster is what the suite describes (its context
@@ -33,6 +34,7 @@ interface KyvernoResult {
   patchedResources?: string;
   patchedResource?: string;
   isMutatingPolicy?: boolean;
+  isMutatingAdmissionPolicy?: boolean;
 }
 
 interface KyvernoTest {
@@ -51,7 +53,7 @@ type Manifest = {
   apiVersion?: string;
   kind?: string;
   metadata?: { name?: string; namespace?: string };
-  spec?: { rules?: { name?: string; mutate?: unknown }[] };
+  spec?: { rules?: { name?: string; mutate?: unknown }[]; policyName?: string; validationActions?: string[] };
 };
 
 /** A suite's context file (`cli.kyverno.io` Context): the cluster's objects, `spec.resources`. */
@@ -80,20 +82,47 @@ function withRequestNamespace(objects: Record<string, unknown>[], namespace: str
   return !namespace || described ? objects : [...objects, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }];
 }
 
-export const isKyvernoTest = (document: Manifest) => document.kind === 'Test' && String(document.apiVersion).startsWith('cli.kyverno.io/');
+// The older header (`kyverno.io/v1`) is still read by Kyverno's CLI, and its own suites use it.
+export const isKyvernoTest = (document: Manifest) =>
+  document.kind === 'Test' && (String(document.apiVersion).startsWith('cli.kyverno.io/') || document.apiVersion === 'kyverno.io/v1');
 
 const documentsOf = (file: string) => yamlDocuments<Manifest>(file);
 
 const isRunnableKind = (manifest: Manifest) =>
   ((manifest.kind === 'ValidatingPolicy' || manifest.kind === 'MutatingPolicy') &&
     String(manifest.apiVersion).startsWith('policies.kyverno.io/')) ||
+  (/^(Validating|Mutating)AdmissionPolicy(Binding)?$/.test(manifest.kind ?? '') &&
+    String(manifest.apiVersion).startsWith('admissionregistration.k8s.io/')) ||
   ((manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy') && String(manifest.apiVersion).startsWith('kyverno.io/'));
+
+/**
+ * Kyverno's CLI applies a Validating or MutatingAdmissionPolicy that no binding in the suite names to every
+ * resource its matchConstraints select (a validation denying): a binding that says so stands in for the
+ * missing one.
+ */
+function unboundPoliciesBound(manifests: Manifest[]): Manifest[] {
+  const bound = new Set(
+    manifests
+      .filter((manifest) => manifest.kind?.endsWith('AdmissionPolicyBinding'))
+      .map((binding) => `${binding.kind}/${binding.spec?.policyName}`),
+  );
+  return manifests
+    .filter((manifest) => /^(Validating|Mutating)AdmissionPolicy$/.test(manifest.kind ?? ''))
+    .filter((policy) => !bound.has(`${policy.kind}Binding/${policy.metadata?.name}`))
+    .map((policy) => ({
+      apiVersion: policy.apiVersion,
+      kind: `${policy.kind}Binding`,
+      metadata: { name: `${policy.metadata?.name}-binding` },
+      spec: { policyName: policy.metadata?.name, ...(policy.kind === 'ValidatingAdmissionPolicy' ? { validationActions: ['Deny'] } : {}) },
+    }));
+}
 
 /** Whether a result is a mutation's: an expected object, a MutatingPolicy, or a ClusterPolicy mutate rule. */
 function isMutation(expectation: KyvernoResult, manifests: Manifest[]): boolean {
-  if (expectation.patchedResources || expectation.patchedResource || expectation.isMutatingPolicy) return true;
+  if (expectation.patchedResources || expectation.patchedResource || expectation.isMutatingPolicy || expectation.isMutatingAdmissionPolicy)
+    return true;
   const policy = manifests.find((manifest) => manifest.metadata?.name === expectation.policy);
-  if (policy?.kind === 'MutatingPolicy') return true;
+  if (policy?.kind === 'MutatingPolicy' || policy?.kind === 'MutatingAdmissionPolicy') return true;
   const rule = String(expectation.rule ?? '').replace(/^autogen-(cronjob-)?/, '');
   return (policy?.spec?.rules ?? []).some((candidate) => candidate?.name === rule && candidate.mutate !== undefined);
 }
@@ -115,9 +144,15 @@ function findResource(objects: Manifest[], kind: string | undefined, reference: 
   );
 }
 
+/** Every Test in the file (a file may hold several, as Kyverno's CLI reads it), each run in turn. */
 export async function runKyvernoTest(file: string, limits: TestLimits): Promise<CaseOutcome[]> {
+  const outcomes: CaseOutcome[] = [];
+  for (const test of documentsOf(file).filter(isKyvernoTest)) outcomes.push(...(await runTest(file, test as KyvernoTest, limits)));
+  return outcomes;
+}
+
+async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Promise<CaseOutcome[]> {
   const folder = dirname(file);
-  const test = parse(readFileSync(file, 'utf8')) as KyvernoTest;
   const manifests = (test.policies ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const objects = (test.resources ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const user = test.userinfo
@@ -133,7 +168,7 @@ export async function runKyvernoTest(file: string, limits: TestLimits): Promise<
   const otherKinds = new Map(
     manifests.filter((manifest) => !runnable.includes(manifest)).map((manifest) => [manifest.metadata?.name ?? '', manifest.kind ?? '']),
   );
-  const bundle = [...runnable, ...exceptions];
+  const bundle = [...runnable, ...unboundPoliciesBound(runnable), ...exceptions];
   const rulesFor = (policy: typeof cel) => {
     const claimed = claimedBy(bundle, policy);
     return claimed.some(isRunnableKind) ? rulesOfClaimed(claimed, bundle, policy) : undefined;
@@ -144,6 +179,13 @@ export async function runKyvernoTest(file: string, limits: TestLimits): Promise<
   const outcomes: CaseOutcome[] = [];
   for (const expectation of test.results ?? []) {
     const references = expectation.resources ?? (expectation.resource ? [expectation.resource] : []);
+    if (references.length === 0) {
+      const name = `${expectation.policy}${expectation.rule ? `/${expectation.rule}` : ''} ${expectation.kind ?? ''}: ${expectation.result}`;
+      outcomes.push(
+        skipped(file, name, 'the result names no resource (resources:), and Portcullis runs a result on the resources it names'),
+      );
+      continue;
+    }
     for (const reference of references) {
       const name = `${expectation.policy}${expectation.rule ? `/${expectation.rule}` : ''} ${expectation.kind ?? ''}/${reference}: ${expectation.result}`;
       const skip = (reason: string) => outcomes.push(skipped(file, name, reason));
@@ -182,7 +224,7 @@ export async function runKyvernoTest(file: string, limits: TestLimits): Promise<
       }
       const cluster = completeView(withRequestNamespace(clusterObjects, request.request.namespace), caseValues?.variables);
       if (mutation) {
-        outcomes.push(await mutationCase(file, name, expectation, rules.document, request.request, folder, cluster, limits));
+        outcomes.push(await mutationCase(file, name, expectation, rules.document, request.request, folder, cluster, limits, reference));
         continue;
       }
       const results = await ruleResults(cel, rules.document, request.request, new Date(), cluster, caseDeadline(limits));
@@ -213,6 +255,7 @@ async function mutationCase(
   folder: string,
   cluster: ClusterView,
   limits: TestLimits,
+  reference: string,
 ): Promise<CaseOutcome> {
   const patchedFile = expectation.patchedResources ?? expectation.patchedResource;
   // An expected object is what the whole policy makes of the resource, as `kyverno test` applies it; a
@@ -224,7 +267,6 @@ async function mutationCase(
   } catch (error) {
     return failed(file, name, `the mutation failed: ${(error as Error).message}`);
   }
-  const reference = expectation.resources?.[0] ?? expectation.resource ?? '';
   const expected = patchedFile ? findResource(documentsOf(join(folder, patchedFile)), expectation.kind, reference) : undefined;
   if (expected) {
     // kyverno test puts a resource written without a namespace in `default`, and its expected objects say so.

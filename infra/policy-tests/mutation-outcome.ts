@@ -12,6 +12,7 @@ import { mutateRules } from '../../functions/admission/decide/mutate-rules.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
 import { mutationsPolicy } from '../../functions/mutations/policy.js';
+import { selectedByApiServer } from '../../functions/audit/rule-results.js';
 
 export const mutations = mutationsPolicy as unknown as Policy<never>;
 
@@ -40,7 +41,9 @@ export async function mutatedBy(
   const names = rule ? [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`] : undefined;
   const rules = document.rules.filter(
     (candidate) =>
-      candidate.origin?.name === policy && (!names || (candidate.origin.rule !== undefined && names.includes(candidate.origin.rule))),
+      candidate.origin?.name === policy &&
+      (!names || (candidate.origin.rule !== undefined && names.includes(candidate.origin.rule))) &&
+      selectedByApiServer(request, candidate, cluster),
   );
   // `kyverno test` runs a policy at the time it runs.
   const outcome = await mutateRules(mutationsPolicy as never, { ...document, rules } as never, request, {

@@ -40,6 +40,23 @@ function scopeHolds(request: AdmissionRequest, scope: 'Cluster' | 'Namespaced' |
   return scope === 'Cluster' ? clusterScoped : !clusterScoped;
 }
 
+/**
+ * What the API server checks of a rule and its binding before it calls the webhook, for the tools that judge
+ * a request with no API server in front (`policy test`, `audit`): their namespaceSelectors, on the labels of
+ * the request's namespace. Cluster-scoped objects and Namespaces are left to matchesRule, as the API server does.
+ */
+export function apiServerSelects(
+  request: AdmissionRequest,
+  match: Match | undefined,
+  namespaceLabels: (namespace: string) => Record<string, string>,
+): boolean {
+  if (isNamespaceObject(request) || !request.namespace) return true;
+  const selectors = [match?.namespaceSelector, match?.narrowedBy?.namespaceSelector].filter((selector) => selector !== undefined);
+  if (selectors.length === 0) return true;
+  const labels = namespaceLabels(request.namespace);
+  return selectors.every((selector) => matchesLabelSelector(labels, selector));
+}
+
 /** On a Namespace object the selector reads its own labels; elsewhere the API server applied it already. */
 function namespaceSelectorHolds(request: AdmissionRequest, selector: LabelSelector): boolean {
   return !isNamespaceObject(request) || matchesLabelSelector(objectLabels(request), selector);
