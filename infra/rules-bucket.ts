@@ -1,6 +1,7 @@
 // Reading and writing rules documents in the bucket, for the policy CLI and the local stack. Uploads are
 // validated first with exactly the function's schema, so an invalid document never reaches the bucket.
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { s3Sdk } from './s3-client.js';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import type { Policy } from '../functions/admission/policy.js';
 import { httpStatusOf } from '../functions/admission/aws/aws-error.js';
@@ -27,7 +28,7 @@ export function readRules(target: BucketTarget, policyName: string): Promise<{ t
 export async function readObject(target: BucketTarget, key: string, range?: string): Promise<{ text: string; etag?: string } | undefined> {
   try {
     const response = await target.client.send(
-      new GetObjectCommand({ Bucket: target.bucket, Key: key, ...(range ? { Range: range } : {}) }),
+      new (s3Sdk().GetObjectCommand)({ Bucket: target.bucket, Key: key, ...(range ? { Range: range } : {}) }),
     );
     return { text: (await response.Body?.transformToString('utf8')) ?? '', etag: response.ETag };
   } catch (error) {
@@ -43,7 +44,7 @@ export async function listKeys(target: BucketTarget, prefix: string, delimiter?:
   let token: string | undefined;
   do {
     const page = await target.client.send(
-      new ListObjectsV2Command({
+      new (s3Sdk().ListObjectsV2Command)({
         Bucket: target.bucket,
         Prefix: prefix,
         ContinuationToken: token,
@@ -79,7 +80,7 @@ export async function uploadRulesIfUnchanged(
     );
   try {
     const response = await target.client.send(
-      new PutObjectCommand({
+      new (s3Sdk().PutObjectCommand)({
         Bucket: target.bucket,
         Key: keyOf(target, policyName),
         Body: document,
@@ -106,7 +107,12 @@ export async function uploadRules(
   document: string | Uint8Array,
 ): Promise<{ etag?: string; versionId?: string }> {
   const response = await target.client.send(
-    new PutObjectCommand({ Bucket: target.bucket, Key: keyOf(target, policyName), Body: document, ContentType: 'application/yaml' }),
+    new (s3Sdk().PutObjectCommand)({
+      Bucket: target.bucket,
+      Key: keyOf(target, policyName),
+      Body: document,
+      ContentType: 'application/yaml',
+    }),
   );
   return { etag: response.ETag, versionId: response.VersionId };
 }

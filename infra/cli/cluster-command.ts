@@ -6,10 +6,10 @@
 // The scheduled function (functions/cluster-snapshot/) writes the same document from EKS on a schedule.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { describeAwsError } from '../../functions/admission/aws/aws-error.js';
+import { s3Sdk } from '../s3-client.js';
 import { ClusterNameSchema } from '../../functions/admission/config.js';
 import { type ClusterRead, describeRead, uniqueReads } from '../../functions/admission/cluster/cluster-reads.js';
 import { isSecrets } from '../../functions/admission/cluster/cluster-view.js';
@@ -90,7 +90,9 @@ async function push(options: SnapshotOptions, text: string): Promise<string> {
   const target = rulesBucket(options);
   if (target) {
     const key = `${target.prefix}${name}`;
-    await target.client.send(new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: text, ContentType: 'application/jsonl' }));
+    await target.client.send(
+      new (s3Sdk().PutObjectCommand)({ Bucket: target.bucket, Key: key, Body: text, ContentType: 'application/jsonl' }),
+    );
     return `s3://${target.bucket}/${key}`;
   }
   const file = join(options.rules ?? 'policies', name);
