@@ -42,7 +42,8 @@ function resultOf(rule: Rule<unknown>, findings: Findings): RuleResult {
   const base = { ...identityOf(rule), action: actionOf(rule) };
   const list = Array.isArray(findings) ? findings : findings.violations;
   const messages = list.map((violation) => (typeof violation === 'string' ? violation : violation.message));
-  if (messages.length > 0) return { ...base, result: 'fail', messages };
+  // An unscored policy's failures are warnings in reports, as Kyverno gives them (its admission answer is unchanged).
+  if (messages.length > 0) return { ...base, result: rule.origin?.scored === false ? 'warn' : 'fail', messages };
   if (!Array.isArray(findings) && findings.skipped) return { ...base, result: 'skip', messages: [findings.skipped] };
   return { ...base, result: 'pass', messages: [] };
 }

@@ -75,11 +75,13 @@ export function rulesFromManifests(documents: unknown[], { formats, refusals }: 
 
 const SEVERITY_ANNOTATION = 'policies.kyverno.io/severity';
 const CATEGORY_ANNOTATION = 'policies.kyverno.io/category';
+const SCORED_ANNOTATION = 'policies.kyverno.io/scored';
 
 /**
  * What reports say of a rule's findings, from the annotations its policy's manifest carries (Kyverno's, which
- * the policy libraries write on every kind of policy); a severity reports do not know is left out, as Kyverno's
- * reports leave it.
+ * the policy libraries write on every kind of policy): severity, category, and whether failures are scored
+ * (`scored: "false"` makes them warnings); a severity reports do not know is left out, as Kyverno's reports
+ * leave it.
  */
 function gradeTranslatedRules(manifests: readonly Manifest[], rules: readonly { rule: Record<string, unknown> }[]): void {
   const annotated = new Map<string, Record<string, unknown>>();
@@ -94,6 +96,7 @@ function gradeTranslatedRules(manifests: readonly Manifest[], rules: readonly { 
       ...origin,
       ...(v.is(SeveritySchema, severity) ? { severity } : {}),
       ...(typeof category === 'string' && category !== '' ? { category } : {}),
+      ...(annotations[SCORED_ANNOTATION] === 'false' ? { scored: false } : {}),
     };
   }
 }

@@ -89,6 +89,8 @@ export function ruleSchema<P extends v.GenericSchema>(parametersSchema: P) {
         // What reports say of its findings, from its manifest's annotations (Kyverno's policies.kyverno.io/…).
         severity: v.optional(SeveritySchema),
         category: v.optional(v.string()),
+        // false: reports give its failures as warnings (Kyverno's policies.kyverno.io/scored: "false").
+        scored: v.optional(v.literal(false)),
       }),
     ),
     // false: the rule judges admission requests only, and `audit` leaves it out (Kyverno's background: false).
@@ -151,6 +153,7 @@ export type RulesDocument<P> = {
       wording?: string;
       severity?: Severity;
       category?: string;
+      scored?: false;
     };
     background?: boolean;
     clusters?: string;
