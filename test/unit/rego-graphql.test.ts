@@ -213,3 +213,12 @@ it("empty parentheses in a query are no arguments and no variables, as gqlparser
     'expected at least one definition, found ) in GraphQL string at location 1:12',
   );
 });
+
+it('a document value nested past the limit stops the evaluation, as text nested too deep does', () => {
+  let value: Record<string, unknown> = { Kind: 6, Raw: 'null' };
+  for (let level = 0; level < 400; level++) value = { Kind: 8, Children: [{ Name: '', Value: value }] };
+  const query = {
+    Operations: [{ Operation: 'query', SelectionSet: [{ Alias: 'a', Name: 'a', Arguments: [{ Name: 'x', Value: value }] }] }],
+  };
+  expect(() => run('graphql.is_valid(input.q, "type Query { a(x: Int): Int }")', { q: query })).toThrow(EngineLimitError);
+});

@@ -2,6 +2,8 @@
 // values (graphql/gql-values.ts), schemas made as gqlparser makes them (graphql/gql-schema.ts), and queries
 // validated by graphql-js against them, all in graphql/, loaded only for a policy that calls one (library.ts). A query or schema is GraphQL text or a document a built-in gave.
 // parse_and_verify, is_valid and schema_is_valid answer false where parse and the others raise an error.
+import { nestedDeeperThan } from '../../../admission/decide/object-depth.js';
+import { EngineLimitError } from '../../runtime/cost-budget.js';
 import { BuiltinError, operandError } from '../errors.js';
 import { fromJson, isObject, typeName, type Value } from '../values.js';
 import { type Builtin, type BuiltinContext, builtin } from './builtin.js';
@@ -12,6 +14,9 @@ import { string } from './operands.js';
 
 type Json = Parameters<ReturnType<typeof graphqlLibrary>['queryDocumentIn']>[0];
 
+// A document handed in as a value is read recursively: as deep as text nested to the parser's limit, and no more.
+const MAX_VALUE_DEPTH = 1000;
+
 /**
  * A query or schema operand: text to parse, or a document a built-in gave; else OPA's operand type error,
  * which numbers graphql.parse's operands from 0.
@@ -19,8 +24,11 @@ type Json = Parameters<ReturnType<typeof graphqlLibrary>['queryDocumentIn']>[0];
 function documentOf<T>(value: Value, position: number, parse: (text: string) => T, readIn: (json: Json) => T): T {
   if (typeof value === 'string') return parse(value);
   if (!isObject(value)) throw operandError(position, 'one of {string, object}', typeName(value));
+  const json = toJsonData(value) as Json;
+  if (nestedDeeperThan(json, MAX_VALUE_DEPTH))
+    throw new EngineLimitError(`GraphQL document value: nested more than ${MAX_VALUE_DEPTH} deep`);
   try {
-    return readIn(toJsonData(value) as Json);
+    return readIn(json);
   } catch (error) {
     if (error instanceof graphqlLibrary().UnreadableDocument) throw new BuiltinError(error.message);
     throw error;
