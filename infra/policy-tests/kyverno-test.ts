@@ -16,7 +16,7 @@ import { type RuleResult, ruleResults } from '../../functions/audit/rule-results
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { cel, claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
 import { mutatedBy, mutations, sameObject } from './mutation-outcome.js';
-import { namespacesOf, readValues, valuesFor } from './kyverno-values.js';
+import { namespacesOf, readValues, valuesFor, withRequestFields } from './kyverno-values.js';
 import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { CLUSTER_SCOPED_KINDS } from '../../functions/admission/kubernetes/kubernetes-resources.js';
 import { yamlDocuments } from './yaml-documents.js';
@@ -223,11 +223,12 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
         continue;
       }
       const cluster = completeView(withRequestNamespace(clusterObjects, request.request.namespace), caseValues?.variables);
+      const admission = withRequestFields(request.request, caseValues?.requestFields ?? []);
       if (mutation) {
-        outcomes.push(await mutationCase(file, name, expectation, rules.document, request.request, folder, cluster, limits, reference));
+        outcomes.push(await mutationCase(file, name, expectation, rules.document, admission, folder, cluster, limits, reference));
         continue;
       }
-      const results = await ruleResults(cel, rules.document, request.request, new Date(), cluster, caseDeadline(limits));
+      const results = await ruleResults(cel, rules.document, admission, new Date(), cluster, caseDeadline(limits));
       const own = expectation.rule ? ruleResultsOf(results, expectation.policy ?? '', expectation.rule) : undefined;
       const got = own ? resultNamed(own, expectation.policy ?? '') : resultNamed(results, expectation.policy ?? '');
       const messages = (own ?? results.filter((result) => result.policy === expectation.policy)).flatMap((result) => result.messages);

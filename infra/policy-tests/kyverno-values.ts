@@ -1,8 +1,9 @@
 // A kyverno-test suite's `variables:` (or `values:`) file (`cli.kyverno.io` Values): values the CLI puts in
 // a rule's context, per policy, rule and resource, and `globalValues`; Namespaces (`namespaces`, and
 // `namespaceSelector` labels by namespace name) for what reads them. Those that set the request itself
-// (`request.operation`, `request.namespace`) are applied to the request; the others stand in for the
-// context entries they name, as the CLI's do, in the cluster view the case is judged with.
+// (`request.operation`, `request.namespace`, any other `request.<path>`) are applied to the request; the
+// others stand in for the context entries they name, as the CLI's do, in the cluster view the case is
+// judged with.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
@@ -19,6 +20,8 @@ interface ValuesFile {
 export interface CaseValues {
   operation?: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
   namespace?: string;
+  /** Other fields of the request the values set by their dotted path (`request.oldObject.metadata.labels.x`). */
+  requestFields: { path: string[]; value: unknown }[];
   variables: ValueMap;
 }
 
@@ -39,11 +42,43 @@ export function valuesFor(values: ValuesFile, policy: string, rule: string | und
   }
   const operation = merged['request.operation'];
   const namespace = merged['request.namespace'];
+  const isRequestField = (key: string) => key.startsWith('request.') && !REQUEST_FIELDS.has(key);
   return {
     ...(typeof operation === 'string' ? { operation: operation as CaseValues['operation'] } : {}),
     ...(typeof namespace === 'string' ? { namespace } : {}),
-    variables: Object.fromEntries(Object.entries(merged).filter(([key]) => !REQUEST_FIELDS.has(key))),
+    // As Kyverno's CLI adds a value to the context: its name split at every dot.
+    requestFields: Object.entries(merged)
+      .filter(([key]) => isRequestField(key))
+      .map(([key, value]) => ({ path: key.split('.').slice(1), value })),
+    variables: Object.fromEntries(Object.entries(merged).filter(([key]) => !REQUEST_FIELDS.has(key) && !isRequestField(key))),
   };
+}
+
+/** The request with the fields the values set, each by its path (objects made where the path has none). */
+export function withRequestFields<R extends object>(request: R, fields: CaseValues['requestFields']): R {
+  if (fields.length === 0) return request;
+  // Each field the values reach is copied on its own: object and oldObject may be one object.
+  const copy: Record<string, unknown> = { ...(request as Record<string, unknown>) };
+  const copied = new Set<string>();
+  for (const { path, value } of fields) {
+    const [field, ...rest] = path as [string, ...string[]];
+    if (!copied.has(field)) {
+      copy[field] = structuredClone(copy[field]);
+      copied.add(field);
+    }
+    if (rest.length === 0) {
+      copy[field] = value;
+      continue;
+    }
+    const objectAt = (holder: Record<string, unknown>, key: string) => {
+      const next = holder[key];
+      return (holder[key] = typeof next === 'object' && next !== null && !Array.isArray(next) ? next : {}) as Record<string, unknown>;
+    };
+    let at = objectAt(copy, field);
+    for (const key of rest.slice(0, -1)) at = objectAt(at, key);
+    at[rest[rest.length - 1]!] = value;
+  }
+  return copy as R;
 }
 
 /** The Namespaces the values describe: as written, and those a namespaceSelector entry gives labels. */
