@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
-import type { CaseOutcome } from '../policy-tests/case-outcome.js';
+import { type CaseOutcome, failed } from '../policy-tests/case-outcome.js';
 import { junitReport } from '../policy-tests/junit-report.js';
 import { regoFilesIn, runOpaTests } from '../policy-tests/opa-test.js';
 import { InvalidTestFileError } from '../policy-tests/portcullis-test.js';
@@ -72,7 +72,8 @@ async function runTests(paths: string[], output: TestOutput, timeoutMs: number):
       outcomes.push(...(await runTestFile(file, document, limits)));
     } catch (error) {
       if (error instanceof InvalidTestFileError) throw new UsageError(error.message);
-      throw error;
+      // One file that cannot be run is its own failure: the others still run and report.
+      outcomes.push(failed(file, 'the test file', `could not be run: ${(error as Error).message}`));
     }
   }
   if (output === 'table') print(describeOutcomes(outcomes));

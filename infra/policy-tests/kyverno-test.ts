@@ -16,7 +16,7 @@ import { type RuleResult, ruleResults } from '../../functions/audit/rule-results
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { cel, claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
 import { mutatedBy, mutations, sameObject } from './mutation-outcome.js';
-import { namespacesOf, readValues, valuesFor, withRequestFields } from './kyverno-values.js';
+import { namespacesOf, readValues, type ValuesFile, valuesFor, withRequestFields } from './kyverno-values.js';
 import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { CLUSTER_SCOPED_KINDS } from '../../functions/admission/kubernetes/kubernetes-resources.js';
 import { yamlDocuments } from './yaml-documents.js';
@@ -43,8 +43,10 @@ interface KyvernoTest {
   results?: KyvernoResult[];
   /** PolicyException files, judged with the policies. */
   exceptions?: string[];
+  /** The values file's path. */
   variables?: string;
-  values?: string;
+  /** The values written in the test (Kyverno's Test has both), or, in older suites, a path as `variables`. */
+  values?: string | ValuesFile;
   context?: string;
   userinfo?: string;
 }
@@ -158,8 +160,9 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
   const user = test.userinfo
     ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as { userInfo?: { username?: string; groups?: string[] } }).userInfo
     : undefined;
-  const valuesFile = test.variables ?? test.values;
-  const values = valuesFile ? readValues(join(folder, valuesFile)) : undefined;
+  const valuesFile = test.variables ?? (typeof test.values === 'string' ? test.values : undefined);
+  const values =
+    typeof test.values === 'object' && test.values !== null ? test.values : valuesFile ? readValues(join(folder, valuesFile)) : undefined;
   // The cluster the suite describes: the context file's objects and the values' Namespaces.
   const clusterObjects = [...(test.context ? contextObjects(join(folder, test.context)) : []), ...(values ? namespacesOf(values) : [])];
 

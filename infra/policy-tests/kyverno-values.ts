@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 
 type ValueMap = Record<string, unknown>;
 
-interface ValuesFile {
+export interface ValuesFile {
   globalValues?: ValueMap;
   namespaces?: Record<string, unknown>[];
   namespaceSelector?: { name?: string; labels?: Record<string, string> }[];

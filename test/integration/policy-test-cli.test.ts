@@ -198,6 +198,25 @@ describe("policy test: the ecosystem's suites as written", () => {
     expect(result.code).toBe(1);
   });
 
+  it('a test file that cannot be run is a failure of its own, and the other files still run', async () => {
+    const folder = join(work, 'one-broken');
+    cpSync(join(CORPORA, 'kyverno-vpol', 'best-practices-vpol', 'disallow-latest-tag'), join(folder, 'good'), { recursive: true });
+    const broken = join(folder, 'broken', 'kyverno-test.yaml');
+    cpSync(join(folder, 'good', '.kyverno-test', 'kyverno-test.yaml'), broken);
+    const test = parse(readFileSync(broken, 'utf8'));
+    test.resources = [{ path: 'resource.yaml' }];
+    writeFileSync(broken, stringify(test));
+    const result = await portcullis(['policy', 'test', folder, '-o', 'json']);
+    const outcomes = outcomesOf(result.stdout);
+    expect(outcomes.find(({ suite }) => suite === broken)).toMatchObject({
+      status: 'failed',
+      detail: expect.stringMatching(/^could not be run: /),
+    });
+    expect(outcomes.filter(({ suite }) => suite !== broken).every(({ status }) => status === 'passed')).toBe(true);
+    expect(outcomes.length).toBeGreaterThan(1);
+    expect(result.code).toBe(1);
+  });
+
   it("gator's suite.yaml: every case of the older library folder passes, CEL and Rego templates alike", async () => {
     const result = await portcullis(['policy', 'test', join(CORPORA, 'gatekeeper-library'), '-o', 'json']);
     const outcomes = outcomesOf(result.stdout);
