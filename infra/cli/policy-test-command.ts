@@ -72,6 +72,7 @@ async function runTests(paths: string[], output: TestOutput, timeoutMs: number):
       outcomes.push(...(await runTestFile(file, document, limits)));
     } catch (error) {
       if (error instanceof InvalidTestFileError) throw new UsageError(error.message);
+      if (error instanceof UsageError) throw error;
       // One file that cannot be run is its own failure: the others still run and report.
       outcomes.push(failed(file, 'the test file', `could not be run: ${(error as Error).message}`));
     }
