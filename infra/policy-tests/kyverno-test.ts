@@ -58,6 +58,36 @@ type Manifest = {
   spec?: { rules?: { name?: string; mutate?: unknown }[]; policyName?: string; validationActions?: string[] };
 };
 
+/** A suite's UserInfo file (`cli.kyverno.io` UserInfo): the requesting user, and the roles Kyverno's CLI gives them. */
+interface SuiteUserInfo {
+  userInfo?: { username?: string; groups?: string[] };
+  /** `<namespace>:<role>`, as Kyverno names a Role. */
+  roles?: string[];
+  clusterRoles?: string[];
+}
+
+/**
+ * The user's roles as the cluster would hold them: bindings of the suite's user to each role the file names,
+ * which the roles and clusterRoles of a match block read as they read a cluster's.
+ */
+function bindingsOf({ userInfo, roles, clusterRoles }: SuiteUserInfo): Record<string, unknown>[] {
+  const subjects = [{ kind: 'User', name: userInfo?.username ?? '' }];
+  const binding = (kind: string, name: string, roleRef: { kind: string; name: string }, namespace?: string) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind,
+    metadata: { name, ...(namespace ? { namespace } : {}) },
+    subjects,
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', ...roleRef },
+  });
+  return [
+    ...(clusterRoles ?? []).map((role) => binding('ClusterRoleBinding', `suite-user-${role}`, { kind: 'ClusterRole', name: role })),
+    ...(roles ?? []).map((entry) => {
+      const [namespace, role] = entry.includes(':') ? entry.split(':', 2) : ['default', entry];
+      return binding('RoleBinding', `suite-user-${role}`, { kind: 'Role', name: role! }, namespace);
+    }),
+  ];
+}
+
 /** A suite's context file (`cli.kyverno.io` Context): the cluster's objects, `spec.resources`. */
 function contextObjects(file: string): Record<string, unknown>[] {
   const context = parse(readFileSync(file, 'utf8')) as { spec?: { resources?: Record<string, unknown>[] } } | null;
@@ -157,14 +187,17 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
   const folder = dirname(file);
   const manifests = (test.policies ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const objects = (test.resources ?? []).flatMap((path) => documentsOf(join(folder, path)));
-  const user = test.userinfo
-    ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as { userInfo?: { username?: string; groups?: string[] } }).userInfo
-    : undefined;
+  const userInfo = test.userinfo ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as SuiteUserInfo | null) : undefined;
+  const user = userInfo?.userInfo;
   const valuesFile = test.variables ?? (typeof test.values === 'string' ? test.values : undefined);
   const values =
     typeof test.values === 'object' && test.values !== null ? test.values : valuesFile ? readValues(join(folder, valuesFile)) : undefined;
   // The cluster the suite describes: the context file's objects and the values' Namespaces.
-  const clusterObjects = [...(test.context ? contextObjects(join(folder, test.context)) : []), ...(values ? namespacesOf(values) : [])];
+  const clusterObjects = [
+    ...(test.context ? contextObjects(join(folder, test.context)) : []),
+    ...(values ? namespacesOf(values) : []),
+    ...(userInfo ? bindingsOf(userInfo) : []),
+  ];
 
   const exceptions = (test.exceptions ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const runnable = manifests.filter(isRunnableKind);
