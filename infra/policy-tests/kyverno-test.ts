@@ -35,6 +35,8 @@ interface KyvernoResult {
   patchedResource?: string;
   isMutatingPolicy?: boolean;
   isMutatingAdmissionPolicy?: boolean;
+  /** The request's operation for this result (CREATE unless a result or the values say otherwise). */
+  operation?: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 }
 
 interface KyvernoTest {
@@ -248,10 +250,11 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
         outcomes.push(failed(file, name, `no ${expectation.kind} ${reference} in the suite's resource files`));
         continue;
       }
+      const operation = expectation.operation ?? caseValues?.operation;
       const request = offlineRequest(mutation ? object : placedInNamespace(object, caseValues?.namespace), {
         username: user?.username,
         groups: user?.groups,
-        ...(caseValues?.operation ? { operation: caseValues.operation, oldObject: object } : {}),
+        ...(operation ? { operation, oldObject: object } : {}),
         ...(caseValues?.namespace ? { namespace: caseValues.namespace } : {}),
       });
       if (!request.ok) {
