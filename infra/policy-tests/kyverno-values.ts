@@ -31,6 +31,9 @@ export function readValues(file: string): ValuesFile {
   return (parse(readFileSync(file, 'utf8')) ?? {}) as ValuesFile;
 }
 
+/** As Kyverno's CLI adds a value to the context: its name split at every dot outside double quotes. */
+const pathOf = (key: string): string[] => [...key.matchAll(/"([^"]*)"|[^.]+/g)].map((segment) => segment[1] ?? segment[0]);
+
 /** The values for a policy's rule (or any rule when the suite names none) and a resource, most specific last. */
 export function valuesFor(values: ValuesFile, policy: string, rule: string | undefined, resource: string): CaseValues {
   const merged: ValueMap = { ...values.globalValues };
@@ -46,10 +49,9 @@ export function valuesFor(values: ValuesFile, policy: string, rule: string | und
   return {
     ...(typeof operation === 'string' ? { operation: operation as CaseValues['operation'] } : {}),
     ...(typeof namespace === 'string' ? { namespace } : {}),
-    // As Kyverno's CLI adds a value to the context: its name split at every dot.
     requestFields: Object.entries(merged)
       .filter(([key]) => isRequestField(key))
-      .map(([key, value]) => ({ path: key.split('.').slice(1), value })),
+      .map(([key, value]) => ({ path: pathOf(key).slice(1), value })),
     variables: Object.fromEntries(Object.entries(merged).filter(([key]) => !REQUEST_FIELDS.has(key) && !isRequestField(key))),
   };
 }
