@@ -15,7 +15,7 @@ import { parse } from 'yaml';
 import { type RuleResult, ruleResults } from '../../functions/audit/rule-results.js';
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { cel, claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
-import { mutatedBy, mutations, sameObject } from './mutation-outcome.js';
+import { mutatedBy, mutations, ruleChanges, sameObject } from './mutation-outcome.js';
 import { namespacesOf, readValues, type ValuesFile, valuesFor, withRequestFields } from './kyverno-values.js';
 import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { CLUSTER_SCOPED_KINDS } from '../../functions/admission/kubernetes/kubernetes-resources.js';
@@ -299,11 +299,16 @@ async function mutationCase(
 ): Promise<CaseOutcome> {
   const patchedFile = expectation.patchedResources ?? expectation.patchedResource;
   // An expected object is what the whole policy makes of the resource, as `kyverno test` applies it; a
-  // result without one says whether the rule changed it.
+  // result without one says whether the rule changed it, applied after the policy's rules before it.
   const rule = patchedFile ? undefined : expectation.rule?.replace(/^autogen-(cronjob-)?/, '');
   let result: { object: unknown; changed: boolean };
   try {
-    result = await mutatedBy(document, request, expectation.policy ?? '', rule, cluster, caseDeadline(limits));
+    result = rule
+      ? {
+          object: request.object,
+          changed: await ruleChanges(document, request, expectation.policy ?? '', rule, cluster, caseDeadline(limits)),
+        }
+      : await mutatedBy(document, request, expectation.policy ?? '', undefined, cluster, caseDeadline(limits));
   } catch (error) {
     return failed(file, name, `the mutation failed: ${(error as Error).message}`);
   }

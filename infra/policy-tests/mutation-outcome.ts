@@ -29,7 +29,7 @@ export function withoutEmpty(value: unknown): unknown {
   return out;
 }
 
-/** The object as the policy's (or rule's) mutations leave it, and whether they changed it. */
+/** The object as the policy's mutations leave it (or, with a rule, its rules up to that one), and whether they changed it. */
 export async function mutatedBy(
   document: RulesDocument<never>,
   request: AdmissionRequest,
@@ -37,14 +37,15 @@ export async function mutatedBy(
   rule?: string,
   cluster?: ClusterView,
   deadline?: WorkDeadline,
+  /** Only the rules before the named one: what it is applied to, as Kyverno applies a policy's rules in order. */
+  before = false,
 ): Promise<{ object: unknown; changed: boolean }> {
   const names = rule ? [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`] : undefined;
-  const rules = document.rules.filter(
-    (candidate) =>
-      candidate.origin?.name === policy &&
-      (!names || (candidate.origin.rule !== undefined && names.includes(candidate.origin.rule))) &&
-      selectedByApiServer(request, candidate, cluster),
-  );
+  const own = document.rules.filter((candidate) => candidate.origin?.name === policy && selectedByApiServer(request, candidate, cluster));
+  const isNamed = (candidate: (typeof own)[number]) => candidate.origin?.rule !== undefined && names!.includes(candidate.origin.rule);
+  const first = names ? own.findIndex(isNamed) : -1;
+  // The rules before the named one, then it (with its autogen rules): what Kyverno has applied when it runs.
+  const rules = !names ? own : first === -1 ? [] : [...own.slice(0, first), ...(before ? [] : own.filter(isNamed))];
   // `kyverno test` runs a policy at the time it runs.
   const outcome = await mutateRules(mutationsPolicy as never, { ...document, rules } as never, request, {
     now: new Date(),
@@ -54,6 +55,23 @@ export async function mutatedBy(
   if (!outcome.verdict.patch) return { object: request.object, changed: false };
   const operations = JSON.parse(Buffer.from(outcome.verdict.patch, 'base64').toString('utf8')) as Operation[];
   return { object: applyPatch(structuredClone(request.object), operations, true, false).newDocument, changed: true };
+}
+
+/**
+ * Whether a policy's rule changes the object, applied after the rules before it as Kyverno applies them (a
+ * rule may act on what an earlier one added).
+ */
+export async function ruleChanges(
+  document: RulesDocument<never>,
+  request: AdmissionRequest,
+  policy: string,
+  rule: string,
+  cluster?: ClusterView,
+  deadline?: WorkDeadline,
+): Promise<boolean> {
+  const earlier = await mutatedBy(document, request, policy, rule, cluster, deadline, true);
+  const through = await mutatedBy(document, request, policy, rule, cluster, deadline);
+  return !isDeepStrictEqual(earlier.object, through.object);
 }
 
 /** Whether the mutated object is the expected one, as the suites compare them. */
