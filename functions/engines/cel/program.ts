@@ -102,7 +102,7 @@ function collectUsage(node: ExpressionNode, into: Usage): Usage {
     into.calls.add(call.name);
     const refusal = call.receiver && KYVERNO_LOOKUPS[`${call.receiver}.${call.name}`];
     if (refusal) into.refusals.add(refusal);
-    if (call.receiver === 'resource' && (call.name === 'Get' || call.name === 'List')) {
+    if (call.receiver === 'resource' && ['Get', 'List', 'get', 'list'].includes(call.name)) {
       const read = resourceRead(call.name, (node.args as [string, ExpressionNode, ExpressionNode[]])[2] ?? []);
       if (typeof read === 'string') into.refusals.add(read);
       else into.clusterReads.push(read);
@@ -120,7 +120,11 @@ function collectUsage(node: ExpressionNode, into: Usage): Usage {
 function resourceRead(name: string, args: ExpressionNode[]): ClusterRead | string {
   const literal = (index: number) =>
     args[index]?.op === 'value' && typeof args[index].args === 'string' ? (args[index].args as string) : '{{';
-  const read = readOf({ apiVersion: literal(0), resource: literal(1) }, literal(2) || undefined, name === 'Get' ? literal(3) : undefined);
+  const read = readOf(
+    { apiVersion: literal(0), resource: literal(1) },
+    literal(2) || undefined,
+    /^get$/i.test(name) ? literal(3) : undefined,
+  );
   return typeof read === 'string' ? `Kyverno's resource.${name}: ${read}` : read;
 }
 

@@ -1,4 +1,5 @@
-// Kyverno's resource library for CEL (pkg/cel/libs/resource): resource.Get and resource.List, answered from
+// Kyverno's resource library for CEL (pkg/cel/libs/resource): resource.Get and resource.List (and their
+// lower-case names, which Kyverno's newer policies and its own CLI suites write), answered from
 // the cluster view of the evaluation in progress (a snapshot, or a suite's mocks), as Kyverno answers them
 // from the API server. An object that is not there is an error, as the API's not found is in Kyverno; what
 // the view does not hold is an error too, never an empty answer. resource.Post writes, and is refused.
@@ -35,5 +36,7 @@ export const kyvernoResourceLibrary: CelLibrary = {
   functions: {
     'resource.Get(string, string, string, string): map': get,
     'resource.List(string, string, string): map': list,
+    'resource.get(string, string, string, string): map': get,
+    'resource.list(string, string, string): map': list,
   },
 };
