@@ -211,8 +211,21 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     const claimed = claimedBy(bundle, policy);
     return claimed.some(isRunnableKind) ? rulesOfClaimed(claimed, bundle, policy) : undefined;
   };
-  const validatingRules = rulesFor(cel);
-  const mutatingRules = rulesFor(mutations);
+  const wholeRules = new Map([cel, mutations].map((policy) => [policy, rulesFor(policy)]));
+  // A policy the functions refuse keeps the suite's other policies running, as each is judged apart in Kyverno's CLI.
+  const rulesOfPolicy = (policy: typeof cel, name: string) => {
+    const whole = wholeRules.get(policy);
+    if (!whole || whole.ok) return whole;
+    const own = bundle.filter((manifest) =>
+      exceptions.includes(manifest)
+        ? true
+        : manifest.kind?.endsWith('Binding')
+          ? manifest.spec?.policyName === name
+          : manifest.metadata?.name === name,
+    );
+    const claimed = claimedBy(own, policy);
+    return claimed.some(isRunnableKind) ? rulesOfClaimed(claimed, own, policy) : whole;
+  };
 
   const outcomes: CaseOutcome[] = [];
   for (const expectation of test.results ?? []) {
@@ -234,7 +247,7 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
         continue;
       }
       const mutation = isMutation(expectation, manifests);
-      const rules = mutation ? mutatingRules : validatingRules;
+      const rules = rulesOfPolicy(mutation ? mutations : cel, expectation.policy ?? '');
       if (!rules) {
         outcomes.push(failed(file, name, `policy ${expectation.policy} is not in the suite's policy files`));
         continue;
