@@ -211,7 +211,7 @@ function compileProgram(source: string, { constructsObjects = false }: CompileOp
     if (budget.failure) throw budget.failure;
     return result;
   }
-  const usesRegex = [...REGEX_FUNCTIONS].some((name) => usage.calls.has(name));
+  const usesRegex = [...REGEX_FUNCTIONS].some((name) => usage.calls.has(name)) || usage.identifiers.has('regex');
   /** The fast path where it is certain, else the engine from the start: evaluation is pure. */
   function run(bindings: Record<string, unknown>, budget: CostBudget, wordErrors: boolean): unknown {
     const closures = fastPath();

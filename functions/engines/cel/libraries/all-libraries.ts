@@ -4,6 +4,7 @@
 // random, x509 and yaml libraries are not here, so an expression that calls them does not compile, never
 // fails at admission.
 import type { CelLibrary } from './cel-library.js';
+import { celRegexLibrary } from './cel-regex/library.js';
 import { functionNamesOf, identifiersOf } from './cel-library.js';
 import { formatLibrary } from './format/library.js';
 import { ipLibrary } from './ip/library.js';
@@ -34,7 +35,8 @@ export const CEL_LIBRARIES: readonly CelLibrary[] = [
   ipLibrary,
   formatLibrary,
   jsonPatchLibrary,
-  // Kyverno
+  // Kyverno (cel-go's regex extension is in its environment, not the API server's)
+  celRegexLibrary,
   kyvernoUserLibrary,
   kyvernoImageLibrary,
   kyvernoHashLibrary,
