@@ -51,6 +51,8 @@ interface KyvernoTest {
   values?: string | ValuesFile;
   context?: string;
   userinfo?: string;
+  /** ClusterResource files (`spec.resources`): the cluster's objects, as a context file's. */
+  clusterResources?: string[];
 }
 
 type Manifest = {
@@ -90,7 +92,7 @@ function bindingsOf({ userInfo, roles, clusterRoles }: SuiteUserInfo): Record<st
   ];
 }
 
-/** A suite's context file (`cli.kyverno.io` Context): the cluster's objects, `spec.resources`. */
+/** A suite's context or ClusterResource file (`cli.kyverno.io` Context, ClusterResource): the cluster's objects, `spec.resources`. */
 function contextObjects(file: string): Record<string, unknown>[] {
   const context = parse(readFileSync(file, 'utf8')) as { spec?: { resources?: Record<string, unknown>[] } } | null;
   return context?.spec?.resources ?? [];
@@ -197,6 +199,7 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
   // The cluster the suite describes: the context file's objects and the values' Namespaces.
   const clusterObjects = [
     ...(test.context ? contextObjects(join(folder, test.context)) : []),
+    ...(test.clusterResources ?? []).flatMap((path) => contextObjects(join(folder, path))),
     ...(values ? namespacesOf(values) : []),
     ...(userInfo ? bindingsOf(userInfo) : []),
   ];
