@@ -20,6 +20,7 @@ import { namespacesOf, readValues, type ValuesFile, valuesFor, withRequestFields
 import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { CLUSTER_SCOPED_KINDS } from '../../functions/admission/kubernetes/kubernetes-resources.js';
 import { yamlDocuments } from './yaml-documents.js';
+import { isJsonModePolicy, payloadCases, payloadFilesOf } from './kyverno-payloads.js';
 import { type ClusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
@@ -51,6 +52,8 @@ interface KyvernoTest {
   values?: string | ValuesFile;
   context?: string;
   userinfo?: string;
+  jsonPayloads?: string[];
+  jsonPayload?: string;
   /** ClusterResource files (`spec.resources`): the cluster's objects, as a context file's. */
   clusterResources?: string[];
 }
@@ -125,7 +128,7 @@ export const isKyvernoTest = (document: Manifest) =>
 const documentsOf = (file: string) => yamlDocuments<Manifest>(file);
 
 const isRunnableKind = (manifest: Manifest) =>
-  ((manifest.kind === 'ValidatingPolicy' || manifest.kind === 'MutatingPolicy') &&
+  (((manifest.kind === 'ValidatingPolicy' && !isJsonModePolicy(manifest)) || manifest.kind === 'MutatingPolicy') &&
     String(manifest.apiVersion).startsWith('policies.kyverno.io/')) ||
   (/^(Validating|Mutating)AdmissionPolicy(Binding)?$/.test(manifest.kind ?? '') &&
     String(manifest.apiVersion).startsWith('admissionregistration.k8s.io/')) ||
@@ -233,15 +236,24 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
   const outcomes: CaseOutcome[] = [];
   for (const expectation of test.results ?? []) {
     const references = expectation.resources ?? (expectation.resource ? [expectation.resource] : []);
+    const nameOf = (reference?: string) =>
+      `${expectation.policy}${expectation.rule ? `/${expectation.rule}` : ''} ${expectation.kind ?? ''}${reference === undefined ? '' : `/${reference}`}: ${expectation.result}`;
+    const jsonPolicy = manifests.find((manifest) => isJsonModePolicy(manifest) && manifest.metadata?.name === expectation.policy);
+    if (jsonPolicy) {
+      outcomes.push(
+        ...(await payloadCases(file, { ...expectation, resources: references }, jsonPolicy, folder, payloadFilesOf(test), limits, nameOf)),
+      );
+      continue;
+    }
     if (references.length === 0) {
-      const name = `${expectation.policy}${expectation.rule ? `/${expectation.rule}` : ''} ${expectation.kind ?? ''}: ${expectation.result}`;
+      const name = nameOf();
       outcomes.push(
         skipped(file, name, 'the result names no resource (resources:), and Portcullis runs a result on the resources it names'),
       );
       continue;
     }
     for (const reference of references) {
-      const name = `${expectation.policy}${expectation.rule ? `/${expectation.rule}` : ''} ${expectation.kind ?? ''}/${reference}: ${expectation.result}`;
+      const name = nameOf(reference);
       const skip = (reason: string) => outcomes.push(skipped(file, name, reason));
       if (otherKinds.has(expectation.policy ?? '')) {
         skip(

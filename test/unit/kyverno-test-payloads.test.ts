@@ -1,0 +1,99 @@
+// A kyverno-test's JSON payloads judged by ValidatingPolicies in JSON mode (`object` is the payload): a result
+// naming a payload file, a result naming none (every payload must give it), several documents in one file,
+// and a suite that names no payload.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runKyvernoTest } from '../../infra/policy-tests/kyverno-test.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
+
+const LIMITS = { now: new Date(), costLimit: 10_000_000, timeoutMs: 5_000 };
+
+const POLICY = `apiVersion: policies.kyverno.io/v1
+kind: ValidatingPolicy
+metadata:
+  name: no-public-buckets
+spec:
+  evaluation:
+    mode: JSON
+  matchConditions:
+    - name: has-buckets
+      expression: "has(object.buckets)"
+  validations:
+    - expression: "object.buckets.all(b, !b.public)"
+      message: buckets must not be public
+`;
+
+function suite(test: string, files: Record<string, string>): string {
+  const folder = temporaryDirectory('kyverno-payloads-');
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, 'policy.yaml'), POLICY);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
+  writeFileSync(join(folder, 'kyverno-test.yaml'), test);
+  return join(folder, 'kyverno-test.yaml');
+}
+
+beforeAll(async () => {
+  const { loadEngines } = await import('../../functions/engines/registry.js');
+  await loadEngines();
+});
+
+describe('kyverno-test JSON payloads', () => {
+  const payloads = {
+    'private.json': '{"buckets": [{"name": "a", "public": false}]}',
+    'public.json': '{"buckets": [{"name": "b", "public": true}]}',
+    'other.json': '{"queues": []}',
+  };
+
+  it('judges each payload a result names, as the policy decides it', async () => {
+    const file = suite(
+      `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata: {name: t}
+policies: [policy.yaml]
+jsonPayloads: [private.json, public.json, other.json]
+results:
+  - {policy: no-public-buckets, resources: [private.json], result: pass}
+  - {policy: no-public-buckets, resources: [public.json], result: pass}
+  - {policy: no-public-buckets, resources: [other.json], result: skip}
+`,
+      payloads,
+    );
+    const outcomes = await runKyvernoTest(file, LIMITS);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['passed', 'failed', 'passed']);
+    expect(outcomes[1]!.detail).toContain('got:      fail');
+    expect(outcomes[1]!.detail).toContain('buckets must not be public');
+  });
+
+  it('judges a result naming no payload on every payload of the suite, documents of one file included', async () => {
+    const file = suite(
+      `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata: {name: t}
+policies: [policy.yaml]
+jsonPayloads: [two.yaml]
+results:
+  - {policy: no-public-buckets, result: pass}
+`,
+      { 'two.yaml': 'buckets: [{name: a, public: false}]\n---\nbuckets: [{name: b, public: true}]\n' },
+    );
+    const [outcome] = await runKyvernoTest(file, LIMITS);
+    expect(outcome!.status).toBe('failed');
+    expect(outcome!.detail).toContain('got:      fail (two.yaml)');
+  });
+
+  it('says so when the suite names no payload for a JSON-mode policy', async () => {
+    const file = suite(
+      `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata: {name: t}
+policies: [policy.yaml]
+results:
+  - {policy: no-public-buckets, result: pass}
+`,
+      {},
+    );
+    const [outcome] = await runKyvernoTest(file, LIMITS);
+    expect(outcome).toMatchObject({ status: 'failed', detail: expect.stringContaining('names no JSON payload') });
+  });
+});
