@@ -1,8 +1,8 @@
 // Kyverno's ValidatingPolicy (policies.kyverno.io v1alpha1, v1beta1, v1) as one native rule: its spec is
 // ValidatingAdmissionPolicy's with the actions in the policy itself (validationActions) and no binding.
 // Autogen is on for Pod policies, narrowed by spec.autogen.podControllers.controllers. A policy switched
-// off for admission (spec.evaluation.admission.enabled: false) makes no rule; JSON-mode policies judge
-// payloads that are not Kubernetes requests, so they are refused.
+// off for admission (spec.evaluation.admission.enabled: false) makes no rule; policies in JSON, Envoy or HTTP
+// mode judge payloads or authorization requests, not Kubernetes requests, so they are refused.
 import { celParameters, matchFromConstraints, withPodControllers } from './cel-rule-parts.js';
 import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, joinResults } from './policy-format.js';
 
@@ -13,6 +13,13 @@ export function rulesFromKyvernoPolicy(policy: Manifest): FormatResult {
   const evaluation = (spec.evaluation ?? {}) as { mode?: string; admission?: { enabled?: boolean } };
   if (evaluation.mode === 'JSON')
     return { rules: [], errors: [`${label}: spec.evaluation.mode JSON judges payloads, not admission requests; not supported`] };
+  if (evaluation.mode !== undefined && evaluation.mode !== 'Kubernetes')
+    return {
+      rules: [],
+      errors: [
+        `${label}: spec.evaluation.mode ${String(evaluation.mode)} judges authorization requests (Kyverno's authz server), not admission requests; not supported`,
+      ],
+    };
   if (evaluation.admission?.enabled === false) return { rules: [], errors: [] };
   const match = matchFromConstraints(spec.matchConstraints);
   const parameters = celParameters(spec);

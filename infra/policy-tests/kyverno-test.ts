@@ -52,6 +52,8 @@ interface KyvernoTest {
   values?: string | ValuesFile;
   context?: string;
   userinfo?: string;
+  /** Param objects of the suite's admission policies. */
+  paramResources?: string[];
   jsonPayloads?: string[];
   jsonPayload?: string;
   /** ClusterResource files (`spec.resources`): the cluster's objects, as a context file's. */
@@ -128,11 +130,24 @@ export const isKyvernoTest = (document: Manifest) =>
 const documentsOf = (file: string) => yamlDocuments<Manifest>(file);
 
 const isRunnableKind = (manifest: Manifest) =>
-  (((manifest.kind === 'ValidatingPolicy' && !isJsonModePolicy(manifest)) || manifest.kind === 'MutatingPolicy') &&
+  (((manifest.kind === 'ValidatingPolicy' && isAdmissionMode(manifest)) || manifest.kind === 'MutatingPolicy') &&
     String(manifest.apiVersion).startsWith('policies.kyverno.io/')) ||
   (/^(Validating|Mutating)AdmissionPolicy(Binding)?$/.test(manifest.kind ?? '') &&
     String(manifest.apiVersion).startsWith('admissionregistration.k8s.io/')) ||
   ((manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy') && String(manifest.apiVersion).startsWith('kyverno.io/'));
+
+const isAdmissionMode = (manifest: Manifest) => {
+  const mode = (manifest.spec as { evaluation?: { mode?: unknown } } | undefined)?.evaluation?.mode;
+  return mode === undefined || mode === 'Kubernetes';
+};
+
+/** Why the suite's manifest is not run: a kind Portcullis does not run, or a ValidatingPolicy judging no admission request. */
+function whyNotRun(manifest: Manifest): string {
+  const mode = (manifest.spec as { evaluation?: { mode?: unknown } } | undefined)?.evaluation?.mode;
+  if (manifest.kind === 'ValidatingPolicy' && (mode === 'Envoy' || mode === 'HTTP'))
+    return `ValidatingPolicy ${manifest.metadata?.name}: spec.evaluation.mode ${mode} judges ${mode} authorization requests (Kyverno's authz server), which Portcullis does not run`;
+  return `${manifest.kind} ${manifest.metadata?.name} is not a ValidatingPolicy, MutatingPolicy or ClusterPolicy: Portcullis runs those only`;
+}
 
 /**
  * Kyverno's CLI applies a Validating or MutatingAdmissionPolicy that no binding in the suite names to every
@@ -183,6 +198,10 @@ function findResource(objects: Manifest[], kind: string | undefined, reference: 
   );
 }
 
+/** How a result names an object: `ns/name`, or `name` for one written without a namespace. */
+const referenceOf = (object: Manifest) =>
+  object.metadata?.namespace ? `${object.metadata.namespace}/${object.metadata.name}` : (object.metadata?.name ?? '');
+
 /** Every Test in the file (a file may hold several, as Kyverno's CLI reads it), each run in turn. */
 export async function runKyvernoTest(file: string, limits: TestLimits): Promise<CaseOutcome[]> {
   const outcomes: CaseOutcome[] = [];
@@ -209,10 +228,15 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
 
   const exceptions = (test.exceptions ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const runnable = manifests.filter(isRunnableKind);
-  const otherKinds = new Map(
-    manifests.filter((manifest) => !runnable.includes(manifest)).map((manifest) => [manifest.metadata?.name ?? '', manifest.kind ?? '']),
+  const notRun = new Map(
+    manifests
+      .filter((manifest) => !runnable.includes(manifest) && !isJsonModePolicy(manifest))
+      .map((manifest) => [manifest.metadata?.name ?? '', whyNotRun(manifest)]),
   );
-  const bundle = [...runnable, ...unboundPoliciesBound(runnable), ...exceptions];
+  // Param objects of admission policies, as `policy push` sends them with the policies that read them.
+  const params = (test.paramResources ?? []).flatMap((path) => documentsOf(join(folder, path)));
+  const shared = [...exceptions, ...params];
+  const bundle = [...runnable, ...unboundPoliciesBound(runnable), ...shared];
   const rulesFor = (policy: typeof cel) => {
     const claimed = claimedBy(bundle, policy);
     return claimed.some(isRunnableKind) ? rulesOfClaimed(claimed, bundle, policy) : undefined;
@@ -223,7 +247,7 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     const whole = wholeRules.get(policy);
     if (!whole || whole.ok) return whole;
     const own = bundle.filter((manifest) =>
-      exceptions.includes(manifest)
+      shared.includes(manifest)
         ? true
         : manifest.kind?.endsWith('Binding')
           ? manifest.spec?.policyName === name
@@ -231,6 +255,49 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     );
     const claimed = claimedBy(own, policy);
     return claimed.some(isRunnableKind) ? rulesOfClaimed(claimed, own, policy) : whole;
+  };
+
+  /** One stated result on one of the suite's resources. */
+  const judge = async (expectation: KyvernoResult, reference: string, name: string): Promise<CaseOutcome> => {
+    const why = notRun.get(expectation.policy ?? '');
+    if (why) return skipped(file, name, why);
+    const mutation = isMutation(expectation, manifests);
+    const rules = rulesOfPolicy(mutation ? mutations : cel, expectation.policy ?? '');
+    if (!rules) {
+      return failed(file, name, `policy ${expectation.policy} is not in the suite's policy files`);
+    }
+    if (!rules.ok) {
+      return rules.refused
+        ? skipped(file, name, rules.errors.join('; '))
+        : failed(file, name, `the policies are not valid:\n${rules.errors.join('\n')}`);
+    }
+    const caseValues = values ? valuesFor(values, expectation.policy ?? '', expectation.rule, reference) : undefined;
+    const object = findResource(objects, expectation.kind, reference);
+    if (!object) {
+      return failed(file, name, `no ${expectation.kind ?? 'resource'} ${reference} in the suite's resource files`);
+    }
+    const operation = expectation.operation ?? caseValues?.operation;
+    const request = offlineRequest(mutation ? object : placedInNamespace(object, caseValues?.namespace), {
+      username: user?.username,
+      groups: user?.groups,
+      ...(operation ? { operation, oldObject: object } : {}),
+      ...(caseValues?.namespace ? { namespace: caseValues.namespace } : {}),
+    });
+    if (!request.ok) {
+      return failed(file, name, request.error);
+    }
+    const cluster = completeView(withRequestNamespace(clusterObjects, request.request.namespace), caseValues?.variables);
+    const admission = withRequestFields(request.request, caseValues?.requestFields ?? []);
+    if (mutation) {
+      return mutationCase(file, name, expectation, rules.document, admission, folder, cluster, limits, reference);
+    }
+    const results = await ruleResults(cel, rules.document, admission, new Date(), cluster, caseDeadline(limits));
+    const own = expectation.rule ? ruleResultsOf(results, expectation.policy ?? '', expectation.rule) : undefined;
+    const got = own ? resultNamed(own, expectation.policy ?? '') : resultNamed(results, expectation.policy ?? '');
+    const messages = (own ?? results.filter((result) => result.policy === expectation.policy)).flatMap((result) => result.messages);
+    return got === expectation.result
+      ? passed(file, name)
+      : failed(file, name, `expected: ${expectation.result}\ngot:      ${got}${messages.length > 0 ? `\n  ${messages.join('\n  ')}` : ''}`);
   };
 
   const outcomes: CaseOutcome[] = [];
@@ -246,69 +313,17 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
       continue;
     }
     if (references.length === 0) {
-      const name = nameOf();
+      // As Kyverno's CLI reads it: the result holds for every resource of the suite of the result's kind.
+      const all = objects.filter((object) => !expectation.kind || object.kind === expectation.kind);
+      const judged = await Promise.all(all.map((object) => judge(expectation, referenceOf(object), nameOf())));
       outcomes.push(
-        skipped(file, name, 'the result names no resource (resources:), and Portcullis runs a result on the resources it names'),
+        judged.find((outcome) => outcome.status === 'failed') ??
+          judged.find((outcome) => outcome.status === 'skipped') ??
+          (judged.length > 0 ? passed(file, nameOf()) : await judge(expectation, '', nameOf())),
       );
       continue;
     }
-    for (const reference of references) {
-      const name = nameOf(reference);
-      const skip = (reason: string) => outcomes.push(skipped(file, name, reason));
-      if (otherKinds.has(expectation.policy ?? '')) {
-        skip(
-          `${otherKinds.get(expectation.policy ?? '')} ${expectation.policy} is not a ValidatingPolicy, MutatingPolicy or ClusterPolicy: Portcullis runs those only`,
-        );
-        continue;
-      }
-      const mutation = isMutation(expectation, manifests);
-      const rules = rulesOfPolicy(mutation ? mutations : cel, expectation.policy ?? '');
-      if (!rules) {
-        outcomes.push(failed(file, name, `policy ${expectation.policy} is not in the suite's policy files`));
-        continue;
-      }
-      if (!rules.ok) {
-        if (rules.refused) skip(rules.errors.join('; '));
-        else outcomes.push(failed(file, name, `the policies are not valid:\n${rules.errors.join('\n')}`));
-        continue;
-      }
-      const caseValues = values ? valuesFor(values, expectation.policy ?? '', expectation.rule, reference) : undefined;
-      const object = findResource(objects, expectation.kind, reference);
-      if (!object) {
-        outcomes.push(failed(file, name, `no ${expectation.kind} ${reference} in the suite's resource files`));
-        continue;
-      }
-      const operation = expectation.operation ?? caseValues?.operation;
-      const request = offlineRequest(mutation ? object : placedInNamespace(object, caseValues?.namespace), {
-        username: user?.username,
-        groups: user?.groups,
-        ...(operation ? { operation, oldObject: object } : {}),
-        ...(caseValues?.namespace ? { namespace: caseValues.namespace } : {}),
-      });
-      if (!request.ok) {
-        outcomes.push(failed(file, name, request.error));
-        continue;
-      }
-      const cluster = completeView(withRequestNamespace(clusterObjects, request.request.namespace), caseValues?.variables);
-      const admission = withRequestFields(request.request, caseValues?.requestFields ?? []);
-      if (mutation) {
-        outcomes.push(await mutationCase(file, name, expectation, rules.document, admission, folder, cluster, limits, reference));
-        continue;
-      }
-      const results = await ruleResults(cel, rules.document, admission, new Date(), cluster, caseDeadline(limits));
-      const own = expectation.rule ? ruleResultsOf(results, expectation.policy ?? '', expectation.rule) : undefined;
-      const got = own ? resultNamed(own, expectation.policy ?? '') : resultNamed(results, expectation.policy ?? '');
-      const messages = (own ?? results.filter((result) => result.policy === expectation.policy)).flatMap((result) => result.messages);
-      outcomes.push(
-        got === expectation.result
-          ? passed(file, name)
-          : failed(
-              file,
-              name,
-              `expected: ${expectation.result}\ngot:      ${got}${messages.length > 0 ? `\n  ${messages.join('\n  ')}` : ''}`,
-            ),
-      );
-    }
+    for (const reference of references) outcomes.push(await judge(expectation, reference, nameOf(reference)));
   }
   return outcomes;
 }

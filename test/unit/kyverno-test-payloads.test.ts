@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runKyvernoTest } from '../../infra/policy-tests/kyverno-test.js';
+import { bundleRules } from '../../infra/policy-tests/manifest-bundle-rules.js';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 const LIMITS = { now: new Date(), costLimit: 10_000_000, timeoutMs: 5_000 };
@@ -95,5 +96,33 @@ results:
     );
     const [outcome] = await runKyvernoTest(file, LIMITS);
     expect(outcome).toMatchObject({ status: 'failed', detail: expect.stringContaining('names no JSON payload') });
+  });
+});
+
+describe('ValidatingPolicies that judge no admission request', () => {
+  it.each(['JSON', 'Envoy', 'HTTP'])('are refused by the cel function in %s mode, with the reason', (mode) => {
+    const policy = {
+      apiVersion: 'policies.kyverno.io/v1',
+      kind: 'ValidatingPolicy',
+      metadata: { name: 'p' },
+      spec: { evaluation: { mode }, validations: [{ expression: 'true' }] },
+    };
+    const rules = bundleRules([policy]);
+    expect(rules.ok).toBe(false);
+    expect(!rules.ok && rules.errors.join('\n')).toContain(`spec.evaluation.mode ${mode}`);
+  });
+
+  it('is judged as an admission policy in Kubernetes mode', () => {
+    const policy = {
+      apiVersion: 'policies.kyverno.io/v1',
+      kind: 'ValidatingPolicy',
+      metadata: { name: 'p' },
+      spec: {
+        evaluation: { mode: 'Kubernetes' },
+        matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
+        validations: [{ expression: 'true' }],
+      },
+    };
+    expect(bundleRules([policy]).ok).toBe(true);
   });
 });
