@@ -16,7 +16,8 @@ import { type RuleResult, ruleResults } from '../../functions/audit/rule-results
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { cel, claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
 import { mutatedBy, mutations, ruleChanges, sameObject } from './mutation-outcome.js';
-import { namespacesOf, readValues, type ValuesFile, valuesFor, withRequestFields } from './kyverno-values.js';
+import { namespacesOf, readValues, type ValuesFile, valueNamesFor, valuesFor, withRequestFields } from './kyverno-values.js';
+import { type ApiCallMock, type GlobalContextMock, suiteMocks, withSuiteMocks } from './kyverno-mocks.js';
 import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { CLUSTER_SCOPED_KINDS } from '../../functions/admission/kubernetes/kubernetes-resources.js';
 import { yamlDocuments } from './yaml-documents.js';
@@ -52,6 +53,9 @@ interface KyvernoTest {
   values?: string | ValuesFile;
   context?: string;
   userinfo?: string;
+  /** What the suite's policies would read outside the cluster view, answered (kyverno-mocks.ts). */
+  globalContextEntries?: GlobalContextMock[];
+  apiCallResponses?: ApiCallMock[];
   /** Param objects of the suite's admission policies. */
   paramResources?: string[];
   jsonPayloads?: string[];
@@ -211,13 +215,15 @@ export async function runKyvernoTest(file: string, limits: TestLimits): Promise<
 
 async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Promise<CaseOutcome[]> {
   const folder = dirname(file);
-  const manifests = (test.policies ?? []).flatMap((path) => documentsOf(join(folder, path)));
+  const written = (test.policies ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const objects = (test.resources ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const userInfo = test.userinfo ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as SuiteUserInfo | null) : undefined;
   const user = userInfo?.userInfo;
   const valuesFile = test.variables ?? (typeof test.values === 'string' ? test.values : undefined);
   const values =
     typeof test.values === 'object' && test.values !== null ? test.values : valuesFile ? readValues(join(folder, valuesFile)) : undefined;
+  const mocks = suiteMocks(folder, test, (policy) => valueNamesFor(values, policy));
+  const manifests = written.map((manifest) => withSuiteMocks(manifest, mocks));
   // The cluster the suite describes: the context file's objects and the values' Namespaces.
   const clusterObjects = [
     ...(test.context ? contextObjects(join(folder, test.context)) : []),

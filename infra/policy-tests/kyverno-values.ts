@@ -93,3 +93,19 @@ export function namespacesOf(values: ValuesFile): Record<string, unknown>[] {
   }));
   return [...written, ...labelled];
 }
+
+/** The context names the values give a policy, for any rule or resource (the first segment of each, `request.*` aside). */
+export function valueNamesFor(values: ValuesFile | undefined, policy: string): Set<string> {
+  const maps = [
+    values?.globalValues,
+    ...(values?.policies ?? [])
+      .filter((entry) => entry.name === policy)
+      .flatMap((entry) => [...(entry.rules ?? []), ...(entry.resources ?? [])].map((part) => part.values)),
+  ];
+  return new Set(
+    maps
+      .flatMap((map) => Object.keys(map ?? {}))
+      .filter((key) => !key.startsWith('request.'))
+      .map((key) => pathOf(key)[0]!),
+  );
+}
