@@ -6,6 +6,11 @@ import { searchJmesPath } from '../jmespath/jmespath.js';
 import { evaluateConditions } from '../variables/conditions.js';
 import { autogenQuery, type VariableContext } from '../variables/variables.js';
 import { loadContext } from './context-entries.js';
+import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
+
+/** How Go's %T names a JSON value's type. */
+const goTypeOf = (value: unknown) =>
+  Array.isArray(value) ? '[]interface {}' : typeof value === 'number' ? 'float64' : typeof value === 'boolean' ? 'bool' : 'string';
 
 /** A list's elements: an array, or one value that is not (Kyverno's EvaluateList); null elements are skipped by the loops. */
 export function elementsOf(list: string, context: VariableContext): unknown[] {
@@ -23,6 +28,11 @@ export function loopScope(context: VariableContext): VariableContext {
  * deep), loads the loop's context, and tells whether its preconditions hold for it.
  */
 export function elementApplies(loop: Loop, scoped: VariableContext, element: unknown, index: number, nesting: number): boolean {
+  // As Kyverno's AddElementToContext: a loop scoped to its elements needs each to be an object.
+  if (loop.elementScope === true && !isJsonObject(element))
+    throw new Error(
+      `failed to process foreach: cannot use elementScope=true foreach rules for elements that are not maps, expected type=map got type=${goTypeOf(element)}`,
+    );
   const data = scoped.data;
   data.element = data[`element${nesting}`] = element;
   data.elementIndex = data[`elementIndex${nesting}`] = index;

@@ -102,6 +102,8 @@ export interface Loop {
   list: string;
   context?: ContextEntry[];
   preconditions?: Conditions;
+  /** Validate loops only: whether each element stands for the resource (an error when it is not an object). */
+  elementScope?: boolean;
 }
 const loopEntries = {
   list: v.pipe(v.string(), v.minLength(1)),
@@ -110,7 +112,6 @@ const loopEntries = {
 };
 
 export interface Foreach extends Loop {
-  elementScope?: boolean;
   pattern?: unknown;
   anyPattern?: unknown[];
   deny?: { conditions?: Conditions };
