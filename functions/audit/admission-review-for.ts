@@ -17,6 +17,8 @@ export interface ReviewOptions {
   dryRun?: boolean;
   /** A subresource request (`status`, `scale`, `ephemeralcontainers`): the object is still the whole object. */
   subResource?: string;
+  /** The resource requested, where the object's kind does not say it (a subresource's parent: `deployments` for a Scale). */
+  resource?: { group: string; version: string; resource: string };
 }
 
 /** The resource a kind is served as: the built-in table (registration's), else Kubernetes' plural rule. */
@@ -50,7 +52,7 @@ export function admissionReviewFor(manifest: unknown, options: ReviewOptions = {
         ? ''
         : (options.namespace ?? object.metadata?.namespace ?? 'default');
   const gvk = { group, version, kind };
-  const gvr = { group, version, resource: resourceOf(kind) };
+  const gvr = options.resource ?? { group, version, resource: resourceOf(kind) };
   const request = {
     uid: uidFor({ manifest, options }),
     kind: gvk,

@@ -16,7 +16,7 @@ import { type RuleResult, ruleResults } from '../../functions/audit/rule-results
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { cel, claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
 import { mutatedBy, mutations, ruleChanges, sameObject } from './mutation-outcome.js';
-import { namespacesOf, readValues, type ValuesFile, valueNamesFor, valuesFor, withRequestFields } from './kyverno-values.js';
+import { namespacesOf, readValues, subresourceOf, type ValuesFile, valueNamesFor, valuesFor, withRequestFields } from './kyverno-values.js';
 import { type ApiCallMock, type GlobalContextMock, suiteMocks, withSuiteMocks } from './kyverno-mocks.js';
 import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { CLUSTER_SCOPED_KINDS } from '../../functions/admission/kubernetes/kubernetes-resources.js';
@@ -288,6 +288,7 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
       groups: user?.groups,
       ...(operation ? { operation, oldObject: object } : {}),
       ...(caseValues?.namespace ? { namespace: caseValues.namespace } : {}),
+      ...subresourceOf(values, object),
     });
     if (!request.ok) {
       return failed(file, name, request.error);

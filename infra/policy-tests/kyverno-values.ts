@@ -13,7 +13,36 @@ export interface ValuesFile {
   globalValues?: ValueMap;
   namespaces?: Record<string, unknown>[];
   namespaceSelector?: { name?: string; labels?: Record<string, string> }[];
+  /** Objects the suite sends as a subresource of a parent (a Scale of a Deployment), as `kubectl api-resources` names them. */
+  subresources?: { subresource?: ApiResource; parentResource?: ApiResource }[];
   policies?: { name?: string; resources?: { name?: string; values?: ValueMap }[]; rules?: { name?: string; values?: ValueMap }[] }[];
+}
+
+interface ApiResource {
+  name?: string;
+  kind?: string;
+  group?: string;
+  version?: string;
+}
+
+/**
+ * How the request for an object the values name as a subresource is addressed, as Kyverno's CLI sends it: the
+ * parent's resource and the subresource's name (`deployments` and `scale` for `deployments/scale`).
+ */
+export function subresourceOf(
+  values: ValuesFile | undefined,
+  object: { apiVersion?: string; kind?: string },
+): { subResource: string; resource: { group: string; version: string; resource: string } } | undefined {
+  const [group, version] = String(object.apiVersion ?? '').includes('/')
+    ? String(object.apiVersion).split('/', 2)
+    : ['', object.apiVersion];
+  const entry = (values?.subresources ?? []).find(
+    ({ subresource }) => subresource?.kind === object.kind && (subresource?.group ?? '') === group && subresource?.version === version,
+  );
+  const [parent, name] = String(entry?.subresource?.name ?? '').split('/', 2);
+  if (!entry?.parentResource || !parent || !name) return undefined;
+  const { group: parentGroup = '', version: parentVersion = '' } = entry.parentResource;
+  return { subResource: name, resource: { group: parentGroup, version: parentVersion, resource: entry.parentResource.name ?? parent } };
 }
 
 /** What the values set for one case: request fields to apply, and the values for context entries. */

@@ -1,0 +1,77 @@
+// A kyverno-test whose values name an object's kind as a subresource (`subresources:`, as Kyverno's values
+// write them): the object is sent as that subresource of its parent (a Scale as `deployments/scale`), so a
+// rule matching `Deployment/scale` judges it and one matching `Deployment` does not.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runKyvernoTest } from '../../infra/policy-tests/kyverno-test.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
+
+const LIMITS = { now: new Date(), costLimit: 10_000_000, timeoutMs: 5_000 };
+
+const rule = (name: string, kind: string) => `
+    - name: ${name}
+      match:
+        any:
+          - resources:
+              kinds: [${kind}]
+      validate:
+        message: at most 3 replicas
+        deny:
+          conditions:
+            any:
+              - key: "{{ request.object.spec.replicas }}"
+                operator: GreaterThan
+                value: 3`;
+
+const files = {
+  'policy.yaml': `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: limit-scale
+spec:
+  rules:${rule('scale', "'Deployment/scale'")}${rule('deployments', 'Deployment')}
+`,
+  'resources.yaml': `apiVersion: autoscaling/v1
+kind: Scale
+metadata:
+  name: web
+  namespace: default
+spec:
+  replicas: 5
+`,
+  'values.yaml': `apiVersion: cli.kyverno.io/v1alpha1
+kind: Values
+subresources:
+  - subresource: {name: deployments/scale, kind: Scale, group: autoscaling, version: v1}
+    parentResource: {name: deployments, kind: Deployment, group: apps, version: v1}
+`,
+  'kyverno-test.yaml': `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata: {name: t}
+policies: [policy.yaml]
+resources: [resources.yaml]
+variables: values.yaml
+results:
+  - {policy: limit-scale, rule: scale, kind: Scale, resources: [web], result: fail}
+  - {policy: limit-scale, rule: deployments, kind: Scale, resources: [web], result: skip}
+`,
+};
+
+beforeAll(async () => {
+  const { loadEngines } = await import('../../functions/engines/registry.js');
+  await loadEngines();
+});
+
+describe('kyverno-test subresources', () => {
+  it("sends an object the values name as a subresource as its parent's subresource", async () => {
+    const folder = temporaryDirectory('kyverno-subresources-');
+    mkdirSync(folder, { recursive: true });
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
+    const outcomes = await runKyvernoTest(join(folder, 'kyverno-test.yaml'), LIMITS);
+    expect(outcomes.map(({ name, status, detail }) => ({ name, status, detail }))).toEqual([
+      { name: 'limit-scale/scale Scale/web: fail', status: 'passed', detail: undefined },
+      { name: 'limit-scale/deployments Scale/web: skip', status: 'passed', detail: undefined },
+    ]);
+  });
+});
