@@ -22,6 +22,7 @@ import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { CLUSTER_SCOPED_KINDS } from '../../functions/admission/kubernetes/kubernetes-resources.js';
 import { yamlDocuments } from './yaml-documents.js';
 import { isJsonModePolicy, payloadCases, payloadFilesOf } from './kyverno-payloads.js';
+import { mutateExistingCase, mutatesExisting } from './kyverno-mutate-existing.js';
 import { type ClusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
@@ -56,6 +57,8 @@ interface KyvernoTest {
   /** What the suite's policies would read outside the cluster view, answered (kyverno-mocks.ts). */
   globalContextEntries?: GlobalContextMock[];
   apiCallResponses?: ApiCallMock[];
+  /** Objects mutate-existing policies target. */
+  targetResources?: string[];
   /** Param objects of the suite's admission policies. */
   paramResources?: string[];
   jsonPayloads?: string[];
@@ -233,6 +236,8 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
   ];
 
   const exceptions = (test.exceptions ?? []).flatMap((path) => documentsOf(join(folder, path)));
+  // The objects a mutate-existing policy targets, in the cluster before the trigger arrives.
+  const targetObjects = (test.targetResources ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const runnable = manifests.filter(isRunnableKind);
   const notRun = new Map(
     manifests
@@ -312,6 +317,15 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     const references = expectation.resources ?? (expectation.resource ? [expectation.resource] : []);
     const nameOf = (reference?: string) =>
       `${expectation.policy}${expectation.rule ? `/${expectation.rule}` : ''} ${expectation.kind ?? ''}${reference === undefined ? '' : `/${reference}`}: ${expectation.result}`;
+    const written = manifests.find((manifest) => manifest.metadata?.name === expectation.policy && !manifest.kind?.endsWith('Binding'));
+    if (mutatesExisting(written, expectation.rule)) {
+      const run = { suite: file, policy: written!, rule: expectation.rule, triggers: objects, user: user ?? {}, limits };
+      const candidates = [...objects, ...targetObjects, ...clusterObjects];
+      const cluster = completeView([...clusterObjects, ...targetObjects]);
+      for (const reference of references.length > 0 ? references : [undefined])
+        outcomes.push(await mutateExistingCase({ ...run, name: nameOf(reference), candidates, cluster }, expectation, reference, folder));
+      continue;
+    }
     const jsonPolicy = manifests.find((manifest) => isJsonModePolicy(manifest) && manifest.metadata?.name === expectation.policy);
     if (jsonPolicy) {
       outcomes.push(

@@ -10,6 +10,7 @@ import type { AdmissionRequest } from '../../admission/review/admission-review-s
 import type { EngineContext } from '../engine.js';
 import { readsImages, ruleData } from './context/rule-data.js';
 import { ruledOutBy } from './match/resource-filter.js';
+import { mutateTargets, type TargetSpec } from './mutate/mutate-existing.js';
 import { mutateWithRule } from './mutate/mutate-rule.js';
 import { expressionProblems } from './policy/expression-problems.js';
 import { type KyvernoRule, validatesWithoutCel } from './policy/rule-schema.js';
@@ -63,5 +64,17 @@ function mutate(request: AdmissionRequest, rule: KyvernoRule, object: unknown, c
   return mutateWithRule(rule, request, object, context.podTemplate, context);
 }
 
-export const evaluator = { validate, mutate, expressionProblems };
+/** A mutate-existing rule's targets, as it leaves them (mutate-existing.ts); none when the trigger is ruled out. */
+function mutateExisting(
+  request: AdmissionRequest,
+  rule: KyvernoRule,
+  targets: readonly TargetSpec[],
+  candidates: readonly Record<string, unknown>[],
+  context: EngineContext,
+) {
+  if (ruledOutBy(request, rule, context.cluster)) return [];
+  return mutateTargets(rule, targets, request, candidates, context);
+}
+
+export const evaluator = { validate, mutate, mutateExisting, expressionProblems };
 export type Evaluator = typeof evaluator;

@@ -30,6 +30,10 @@ export const kyvernoEngine: Engine<KyvernoRule, KyvernoRule> = {
   clusterReads: (rule) => clusterReadsOf(rule),
 };
 
+/** What a mutate-existing rule would do to the candidates it targets, for the tools (the functions refuse such rules). */
+export const mutateExistingTargets: Evaluator['mutateExisting'] = (...args) => evaluator.get().mutateExisting(...args);
+export type { TargetSpec } from './mutate/mutate-existing.js';
+
 export { autogenControllers, autogenRulesOf } from './autogen/controllers.js';
 export { filtersOf, type MatchBlock } from './match/resource-filter.js';
 export type { KyvernoRuleInput, WrittenRule } from './policy/rule-schema.js';

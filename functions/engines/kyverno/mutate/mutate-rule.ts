@@ -29,7 +29,7 @@ interface Patches {
 }
 
 /** The resource with one rule's (or foreach element's) patches applied. */
-function patched(resource: unknown, patches: Patches, context: VariableContext, kind: { group: string; kind: string }): unknown {
+export function patched(resource: unknown, patches: Patches, context: VariableContext, kind: { group: string; kind: string }): unknown {
   let result = resource;
   if (patches.patchStrategicMerge !== undefined) {
     const patch = substituteVariables(patches.patchStrategicMerge, context);
@@ -44,12 +44,14 @@ function patched(resource: unknown, patches: Patches, context: VariableContext, 
   return result;
 }
 
-function foreachPatched(
+/** `patchesRequest`: whether the resource is the request's object, which the next loop then reads as patched. */
+export function foreachPatched(
   loops: readonly MutateForeach[],
   resource: unknown,
   context: VariableContext,
   nesting: number,
   kind: { group: string; kind: string },
+  patchesRequest = true,
 ): unknown {
   let result = resource;
   for (const loop of loops) {
@@ -64,10 +66,12 @@ function foreachPatched(
       // Kyverno resets the context per element: a nested loop's result is seen only within its element.
       scoped.data.request = context.data.request;
       if (!elementApplies(loop, scoped, elements[index], index, nesting)) continue;
-      result = loop.foreach ? foreachPatched(loop.foreach, result, scoped, nesting + 1, kind) : patched(result, loop, scoped, kind);
+      result = loop.foreach
+        ? foreachPatched(loop.foreach, result, scoped, nesting + 1, kind, patchesRequest)
+        : patched(result, loop, scoped, kind);
     }
     // As Kyverno's AddResource after each loop: the next loop's `request.object` is the object patched so far.
-    context.data.request = { ...(context.data.request as Json), object: result as Json };
+    if (patchesRequest) context.data.request = { ...(context.data.request as Json), object: result as Json };
   }
   return result;
 }
