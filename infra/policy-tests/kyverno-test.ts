@@ -19,8 +19,8 @@ import { mutatedBy, mutations, ruleChanges, sameObject } from './mutation-outcom
 import { namespacesOf, readValues, subresourceOf, type ValuesFile, valueNamesFor, valuesFor, withRequestFields } from './kyverno-values.js';
 import { type ApiCallMock, type GlobalContextMock, suiteMocks, withSuiteMocks } from './kyverno-mocks.js';
 import { offlineRequest } from '../../functions/audit/offline-request.js';
-import { CLUSTER_SCOPED_KINDS } from '../../functions/admission/kubernetes/kubernetes-resources.js';
 import { yamlDocuments } from './yaml-documents.js';
+import { bindingsOf, contextObjects, placedInNamespace, type SuiteUserInfo, withRequestNamespace } from './kyverno-suite-cluster.js';
 import { isJsonModePolicy, payloadCases, payloadFilesOf } from './kyverno-payloads.js';
 import { mutateExistingCase, mutatesExisting } from './kyverno-mutate-existing.js';
 import { type ClusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
@@ -73,62 +73,6 @@ type Manifest = {
   metadata?: { name?: string; namespace?: string };
   spec?: { rules?: { name?: string; mutate?: unknown }[]; policyName?: string; validationActions?: string[] };
 };
-
-/** A suite's UserInfo file (`cli.kyverno.io` UserInfo): the requesting user, and the roles Kyverno's CLI gives them. */
-interface SuiteUserInfo {
-  userInfo?: { username?: string; groups?: string[] };
-  /** `<namespace>:<role>`, as Kyverno names a Role. */
-  roles?: string[];
-  clusterRoles?: string[];
-}
-
-/**
- * The user's roles as the cluster would hold them: bindings of the suite's user to each role the file names,
- * which the roles and clusterRoles of a match block read as they read a cluster's.
- */
-function bindingsOf({ userInfo, roles, clusterRoles }: SuiteUserInfo): Record<string, unknown>[] {
-  const subjects = [{ kind: 'User', name: userInfo?.username ?? '' }];
-  const binding = (kind: string, name: string, roleRef: { kind: string; name: string }, namespace?: string) => ({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind,
-    metadata: { name, ...(namespace ? { namespace } : {}) },
-    subjects,
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', ...roleRef },
-  });
-  return [
-    ...(clusterRoles ?? []).map((role) => binding('ClusterRoleBinding', `suite-user-${role}`, { kind: 'ClusterRole', name: role })),
-    ...(roles ?? []).map((entry) => {
-      const [namespace, role] = entry.includes(':') ? entry.split(':', 2) : ['default', entry];
-      return binding('RoleBinding', `suite-user-${role}`, { kind: 'Role', name: role! }, namespace);
-    }),
-  ];
-}
-
-/** A suite's context or ClusterResource file (`cli.kyverno.io` Context, ClusterResource): the cluster's objects, `spec.resources`. */
-function contextObjects(file: string): Record<string, unknown>[] {
-  const context = parse(readFileSync(file, 'utf8')) as { spec?: { resources?: Record<string, unknown>[] } } | null;
-  return context?.spec?.resources ?? [];
-}
-
-/**
- * As Kyverno's CLI places a namespaced resource written without a namespace when it validates it: in the
- * request's namespace, else `default` (its expected mutated objects keep what was written, and so does a mutation).
- */
-function placedInNamespace(object: Manifest, namespace = 'default'): Manifest {
-  if (object.metadata?.namespace || object.kind === 'Namespace' || CLUSTER_SCOPED_KINDS.has(object.kind ?? '')) return object;
-  return { ...object, metadata: { ...object.metadata, namespace } };
-}
-
-/**
- * The suite's objects, with the request's Namespace as Kyverno's CLI has it when the suite does not describe
- * it: a Namespace with its name and nothing else.
- */
-function withRequestNamespace(objects: Record<string, unknown>[], namespace: string | undefined): Record<string, unknown>[] {
-  const described = objects.some(
-    (object) => object.kind === 'Namespace' && (object.metadata as { name?: unknown } | undefined)?.name === namespace,
-  );
-  return !namespace || described ? objects : [...objects, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }];
-}
 
 // The older header (`kyverno.io/v1`) is still read by Kyverno's CLI, and its own suites use it.
 export const isKyvernoTest = (document: Manifest) =>
