@@ -122,6 +122,16 @@ function unboundPoliciesBound(manifests: Manifest[]): Manifest[] {
     }));
 }
 
+const RULELESS_KINDS = new Set([
+  'ValidatingPolicy',
+  'MutatingPolicy',
+  'ImageValidatingPolicy',
+  'ValidatingAdmissionPolicy',
+  'MutatingAdmissionPolicy',
+  'GeneratingPolicy',
+  'DeletingPolicy',
+]);
+
 /** Whether a result is a mutation's: an expected object, a MutatingPolicy, or a ClusterPolicy mutate rule. */
 function isMutation(expectation: KyvernoResult, manifests: Manifest[]): boolean {
   if (expectation.patchedResources || expectation.patchedResource || expectation.isMutatingPolicy || expectation.isMutatingAdmissionPolicy)
@@ -257,11 +267,13 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
   };
 
   const outcomes: CaseOutcome[] = [];
-  for (const expectation of test.results ?? []) {
-    const references = expectation.resources ?? (expectation.resource ? [expectation.resource] : []);
+  for (const stated of test.results ?? []) {
+    const references = stated.resources ?? (stated.resource ? [stated.resource] : []);
     const nameOf = (reference?: string) =>
-      `${expectation.policy}${expectation.rule ? `/${expectation.rule}` : ''} ${expectation.kind ?? ''}${reference === undefined ? '' : `/${reference}`}: ${expectation.result}`;
-    const written = manifests.find((manifest) => manifest.metadata?.name === expectation.policy && !manifest.kind?.endsWith('Binding'));
+      `${stated.policy}${stated.rule ? `/${stated.rule}` : ''} ${stated.kind ?? ''}${reference === undefined ? '' : `/${reference}`}: ${stated.result}`;
+    const written = manifests.find((manifest) => manifest.metadata?.name === stated.policy && !manifest.kind?.endsWith('Binding'));
+    // A policy without rules is judged whole, whatever rule the result names, as Kyverno's CLI judges it.
+    const expectation = written && RULELESS_KINDS.has(written.kind ?? '') ? { ...stated, rule: undefined } : stated;
     if (mutatesExisting(written, expectation.rule)) {
       const run = { suite: file, policy: written!, rule: expectation.rule, triggers: objects, user: user ?? {}, limits };
       const candidates = [...objects, ...targetObjects, ...clusterObjects];

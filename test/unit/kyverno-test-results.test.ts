@@ -1,4 +1,4 @@
-// A kyverno-test whose values name an object's kind as a subresource (`subresources:`, as Kyverno's values
+// How kyverno-test results are read. A kyverno-test whose values name an object's kind as a subresource (`subresources:`, as Kyverno's values
 // write them): the object is sent as that subresource of its parent (a Scale as `deployments/scale`), so a
 // rule matching `Deployment/scale` judges it and one matching `Deployment` does not.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -73,5 +73,38 @@ describe('kyverno-test subresources', () => {
       { name: 'limit-scale/scale Scale/web: fail', status: 'passed', detail: undefined },
       { name: 'limit-scale/deployments Scale/web: skip', status: 'passed', detail: undefined },
     ]);
+  });
+});
+
+describe('kyverno-test results for policies without rules', () => {
+  it('judges a ValidatingPolicy whole when the result names a rule, as Kyverno does', async () => {
+    const folder = temporaryDirectory('kyverno-ruleless-');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'policy.yaml'),
+      `apiVersion: policies.kyverno.io/v1
+kind: ValidatingPolicy
+metadata: {name: small}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+  validations:
+    - expression: object.spec.replicas <= 3
+`,
+    );
+    writeFileSync(join(folder, 'resources.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 5}\n');
+    writeFileSync(
+      join(folder, 'kyverno-test.yaml'),
+      `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata: {name: t}
+policies: [policy.yaml]
+resources: [resources.yaml]
+results:
+  - {policy: small, rule: any-name, kind: Deployment, resources: [web], result: fail}
+`,
+    );
+    const [outcome] = await runKyvernoTest(join(folder, 'kyverno-test.yaml'), LIMITS);
+    expect(outcome).toMatchObject({ name: 'small/any-name Deployment/web: fail', status: 'passed' });
   });
 });
