@@ -6,7 +6,7 @@
 // entry becomes a variable holding the mocked answer through the entry's jmesPath, or, when the values give
 // it, is dropped for the values to answer. An entry the suite does not answer stays, and is refused.
 import { join } from 'node:path';
-import { searchJmesPath } from '../../functions/engines/kyverno/jmespath/jmespath.js';
+import { searchKyvernoJmesPath } from '../../functions/engines/kyverno/index.js';
 import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
 import { yamlDocuments } from './yaml-documents.js';
 
@@ -37,7 +37,7 @@ interface ContextEntry {
 
 type PolicyManifest = { kind?: string; spec?: { rules?: unknown[] } };
 
-const search = (expression: string, data: unknown) => searchJmesPath(expression, data, { budget: new CostBudget() });
+const search = (expression: string, data: unknown) => searchKyvernoJmesPath(expression, data, { budget: new CostBudget() });
 
 /** An entry's mocked value, as Kyverno's CLI builds it: the root (data, or the objects), its fieldPath, its projections. */
 function globalValue(mock: GlobalContextMock, folder: string): unknown {

@@ -175,7 +175,8 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
   const written = (test.policies ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const objects = (test.resources ?? []).flatMap((path) => documentsOf(join(folder, path)));
   const userInfo = test.userinfo ? (parse(readFileSync(join(folder, test.userinfo), 'utf8')) as SuiteUserInfo | null) : undefined;
-  const user = userInfo?.userInfo;
+  // Without a UserInfo file the request names no user, as Kyverno's CLI sends it (and a match block's user conditions are dropped).
+  const user = { username: userInfo?.userInfo?.username ?? '', groups: userInfo?.userInfo?.groups ?? [] };
   const valuesFile = test.variables ?? (typeof test.values === 'string' ? test.values : undefined);
   const values =
     typeof test.values === 'object' && test.values !== null ? test.values : valuesFile ? readValues(join(folder, valuesFile)) : undefined;
@@ -243,8 +244,8 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     }
     const operation = expectation.operation ?? caseValues?.operation;
     const request = offlineRequest(mutation ? object : placedInNamespace(object, caseValues?.namespace), {
-      username: user?.username,
-      groups: user?.groups,
+      username: user.username,
+      groups: user.groups,
       ...(operation ? { operation, oldObject: object } : {}),
       ...(caseValues?.namespace ? { namespace: caseValues.namespace } : {}),
       ...subresourceOf(values, object),
@@ -275,7 +276,7 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     // A policy without rules is judged whole, whatever rule the result names, as Kyverno's CLI judges it.
     const expectation = written && RULELESS_KINDS.has(written.kind ?? '') ? { ...stated, rule: undefined } : stated;
     if (mutatesExisting(written, expectation.rule)) {
-      const run = { suite: file, policy: written!, rule: expectation.rule, triggers: objects, user: user ?? {}, limits };
+      const run = { suite: file, policy: written!, rule: expectation.rule, triggers: objects, user, limits };
       const candidates = [...objects, ...targetObjects, ...clusterObjects];
       const cluster = completeView([...clusterObjects, ...targetObjects]);
       for (const reference of references.length > 0 ? references : [undefined])

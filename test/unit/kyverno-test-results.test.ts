@@ -108,3 +108,41 @@ results:
     expect(outcome).toMatchObject({ name: 'small/any-name Deployment/web: fail', status: 'passed' });
   });
 });
+
+describe('kyverno-test without a UserInfo file', () => {
+  it("sends a request naming no user, which a match block's subjects do not rule out; a UserInfo file's user they do", async () => {
+    const folder = temporaryDirectory('kyverno-no-user-');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'policy.yaml'),
+      `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: protect}
+spec:
+  rules:
+    - name: developers
+      match:
+        any:
+          - resources: {kinds: [ConfigMap]}
+            subjects: [{kind: ServiceAccount, name: developer, namespace: kube-system}]
+      validate:
+        message: protected
+        deny: {}
+`,
+    );
+    writeFileSync(join(folder, 'resources.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\n');
+    writeFileSync(join(folder, 'user.yaml'), 'apiVersion: cli.kyverno.io/v1alpha1\nkind: UserInfo\nuserInfo: {username: alice}\n');
+    const test = (userinfo: string, result: string) => `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata: {name: t}
+policies: [policy.yaml]
+resources: [resources.yaml]
+${userinfo}results:
+  - {policy: protect, rule: developers, kind: ConfigMap, resources: [cm], result: ${result}}
+`;
+    writeFileSync(join(folder, 'kyverno-test.yaml'), test('', 'fail'));
+    expect((await runKyvernoTest(join(folder, 'kyverno-test.yaml'), LIMITS))[0]).toMatchObject({ status: 'passed' });
+    writeFileSync(join(folder, 'kyverno-test.yaml'), test('userinfo: user.yaml\n', 'skip'));
+    expect((await runKyvernoTest(join(folder, 'kyverno-test.yaml'), LIMITS))[0]).toMatchObject({ status: 'passed' });
+  });
+});

@@ -12,6 +12,7 @@ import { readsImages, ruleData } from './context/rule-data.js';
 import { ruledOutBy } from './match/resource-filter.js';
 import { mutateTargets, type TargetSpec } from './mutate/mutate-existing.js';
 import { mutateWithRule } from './mutate/mutate-rule.js';
+import { searchJmesPath } from './jmespath/jmespath.js';
 import { expressionProblems } from './policy/expression-problems.js';
 import { type KyvernoRule, validatesWithoutCel } from './policy/rule-schema.js';
 import type { RuleOutcome } from './validate/validate-patterns.js';
@@ -76,5 +77,5 @@ function mutateExisting(
   return mutateTargets(rule, targets, request, candidates, context);
 }
 
-export const evaluator = { validate, mutate, mutateExisting, expressionProblems };
+export const evaluator = { validate, mutate, mutateExisting, expressionProblems, searchJmesPath };
 export type Evaluator = typeof evaluator;

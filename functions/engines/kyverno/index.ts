@@ -33,6 +33,8 @@ export const kyvernoEngine: Engine<KyvernoRule, KyvernoRule> = {
 /** What a mutate-existing rule would do to the candidates it targets, for the tools (the functions refuse such rules). */
 export const mutateExistingTargets: Evaluator['mutateExisting'] = (...args) => evaluator.get().mutateExisting(...args);
 export type { TargetSpec } from './mutate/mutate-existing.js';
+/** A JMESPath search with Kyverno's functions, for the tools that answer what a rule reads (a suite's mocks). */
+export const searchKyvernoJmesPath: Evaluator['searchJmesPath'] = (...args) => evaluator.get().searchJmesPath(...args);
 
 export { autogenControllers, autogenRulesOf } from './autogen/controllers.js';
 export { filtersOf, type MatchBlock } from './match/resource-filter.js';

@@ -3,7 +3,9 @@
 // annotations, selector, namespaceSelector, operations) and the requesting user (subjects, roles,
 // clusterRoles); every field it gives must hold. Kinds are written `Pod`, `v1/Pod`, `apps/v1/Deployment`,
 // `Pod/exec` (a subresource) or with wildcards. A namespace's labels and the roles bound to the user are
-// the cluster's, read from the cluster view (cluster-subjects.ts), and only when a filter asks.
+// the cluster's, read from the cluster view (cluster-subjects.ts), and only when a filter asks. A request that
+// names no user (a background scan, `kyverno test` without a UserInfo file) passes a match block's user
+// conditions, as Kyverno drops them when the admission info is empty; an exclude block keeps them.
 import type { ClusterView } from '../../../admission/cluster/cluster-view.js';
 import { resourceOfKind } from '../../../admission/kubernetes/kind-resource.js';
 import { matchesGlob } from '../../../admission/kubernetes/glob.js';
@@ -123,8 +125,13 @@ function matchesRoles(request: AdmissionRequest, filter: ResourceFilter, cluster
   return !filter.clusterRoles?.length || bound.clusterRoles.some((role) => filter.clusterRoles!.includes(role));
 }
 
-function matchesFilter(request: AdmissionRequest, filter: ResourceFilter, cluster: ClusterView | undefined): boolean {
+/** A request that names no user (a background scan, `kyverno test` without a UserInfo file). */
+const namesNoUser = (request: AdmissionRequest) => !request.userInfo.username && !request.userInfo.groups?.length;
+
+/** `selecting`: a match block's filter, whose user conditions Kyverno drops for a request that names no user. */
+function matchesFilter(request: AdmissionRequest, filter: ResourceFilter, cluster: ClusterView | undefined, selecting: boolean): boolean {
   if (filter.resources && !matchesDescription(request, filter.resources, cluster)) return false;
+  if (selecting && namesNoUser(request)) return true;
   if (filter.subjects?.length && !filter.subjects.some((subject) => matchesSubject(request, subject))) return false;
   return matchesRoles(request, filter, cluster);
 }
@@ -140,15 +147,16 @@ export const filtersOf = (block: MatchBlock | undefined): ResourceFilter[] =>
   block ? [...(block.any ?? []), ...(block.all ?? []), block] : [];
 
 /** Whether a block selects the request: one filter of `any`, every filter of `all`, or the legacy single filter. */
-export function blockSelects(request: AdmissionRequest, block: MatchBlock, cluster?: ClusterView): boolean {
-  if (block.any?.length) return block.any.some((filter) => matchesFilter(request, filter, cluster));
-  if (block.all?.length) return block.all.every((filter) => matchesFilter(request, filter, cluster));
-  return hasFilter(block) && matchesFilter(request, block, cluster);
+export function blockSelects(request: AdmissionRequest, block: MatchBlock, cluster?: ClusterView, selecting = false): boolean {
+  const matches = (filter: ResourceFilter) => matchesFilter(request, filter, cluster, selecting);
+  if (block.any?.length) return block.any.some(matches);
+  if (block.all?.length) return block.all.every(matches);
+  return hasFilter(block) && matches(block);
 }
 
 /** Why the rule does not apply to the request (Kyverno's match and exclude), or undefined when it does. */
 export function ruledOutBy(request: AdmissionRequest, rule: KyvernoRule, cluster?: ClusterView): string | undefined {
-  if (!blockSelects(request, rule.match, cluster)) return 'the rule does not match';
+  if (!blockSelects(request, rule.match, cluster, true)) return 'the rule does not match';
   if (rule.exclude && blockSelects(request, rule.exclude, cluster)) return 'the rule excludes the request';
   return undefined;
 }
