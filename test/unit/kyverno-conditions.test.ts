@@ -130,9 +130,34 @@ describe('Equals and the numeric operators (equal.go, numeric.go)', () => {
     expect(evaluateConditions([yes], context).holds).toBe(true);
   });
 
-  it("an expression that fails in a condition is null, as Kyverno's preconditions resolver makes it", () => {
+  it("an expression that fails in a condition is the rule's error, as in Kyverno since its preconditions resolver stopped reading it as ''", () => {
     const context = { data: { request: { object: {} } }, scope: scope() };
-    expect(evaluateConditions([{ key: "{{ to_boolean('maybe') }}", operator: 'Equals', value: null }], context).holds).toBe(false);
+    expect(() => evaluateConditions([{ key: "{{ to_boolean('maybe') }}", operator: 'Equals', value: null }], context)).toThrow();
+    expect(() => evaluateConditions([{ key: '{{ request.object.spec.duration }}', operator: 'NotEquals', value: '' }], context)).toThrow(
+      'Unknown key "spec" in path',
+    );
+  });
+
+  it('a condition never reached is never resolved: `all` stops at the first that fails, `any` at the first that holds', () => {
+    const context = { data: { request: { object: { kind: 'Pod' } } }, scope: scope() };
+    const missing = { key: '{{ request.object.spec.duration }}', operator: 'Equals' as const, value: '' };
+    expect(
+      evaluateConditions({ all: [{ key: '{{ request.object.kind }}', operator: 'Equals', value: 'Job' }, missing] }, context).holds,
+    ).toBe(false);
+    expect(
+      evaluateConditions({ any: [{ key: '{{ request.object.kind }}', operator: 'Equals', value: 'Pod' }, missing] }, context).holds,
+    ).toBe(true);
+  });
+
+  it('a missing key is null where JMESPath absorbs it (`||`, a function argument, a comparison, a filter), and a key holding null is null', () => {
+    const context = { data: { request: { object: { metadata: { labels: null }, items: [{ a: 1 }, {}] } } }, scope: scope() };
+    const value = (expression: string) => substituteVariables(`{{ ${expression} }}`, context);
+    expect(value("request.object.spec.duration || 'none'")).toBe('none');
+    expect(value('not_null(request.object.spec.duration, `5`)')).toBe(5);
+    expect(value("request.object.spec.duration == 'x'")).toBe(false);
+    expect(value('request.object.items[?a == `1`] | length(@)')).toBe(1);
+    expect(value('request.object.metadata.labels.app')).toBeNull();
+    expect(() => value('request.object.items[0].b.c')).toThrow('Unknown key "b" in path');
   });
 });
 

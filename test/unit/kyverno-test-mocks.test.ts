@@ -25,21 +25,27 @@ const policy = (context: unknown[], foreach = false) => ({
 const contextOf = (manifest: ReturnType<typeof policy>) => (manifest.spec.rules[0] as { context?: unknown[] }).context;
 
 describe('kyverno-test mocks', () => {
-  const mocks = suiteMocks(
-    '.',
-    {
-      globalContextEntries: [
-        { name: 'deployments', data: { items: [{ name: 'a' }, { name: 'b' }] }, fieldPath: 'items' },
-        { name: 'teams', data: { owners: ['x'], size: 3 }, projections: [{ name: 'owners', path: 'owners' }] },
-      ],
-      apiCallResponses: [
-        { url: 'https://svc.example.com/check', method: 'POST', response: { body: { allowed: false } } },
-        { url: 'https://svc.example.com/check', response: { body: { allowed: true } } },
-        { url: 'https://svc.example.com/down', response: { statusCode: 503, body: {} } },
-      ],
-    },
-    () => new Set(['imageData']),
-  );
+  // Made once the engines are loaded: the entries' fieldPaths run on Kyverno's JMESPath.
+  const mocksOf = () =>
+    suiteMocks(
+      '.',
+      {
+        globalContextEntries: [
+          { name: 'deployments', data: { items: [{ name: 'a' }, { name: 'b' }] }, fieldPath: 'items' },
+          { name: 'teams', data: { owners: ['x'], size: 3 }, projections: [{ name: 'owners', path: 'owners' }] },
+        ],
+        apiCallResponses: [
+          { url: 'https://svc.example.com/check', method: 'POST', response: { body: { allowed: false } } },
+          { url: 'https://svc.example.com/check', response: { body: { allowed: true } } },
+          { url: 'https://svc.example.com/down', response: { statusCode: 503, body: {} } },
+        ],
+      },
+      () => new Set(['imageData']),
+    );
+  let mocks: ReturnType<typeof suiteMocks>;
+  beforeAll(() => {
+    mocks = mocksOf();
+  });
 
   it("answers a globalReference from the entry's data, its fieldPath and the reference's jmesPath", () => {
     const mocked = withSuiteMocks(policy([{ name: 'count', globalReference: { name: 'deployments', jmesPath: 'length(@)' } }]), mocks);

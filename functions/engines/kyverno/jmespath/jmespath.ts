@@ -29,7 +29,21 @@ function variable(scopes: Scopes | undefined, name: string): JSONValue {
   throw new Error(`Error referencing undefined variable ${name}`);
 }
 
+/** Kyverno's go-jmespath: a key the object does not have, where nothing in the expression absorbs it. */
+export class UnknownKeyError extends Error {
+  constructor(key: string) {
+    super(`Unknown key "${key}" in path`);
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+// The fields of the search in progress whose missing key is an error (unknownKeys: 'error'), else none.
+let strictFields: WeakSet<object> | undefined;
+
 interpreterPrototype.visit = function metered(node, value) {
+  const field = node as { type: string; name?: string };
+  if (strictFields?.has(node) && isObject(value) && !Object.hasOwn(value, field.name!)) throw new UnknownKeyError(field.name!);
   const result =
     (node as { type: string }).type === 'Variable' ? variable(this._scope, (node as { name: string }).name) : visit.call(this, node, value);
   currentEvaluation()?.budget.charge(1 + units(result));
@@ -91,17 +105,44 @@ function fieldPath(node: PathNode): string[] | undefined {
 // Most of Kyverno's expressions are plain paths; those are walked directly, as JMESPath's Field would walk them.
 const fieldPaths = new WeakMap<object, string[] | null>();
 
-function walk(data: unknown, path: readonly string[]): unknown {
+function walk(data: unknown, path: readonly string[], unknownKeys: UnknownKeys): unknown {
   let value = data;
   for (const name of path) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, name)) return null;
-    value = (value as Record<string, unknown>)[name];
+    if (!isObject(value)) return null;
+    if (!Object.hasOwn(value, name)) {
+      if (unknownKeys === 'error') throw new UnknownKeyError(name);
+      return null;
+    }
+    value = value[name];
   }
   return value ?? null;
 }
 
+/**
+ * The Field nodes whose missing key Kyverno's go-jmespath reports: those reached from the root through
+ * sub-expressions, index expressions and the right side of `&&` only. Everything else (`||`, a function's
+ * arguments, a comparison, `!`, a projection, a filter, a multiselect, a pipe) reads a missing key as null.
+ */
+function strictFieldsOf(root: object): WeakSet<object> {
+  const fields = new WeakSet<object>();
+  const visitStrict = (node: unknown) => {
+    const typed = node as { type?: string; left?: unknown; right?: unknown };
+    if (typed?.type === 'Field') fields.add(typed as object);
+    else if (typed?.type === 'Subexpression' || typed?.type === 'IndexExpression') {
+      visitStrict(typed.left);
+      visitStrict(typed.right);
+    } else if (typed?.type === 'AndExpression') visitStrict(typed.right);
+  };
+  visitStrict(root);
+  return fields;
+}
+const strictFieldSets = new WeakMap<object, WeakSet<object>>();
+
+/** What a key an object does not have reads as: null (JMESPath's own rule) or an error (Kyverno's `{{ }}` variables). */
+export type UnknownKeys = 'null' | 'error';
+
 /** Evaluates an expression on `data`, charging `evaluation.budget`. */
-export function searchJmesPath(expression: string, data: unknown, evaluation: Evaluation): unknown {
+export function searchJmesPath(expression: string, data: unknown, evaluation: Evaluation, unknownKeys: UnknownKeys = 'null'): unknown {
   const node = compileJmesPath(expression);
   if (node instanceof Error) throw node;
   let path = fieldPaths.get(node);
@@ -111,7 +152,18 @@ export function searchJmesPath(expression: string, data: unknown, evaluation: Ev
   }
   if (path) {
     evaluation.budget.charge(path.length);
-    return walk(data, path);
+    return walk(data, path, unknownKeys);
   }
-  return withEvaluation(evaluation, () => TreeInterpreter.search(node, data as JSONValue));
+  let fields: WeakSet<object> | undefined;
+  if (unknownKeys === 'error') {
+    fields = strictFieldSets.get(node);
+    if (!fields) strictFieldSets.set(node, (fields = strictFieldsOf(node)));
+  }
+  const outer = strictFields;
+  strictFields = fields;
+  try {
+    return withEvaluation(evaluation, () => TreeInterpreter.search(node, data as JSONValue));
+  } finally {
+    strictFields = outer;
+  }
 }

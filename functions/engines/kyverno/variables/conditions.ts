@@ -164,19 +164,23 @@ function judge(condition: Condition, context: VariableContext): boolean {
   return evaluateCondition(condition.operator, key, value);
 }
 
-/** Whether the conditions hold, with Kyverno's variables resolved leniently (a failed expression is null). */
+/**
+ * Whether the conditions hold, as Kyverno's EvaluateConditions judges them: `any` first, stopping at the first
+ * that holds, then `all`, stopping at the first that does not; a variable that cannot be resolved (a key the
+ * object does not have, a function's error) is the rule's error, as in Kyverno since its preconditions
+ * resolver stopped reading such a variable as "", and a condition never reached is never resolved.
+ */
 export function evaluateConditions(conditions: Conditions | undefined, context: VariableContext): ConditionsOutcome {
   if (!conditions) return { holds: true, messages: [] };
-  const lenient = { ...context, lenient: true };
   const { any, all } = Array.isArray(conditions) ? { any: undefined, all: conditions } : conditions;
   const messages: string[] = [];
   if (any?.length) {
-    const passed = any.filter((condition) => judge(condition, lenient));
-    if (passed.length === 0) return { holds: false, messages: any.flatMap(({ message }) => (message ? [message] : [])) };
-    messages.push(...passed.flatMap(({ message }) => (message ? [message] : [])));
+    const passed = any.find((condition) => judge(condition, context));
+    if (!passed) return { holds: false, messages: any.flatMap(({ message }) => (message ? [message] : [])) };
+    if (passed.message) messages.push(passed.message);
   }
   for (const condition of all ?? []) {
-    if (!judge(condition, lenient)) return { holds: false, messages: condition.message ? [condition.message] : [] };
+    if (!judge(condition, context)) return { holds: false, messages: condition.message ? [condition.message] : [] };
     if (condition.message) messages.push(condition.message);
   }
   return { holds: true, messages };

@@ -7,7 +7,6 @@
 // write expressions; here request content is only ever data.
 import type { ClusterView } from '../../../admission/cluster/cluster-view.js';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
-import { isBudgetSpent } from '../../runtime/cost-budget.js';
 import type { Evaluation } from '../../runtime/evaluation.js';
 import { searchJmesPath } from '../jmespath/jmespath.js';
 
@@ -50,11 +49,6 @@ export interface VariableContext {
   /** DELETE: request.object reads request.oldObject. */
   deleting?: boolean;
   /**
-   * Conditions (preconditions, deny): an expression that fails to evaluate is null, as Kyverno's
-   * preconditions resolver makes it; elsewhere the failure is the rule's error.
-   */
-  lenient?: boolean;
-  /**
    * An autogen rule on a pod controller: where its pod template is (`spec.template`). Kyverno rewrites the
    * autogen rule's text, `request.object.spec` and `request.object.metadata` (and oldObject's) to the
    * template's, and nothing else: a quoted segment (`request."object".metadata`) or any other field still
@@ -92,12 +86,7 @@ export function variablesIn(value: unknown, into: string[] = []): string[] {
 function resolve(expression: string, context: VariableContext): unknown {
   const rewritten = autogenQuery(expression, context);
   const query = context.deleting ? rewritten.replaceAll('request.object', 'request.oldObject') : rewritten;
-  try {
-    return searchJmesPath(query, context.data, context.scope) ?? null;
-  } catch (error) {
-    if (!context.lenient || isBudgetSpent(error)) throw error;
-    return null;
-  }
+  return searchJmesPath(query, context.data, context.scope, 'error') ?? null;
 }
 
 const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
