@@ -2,6 +2,7 @@
 // tests give (ext/regex_test.go): replacement groups, counts, extract's one group, and the errors.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileCel, toCel } from '../../functions/engines/cel/program.js';
+import { CostBudget, CostLimitExceededError } from '../../functions/engines/runtime/cost-budget.js';
 import { loadRegexEngine } from '../../functions/engines/runtime/re2.js';
 
 beforeAll(loadRegexEngine);
@@ -38,5 +39,25 @@ describe("cel-go's regex extension", () => {
     ['extract with two groups', "regex.extract('ab', '(a)(b)')", /more than one capturing group/],
   ])('refuses %s', (_name, source, error) => {
     expect(() => evaluate(source)).toThrow(error);
+  });
+});
+
+describe("cel-go's regex extension, on Go's rules and within the budget", () => {
+  it.each([
+    ['an empty match right after a match is not a match (Go)', "regex.replace('baaac', 'a*', '-')", '-b-c-'],
+    ['a negative count replaces every match', "regex.replace('banana', 'a', 'o', -1)", 'bonono'],
+    ['a group that took no part is empty', String.raw`regex.replace('ac', 'a(b)?c', r'[\1]')`, '[]'],
+    ['extract: a group that took no part is none', "regex.extract('ac', 'a(b)?c').hasValue()", false],
+    ['a replacement never used is never refused', String.raw`regex.replace('abc', 'z', 'x\\')`, 'abc'],
+  ])('%s', (_name, source, expected) => {
+    expect(evaluate(source)).toEqual(expected);
+  });
+
+  it('charges the result as it is made: a replacement that would make a vast string stops at the budget', () => {
+    const program = compileCel(String.raw`regex.replace(object.text, '(.)', object.replacement)`);
+    if (typeof program === 'string') throw new Error(program);
+    const object = toCel({ text: 'a'.repeat(2_000), replacement: '\\1'.repeat(1_000) });
+    const bindings = { object, oldObject: null, request: new Map(), params: null, variables: new Map() };
+    expect(() => program.run(bindings, new CostBudget(100_000))).toThrow(CostLimitExceededError);
   });
 });

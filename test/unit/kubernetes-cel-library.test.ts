@@ -142,6 +142,15 @@ describe('Kubernetes CEL libraries', () => {
       ),
     ).toThrow(/cost limit of 500 units exceeded/);
   });
+
+  it("strings' replace is charged for the string it makes, before making it", () => {
+    const program = compileCel('object.text.replace("a", object.to)');
+    if (typeof program === 'string') throw new Error(program);
+    const object = toCel({ text: 'a'.repeat(2_000), to: 'x'.repeat(1_000) });
+    expect(() =>
+      program.run({ object, oldObject: null, request: new Map(), params: null, variables: new Map() }, new CostBudget(100_000)),
+    ).toThrow(/cost limit of 100000 units exceeded/);
+  });
 });
 
 describe('the request as CEL reads it (toCel)', () => {

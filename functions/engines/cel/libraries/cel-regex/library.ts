@@ -4,7 +4,9 @@
 // the whole match when there is none; an empty match right after a match is not a match (Go's FindAll).
 import { Optional } from '@marcbachmann/cel-js';
 import type { RE2JS } from 're2js';
+import { currentEvaluation } from '../../../runtime/evaluation.js';
 import { chargeMatch, re2Pattern } from '../../../runtime/re2.js';
+import { textUnits } from '../../../runtime/size-units.js';
 import type { CelLibrary } from '../cel-library.js';
 
 interface Match {
@@ -33,42 +35,62 @@ function matchesOf(text: string, pattern: string): { compiled: RE2JS; matches: M
   return { compiled, matches };
 }
 
-/** The replacement for one match: `\N` is group N's text (`\0` the whole match; empty where it took no part), `\\` a backslash. */
-function replacementFor(replacement: string, match: Match): string {
-  let result = '';
+/** A replacement read once: literal text, or the number of the group whose text goes there (0 the whole match). */
+type Segment = string | number;
+
+/** As cel-go reads a replacement: `\N` is group N (no more than the pattern has), `\\` a backslash, nothing else after `\`. */
+function segmentsOf(replacement: string, groups: number): Segment[] {
+  const segments: Segment[] = [];
+  let literal = '';
   for (let index = 0; index < replacement.length; index++) {
     const char = replacement[index]!;
     if (char !== '\\') {
-      result += char;
+      literal += char;
       continue;
     }
     const next = replacement[++index];
     if (next === undefined) throw new Error(`invalid replacement string: '${replacement}' \\ not allowed at end`);
     if (next === '\\') {
-      result += '\\';
+      literal += '\\';
       continue;
     }
     if (!/[0-9]/.test(next)) throw new Error(`invalid replacement string: '${replacement}' \\ must be followed by a digit or \\`);
     const group = Number(next);
-    if (group > match.groups.length)
-      throw new Error(`replacement string references group ${group} but regex has only ${match.groups.length} group(s)`);
-    result += group === 0 ? match.whole : (match.groups[group - 1] ?? '');
+    if (group > groups) throw new Error(`replacement string references group ${group} but regex has only ${groups} group(s)`);
+    segments.push(literal, group);
+    literal = '';
   }
-  return result;
+  segments.push(literal);
+  return segments.filter((segment) => segment !== '');
 }
+
+const textOf = (segment: Segment, match: Match) =>
+  typeof segment === 'string' ? segment : segment === 0 ? match.whole : (match.groups[segment - 1] ?? '');
 
 function replace(text: string, pattern: string, replacement: string, count = -1n): string {
   if (count === 0n) return text;
-  let result = '';
+  const { compiled, matches } = matchesOf(text, pattern);
+  if (matches.length === 0) return text;
+  // As cel-go: the replacement is checked where it is used, so one that is never used is never refused.
+  const segments = segmentsOf(replacement, compiled.groupCount());
+  const pieces: string[] = [];
   let last = 0;
   let replaced = 0n;
-  for (const match of matchesOf(text, pattern).matches) {
+  for (const match of matches) {
     if (count > 0n && replaced >= count) break;
-    result += text.slice(last, match.start) + replacementFor(replacement, match);
+    pieces.push(text.slice(last, match.start));
+    for (const segment of segments) {
+      const piece = textOf(segment, match);
+      // The result is made here: each piece is charged before it is added, so no replacement builds a string
+      // beyond the budget (a 10 KB text and a 10 KB replacement of groups would make 50 MB).
+      currentEvaluation()?.budget.charge(textUnits(piece.length));
+      pieces.push(piece);
+    }
     last = match.end;
     replaced++;
   }
-  return result + text.slice(last);
+  pieces.push(text.slice(last));
+  return pieces.join('');
 }
 
 /** The value extract takes from a match: its one group's text, or the whole match when the pattern has none. */

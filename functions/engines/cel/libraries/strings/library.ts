@@ -2,6 +2,8 @@
 // reverse, strings.quote and format (k8s.io/apiserver/pkg/cel/library, ext.Strings). An invalid argument is
 // an evaluation error, as there.
 import { celMapEntries } from '../../values.js';
+import { currentEvaluation } from '../../../runtime/evaluation.js';
+import { textUnits } from '../../../runtime/size-units.js';
 import type { CelLibrary } from '../cel-library.js';
 
 function codePoints(text: string): string[] {
@@ -58,6 +60,14 @@ function displayString(value: unknown): string {
   return String(value);
 }
 
+/** `text` with up to `limit` (all when negative) occurrences of `from` replaced, charged before it is made. */
+function replaced(text: string, from: string, to: string, limit: bigint): string {
+  const parts = text.split(from);
+  const count = limit < 0n ? parts.length - 1 : Math.min(Number(limit), parts.length - 1);
+  currentEvaluation()?.budget.charge(textUnits(text.length + count * Math.max(0, to.length - from.length)));
+  return parts.slice(0, count + 1).join(to) + (parts.length > count + 1 ? from + parts.slice(count + 1).join(from) : '');
+}
+
 export const stringsLibrary: CelLibrary = {
   name: 'kubernetes.strings',
   namespaces: [{ constant: 'strings' }],
@@ -67,13 +77,8 @@ export const stringsLibrary: CelLibrary = {
       if (index < 0n || index > BigInt(chars.length)) throw new Error(`charAt: index ${index} out of range`);
       return chars[Number(index)] ?? '';
     },
-    'string.replace(string, string): string': (text: string, from: string, to: string) => text.split(from).join(to),
-    'string.replace(string, string, int): string': (text: string, from: string, to: string, limit: bigint) => {
-      if (limit < 0n) return text.split(from).join(to);
-      const parts = text.split(from);
-      const replaced = Number(limit);
-      return parts.slice(0, replaced + 1).join(to) + (parts.length > replaced + 1 ? from + parts.slice(replaced + 1).join(from) : '');
-    },
+    'string.replace(string, string): string': (text: string, from: string, to: string) => replaced(text, from, to, -1n),
+    'string.replace(string, string, int): string': replaced,
     'string.reverse(): string': (text: string) => codePoints(text).reverse().join(''),
     'strings.quote(string): string': (_namespace: unknown, text: string) => quote(text),
     'string.format(list): string': format,
