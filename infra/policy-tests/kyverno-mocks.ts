@@ -52,13 +52,13 @@ function globalAnswer(reference: string, values: Map<string, unknown>): { found:
   if (values.has(reference)) return { found: true, value: values.get(reference) };
   const [entry, projection] = [reference.slice(0, reference.indexOf('.')), reference.slice(reference.indexOf('.') + 1)];
   const whole = reference.includes('.') ? values.get(entry) : undefined;
-  if (typeof whole !== 'object' || whole === null || !(projection in whole)) return { found: false };
+  if (typeof whole !== 'object' || whole === null || !Object.hasOwn(whole, projection)) return { found: false };
   return { found: true, value: (whole as Record<string, unknown>)[projection] };
 }
 
 /** A service call's mocked body: by method and URL, or by URL for a mock that names no method; only a 2xx answers. */
 function apiAnswer(call: NonNullable<ContextEntry['apiCall']>, mocks: ApiCallMock[]): { found: boolean; value?: unknown } {
-  const url = call.service?.url ?? call.urlPath;
+  const url = call.service?.url;
   if (url === undefined || url.includes('{{')) return { found: false };
   const method = call.method ?? 'GET';
   const mock =
@@ -81,7 +81,15 @@ export function suiteMocks(
   test: { globalContextEntries?: GlobalContextMock[]; apiCallResponses?: ApiCallMock[] },
   valueNames: SuiteMocks['valueNames'],
 ): SuiteMocks {
-  const globalEntries = new Map((test.globalContextEntries ?? []).map((mock) => [mock.name ?? '', globalValue(mock, folder)]));
+  const globalEntries = new Map(
+    (test.globalContextEntries ?? []).map((mock) => {
+      try {
+        return [mock.name ?? '', globalValue(mock, folder)];
+      } catch (error) {
+        throw new Error(`globalContextEntries ${mock.name}: ${(error as Error).message}`);
+      }
+    }),
+  );
   return { globalEntries, apiCalls: test.apiCallResponses ?? [], valueNames };
 }
 

@@ -21,6 +21,7 @@ type Json = Record<string, unknown>;
 type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string }; spec?: Json };
 type Rule = { name?: string; mutate?: { targets?: TargetSpec[]; mutateExistingOnPolicyUpdate?: unknown } & Json };
 
+const AUTOGEN_PREFIX = /^autogen-(cronjob-)?/;
 const rulesOf = (policy: Manifest) => (policy.spec?.rules ?? []) as Rule[];
 const mutateExisting = (policy: Manifest) =>
   (policy.spec?.evaluation as { mutateExisting?: { enabled?: unknown } } | undefined)?.mutateExisting?.enabled === true;
@@ -65,14 +66,15 @@ async function clusterPolicyTargets(run: ExistingCase): Promise<{ target: Json; 
     const request = offlineRequest(trigger, { username: run.user.username, groups: run.user.groups });
     if (!request.ok) throw new Error(request.error);
     for (const rule of rules.document.rules) {
-      const name = String(rule.origin?.rule ?? '').replace(/^autogen-(cronjob-)?/, '');
+      const name = String(rule.origin?.rule ?? '').replace(AUTOGEN_PREFIX, '');
       const targets = targetsOf.get(name) ?? [];
-      if (targets.length === 0 || (run.rule !== undefined && name !== run.rule)) continue;
+      if (targets.length === 0 || (run.rule !== undefined && name !== run.rule.replace(AUTOGEN_PREFIX, ''))) continue;
       if (!matchesRule(request.request, rule.match, mutations) || !selectedByApiServer(request.request, rule, run.cluster)) continue;
       const parameters = rule.parameters as { run: { rule: Parameters<typeof mutateExistingTargets>[1] } };
       await mutations.prepareRule?.(rule.parameters);
       const context = { now: run.limits.now, cluster: run.cluster, deadline: caseDeadline(run.limits), podTemplate: false };
-      results.push(...mutateExistingTargets(request.request, parameters.run.rule, targets, run.candidates as Json[], context));
+      const namespace = run.policy.kind === 'Policy' ? (run.policy.metadata?.namespace ?? 'default') : undefined;
+      results.push(...mutateExistingTargets(request.request, parameters.run.rule, targets, run.candidates as Json[], context, namespace));
     }
   }
   return results;
@@ -133,7 +135,12 @@ export async function mutateExistingCase(
     return failed(run.suite, run.name, `the mutation failed: ${(error as Error).message}`);
   }
   const ofKind = (object: Json) => !expectation.kind || object.kind === expectation.kind;
-  const expected = (expectation.patchedResources ? yamlDocuments<Json>(join(folder, expectation.patchedResources)) : []).filter(ofKind);
+  let expected: Json[];
+  try {
+    expected = (expectation.patchedResources ? yamlDocuments<Json>(join(folder, expectation.patchedResources)) : []).filter(ofKind);
+  } catch (error) {
+    return failed(run.suite, run.name, `patchedResources ${expectation.patchedResources}: ${(error as Error).message}`);
+  }
   const references = reference !== undefined ? [reference] : expected.map((object) => referenceOf(object)[1]!);
   if (references.length === 0)
     return failed(run.suite, run.name, 'the result names no target (resources:) and no expected object (patchedResources:)');

@@ -1,15 +1,16 @@
 // A kyverno-test's JSON payloads (`jsonPayloads`, or the older single `jsonPayload`), judged by the suite's
 // ValidatingPolicies in JSON mode (`spec.evaluation.mode: JSON`), as Kyverno's CLI judges them: the payload is
-// `object`, any JSON or YAML at all, and there is no admission request. The functions refuse JSON mode (an
+// `object`, a JSON or YAML object of any shape, and there is no admission request. The functions refuse JSON mode (an
 // admission request is not a payload); here such a policy runs on the cel engine with the payload as the
 // object of a request for a kind of its own (`json.kyverno.io` Payload), which only these policies match.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseKubernetesYaml } from '../../functions/admission/kubernetes/kubernetes-yaml.js';
 import { type RuleResult, ruleResults } from '../../functions/audit/rule-results.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import { caseDeadline, type TestLimits } from '../../functions/engines/runtime/test-limits.js';
 import { type CaseOutcome, failed, passed, resultNamed } from './case-outcome.js';
 import { cel, rulesOfClaimed } from './manifest-bundle-rules.js';
-import { yamlDocuments } from './yaml-documents.js';
 
 type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string }; spec?: Record<string, unknown> };
 
@@ -59,10 +60,14 @@ export async function payloadResults(
   if (!rules.ok) return { ok: false, error: rules.errors.join('; ') };
   let payloads: unknown[];
   try {
-    payloads = yamlDocuments(join(folder, file));
+    payloads = parseKubernetesYaml(readFileSync(join(folder, file), 'utf8')).map((document) => document.toJS() as unknown);
   } catch (error) {
     return { ok: false, error: `payload ${file}: ${(error as Error).message}` };
   }
+  if (payloads.length === 0) return { ok: false, error: `payload ${file}: the file holds no document` };
+  const notObject = payloads.find((payload) => typeof payload !== 'object' || payload === null || Array.isArray(payload));
+  // As Kyverno: a ValidatingPolicy judges an object, so a payload of another kind is an error, never skipped.
+  if (notObject !== undefined) return { ok: false, error: `payload ${file}: expected an object, got ${JSON.stringify(notObject)}` };
   const results: RuleResult[] = [];
   for (const payload of payloads)
     results.push(...(await ruleResults(cel, rules.document, payloadRequest(payload, file), limits.now, undefined, caseDeadline(limits))));

@@ -39,8 +39,10 @@ export function bindingsOf({ userInfo, roles, clusterRoles }: SuiteUserInfo): Re
 
 /** A suite's context or ClusterResource file (`cli.kyverno.io` Context, ClusterResource): the cluster's objects, `spec.resources`. */
 export function contextObjects(file: string): Record<string, unknown>[] {
-  const context = parse(readFileSync(file, 'utf8')) as { spec?: { resources?: Record<string, unknown>[] } } | null;
-  return context?.spec?.resources ?? [];
+  const context = parse(readFileSync(file, 'utf8')) as { spec?: { resources?: unknown } } | null;
+  const resources = context?.spec?.resources ?? [];
+  if (!Array.isArray(resources)) throw new Error(`${file}: spec.resources: expected a list of objects`);
+  return resources as Record<string, unknown>[];
 }
 
 /**

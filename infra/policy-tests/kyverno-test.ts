@@ -278,7 +278,8 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     if (mutatesExisting(written, expectation.rule)) {
       const run = { suite: file, policy: written!, rule: expectation.rule, triggers: objects, user, limits };
       const candidates = [...objects, ...targetObjects, ...clusterObjects];
-      const cluster = completeView([...clusterObjects, ...targetObjects]);
+      const policyValues = values ? valuesFor(values, expectation.policy ?? '', expectation.rule, '').variables : undefined;
+      const cluster = completeView([...clusterObjects, ...targetObjects], policyValues);
       for (const reference of references.length > 0 ? references : [undefined])
         outcomes.push(await mutateExistingCase({ ...run, name: nameOf(reference), candidates, cluster }, expectation, reference, folder));
       continue;
@@ -293,7 +294,8 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     if (references.length === 0) {
       // As Kyverno's CLI reads it: the result holds for every resource of the suite of the result's kind.
       const all = objects.filter((object) => !expectation.kind || object.kind === expectation.kind);
-      const judged = await Promise.all(all.map((object) => judge(expectation, referenceOf(object), nameOf())));
+      const judged: CaseOutcome[] = [];
+      for (const object of all) judged.push(await judge(expectation, referenceOf(object), nameOf()));
       outcomes.push(
         judged.find((outcome) => outcome.status === 'failed') ??
           judged.find((outcome) => outcome.status === 'skipped') ??

@@ -138,15 +138,23 @@ describe('Equals and the numeric operators (equal.go, numeric.go)', () => {
     );
   });
 
+  it("a strict search that failed leaves the next search of the expression JMESPath's own (null for a missing key)", () => {
+    for (const expression of ['a.b', 'a.b[0].c']) {
+      expect(() => searchJmesPath(expression, { a: {} }, scope(), 'error')).toThrow('Unknown key "b" in path');
+      expect(searchJmesPath(expression, { a: {} }, scope())).toBeNull();
+    }
+  });
+
   it('a condition never reached is never resolved: `all` stops at the first that fails, `any` at the first that holds', () => {
     const context = { data: { request: { object: { kind: 'Pod' } } }, scope: scope() };
     const missing = { key: '{{ request.object.spec.duration }}', operator: 'Equals' as const, value: '' };
-    expect(
-      evaluateConditions({ all: [{ key: '{{ request.object.kind }}', operator: 'Equals', value: 'Job' }, missing] }, context).holds,
-    ).toBe(false);
-    expect(
-      evaluateConditions({ any: [{ key: '{{ request.object.kind }}', operator: 'Equals', value: 'Pod' }, missing] }, context).holds,
-    ).toBe(true);
+    const isJob = { key: '{{ request.object.kind }}', operator: 'Equals' as const, value: 'Job' };
+    const isPod = { key: '{{ request.object.kind }}', operator: 'Equals' as const, value: 'Pod' };
+    expect(evaluateConditions({ all: [isJob, missing] }, context).holds).toBe(false);
+    expect(evaluateConditions({ any: [isPod, missing] }, context).holds).toBe(true);
+    // As Kyverno: `all` is judged whatever `any` gave, so its error is the rule's even when `any` failed.
+    expect(() => evaluateConditions({ any: [isJob], all: [missing] }, context)).toThrow('Unknown key "spec" in path');
+    expect(evaluateConditions({ any: [], all: [isPod] }, context).holds).toBe(false);
   });
 
   it('a missing key is null where JMESPath absorbs it (`||`, a function argument, a comparison, a filter), and a key holding null is null', () => {

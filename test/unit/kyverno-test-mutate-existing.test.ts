@@ -72,6 +72,40 @@ results:
     ]);
   });
 
+  it("selects a rule's targets by namespace and name globs and by label selector, as Kyverno's load_targets does", async () => {
+    const labelled = (name: string, tier: string) =>
+      `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\n  namespace: staging\n  labels: {tier: ${tier}}\n`;
+    const file = suite({
+      'policy.yaml': `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: mark-db}
+spec:
+  rules:
+    - name: mark
+      match: {any: [{resources: {kinds: [ConfigMap]}}]}
+      mutate:
+        targets:
+          - {apiVersion: v1, kind: Secret, namespace: "stag*", name: "app-*", selector: {matchLabels: {tier: db}}}
+        patchStrategicMerge:
+          metadata: {annotations: {marked: "true"}}
+`,
+      'trigger.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app, namespace: staging}\n',
+      'targets.yaml': [labelled('app-db', 'db'), labelled('app-cache', 'cache')].join('---\n'),
+      'kyverno-test.yaml': `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata: {name: t}
+policies: [policy.yaml]
+resources: [trigger.yaml]
+targetResources: [targets.yaml]
+results:
+  - {policy: mark-db, rule: mark, kind: Secret, resources: [app-db], result: pass}
+  - {policy: mark-db, rule: mark, kind: Secret, resources: [app-cache], result: fail}
+`,
+    });
+    const outcomes = await runKyvernoTest(file, LIMITS);
+    expect(outcomes.map(({ status, detail }) => `${status}${detail ? ` (${detail})` : ''}`)).toEqual(['passed', 'passed']);
+  });
+
   it('mutates what a MutatingPolicy targets once its trigger matches, and nothing for a trigger it does not match', async () => {
     const policy = (kind: string) => `apiVersion: policies.kyverno.io/v1
 kind: MutatingPolicy

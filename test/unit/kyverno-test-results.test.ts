@@ -1,6 +1,6 @@
-// How kyverno-test results are read. A kyverno-test whose values name an object's kind as a subresource (`subresources:`, as Kyverno's values
-// write them): the object is sent as that subresource of its parent (a Scale as `deployments/scale`), so a
-// rule matching `Deployment/scale` judges it and one matching `Deployment` does not.
+// How kyverno-test results are read and judged: an object the values name as a subresource is sent as its
+// parent's subresource (a Scale as `deployments/scale`); a policy without rules is judged whole; a suite
+// without a UserInfo file names no user; a rule reads the user's roles as Kyverno adds them.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -144,5 +144,48 @@ ${userinfo}results:
     expect((await runKyvernoTest(join(folder, 'kyverno-test.yaml'), LIMITS))[0]).toMatchObject({ status: 'passed' });
     writeFileSync(join(folder, 'kyverno-test.yaml'), test('userinfo: user.yaml\n', 'skip'));
     expect((await runKyvernoTest(join(folder, 'kyverno-test.yaml'), LIMITS))[0]).toMatchObject({ status: 'passed' });
+  });
+});
+
+describe("the requesting user's roles in a rule's variables", () => {
+  it('request.roles and request.clusterRoles are the roles bound to the user, as Kyverno adds them', async () => {
+    const folder = temporaryDirectory('kyverno-roles-');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'policy.yaml'),
+      `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: admins-only}
+spec:
+  rules:
+    - name: cluster-admin
+      match: {any: [{resources: {kinds: [ConfigMap]}}]}
+      validate:
+        message: "roles {{ request.roles }}"
+        deny:
+          conditions:
+            all:
+              - {key: cluster-admin, operator: AnyNotIn, value: "{{ request.clusterRoles }}"}
+`,
+    );
+    writeFileSync(join(folder, 'resources.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\n');
+    const user = (clusterRoles: string) =>
+      `apiVersion: cli.kyverno.io/v1alpha1\nkind: UserInfo\nuserInfo: {username: alice}\nroles: ["default:viewer"]\nclusterRoles: ${clusterRoles}\n`;
+    const test = `apiVersion: cli.kyverno.io/v1alpha1
+kind: Test
+metadata: {name: t}
+policies: [policy.yaml]
+resources: [resources.yaml]
+userinfo: user.yaml
+results:
+  - {policy: admins-only, rule: cluster-admin, kind: ConfigMap, resources: [cm], result: RESULT}
+`;
+    writeFileSync(join(folder, 'user.yaml'), user('[cluster-admin]'));
+    writeFileSync(join(folder, 'kyverno-test.yaml'), test.replace('RESULT', 'pass'));
+    expect((await runKyvernoTest(join(folder, 'kyverno-test.yaml'), LIMITS))[0]).toMatchObject({ status: 'passed' });
+    writeFileSync(join(folder, 'user.yaml'), user('[view]'));
+    writeFileSync(join(folder, 'kyverno-test.yaml'), test.replace('RESULT', 'fail'));
+    const [outcome] = await runKyvernoTest(join(folder, 'kyverno-test.yaml'), LIMITS);
+    expect(outcome).toMatchObject({ status: 'passed' });
   });
 });

@@ -72,9 +72,10 @@ function mutateExisting(
   targets: readonly TargetSpec[],
   candidates: readonly Record<string, unknown>[],
   context: EngineContext,
+  policyNamespace?: string,
 ) {
   if (ruledOutBy(request, rule, context.cluster)) return [];
-  return mutateTargets(rule, targets, request, candidates, context);
+  return mutateTargets(rule, targets, request, candidates, context, policyNamespace);
 }
 
 export const evaluator = { validate, mutate, mutateExisting, expressionProblems, searchJmesPath };

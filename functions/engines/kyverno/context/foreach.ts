@@ -27,7 +27,13 @@ export function loopScope(context: VariableContext): VariableContext {
  * Makes `element` the loop's current one (`element`, `elementIndex`, and `element<N>` for the loop `nesting`
  * deep), loads the loop's context, and tells whether its preconditions hold for it.
  */
-export function elementApplies(loop: Loop, scoped: VariableContext, element: unknown, index: number, nesting: number): boolean {
+export function elementApplies(
+  loop: Loop & { elementScope?: boolean },
+  scoped: VariableContext,
+  element: unknown,
+  index: number,
+  nesting: number,
+): boolean {
   // As Kyverno's AddElementToContext: a loop scoped to its elements needs each to be an object.
   if (loop.elementScope === true && !isJsonObject(element))
     throw new Error(

@@ -7,6 +7,7 @@
 // show what a rule would do (`policy test`) call this with the objects a suite describes.
 import { matchesGlob } from '../../../admission/kubernetes/glob.js';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
+import { type LabelSelector, matchesLabelSelector } from '../../../admission/kubernetes/label-selector.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
 import { loadContext } from '../context/context-entries.js';
 import { readsImages, ruleData } from '../context/rule-data.js';
@@ -25,19 +26,23 @@ export interface TargetSpec {
   kind?: string;
   name?: string;
   namespace?: string;
+  selector?: LabelSelector;
   context?: ContextEntry[];
   preconditions?: Parameters<typeof evaluateConditions>[0];
 }
 
 type Metadata = { name?: unknown; namespace?: unknown };
 
+/** As Kyverno's load_targets: apiVersion and kind exactly, namespace and name as globs, labels by the selector. */
 function selects(spec: TargetSpec, candidate: Json): boolean {
-  const metadata = (isJsonObject(candidate.metadata) ? candidate.metadata : {}) as Metadata;
+  const metadata = (isJsonObject(candidate.metadata) ? candidate.metadata : {}) as Metadata & { labels?: unknown };
+  const labels = (isJsonObject(metadata.labels) ? metadata.labels : {}) as Record<string, string>;
   return (
     candidate.apiVersion === spec.apiVersion &&
     candidate.kind === spec.kind &&
-    (!spec.namespace || metadata.namespace === spec.namespace) &&
-    (!spec.name || matchesGlob(String(metadata.name ?? ''), spec.name))
+    (!spec.namespace || matchesGlob(String(metadata.namespace ?? ''), spec.namespace)) &&
+    (!spec.name || matchesGlob(String(metadata.name ?? ''), spec.name)) &&
+    (!spec.selector || matchesLabelSelector(labels, spec.selector))
   );
 }
 
@@ -50,6 +55,8 @@ export function mutateTargets(
   request: AdmissionRequest,
   candidates: readonly Json[],
   environment: RuleEnvironment,
+  /** A namespaced Policy's namespace. */
+  policyNamespace?: string,
 ): { target: Json; mutated: unknown }[] {
   const mutate = rule.mutate;
   if (!mutate) throw new Error(`rule ${rule.rule} has no mutate: only mutate rules mutate targets`);
@@ -61,13 +68,15 @@ export function mutateTargets(
   for (const spec of targets) {
     const { context: entries, preconditions, ...named } = spec;
     const wanted = substituteVariables(named, context) as TargetSpec;
+    // A namespaced Policy reaches objects of its own namespace only.
+    if (policyNamespace) wanted.namespace = policyNamespace;
     for (const target of candidates.filter((candidate) => selects(wanted, candidate))) {
       const scoped = { ...context, data: { ...context.data, target } };
       loadContext(entries, scoped);
       if (!evaluateConditions(preconditions, scoped).holds) continue;
       const kind = { group: groupOf(target.apiVersion), kind: String(target.kind) };
       const result = patched(target, mutate, scoped, kind);
-      results.push({ target, mutated: mutate.foreach ? foreachPatched(mutate.foreach, result, scoped, 0, kind, false) : result });
+      results.push({ target, mutated: mutate.foreach ? foreachPatched(mutate.foreach, result, scoped, 0, kind) : result });
     }
   }
   return results;

@@ -12,7 +12,7 @@ import type { AdmissionRequest } from '../../../admission/review/admission-revie
 import { loadContext } from '../context/context-entries.js';
 import { elementApplies, elementsOf, loopScope } from '../context/foreach.js';
 import { readsImages, ruleData } from '../context/rule-data.js';
-import { type RuleEnvironment, ruleContext } from '../context/rule-context.js';
+import { type RuleEnvironment, ruleContext, withUserRoles } from '../context/rule-context.js';
 import { exceptionsThatApply } from '../match/exceptions.js';
 import type { KyvernoRule, MutateForeach } from '../policy/rule-schema.js';
 import { evaluateConditions } from '../variables/conditions.js';
@@ -44,14 +44,12 @@ export function patched(resource: unknown, patches: Patches, context: VariableCo
   return result;
 }
 
-/** `patchesRequest`: whether the resource is the request's object, which the next loop then reads as patched. */
 export function foreachPatched(
   loops: readonly MutateForeach[],
   resource: unknown,
   context: VariableContext,
   nesting: number,
   kind: { group: string; kind: string },
-  patchesRequest = true,
 ): unknown {
   let result = resource;
   for (const loop of loops) {
@@ -66,12 +64,12 @@ export function foreachPatched(
       // Kyverno resets the context per element: a nested loop's result is seen only within its element.
       scoped.data.request = context.data.request;
       if (!elementApplies(loop, scoped, elements[index], index, nesting)) continue;
-      result = loop.foreach
-        ? foreachPatched(loop.foreach, result, scoped, nesting + 1, kind, patchesRequest)
-        : patched(result, loop, scoped, kind);
+      result = loop.foreach ? foreachPatched(loop.foreach, result, scoped, nesting + 1, kind) : patched(result, loop, scoped, kind);
     }
-    // As Kyverno's AddResource after each loop: the next loop's `request.object` is the object patched so far.
-    if (patchesRequest) context.data.request = { ...(context.data.request as Json), object: result as Json };
+    // As Kyverno's AddResource after each loop: the next loop's `request.object` is the object patched so far
+    // (a mutate-existing rule's target too).
+    context.data.request = { ...(context.data.request as Json), object: result as Json };
+    withUserRoles(context.data.request, context.cluster);
   }
   return result;
 }

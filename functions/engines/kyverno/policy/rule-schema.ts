@@ -102,8 +102,6 @@ export interface Loop {
   list: string;
   context?: ContextEntry[];
   preconditions?: Conditions;
-  /** Validate loops only: whether each element stands for the resource (an error when it is not an object). */
-  elementScope?: boolean;
 }
 const loopEntries = {
   list: v.pipe(v.string(), v.minLength(1)),
@@ -112,6 +110,8 @@ const loopEntries = {
 };
 
 export interface Foreach extends Loop {
+  /** Whether each element stands for the resource (an error when it is not an object). */
+  elementScope?: boolean;
   pattern?: unknown;
   anyPattern?: unknown[];
   deny?: { conditions?: Conditions };

@@ -166,22 +166,31 @@ function judge(condition: Condition, context: VariableContext): boolean {
 
 /**
  * Whether the conditions hold, as Kyverno's EvaluateConditions judges them: `any` first, stopping at the first
- * that holds, then `all`, stopping at the first that does not; a variable that cannot be resolved (a key the
- * object does not have, a function's error) is the rule's error, as in Kyverno since its preconditions
- * resolver stopped reading such a variable as "", and a condition never reached is never resolved.
+ * that holds (an `any` written empty never holds), then `all` whatever `any` gave, stopping at the first that
+ * does not. A variable that cannot be resolved (a key the object does not have, a function's error) is the
+ * rule's error, as in Kyverno since its preconditions resolver stopped reading such a variable as "", and a
+ * condition never reached is never resolved.
  */
 export function evaluateConditions(conditions: Conditions | undefined, context: VariableContext): ConditionsOutcome {
   if (!conditions) return { holds: true, messages: [] };
   const { any, all } = Array.isArray(conditions) ? { any: undefined, all: conditions } : conditions;
-  const messages: string[] = [];
-  if (any?.length) {
+  const decided: string[] = [];
+  const failed: string[] = [];
+  let anyHolds = true;
+  if (any) {
     const passed = any.find((condition) => judge(condition, context));
-    if (!passed) return { holds: false, messages: any.flatMap(({ message }) => (message ? [message] : [])) };
-    if (passed.message) messages.push(passed.message);
+    anyHolds = passed !== undefined;
+    if (passed?.message) decided.push(passed.message);
+    if (!passed) failed.push(...any.flatMap(({ message }) => (message ? [message] : [])));
   }
+  let allHold = true;
   for (const condition of all ?? []) {
-    if (!judge(condition, context)) return { holds: false, messages: condition.message ? [condition.message] : [] };
-    if (condition.message) messages.push(condition.message);
+    if (!judge(condition, context)) {
+      allHold = false;
+      if (condition.message) failed.push(condition.message);
+      break;
+    }
+    if (condition.message) decided.push(condition.message);
   }
-  return { holds: true, messages };
+  return anyHolds && allHold ? { holds: true, messages: decided } : { holds: false, messages: failed };
 }
