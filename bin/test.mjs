@@ -12,7 +12,9 @@ typecheck.stdout.on('data', (chunk) => output.push(chunk));
 typecheck.stderr.on('data', (chunk) => output.push(chunk));
 const typechecked = finished(typecheck);
 
-const tests = await finished(spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...process.argv.slice(2)], { stdio: 'inherit' }));
+const tests = await finished(
+  spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...process.argv.slice(2)], { stdio: 'inherit' }),
+);
 const types = await typechecked;
 if (types !== 0) process.stdout.write(`\ntsc -p . failed:\n${Buffer.concat(output).toString()}`);
 process.exit(tests !== 0 ? tests : types);
