@@ -175,6 +175,15 @@ describe('what each rule reads, for the snapshot the function loads', () => {
       { apiVersion: 'v1', resource: 'namespaces' },
     ]);
   });
+
+  it("includes the user's bindings when a rule reads request.roles or request.clusterRoles", () => {
+    const parsed = parseRulesDocument(celPolicy, policy({ validate: { message: 'roles {{ request.clusterRoles }}', deny: {} } }));
+    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    expect(celPolicy.clusterReads!(parsed.document.rules[0]!.parameters).map(({ resource }) => resource)).toEqual([
+      'rolebindings',
+      'clusterrolebindings',
+    ]);
+  });
 });
 
 describe('globalReference: a GlobalContextEntry in the bundle, read from the cluster view', () => {
