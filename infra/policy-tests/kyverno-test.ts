@@ -1,13 +1,14 @@
 // Kyverno's own test format, run as written: a `kyverno-test.yaml` (`cli.kyverno.io/v1alpha1` Test) names
 // policy files, resource files and the expected result per policy (and, for a ClusterPolicy, per rule) and
-// resource (pass, fail, skip). ValidatingPolicies, ValidatingAdmissionPolicies and ClusterPolicy validate rules
-// run as the cel function runs them, MutatingPolicies, MutatingAdmissionPolicies and ClusterPolicy mutate
-// rules as the mutations function does (the patched
-// object compared with `patchedResources`), each resource as a CREATE by the suite's user; a rule named in
-// the suite also stands for its autogen rules, as `kyverno test` reads it. Values that set the request
-// (request.operation, request.namespace) are applied; the cluster is what the suite describes (its context
-// file's objects, its values' Namespaces, its values for context entries). What Portcullis cannot do is
-// skipped with the reason: what reads a registry or writes to the cluster, other Kyverno kinds.
+// resource (pass, fail, skip, warn, error). ValidatingPolicies, ValidatingAdmissionPolicies and ClusterPolicy
+// validate rules run as the cel function runs them, MutatingPolicies, MutatingAdmissionPolicies and ClusterPolicy
+// mutate rules as the mutations function does (the patched object compared with `patchedResources`), each
+// resource as a CREATE by the suite's user (none without a UserInfo file); each policy is judged apart, a rule
+// named in the suite stands for its autogen rules, and a policy without rules is judged whole. Values that set
+// the request are applied; the cluster is what the suite describes (kyverno-suite-cluster.ts) and its mocks
+// answer what the policies read beyond it (kyverno-mocks.ts). JSON payloads (kyverno-payloads.ts) and
+// mutate-existing policies (kyverno-mutate-existing.ts) have modules of their own. What Portcullis cannot do is
+// skipped with the reason: what reads a registry or an unmocked service, Kyverno's authz modes, other kinds.
 import { caseDeadline, type TestLimits } from '../../functions/engines/runtime/test-limits.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
