@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { CLUSTER_SCOPED_KINDS, KIND_RESOURCES } from '../admission/kubernetes/kubernetes-resources.js';
 import { resourceOfKind } from '../admission/kubernetes/kind-resource.js';
+import { groupVersionOf } from '../admission/kubernetes/api-version.js';
 
 type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
 
@@ -28,11 +29,6 @@ export function resourceOf(kind: string): string {
   return builtIn ?? resourceOfKind(kind);
 }
 
-function groupVersion(apiVersion: string): { group: string; version: string } {
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
-  return { group: group!, version: version! };
-}
-
 /** A stable uid from the content, so regenerated fixtures do not churn. */
 function uidFor(content: unknown): string {
   const hex = createHash('sha256').update(JSON.stringify(content)).digest('hex');
@@ -42,7 +38,7 @@ function uidFor(content: unknown): string {
 export function admissionReviewFor(manifest: unknown, options: ReviewOptions = {}) {
   const object = manifest as Manifest;
   const operation = options.operation ?? 'CREATE';
-  const { group, version } = groupVersion(object.apiVersion ?? 'v1');
+  const { group, version } = groupVersionOf(object.apiVersion ?? 'v1');
   const kind = object.kind ?? 'Unknown';
   // As the API server: a Namespace names itself; other cluster-scoped objects have no namespace.
   const namespace =

@@ -5,6 +5,7 @@
 // cannot narrow a verb to metadata: the grant on secrets lets the writer read their data, which `cluster
 // rbac` says when it prints one.
 import type { ClusterRead } from '../admission/cluster/cluster-reads.js';
+import { groupVersionOf } from '../admission/kubernetes/api-version.js';
 
 export interface Subject {
   kind: 'User' | 'Group';
@@ -18,15 +19,13 @@ interface PolicyRule {
   resourceNames?: string[];
 }
 
-const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
-
 /** Rules for the reads, one per resource and verb, names gathered. */
 function rulesOf(reads: readonly ClusterRead[]): PolicyRule[] {
   const rules = new Map<string, PolicyRule>();
   for (const read of reads) {
     const verbs = read.name === undefined ? ['list'] : ['get'];
-    const key = JSON.stringify([groupOf(read.apiVersion), read.resource, verbs]);
-    const rule = rules.get(key) ?? { apiGroups: [groupOf(read.apiVersion)], resources: [read.resource], verbs };
+    const key = JSON.stringify([groupVersionOf(read.apiVersion).group, read.resource, verbs]);
+    const rule = rules.get(key) ?? { apiGroups: [groupVersionOf(read.apiVersion).group], resources: [read.resource], verbs };
     if (read.name !== undefined) rule.resourceNames = [...new Set([...(rule.resourceNames ?? []), read.name])].sort();
     rules.set(key, rule);
   }

@@ -6,6 +6,7 @@
 // judged with.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { groupVersionOf } from '../../functions/admission/kubernetes/api-version.js';
 
 type ValueMap = Record<string, unknown>;
 
@@ -33,9 +34,7 @@ export function subresourceOf(
   values: ValuesFile | undefined,
   object: { apiVersion?: string; kind?: string },
 ): { subResource: string; resource: { group: string; version: string; resource: string } } | undefined {
-  const [group, version] = String(object.apiVersion ?? '').includes('/')
-    ? String(object.apiVersion).split('/', 2)
-    : ['', object.apiVersion];
+  const { group, version } = groupVersionOf(String(object.apiVersion ?? ''));
   const entry = (values?.subresources ?? []).find(
     ({ subresource }) => subresource?.kind === object.kind && (subresource?.group ?? '') === group && subresource?.version === version,
   );

@@ -5,6 +5,7 @@
 // preconditions with `target` set, and the patches applied to the target while `request.object` is still the
 // trigger. Nothing here writes to a cluster: the functions refuse these rules at upload, and the tools that
 // show what a rule would do (`policy test`) call this with the objects a suite describes.
+import { groupVersionOf } from '../../../admission/kubernetes/api-version.js';
 import { matchesGlob } from '../../../admission/kubernetes/glob.js';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { type LabelSelector, matchesLabelSelector } from '../../../admission/kubernetes/label-selector.js';
@@ -46,8 +47,6 @@ function selects(spec: TargetSpec, candidate: Json): boolean {
   );
 }
 
-const groupOf = (apiVersion: unknown) => (String(apiVersion).includes('/') ? String(apiVersion).split('/')[0]! : '');
-
 /** Each target the rule mutates for this request, with the object the rule leaves it as. */
 export function mutateTargets(
   rule: KyvernoRule,
@@ -74,7 +73,7 @@ export function mutateTargets(
       const scoped = { ...context, data: { ...context.data, target } };
       loadContext(entries, scoped);
       if (!evaluateConditions(preconditions, scoped).holds) continue;
-      const kind = { group: groupOf(target.apiVersion), kind: String(target.kind) };
+      const kind = { group: groupVersionOf(String(target.apiVersion)).group, kind: String(target.kind) };
       const result = patched(target, mutate, scoped, kind);
       results.push({ target, mutated: mutate.foreach ? foreachPatched(mutate.foreach, result, scoped, 0, kind) : result });
     }
