@@ -5,6 +5,7 @@
 // and every function called is charged to the evaluation in progress by the size of what it makes (size
 // units, as CEL is charged), so no expression and no request can run unbounded.
 import { compile, type JSONValue, TreeInterpreter } from '@jmespath-community/jmespath';
+import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { currentEvaluation, type Evaluation, withEvaluation } from '../../runtime/evaluation.js';
 import { units } from '../../runtime/size-units.js';
 // Kyverno's functions, registered on the library before any expression runs.
@@ -36,14 +37,12 @@ export class UnknownKeyError extends Error {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 // The fields of the search in progress whose missing key is an error (unknownKeys: 'error'), else none.
 let strictFields: WeakSet<object> | undefined;
 
 interpreterPrototype.visit = function metered(node, value) {
   const field = node as { type: string; name?: string };
-  if (strictFields?.has(node) && isObject(value) && !Object.hasOwn(value, field.name!)) throw new UnknownKeyError(field.name!);
+  if (strictFields?.has(node) && isJsonObject(value) && !Object.hasOwn(value, field.name!)) throw new UnknownKeyError(field.name!);
   const result =
     (node as { type: string }).type === 'Variable' ? variable(this._scope, (node as { name: string }).name) : visit.call(this, node, value);
   currentEvaluation()?.budget.charge(1 + units(result));
@@ -108,7 +107,7 @@ const fieldPaths = new WeakMap<object, string[] | null>();
 function walk(data: unknown, path: readonly string[], unknownKeys: UnknownKeys): unknown {
   let value = data;
   for (const name of path) {
-    if (!isObject(value)) return null;
+    if (!isJsonObject(value)) return null;
     if (!Object.hasOwn(value, name)) {
       if (unknownKeys === 'error') throw new UnknownKeyError(name);
       return null;

@@ -11,13 +11,11 @@ import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { type LabelSelector, matchesLabelSelector } from '../../../admission/kubernetes/label-selector.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
 import { loadContext } from '../context/context-entries.js';
-import { readsImages, ruleData } from '../context/rule-data.js';
-import { type RuleEnvironment, ruleContext } from '../context/rule-context.js';
-import { exceptionsThatApply } from '../match/exceptions.js';
+import type { RuleEnvironment } from '../context/rule-context.js';
 import type { ContextEntry, KyvernoRule } from '../policy/rule-schema.js';
 import { evaluateConditions } from '../variables/conditions.js';
 import { substituteVariables } from '../variables/variables.js';
-import { foreachPatched, patched } from './mutate-rule.js';
+import { mutateResource, mutationContext } from './mutate-rule.js';
 
 type Json = Record<string, unknown>;
 
@@ -59,10 +57,8 @@ export function mutateTargets(
 ): { target: Json; mutated: unknown }[] {
   const mutate = rule.mutate;
   if (!mutate) throw new Error(`rule ${rule.rule} has no mutate: only mutate rules mutate targets`);
-  const context = ruleContext(ruleData(request, request.object, request.oldObject, readsImages(rule)), environment);
-  if (exceptionsThatApply(rule, request, context).length > 0) return [];
-  loadContext(rule.context, context);
-  if (!evaluateConditions(rule.preconditions, context).holds) return [];
+  const context = mutationContext(rule, request, request.object, environment);
+  if (!context) return [];
   const results: { target: Json; mutated: unknown }[] = [];
   for (const spec of targets) {
     const { context: entries, preconditions, ...named } = spec;
@@ -74,8 +70,7 @@ export function mutateTargets(
       loadContext(entries, scoped);
       if (!evaluateConditions(preconditions, scoped).holds) continue;
       const kind = { group: groupVersionOf(String(target.apiVersion)).group, kind: String(target.kind) };
-      const result = patched(target, mutate, scoped, kind);
-      results.push({ target, mutated: mutate.foreach ? foreachPatched(mutate.foreach, result, scoped, 0, kind) : result });
+      results.push({ target, mutated: mutateResource(mutate, target, scoped, kind) });
     }
   }
   return results;

@@ -6,7 +6,7 @@
 // patched by strategic merge is walked from its end unless `order` says otherwise, as Kyverno does). As in
 // Kyverno, the variables read the request as the rule found it. An autogen rule patches the controller's pod
 // template as Kyverno's rewritten rule does: the template is patched as a Pod, then written back.
-import { isPodController, mutatedAsPod } from '../../../admission/kubernetes/pod-controllers.js';
+import { isPodController, mutatedAsPod, type PodController } from '../../../admission/kubernetes/pod-controllers.js';
 import { typeOfKind } from '../../../admission/kubernetes/apply-schema.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
 import { loadContext } from '../context/context-entries.js';
@@ -29,7 +29,7 @@ interface Patches {
 }
 
 /** The resource with one rule's (or foreach element's) patches applied. */
-export function patched(resource: unknown, patches: Patches, context: VariableContext, kind: { group: string; kind: string }): unknown {
+function patched(resource: unknown, patches: Patches, context: VariableContext, kind: { group: string; kind: string }): unknown {
   let result = resource;
   if (patches.patchStrategicMerge !== undefined) {
     const patch = substituteVariables(patches.patchStrategicMerge, context);
@@ -44,7 +44,7 @@ export function patched(resource: unknown, patches: Patches, context: VariableCo
   return result;
 }
 
-export function foreachPatched(
+function foreachPatched(
   loops: readonly MutateForeach[],
   resource: unknown,
   context: VariableContext,
@@ -75,6 +75,34 @@ export function foreachPatched(
 }
 
 /**
+ * The context a mutate rule patches in, once its exceptions, context entries and preconditions let it apply to
+ * the request whose object is `object`; undefined when they do not.
+ */
+export function mutationContext(
+  rule: KyvernoRule,
+  request: AdmissionRequest,
+  object: unknown,
+  environment: RuleEnvironment,
+  controller?: PodController,
+): VariableContext | undefined {
+  const context = ruleContext(ruleData(request, object, request.oldObject, readsImages(rule)), environment, undefined, controller);
+  if (exceptionsThatApply(rule, request, context).length > 0) return undefined;
+  loadContext(rule.context, context);
+  return evaluateConditions(rule.preconditions, context).holds ? context : undefined;
+}
+
+/** The rule's patches, then its foreach loops, on the resource. */
+export function mutateResource(
+  mutate: Patches & { foreach?: readonly MutateForeach[] },
+  resource: unknown,
+  context: VariableContext,
+  kind: { group: string; kind: string },
+): unknown {
+  const result = patched(resource, mutate, context, kind);
+  return mutate.foreach ? foreachPatched(mutate.foreach, result, context, 0, kind) : result;
+}
+
+/**
  * The object as the rule leaves it (the object itself when the rule does not apply). `patchesPodTemplate`
  * when the rule was made for the controller's Pods (autogen).
  */
@@ -93,12 +121,7 @@ export function mutateWithRule(
   const patchedKind = controller ? { group: '', kind: 'Pod' } : request.kind;
   return mutatedAsPod(controller, object, request.oldObject, (view) => {
     // The controller's, for an autogen rule too: Kyverno rewrites the rule's paths to the template's (variables.ts).
-    const data = ruleData(request, object, request.oldObject, readsImages(rule));
-    const context = ruleContext(data, environment, undefined, controller);
-    if (exceptionsThatApply(rule, request, context).length > 0) return view;
-    loadContext(rule.context, context);
-    if (!evaluateConditions(rule.preconditions, context).holds) return view;
-    const result = patched(view, mutate, context, patchedKind);
-    return mutate.foreach ? foreachPatched(mutate.foreach, result, context, 0, patchedKind) : result;
+    const context = mutationContext(rule, request, object, environment, controller);
+    return context ? mutateResource(mutate, view, context, patchedKind) : view;
   });
 }
