@@ -15,6 +15,7 @@ import { caseDeadline, type TestLimits } from '../../functions/engines/runtime/t
 import { type CaseOutcome, failed, passed } from './case-outcome.js';
 import { claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
 import { mutatedBy, mutations, sameObject } from './mutation-outcome.js';
+import { findResource } from './kyverno-suite-cluster.js';
 import { yamlDocuments } from './yaml-documents.js';
 
 type Json = Record<string, unknown>;
@@ -113,11 +114,6 @@ async function mutatingPolicyTargets(run: ExistingCase): Promise<{ target: Json;
   return results;
 }
 
-const referenceOf = (object: Json) => {
-  const metadata = (object.metadata ?? {}) as { name?: string; namespace?: string };
-  return [metadata.name, `${metadata.namespace ?? 'default'}/${metadata.name}`];
-};
-
 /**
  * The result's target compared with its expected object; with no target named, every object of the expected
  * file (each must be a target the policy mutated to it).
@@ -141,12 +137,18 @@ export async function mutateExistingCase(
   } catch (error) {
     return failed(run.suite, run.name, `patchedResources ${expectation.patchedResources}: ${(error as Error).message}`);
   }
-  const references = reference !== undefined ? [reference] : expected.map((object) => referenceOf(object)[1]!);
+  const inDefault = (object: Manifest) => `${object.metadata?.namespace ?? 'default'}/${object.metadata?.name}`;
+  const references = reference !== undefined ? [reference] : expected.map(inDefault);
   if (references.length === 0)
     return failed(run.suite, run.name, 'the result names no target (resources:) and no expected object (patchedResources:)');
   for (const wanted of references) {
-    const found = mutated.find(({ target }) => ofKind(target) && referenceOf(target).includes(wanted));
-    const want = expected.find((object) => referenceOf(object).includes(wanted));
+    const target = findResource(
+      mutated.map((each) => each.target),
+      expectation.kind || undefined,
+      wanted,
+    );
+    const found = mutated.find((each) => each.target === target);
+    const want = findResource(expected, undefined, wanted);
     const matches = found !== undefined && (want === undefined || sameObject(found.mutated, want));
     if (matches !== (expectation.result !== 'fail'))
       return failed(

@@ -16,10 +16,13 @@ type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string
 
 const PAYLOAD = { group: 'json.kyverno.io', version: 'v1alpha1' };
 
+/** A Kyverno policy's `spec.evaluation.mode`: undefined (Kubernetes), `Kubernetes`, `JSON`, `Envoy`, `HTTP`. */
+export const evaluationModeOf = (manifest: Manifest): unknown => (manifest.spec?.evaluation as { mode?: unknown } | undefined)?.mode;
+
 export const isJsonModePolicy = (manifest: Manifest) =>
   manifest.kind === 'ValidatingPolicy' &&
   String(manifest.apiVersion).startsWith('policies.kyverno.io/') &&
-  (manifest.spec?.evaluation as { mode?: unknown } | undefined)?.mode === 'JSON';
+  evaluationModeOf(manifest) === 'JSON';
 
 /** The suite's payload files, as the Test names them (paths relative to it). */
 export const payloadFilesOf = (test: { jsonPayloads?: string[]; jsonPayload?: string }): string[] =>

@@ -1,6 +1,6 @@
 // The cluster a kyverno-test describes, as Kyverno's CLI builds it for a case: its context and ClusterResource
 // files' objects, the bindings that give its user the roles its UserInfo file names, the request's Namespace,
-// and where a resource written without a namespace is placed.
+// where a resource written without a namespace is placed, and how a result names one of the suite's objects.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { CLUSTER_SCOPED_KINDS } from '../../functions/admission/kubernetes/kubernetes-resources.js';
@@ -64,3 +64,18 @@ export function withRequestNamespace(objects: Record<string, unknown>[], namespa
   );
   return !namespace || described ? objects : [...objects, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }];
 }
+
+/** `ns/name` names an object in that namespace (no namespace counts as `default`, as the CLI reads it); `name` any. */
+export function findResource<M extends Manifest>(objects: readonly M[], kind: string | undefined, reference: string): M | undefined {
+  const [namespace, name] = reference.includes('/') ? reference.split('/', 2) : [undefined, reference];
+  return objects.find(
+    (object) =>
+      (kind === undefined || object.kind === kind) &&
+      object.metadata?.name === name &&
+      (namespace === undefined || (object.metadata?.namespace ?? 'default') === namespace),
+  );
+}
+
+/** How a result names an object: `ns/name`, or `name` for one written without a namespace. */
+export const referenceOf = (object: Manifest) =>
+  object.metadata?.namespace ? `${object.metadata.namespace}/${object.metadata.name}` : (object.metadata?.name ?? '');

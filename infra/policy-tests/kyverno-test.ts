@@ -21,8 +21,16 @@ import { namespacesOf, readValues, subresourceOf, type ValuesFile, valueNamesFor
 import { type ApiCallMock, type GlobalContextMock, suiteMocks, withSuiteMocks } from './kyverno-mocks.js';
 import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { yamlDocuments } from './yaml-documents.js';
-import { bindingsOf, contextObjects, placedInNamespace, type SuiteUserInfo, withRequestNamespace } from './kyverno-suite-cluster.js';
-import { isJsonModePolicy, payloadCases, payloadFilesOf } from './kyverno-payloads.js';
+import {
+  bindingsOf,
+  contextObjects,
+  findResource,
+  placedInNamespace,
+  referenceOf,
+  type SuiteUserInfo,
+  withRequestNamespace,
+} from './kyverno-suite-cluster.js';
+import { evaluationModeOf, isJsonModePolicy, payloadCases, payloadFilesOf } from './kyverno-payloads.js';
 import { mutateExistingCase, mutatesExisting } from './kyverno-mutate-existing.js';
 import { type ClusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
@@ -89,13 +97,13 @@ const isRunnableKind = (manifest: Manifest) =>
   ((manifest.kind === 'ClusterPolicy' || manifest.kind === 'Policy') && String(manifest.apiVersion).startsWith('kyverno.io/'));
 
 const isAdmissionMode = (manifest: Manifest) => {
-  const mode = (manifest.spec as { evaluation?: { mode?: unknown } } | undefined)?.evaluation?.mode;
+  const mode = evaluationModeOf(manifest);
   return mode === undefined || mode === 'Kubernetes';
 };
 
 /** Why the suite's manifest is not run: a kind Portcullis does not run, or a ValidatingPolicy judging no admission request. */
 function whyNotRun(manifest: Manifest): string {
-  const mode = (manifest.spec as { evaluation?: { mode?: unknown } } | undefined)?.evaluation?.mode;
+  const mode = evaluationModeOf(manifest);
   if (manifest.kind === 'ValidatingPolicy' && (mode === 'Envoy' || mode === 'HTTP'))
     return `ValidatingPolicy ${manifest.metadata?.name}: spec.evaluation.mode ${mode} judges ${mode} authorization requests (Kyverno's authz server), which Portcullis does not run`;
   return `${manifest.kind} ${manifest.metadata?.name} is not a ValidatingPolicy, MutatingPolicy or ClusterPolicy: Portcullis runs those only`;
@@ -148,21 +156,6 @@ function ruleResultsOf(results: RuleResult[], policy: string, rule: string): Rul
   const names = [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`];
   return results.filter((result) => result.policy === policy && result.policyRule !== undefined && names.includes(result.policyRule));
 }
-
-/** `ns/name` names an object in that namespace (no namespace counts as `default`, as the CLI reads it); `name` any. */
-function findResource(objects: Manifest[], kind: string | undefined, reference: string): Manifest | undefined {
-  const [namespace, name] = reference.includes('/') ? reference.split('/', 2) : [undefined, reference];
-  return objects.find(
-    (object) =>
-      (kind === undefined || object.kind === kind) &&
-      object.metadata?.name === name &&
-      (namespace === undefined || (object.metadata?.namespace ?? 'default') === namespace),
-  );
-}
-
-/** How a result names an object: `ns/name`, or `name` for one written without a namespace. */
-const referenceOf = (object: Manifest) =>
-  object.metadata?.namespace ? `${object.metadata.namespace}/${object.metadata.name}` : (object.metadata?.name ?? '');
 
 /** Every Test in the file (a file may hold several, as Kyverno's CLI reads it), each run in turn. */
 export async function runKyvernoTest(file: string, limits: TestLimits): Promise<CaseOutcome[]> {
