@@ -1,14 +1,10 @@
 // A ClusterPolicy foreach with elementScope: true over elements that are not objects is the rule's error, as
 // Kyverno's AddElementToContext makes it; over objects (or unscoped) it validates each element.
-import { beforeAll, describe, expect, it } from 'vitest';
+import '../helpers/engines.js';
+import { describe, expect, it } from 'vitest';
 import { ruleResults } from '../../functions/audit/rule-results.js';
 import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { bundleRules, cel } from '../../infra/policy-tests/manifest-bundle-rules.js';
-
-beforeAll(async () => {
-  const { loadEngines } = await import('../../functions/engines/registry.js');
-  await loadEngines();
-});
 
 const policy = (list: string, elementScope: boolean | undefined) => ({
   apiVersion: 'kyverno.io/v1',

@@ -1,13 +1,9 @@
 // A kyverno-test's mocks of what a ClusterPolicy's context entries read beyond the cluster view: global context
 // entries (data, fieldPath, projections), service calls by URL and method (only a 2xx answers), and values named
 // as an entry; what the suite does not answer is left for the function to refuse.
-import { beforeAll, describe, expect, it } from 'vitest';
+import '../helpers/engines.js';
+import { describe, expect, it } from 'vitest';
 import { suiteMocks, withSuiteMocks } from '../../infra/policy-tests/kyverno-mocks.js';
-
-beforeAll(async () => {
-  const { loadEngines } = await import('../../functions/engines/registry.js');
-  await loadEngines();
-});
 
 const policy = (context: unknown[], foreach = false) => ({
   apiVersion: 'kyverno.io/v1',
@@ -25,27 +21,21 @@ const policy = (context: unknown[], foreach = false) => ({
 const contextOf = (manifest: ReturnType<typeof policy>) => (manifest.spec.rules[0] as { context?: unknown[] }).context;
 
 describe('kyverno-test mocks', () => {
-  // Made once the engines are loaded: the entries' fieldPaths run on Kyverno's JMESPath.
-  const mocksOf = () =>
-    suiteMocks(
-      '.',
-      {
-        globalContextEntries: [
-          { name: 'deployments', data: { items: [{ name: 'a' }, { name: 'b' }] }, fieldPath: 'items' },
-          { name: 'teams', data: { owners: ['x'], size: 3 }, projections: [{ name: 'owners', path: 'owners' }] },
-        ],
-        apiCallResponses: [
-          { url: 'https://svc.example.com/check', method: 'POST', response: { body: { allowed: false } } },
-          { url: 'https://svc.example.com/check', response: { body: { allowed: true } } },
-          { url: 'https://svc.example.com/down', response: { statusCode: 503, body: {} } },
-        ],
-      },
-      () => new Set(['imageData']),
-    );
-  let mocks: ReturnType<typeof suiteMocks>;
-  beforeAll(() => {
-    mocks = mocksOf();
-  });
+  const mocks = suiteMocks(
+    '.',
+    {
+      globalContextEntries: [
+        { name: 'deployments', data: { items: [{ name: 'a' }, { name: 'b' }] }, fieldPath: 'items' },
+        { name: 'teams', data: { owners: ['x'], size: 3 }, projections: [{ name: 'owners', path: 'owners' }] },
+      ],
+      apiCallResponses: [
+        { url: 'https://svc.example.com/check', method: 'POST', response: { body: { allowed: false } } },
+        { url: 'https://svc.example.com/check', response: { body: { allowed: true } } },
+        { url: 'https://svc.example.com/down', response: { statusCode: 503, body: {} } },
+      ],
+    },
+    () => new Set(['imageData']),
+  );
 
   it("answers a globalReference from the entry's data, its fieldPath and the reference's jmesPath", () => {
     const mocked = withSuiteMocks(policy([{ name: 'count', globalReference: { name: 'deployments', jmesPath: 'length(@)' } }]), mocks);

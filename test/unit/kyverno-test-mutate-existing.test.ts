@@ -2,25 +2,12 @@
 // variables, patched with `request.object` the trigger and `target` the target) and a MutatingPolicy's
 // targetMatchConstraints, each target compared with its expected object; a trigger the policy does not match
 // mutates nothing.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import '../helpers/engines.js';
+import { describe, expect, it } from 'vitest';
 import { runKyvernoTest } from '../../infra/policy-tests/kyverno-test.js';
-import { temporaryDirectory } from '../../infra/temporary-directory.js';
+import { SUITE_LIMITS as LIMITS, writeSuite } from '../helpers/kyverno-suite.js';
 
-const LIMITS = { now: new Date(), costLimit: 10_000_000, timeoutMs: 5_000 };
-
-function suite(files: Record<string, string>): string {
-  const folder = temporaryDirectory('kyverno-mutate-existing-');
-  mkdirSync(folder, { recursive: true });
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
-  return join(folder, 'kyverno-test.yaml');
-}
-
-beforeAll(async () => {
-  const { loadEngines } = await import('../../functions/engines/registry.js');
-  await loadEngines();
-});
+const suite = (files: Record<string, string>) => writeSuite('kyverno-mutate-existing-', files);
 
 const secret = (name: string, labels?: Record<string, string>) =>
   `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\n  namespace: staging\n${labels ? `  labels: ${JSON.stringify(labels)}\n` : ''}`;

@@ -1,14 +1,11 @@
 // A kyverno-test's JSON payloads judged by ValidatingPolicies in JSON mode (`object` is the payload): a result
 // naming a payload file, a result naming none (every payload must give it), several documents in one file,
 // and a suite that names no payload.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import '../helpers/engines.js';
+import { describe, expect, it } from 'vitest';
 import { runKyvernoTest } from '../../infra/policy-tests/kyverno-test.js';
 import { bundleRules } from '../../infra/policy-tests/manifest-bundle-rules.js';
-import { temporaryDirectory } from '../../infra/temporary-directory.js';
-
-const LIMITS = { now: new Date(), costLimit: 10_000_000, timeoutMs: 5_000 };
+import { SUITE_LIMITS as LIMITS, writeSuite } from '../helpers/kyverno-suite.js';
 
 const POLICY = `apiVersion: policies.kyverno.io/v1
 kind: ValidatingPolicy
@@ -25,19 +22,8 @@ spec:
       message: buckets must not be public
 `;
 
-function suite(test: string, files: Record<string, string>): string {
-  const folder = temporaryDirectory('kyverno-payloads-');
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(join(folder, 'policy.yaml'), POLICY);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
-  writeFileSync(join(folder, 'kyverno-test.yaml'), test);
-  return join(folder, 'kyverno-test.yaml');
-}
-
-beforeAll(async () => {
-  const { loadEngines } = await import('../../functions/engines/registry.js');
-  await loadEngines();
-});
+const suite = (test: string, files: Record<string, string>) =>
+  writeSuite('kyverno-payloads-', { 'policy.yaml': POLICY, ...files, 'kyverno-test.yaml': test });
 
 describe('kyverno-test JSON payloads', () => {
   const payloads = {
