@@ -59,7 +59,9 @@ export interface WarmRun {
 
 /** One bench/warm-child.mjs process: `iterations` requests of the event file, handler and floor interleaved. */
 export async function warmChild(handlerFile: string, eventFile: string, iterations: number, env: NodeJS.ProcessEnv): Promise<WarmRun> {
-  return JSON.parse((await runChild(['bench/warm-child.mjs', handlerFile, eventFile, String(iterations)], env)).stderr) as WarmRun;
+  const { stderr } = await runChild(['bench/warm-child.mjs', handlerFile, eventFile, String(iterations)], env);
+  // The report is the child's last line: the handler's warnings (a cluster not in fleet.yaml) come before it.
+  return JSON.parse(stderr.trim().split('\n').at(-1)!) as WarmRun;
 }
 
 export const warmRatio = (run: WarmRun) => quantile(run.handlerNs, 0.5) / quantile(run.floorNs, 0.5);
