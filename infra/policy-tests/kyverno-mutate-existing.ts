@@ -14,7 +14,7 @@ import { mutateExistingTargets, type TargetSpec } from '../../functions/engines/
 import { caseDeadline, type TestLimits } from '../../functions/engines/runtime/test-limits.js';
 import { type CaseOutcome, failed, passed } from './case-outcome.js';
 import { claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
-import { mutatedBy, mutations, sameObject } from './mutation-outcome.js';
+import { mutatedBy, mutations, sameObject, writtenRuleOf } from './mutation-outcome.js';
 import { findResource } from './kyverno-suite-cluster.js';
 import { yamlDocuments } from './yaml-documents.js';
 
@@ -22,7 +22,6 @@ type Json = Record<string, unknown>;
 type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string }; spec?: Json };
 type Rule = { name?: string; mutate?: { targets?: TargetSpec[]; mutateExistingOnPolicyUpdate?: unknown } & Json };
 
-const AUTOGEN_PREFIX = /^autogen-(cronjob-)?/;
 const rulesOf = (policy: Manifest) => (policy.spec?.rules ?? []) as Rule[];
 const mutateExisting = (policy: Manifest) =>
   (policy.spec?.evaluation as { mutateExisting?: { enabled?: unknown } } | undefined)?.mutateExisting?.enabled === true;
@@ -67,9 +66,9 @@ async function clusterPolicyTargets(run: ExistingCase): Promise<{ target: Json; 
     const request = offlineRequest(trigger, { username: run.user.username, groups: run.user.groups });
     if (!request.ok) throw new Error(request.error);
     for (const rule of rules.document.rules) {
-      const name = String(rule.origin?.rule ?? '').replace(AUTOGEN_PREFIX, '');
+      const name = writtenRuleOf(String(rule.origin?.rule ?? ''));
       const targets = targetsOf.get(name) ?? [];
-      if (targets.length === 0 || (run.rule !== undefined && name !== run.rule.replace(AUTOGEN_PREFIX, ''))) continue;
+      if (targets.length === 0 || (run.rule !== undefined && name !== writtenRuleOf(run.rule))) continue;
       if (!matchesRule(request.request, rule.match, mutations) || !selectedByApiServer(request.request, rule, run.cluster)) continue;
       const parameters = rule.parameters as { run: { rule: Parameters<typeof mutateExistingTargets>[1] } };
       await mutations.prepareRule?.(rule.parameters);

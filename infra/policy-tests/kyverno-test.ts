@@ -16,7 +16,7 @@ import { parse } from 'yaml';
 import { type RuleResult, ruleResults } from '../../functions/audit/rule-results.js';
 import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-outcome.js';
 import { cel, claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
-import { mutatedBy, mutations, ruleChanges, sameObject } from './mutation-outcome.js';
+import { mutatedBy, mutations, ruleChanges, sameObject, withAutogenNames, writtenRuleOf } from './mutation-outcome.js';
 import { namespacesOf, readValues, subresourceOf, type ValuesFile, valueNamesFor, valuesFor, withRequestFields } from './kyverno-values.js';
 import { type ApiCallMock, type GlobalContextMock, suiteMocks, withSuiteMocks } from './kyverno-mocks.js';
 import { offlineRequest } from '../../functions/audit/offline-request.js';
@@ -147,13 +147,13 @@ function isMutation(expectation: KyvernoResult, manifests: Manifest[]): boolean 
     return true;
   const policy = manifests.find((manifest) => manifest.metadata?.name === expectation.policy);
   if (policy?.kind === 'MutatingPolicy' || policy?.kind === 'MutatingAdmissionPolicy') return true;
-  const rule = String(expectation.rule ?? '').replace(/^autogen-(cronjob-)?/, '');
+  const rule = writtenRuleOf(expectation.rule ?? '');
   return (policy?.spec?.rules ?? []).some((candidate) => candidate?.name === rule && candidate.mutate !== undefined);
 }
 
 /** A ClusterPolicy rule's results: its own and its autogen rules', which `kyverno test` reads as the rule. */
 function ruleResultsOf(results: RuleResult[], policy: string, rule: string): RuleResult[] {
-  const names = [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`];
+  const names = withAutogenNames(rule);
   return results.filter((result) => result.policy === policy && result.policyRule !== undefined && names.includes(result.policyRule));
 }
 
@@ -317,7 +317,7 @@ async function mutationCase(
   const patchedFile = expectation.patchedResources ?? expectation.patchedResource;
   // An expected object is what the whole policy makes of the resource, as `kyverno test` applies it; a
   // result without one says whether the rule changed it, applied after the policy's rules before it.
-  const rule = patchedFile ? undefined : expectation.rule?.replace(/^autogen-(cronjob-)?/, '');
+  const rule = patchedFile || expectation.rule === undefined ? undefined : writtenRuleOf(expectation.rule);
   let result: { object: unknown; changed: boolean };
   try {
     result = rule

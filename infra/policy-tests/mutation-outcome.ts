@@ -29,6 +29,12 @@ export function withoutEmpty(value: unknown): unknown {
   return out;
 }
 
+/** A ClusterPolicy rule's name and its autogen rules' (Kyverno's autogen-<rule>, autogen-cronjob-<rule>). */
+export const withAutogenNames = (rule: string): string[] => [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`];
+
+/** The rule an autogen rule was made from, by its name; any other rule's name as it is. */
+export const writtenRuleOf = (name: string): string => name.replace(/^autogen-(cronjob-)?/, '');
+
 /** The object as the policy's mutations leave it (or, with a rule, its rules up to that one), and whether they changed it. */
 export async function mutatedBy(
   document: RulesDocument<never>,
@@ -40,7 +46,7 @@ export async function mutatedBy(
   /** Only the rules before the named one: what it is applied to, as Kyverno applies a policy's rules in order. */
   before = false,
 ): Promise<{ object: unknown; changed: boolean }> {
-  const names = rule ? [rule, `autogen-${rule}`, `autogen-cronjob-${rule}`] : undefined;
+  const names = rule ? withAutogenNames(rule) : undefined;
   const own = document.rules.filter((candidate) => candidate.origin?.name === policy && selectedByApiServer(request, candidate, cluster));
   const isNamed = (candidate: (typeof own)[number]) => candidate.origin?.rule !== undefined && names!.includes(candidate.origin.rule);
   const first = names ? own.findIndex(isNamed) : -1;
