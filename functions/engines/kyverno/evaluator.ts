@@ -8,7 +8,7 @@ import { isPodController, POD_CONTROLLERS, podFromTemplate } from '../../admissi
 import type { Findings } from '../../admission/policy.js';
 import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
 import type { EngineContext } from '../engine.js';
-import { ruleData } from './context/rule-data.js';
+import { readsImages, ruleData } from './context/rule-data.js';
 import { ruledOutBy } from './match/resource-filter.js';
 import { mutateTargets, type TargetSpec } from './mutate/mutate-existing.js';
 import { mutateWithRule } from './mutate/mutate-rule.js';
@@ -35,7 +35,7 @@ function inputOf(request: AdmissionRequest, rule: KyvernoRule, context: EngineCo
     request,
     resource: object,
     // The controller's, for an autogen rule too: Kyverno rewrites the rule's paths to the template's (variables.ts).
-    data: ruleData(request, request.object, request.oldObject, rule, context.cluster),
+    data: ruleData(request, request.object, request.oldObject, readsImages(rule)),
     deleting: request.operation === 'DELETE',
     ...(template ? { controller: kind } : {}),
     pathPrefix: template ? `/${POD_CONTROLLERS[kind].template.join('/')}` : '',

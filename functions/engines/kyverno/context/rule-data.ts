@@ -1,14 +1,10 @@
 // The data a Kyverno rule's variables read (Kyverno's JSON context): `request` (the admission request, its
-// object the one the rule judges, and the user's `roles` and `clusterRoles` from the cluster view's bindings
-// for a rule that reads them), `serviceAccountName` and `serviceAccountNamespace` (from a service
+// object the one the rule judges), `serviceAccountName` and `serviceAccountNamespace` (from a service
 // account's username), and `images`: each container's image parsed as Kyverno parses it (registry
 // docker.io when none is written, the path as written, tag `latest` when neither tag nor digest is given).
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { podSpecOf } from '../../../admission/kubernetes/pod-containers.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
-import type { ClusterView } from '../../../admission/cluster/cluster-view.js';
-import { rolesOfUser } from '../match/cluster-subjects.js';
-import { readsImages, readsUserRoles } from '../policy/rule-reads.js';
 
 export interface ImageInfo {
   registry: string;
@@ -73,35 +69,29 @@ function imagesOf(kind: string, object: unknown): Record<string, Record<string, 
 
 const SERVICE_ACCOUNT = /^system:serviceaccount:([^:]+):(.+)$/;
 
-/** The user's roles as Kyverno adds them to `request`: the view's bindings, null without a view (Kyverno's unset). */
-function userRoles(request: AdmissionRequest, cluster: ClusterView | undefined) {
-  if (!cluster) return { roles: null, clusterRoles: null };
-  const { roles, clusterRoles } = rolesOfUser(request, cluster);
-  return { roles, clusterRoles };
-}
-
 /**
  * The context's data for a request; `object` is what the rule judges (a pod template for autogen rules).
- * `images` and the user's roles are made only for rules that read them: parsing every image is most of the
- * work otherwise, and the roles read the cluster view.
+ * `images` is made only for rules that read it: parsing every image is most of the work otherwise.
  */
-export function ruleData(
-  request: AdmissionRequest,
-  object: unknown,
-  oldObject: unknown,
-  rule: object,
-  cluster: ClusterView | undefined,
-): Record<string, unknown> {
+export function ruleData(request: AdmissionRequest, object: unknown, oldObject: unknown, readsImages: boolean): Record<string, unknown> {
   const account = SERVICE_ACCOUNT.exec(request.userInfo.username ?? '');
   return {
-    request: {
-      ...request,
-      object: object ?? null,
-      oldObject: oldObject ?? null,
-      ...(readsUserRoles(rule) ? userRoles(request, cluster) : {}),
-    },
+    request: { ...request, object: object ?? null, oldObject: oldObject ?? null },
     serviceAccountName: account?.[2] ?? '',
     serviceAccountNamespace: account?.[1] ?? '',
-    images: readsImages(rule) ? imagesOf(request.kind.kind, request.operation === 'DELETE' ? oldObject : object) : null,
+    images: readsImages ? imagesOf(request.kind.kind, request.operation === 'DELETE' ? oldObject : object) : null,
   };
+}
+
+// Whether a rule's expressions name `images`, known once per rule of a rules version.
+const imagesRead = new WeakMap<object, boolean>();
+
+/** Whether the rule reads `images`, which ruleData then makes. */
+export function readsImages(rule: object): boolean {
+  let reads = imagesRead.get(rule);
+  if (reads === undefined) {
+    reads = /\bimages\b/.test(JSON.stringify(rule));
+    imagesRead.set(rule, reads);
+  }
+  return reads;
 }

@@ -11,8 +11,8 @@ import { typeOfKind } from '../../../admission/kubernetes/apply-schema.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
 import { loadContext } from '../context/context-entries.js';
 import { elementApplies, elementsOf, loopScope } from '../context/foreach.js';
-import { ruleData } from '../context/rule-data.js';
-import { type RuleEnvironment, ruleContext } from '../context/rule-context.js';
+import { readsImages, ruleData } from '../context/rule-data.js';
+import { type RuleEnvironment, ruleContext, withUserRoles } from '../context/rule-context.js';
 import { exceptionsThatApply } from '../match/exceptions.js';
 import type { KyvernoRule, MutateForeach } from '../policy/rule-schema.js';
 import { evaluateConditions } from '../variables/conditions.js';
@@ -69,6 +69,7 @@ function foreachPatched(
     // As Kyverno's AddResource after each loop: the next loop's `request.object` is the object patched so far
     // (a mutate-existing rule's target too).
     context.data.request = { ...(context.data.request as Json), object: result as Json };
+    withUserRoles(context.data.request, context.cluster);
   }
   return result;
 }
@@ -84,7 +85,7 @@ export function mutationContext(
   environment: RuleEnvironment,
   controller?: PodController,
 ): VariableContext | undefined {
-  const context = ruleContext(ruleData(request, object, request.oldObject, rule, environment.cluster), environment, undefined, controller);
+  const context = ruleContext(ruleData(request, object, request.oldObject, readsImages(rule)), environment, undefined, controller);
   if (exceptionsThatApply(rule, request, context).length > 0) return undefined;
   loadContext(rule.context, context);
   return evaluateConditions(rule.preconditions, context).holds ? context : undefined;

@@ -16,7 +16,6 @@ import {
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { filtersOf, type MatchBlock } from '../match/resource-filter.js';
 import { readsOnlyMetadata } from './metadata-only.js';
-import { readsUserRoles } from './rule-reads.js';
 
 type Entry = Record<string, unknown> & { name?: unknown };
 
@@ -78,6 +77,8 @@ function readsOfBlock(block: unknown): ClusterRead[] {
   });
 }
 
+const READS_USER_ROLES = /\brequest\.(roles|clusterRoles)\b/;
+
 /** What the rule reads of the cluster, each collection once, or why it cannot run here. */
 export function clusterUseOf(rule: Record<string, unknown>): { reads: ClusterRead[] } | { refusal: string } {
   const reads: ClusterRead[] = [];
@@ -89,8 +90,8 @@ export function clusterUseOf(rule: Record<string, unknown>): { reads: ClusterRea
   }
   const exceptions = Array.isArray(rule.exceptions) ? (rule.exceptions as { match?: unknown }[]) : [];
   for (const block of [rule.match, rule.exclude, ...exceptions.map((exception) => exception.match)]) reads.push(...readsOfBlock(block));
-  // `request.roles` and `request.clusterRoles` are the user's bindings (rule-data.ts).
-  if (readsUserRoles(rule)) reads.push(ROLE_BINDINGS, CLUSTER_ROLE_BINDINGS);
+  // `request.roles` and `request.clusterRoles` are the user's bindings (rule-context.ts).
+  if (READS_USER_ROLES.test(JSON.stringify(rule))) reads.push(ROLE_BINDINGS, CLUSTER_ROLE_BINDINGS);
   return { reads: uniqueReads(reads) };
 }
 
