@@ -4,7 +4,6 @@
 // actions (mode or validationActions), a failure policy, and its origin, the name reports give it. Matching,
 // actions, failure policy, metrics, registration, `policy test` and `audit` read those rules, never a format.
 // Adding a format is a module here and a line in all-formats.ts.
-import { groupVersionOf } from '../admission/kubernetes/api-version.js';
 import type { Engine } from '../engines/engine.js';
 
 export type Manifest = {
@@ -58,4 +57,4 @@ export interface PolicyFormat {
 
 /** The API group of a manifest's apiVersion: `admissionregistration.k8s.io` of `admissionregistration.k8s.io/v1`. */
 export const groupOf = (manifest: Manifest): string =>
-  typeof manifest.apiVersion === 'string' ? groupVersionOf(manifest.apiVersion).group : '';
+  typeof manifest.apiVersion === 'string' && manifest.apiVersion.includes('/') ? manifest.apiVersion.split('/')[0]! : '';
