@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { searchKyvernoJmesPath } from '../../functions/engines/kyverno/index.js';
 import { CostBudget } from '../../functions/engines/runtime/cost-budget.js';
+import type { MockedAnswer, SuiteAnswers } from '../../functions/admission/cluster/cluster-view.js';
 import { yamlDocuments } from './yaml-documents.js';
 
 export interface GlobalContextMock {
@@ -48,7 +49,7 @@ function globalValue(mock: GlobalContextMock, folder: string): unknown {
 }
 
 /** A globalReference's answer from the mocks: the entry by name, or `entry.projection`. */
-function globalAnswer(reference: string, values: Map<string, unknown>): { found: boolean; value?: unknown } {
+function globalAnswer(reference: string, values: Map<string, unknown>): MockedAnswer {
   if (values.has(reference)) return { found: true, value: values.get(reference) };
   const [entry, projection] = [reference.slice(0, reference.indexOf('.')), reference.slice(reference.indexOf('.') + 1)];
   const whole = reference.includes('.') ? values.get(entry) : undefined;
@@ -56,14 +57,20 @@ function globalAnswer(reference: string, values: Map<string, unknown>): { found:
   return { found: true, value: (whole as Record<string, unknown>)[projection] };
 }
 
-/** A service call's mocked body: by method and URL, or by URL for a mock that names no method; only a 2xx answers. */
-function apiAnswer(call: NonNullable<ContextEntry['apiCall']>, mocks: ApiCallMock[]): { found: boolean; value?: unknown } {
+/** The mocked response to a call, as Kyverno's CLI finds it: by method and URL, then by URL for a mock that names no method. */
+function mockedResponse(mocks: ApiCallMock[], method: string, url: string): ApiCallMock | undefined {
+  const answers = (candidate: ApiCallMock) => (candidate.url ?? candidate.urlPath) === url;
+  return (
+    mocks.find((candidate) => answers(candidate) && candidate.method === method) ??
+    mocks.find((candidate) => answers(candidate) && !candidate.method)
+  );
+}
+
+/** A service call's mocked body: only a 2xx answers, as Kyverno's context loader reads a mock. */
+function apiAnswer(call: NonNullable<ContextEntry['apiCall']>, mocks: ApiCallMock[]): MockedAnswer {
   const url = call.service?.url;
   if (url === undefined || url.includes('{{')) return { found: false };
-  const method = call.method ?? 'GET';
-  const mock =
-    mocks.find((candidate) => (candidate.url ?? candidate.urlPath) === url && candidate.method === method) ??
-    mocks.find((candidate) => (candidate.url ?? candidate.urlPath) === url && !candidate.method);
+  const mock = mockedResponse(mocks, call.method ?? 'GET', url);
   const status = mock?.response?.statusCode ?? 200;
   if (!mock || status < 200 || status >= 300) return { found: false };
   return { found: true, value: mock.response?.body };
@@ -128,4 +135,19 @@ export function withSuiteMocks<M extends { metadata?: { name?: string } }>(manif
   const givenByValues = mocks.valueNames(manifest.metadata?.name ?? '');
   const rules = policy.spec.rules.map((rule) => withMockedContexts(rule as Part, mocks, givenByValues));
   return { ...manifest, spec: { ...policy.spec, rules } } as M;
+}
+
+/**
+ * The suite's answers to Kyverno CEL's http and globalContext libraries: an HTTP call gets the mock's whole
+ * response (`body`, `statusCode`), whatever its status, as Kyverno's CLI hands it over; a global context
+ * entry its mocked value.
+ */
+export function suiteAnswers(mocks: SuiteMocks): SuiteAnswers {
+  return {
+    httpCall(method, url) {
+      const mock = mockedResponse(mocks.apiCalls, method, url);
+      return mock ? { found: true, value: mock.response ?? {} } : { found: false };
+    },
+    globalEntry: (name) => (mocks.globalEntries.has(name) ? { found: true, value: mocks.globalEntries.get(name) } : { found: false }),
+  };
 }

@@ -11,6 +11,7 @@ import type { AdmissionRequest } from '../../functions/admission/review/admissio
 import { caseDeadline, type TestLimits } from '../../functions/engines/runtime/test-limits.js';
 import { type CaseOutcome, failed, passed, resultNamed } from './case-outcome.js';
 import { cel, rulesOfClaimed } from './manifest-bundle-rules.js';
+import type { ClusterView } from '../../functions/admission/cluster/cluster-view.js';
 
 type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string }; spec?: Record<string, unknown> };
 
@@ -58,6 +59,7 @@ export async function payloadResults(
   folder: string,
   file: string,
   limits: TestLimits,
+  cluster?: ClusterView,
 ): Promise<{ ok: true; results: RuleResult[] } | { ok: false; error: string }> {
   const rules = rulesOfClaimed([onPayloads(policy)], [onPayloads(policy)], cel);
   if (!rules.ok) return { ok: false, error: rules.errors.join('; ') };
@@ -73,7 +75,7 @@ export async function payloadResults(
   if (notObject !== undefined) return { ok: false, error: `payload ${file}: expected an object, got ${JSON.stringify(notObject)}` };
   const results: RuleResult[] = [];
   for (const payload of payloads)
-    results.push(...(await ruleResults(cel, rules.document, payloadRequest(payload, file), limits.now, undefined, caseDeadline(limits))));
+    results.push(...(await ruleResults(cel, rules.document, payloadRequest(payload, file), limits.now, cluster, caseDeadline(limits))));
   return { ok: true, results };
 }
 
@@ -89,11 +91,13 @@ export async function payloadCases(
   suitePayloads: string[],
   limits: TestLimits,
   nameOf: (reference?: string) => string,
+  /** The suite's objects and mocks, for what the policy looks up. */
+  cluster?: ClusterView,
 ): Promise<CaseOutcome[]> {
   const judge = async (name: string, files: string[]): Promise<CaseOutcome> => {
     if (files.length === 0) return failed(suite, name, 'the suite names no JSON payload (jsonPayloads:) for a JSON-mode policy');
     for (const file of files) {
-      const judged = await payloadResults(policy, folder, file, limits);
+      const judged = await payloadResults(policy, folder, file, limits, cluster);
       if (!judged.ok) return failed(suite, name, judged.error);
       const got = resultNamed(judged.results, expectation.policy ?? '');
       if (got !== expectation.result) {

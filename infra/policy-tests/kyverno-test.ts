@@ -18,7 +18,7 @@ import { type CaseOutcome, failed, passed, resultNamed, skipped } from './case-o
 import { cel, claimedBy, rulesOfClaimed } from './manifest-bundle-rules.js';
 import { mutatedBy, mutations, ruleChanges, sameObject, withAutogenNames, writtenRuleOf } from './mutation-outcome.js';
 import { namespacesOf, readValues, subresourceOf, type ValuesFile, valueNamesFor, valuesFor, withRequestFields } from './kyverno-values.js';
-import { type ApiCallMock, type GlobalContextMock, suiteMocks, withSuiteMocks } from './kyverno-mocks.js';
+import { type ApiCallMock, type GlobalContextMock, suiteAnswers, suiteMocks, withSuiteMocks } from './kyverno-mocks.js';
 import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { yamlDocuments } from './yaml-documents.js';
 import {
@@ -176,6 +176,7 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     typeof test.values === 'object' && test.values !== null ? test.values : valuesFile ? readValues(join(folder, valuesFile)) : undefined;
   const mocks = suiteMocks(folder, test, (policy) => valueNamesFor(values, policy));
   const manifests = written.map((manifest) => withSuiteMocks(manifest, mocks));
+  const answers = suiteAnswers(mocks);
   // The cluster the suite describes: the context file's objects and the values' Namespaces.
   const clusterObjects = [
     ...(test.context ? contextObjects(join(folder, test.context)) : []),
@@ -247,7 +248,10 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     if (!request.ok) {
       return failed(file, name, request.error);
     }
-    const cluster = completeView(withRequestNamespace(clusterObjects, request.request.namespace), caseValues?.variables);
+    const cluster = completeView(withRequestNamespace(clusterObjects, request.request.namespace), {
+      variables: caseValues?.variables,
+      answers,
+    });
     const admission = withRequestFields(request.request, caseValues?.requestFields ?? []);
     if (mutation) {
       return mutationCase(file, name, expectation, rules.document, admission, folder, cluster, limits, reference);
@@ -273,7 +277,7 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
       const run = { suite: file, policy: written!, rule: expectation.rule, triggers: objects, user, limits };
       const candidates = [...objects, ...targetObjects, ...clusterObjects];
       const policyValues = values ? valuesFor(values, expectation.policy ?? '', expectation.rule, '').variables : undefined;
-      const cluster = completeView([...clusterObjects, ...targetObjects], policyValues);
+      const cluster = completeView([...clusterObjects, ...targetObjects], { variables: policyValues, answers });
       for (const reference of references.length > 0 ? references : [undefined])
         outcomes.push(await mutateExistingCase({ ...run, name: nameOf(reference), candidates, cluster }, expectation, reference, folder));
       continue;
@@ -281,7 +285,16 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     const jsonPolicy = manifests.find((manifest) => isJsonModePolicy(manifest) && manifest.metadata?.name === expectation.policy);
     if (jsonPolicy) {
       outcomes.push(
-        ...(await payloadCases(file, { ...expectation, resources: references }, jsonPolicy, folder, payloadFilesOf(test), limits, nameOf)),
+        ...(await payloadCases(
+          file,
+          { ...expectation, resources: references },
+          jsonPolicy,
+          folder,
+          payloadFilesOf(test),
+          limits,
+          nameOf,
+          completeView(clusterObjects, { answers }),
+        )),
       );
       continue;
     }

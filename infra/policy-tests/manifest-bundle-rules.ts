@@ -5,6 +5,7 @@ import type { Policy } from '../../functions/admission/policy.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
 import { celPolicy } from '../../functions/cel/policy.js';
+import { withSuiteAnsweredLookups } from '../../functions/engines/cel/index.js';
 
 export const cel = celPolicy as unknown as Policy<never>;
 
@@ -23,7 +24,8 @@ export const claimedBy = <M>(manifests: M[], policy: Policy<never> = cel): M[] =
 /** The rules of the claimed manifests of a bundle, each reduced to the part the function runs. */
 export function rulesOfClaimed(claimed: unknown[], manifests: unknown[], policy: Policy<never> = cel): BundleRules {
   const mine = claimed.map((manifest) => policy.manifests!.part?.(manifest, manifests) ?? manifest);
-  const parsed = parseRulesDocument(policy, JSON.stringify(mine), Number.MAX_SAFE_INTEGER);
+  // A suite's mocks answer Kyverno CEL's http and globalContext calls; without a mock, a call is the rule's error.
+  const parsed = withSuiteAnsweredLookups(() => parseRulesDocument(policy, JSON.stringify(mine), Number.MAX_SAFE_INTEGER));
   if (parsed.ok) return { ok: true, document: parsed.document };
   return { ok: false, errors: parsed.errors, refused: parsed.errors.every((error) => /cannot run (without the cluster|here)/.test(error)) };
 }

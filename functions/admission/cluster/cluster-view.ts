@@ -50,6 +50,22 @@ export interface ClusterView {
    * or configMap entry so): such an entry takes its value from here, not from the objects. Never in a snapshot.
    */
   readonly variables?: Readonly<Record<string, unknown>>;
+  /** A test suite's answers to what Kyverno's CEL asks outside the cluster (HTTP calls, global context). Never in a snapshot. */
+  readonly answers?: SuiteAnswers;
+}
+
+/** A mocked answer, or none: `found` tells a mocked null from no mock. */
+export interface MockedAnswer {
+  found: boolean;
+  value?: unknown;
+}
+
+/** What a test suite mocks beyond the cluster's objects, as Kyverno's CLI mocks it. */
+export interface SuiteAnswers {
+  /** The mocked response to an HTTP call, by method and URL. */
+  httpCall(method: string, url: string): MockedAnswer;
+  /** A global context entry's value, by the entry's name. */
+  globalEntry(name: string): MockedAnswer;
 }
 
 const typeKey = ({ apiVersion, resource }: ResourceType) => `${apiVersion} ${resource}`;
@@ -109,6 +125,7 @@ export interface ViewOptions {
    */
   complete?: boolean;
   variables?: Record<string, unknown>;
+  answers?: SuiteAnswers;
 }
 
 /** A namespace's objects by name, each once (a resource read whole and by name holds some twice). */
@@ -124,7 +141,7 @@ function namedIn(entry: ResourceIndex, namespace: string): Map<string, Record<st
 
 export function clusterView(
   collections: readonly (Collection | GroupedCollection)[],
-  { takenAt, complete = false, variables }: ViewOptions = {},
+  { takenAt, complete = false, variables, answers }: ViewOptions = {},
 ): ClusterView {
   const grouped = collections.map((collection) => ('items' in collection ? groupedByNamespace(collection) : collection));
   const index = new Map<string, ResourceIndex>();
@@ -153,6 +170,7 @@ export function clusterView(
   return {
     ...(takenAt !== undefined ? { takenAt } : {}),
     ...(variables ? { variables } : {}),
+    ...(answers ? { answers } : {}),
     get collections() {
       materialized ??= grouped.map(({ groups, ...header }) => ({ ...header, items: groups.flatMap((group) => group.items()) }));
       return materialized;
@@ -186,7 +204,10 @@ const notHeld = (type: ResourceType, namespace?: string, name?: string) =>
  * The cluster as a test suite describes it, whole: its objects (each with apiVersion and kind), grouped by
  * resource, the resource named after the kind; what is not among them does not exist.
  */
-export function completeView(objects: readonly Record<string, unknown>[], variables?: Record<string, unknown>): ClusterView {
+export function completeView(
+  objects: readonly Record<string, unknown>[],
+  mocks: Pick<ViewOptions, 'variables' | 'answers'> = {},
+): ClusterView {
   const collections = new Map<string, Collection>();
   for (const object of objects) {
     const { apiVersion, kind } = object;
@@ -196,7 +217,7 @@ export function completeView(objects: readonly Record<string, unknown>[], variab
     if (!collections.has(key)) collections.set(key, { ...type, kind, items: [] });
     collections.get(key)!.items.push(object);
   }
-  return clusterView([...collections.values()], { complete: true, ...(variables ? { variables } : {}) });
+  return clusterView([...collections.values()], { ...mocks, complete: true });
 }
 
 /** A view that answers nothing, saying why (no snapshot, one too old): every rule that reads it resolves by its failure policy. */

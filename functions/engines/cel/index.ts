@@ -56,5 +56,5 @@ export const celExpressionsOf = (rule: CelValidation): { where: string; source: 
 
 export { celEnvironment, type ExpressionNode } from './environment.js';
 export { type CelMutation, celMutationOf, mutationEntries } from './mutation-rule.js';
-export { toCel } from './program.js';
+export { toCel, withSuiteAnsweredLookups } from './program.js';
 export { type CelValidation, celValidationOf, validationEntries } from './validation-rule.js';

@@ -78,12 +78,30 @@ const NEEDS_THE_CLUSTER: Record<string, string> = {
 const KYVERNO_LOOKUPS: Record<string, string> = {
   'resource.Post': "Kyverno's resource.Post calls the cluster",
   'globalContext.Get': "Kyverno's globalContext.Get reads cached cluster data",
+  'globalContext.get': "Kyverno's globalContext.get reads cached cluster data",
   'http.Get': "Kyverno's http.Get calls the network",
   'http.Post': "Kyverno's http.Post calls the network",
   'http.Client': "Kyverno's http.Client calls the network",
   'image.GetMetadata': "Kyverno's image.GetMetadata reads a registry",
   'imagedata.Get': "Kyverno's imagedata.Get reads a registry",
 };
+// What a test suite's mocks answer (apiCallResponses, globalContextEntries), as Kyverno's CLI answers them.
+const SUITE_ANSWERED = new Set(['globalContext.Get', 'globalContext.get', 'http.Get', 'http.Post', 'http.Client']);
+let suiteAnswersLookups = false;
+
+/**
+ * Compiles, in `work`, Kyverno's http and globalContext calls for a test suite whose mocks answer them
+ * (`policy test`); everywhere else they stay refused, since nothing on the request path may reach them.
+ */
+export function withSuiteAnsweredLookups<T>(work: () => T): T {
+  const previous = suiteAnswersLookups;
+  suiteAnswersLookups = true;
+  try {
+    return work();
+  } finally {
+    suiteAnswersLookups = previous;
+  }
+}
 
 interface Usage {
   identifiers: Set<string>;
@@ -100,7 +118,8 @@ function collectUsage(node: ExpressionNode, into: Usage): Usage {
   const call = callOf(node);
   if (call) {
     into.calls.add(call.name);
-    const refusal = call.receiver && KYVERNO_LOOKUPS[`${call.receiver}.${call.name}`];
+    const lookup = `${call.receiver}.${call.name}`;
+    const refusal = call.receiver && !(suiteAnswersLookups && SUITE_ANSWERED.has(lookup)) && KYVERNO_LOOKUPS[lookup];
     if (refusal) into.refusals.add(refusal);
     if (call.receiver === 'resource' && ['Get', 'List', 'get', 'list'].includes(call.name)) {
       const read = resourceRead(call.name, (node.args as [string, ExpressionNode, ExpressionNode[]])[2] ?? []);
@@ -147,7 +166,7 @@ export interface CompileOptions {
 
 /** The compiled program, or the reason the expression does not compile (or cannot run here). */
 export function compileCel(source: string, options: CompileOptions = {}): CelProgram | string {
-  const key = options.constructsObjects ? `objects:${source}` : source;
+  const key = `${options.constructsObjects ? 'objects:' : ''}${suiteAnswersLookups ? 'mocked:' : ''}${source}`;
   let program = compiledPrograms.get(key);
   if (program === undefined) {
     if (compiledPrograms.size >= MAX_COMPILED_PROGRAMS) compiledPrograms.clear();

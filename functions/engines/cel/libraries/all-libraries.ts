@@ -1,6 +1,7 @@
 // The CEL environment's libraries beyond the engine's own, in one list: Kubernetes' (as the API server has
 // them for admission policies) and Kyverno's, its resource lookups answered from the cluster view. Kyverno's
-// lookups of registries and HTTP, and its writes, are refused at compile (program.ts); its time, transform,
+// lookups of registries, HTTP and global context, and its writes, are refused at compile (program.ts), HTTP
+// and global context answered only by a test suite's mocks; its time, transform,
 // random, x509 and yaml libraries are not here, so an expression that calls them does not compile, never
 // fails at admission.
 import type { CelLibrary } from './cel-library.js';
@@ -9,7 +10,9 @@ import { functionNamesOf, identifiersOf } from './cel-library.js';
 import { formatLibrary } from './format/library.js';
 import { ipLibrary } from './ip/library.js';
 import { jsonPatchLibrary } from './jsonpatch/library.js';
+import { kyvernoGlobalContextLibrary } from './kyverno-globalcontext/library.js';
 import { kyvernoHashLibrary } from './kyverno-hash/library.js';
+import { kyvernoHttpLibrary } from './kyverno-http/library.js';
 import { kyvernoImageLibrary } from './kyverno-image/library.js';
 import { kyvernoJsonLibrary } from './kyverno-json/library.js';
 import { kyvernoMathLibrary } from './kyverno-math/library.js';
@@ -43,6 +46,8 @@ export const CEL_LIBRARIES: readonly CelLibrary[] = [
   kyvernoMathLibrary,
   kyvernoJsonLibrary,
   kyvernoResourceLibrary,
+  kyvernoHttpLibrary,
+  kyvernoGlobalContextLibrary,
 ];
 
 /** Every function the libraries declare, and `type`, which the engine overloads for each type they add. */
