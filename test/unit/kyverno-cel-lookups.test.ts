@@ -60,9 +60,9 @@ describe("Kyverno CEL's http and globalContext", () => {
   });
 
   it("answer http.Post by method and URL first, and http.Get from a mock naming no method, with the mock's whole response", async () => {
-    expect(await outcome('http.Post("https://authz.example.com/check", {"name": object.metadata.name}).body.allowed', HTTP_MOCKS, 'fail')).toMatchObject(
-      { status: 'passed' },
-    );
+    expect(
+      await outcome('http.Post("https://authz.example.com/check", {"name": object.metadata.name}).body.allowed', HTTP_MOCKS, 'fail'),
+    ).toMatchObject({ status: 'passed' });
     expect(await outcome('http.Get("https://authz.example.com/check").body.allowed', HTTP_MOCKS)).toMatchObject({ status: 'passed' });
     // The status is handed over with the body, not judged, as Kyverno's CLI hands a mock over.
     expect(await outcome('http.Get("https://authz.example.com/down").statusCode == 503', HTTP_MOCKS)).toMatchObject({ status: 'passed' });
