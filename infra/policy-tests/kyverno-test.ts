@@ -32,6 +32,7 @@ import {
 } from './kyverno-suite-cluster.js';
 import { evaluationModeOf, isJsonModePolicy, payloadCases, payloadFilesOf } from './kyverno-payloads.js';
 import { mutateExistingCase, mutatesExisting } from './kyverno-mutate-existing.js';
+import { authzCase, authzModeOf, authzPayloadFilesOf } from './kyverno-authz.js';
 import { type ClusterView, completeView } from '../../functions/admission/cluster/cluster-view.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
@@ -71,6 +72,8 @@ interface KyvernoTest {
   /** Param objects of the suite's admission policies. */
   paramResources?: string[];
   jsonPayloads?: string[];
+  envoyPayloads?: string[];
+  httpPayloads?: string[];
   jsonPayload?: string;
   /** ClusterResource files (`spec.resources`): the cluster's objects, as a context file's. */
   clusterResources?: string[];
@@ -101,11 +104,8 @@ const isAdmissionMode = (manifest: Manifest) => {
   return mode === undefined || mode === 'Kubernetes';
 };
 
-/** Why the suite's manifest is not run: a kind Portcullis does not run, or a ValidatingPolicy judging no admission request. */
+/** Why the suite's manifest is not run: a kind Portcullis does not run. */
 function whyNotRun(manifest: Manifest): string {
-  const mode = evaluationModeOf(manifest);
-  if (manifest.kind === 'ValidatingPolicy' && (mode === 'Envoy' || mode === 'HTTP'))
-    return `ValidatingPolicy ${manifest.metadata?.name}: spec.evaluation.mode ${mode} judges ${mode} authorization requests (Kyverno's authz server), which Portcullis does not run`;
   return `${manifest.kind} ${manifest.metadata?.name} is not a ValidatingPolicy, MutatingPolicy or ClusterPolicy: Portcullis runs those only`;
 }
 
@@ -191,7 +191,7 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
   const runnable = manifests.filter(isRunnableKind);
   const notRun = new Map(
     manifests
-      .filter((manifest) => !runnable.includes(manifest) && !isJsonModePolicy(manifest))
+      .filter((manifest) => !runnable.includes(manifest) && !isJsonModePolicy(manifest) && !authzModeOf(manifest))
       .map((manifest) => [manifest.metadata?.name ?? '', whyNotRun(manifest)]),
   );
   // Param objects of admission policies, as `policy push` sends them with the policies that read them.
@@ -280,6 +280,13 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
       const cluster = completeView([...clusterObjects, ...targetObjects], { variables: policyValues, answers });
       for (const reference of references.length > 0 ? references : [undefined])
         outcomes.push(await mutateExistingCase({ ...run, name: nameOf(reference), candidates, cluster }, expectation, reference, folder));
+      continue;
+    }
+    const authzPolicy = manifests.find((manifest) => manifest.metadata?.name === expectation.policy && authzModeOf(manifest));
+    if (authzPolicy) {
+      const mode = authzModeOf(authzPolicy)!;
+      const files = authzPayloadFilesOf(test, mode);
+      outcomes.push(authzCase(file, nameOf(), expectation.result, authzPolicy, mode, folder, files, limits));
       continue;
     }
     const jsonPolicy = manifests.find((manifest) => isJsonModePolicy(manifest) && manifest.metadata?.name === expectation.policy);

@@ -10,7 +10,7 @@
 //   to it are renamed before type checking.
 import { Environment, Optional } from '@marcbachmann/cel-js';
 import { CEL_LIBRARIES, LIBRARY_FUNCTIONS, LIBRARY_IDENTIFIERS } from './libraries/all-libraries.js';
-import { registerLibrary } from './libraries/cel-library.js';
+import { type CelLibrary, registerLibrary } from './libraries/cel-library.js';
 import { currentEvaluation } from '../runtime/evaluation.js';
 import { units } from '../runtime/size-units.js';
 import { re2Matches } from '../runtime/re2.js';
@@ -52,6 +52,18 @@ function createEnvironment(): Environment {
 /** Registers the Kubernetes and Kyverno libraries on `env`. */
 export function registerLibraries(env: Environment): void {
   for (const library of CEL_LIBRARIES) registerLibrary(env, library);
+}
+
+/**
+ * An environment of its own, as admission's with every library registered and `libraries` added: for CEL
+ * that judges something else than admission requests (Kyverno's authorization modes). Made on demand: the
+ * functions never make one.
+ */
+export function environmentWith(libraries: readonly CelLibrary[]): Environment {
+  const env = createEnvironment();
+  registerLibraries(env);
+  for (const library of libraries) registerLibrary(env, library);
+  return env;
 }
 
 let librariesRegistered = false;

@@ -57,4 +57,5 @@ export const celExpressionsOf = (rule: CelValidation): { where: string; source: 
 export { celEnvironment, type ExpressionNode } from './environment.js';
 export { type CelMutation, celMutationOf, mutationEntries } from './mutation-rule.js';
 export { toCel, withSuiteAnsweredLookups } from './program.js';
+export { type AuthzDecision, type AuthzMode, authorize, checkRequestOf, compileAuthzPolicy } from './authz/authorize.js';
 export { type CelValidation, celValidationOf, validationEntries } from './validation-rule.js';

@@ -9,7 +9,7 @@ const hasPrototypeKey = (value: object) => Object.keys(value).some((key) => PROT
  * JSON text as Go's encoding/json decodes it into `any`, and Kyverno hands it to CEL: objects are maps,
  * every number is a double (not an int), invalid text is an error.
  */
-function unmarshal(text: string): unknown {
+export function unmarshal(text: string): unknown {
   return JSON.parse(text, (_key, value: unknown) =>
     typeof value === 'object' && value !== null && !Array.isArray(value) && hasPrototypeKey(value) ? new Map(Object.entries(value)) : value,
   );
