@@ -1,0 +1,72 @@
+// cosign's signatures as cosign stores them beside an image: the manifest tagged `sha256-<hex>.sig` in the
+// image's repository (or the repository a policy names), one layer per signature, the layer's blob the
+// signed payload and its annotations the signature, and for keyless or logged signatures the certificate,
+// its chain and the Rekor bundle. An image with no such tag has no signatures: an empty list, not an error.
+import type { ImageLocation, RegistryClient } from '../registry/registry-client.js';
+import { RegistryError } from '../registry/registry-http.js';
+
+export const SIMPLE_SIGNING = 'application/vnd.dev.cosign.simplesigning.v1+json';
+const SIGNATURE = 'dev.cosignproject.cosign/signature';
+const CERTIFICATE = 'dev.sigstore.cosign/certificate';
+const CHAIN = 'dev.sigstore.cosign/chain';
+const BUNDLE = 'dev.sigstore.cosign/bundle';
+/** Signatures read per image at most: a tag is the signer's to fill, and each one costs a blob read. */
+export const MAX_SIGNATURES = 32;
+
+export interface CosignSignature {
+  /** The signed bytes, as the blob holds them. */
+  payload: Buffer;
+  /** The signature, decoded from the annotation's base64. */
+  signature: Buffer;
+  certificate?: string;
+  chain?: string;
+  /** The Rekor bundle (signed entry timestamp and entry), as cosign wrote it. */
+  bundle?: unknown;
+}
+
+/** The signature tag of a digest: `sha256:ab…` is `sha256-ab….sig`. */
+export const signatureTag = (digest: string) => `${digest.replace(':', '-')}.sig`;
+
+/** The image's cosign signatures, or none; a registry that fails is a RegistryError. */
+export async function cosignSignatures(
+  client: RegistryClient,
+  location: ImageLocation,
+  digest: string,
+  signal: AbortSignal,
+): Promise<CosignSignature[]> {
+  let manifest: Awaited<ReturnType<RegistryClient['manifest']>>;
+  try {
+    manifest = await client.manifest(location, signatureTag(digest), signal);
+  } catch (error) {
+    if (error instanceof RegistryError && / answered 404$/.test(error.message)) return [];
+    throw error;
+  }
+  const layers = Array.isArray(manifest.json.layers) ? (manifest.json.layers as Record<string, unknown>[]) : [];
+  const signatures: CosignSignature[] = [];
+  for (const layer of layers.slice(0, MAX_SIGNATURES)) {
+    const annotations = (layer.annotations ?? {}) as Record<string, unknown>;
+    if (layer.mediaType !== SIMPLE_SIGNING || typeof annotations[SIGNATURE] !== 'string' || typeof layer.digest !== 'string') continue;
+    const payload = await client.blob(location, layer.digest, signal);
+    const text = (name: string) =>
+      typeof annotations[name] === 'string' && annotations[name] !== '' ? (annotations[name] as string) : undefined;
+    let bundle: unknown;
+    const bundleText = text(BUNDLE);
+    if (bundleText) {
+      try {
+        bundle = JSON.parse(bundleText);
+      } catch {
+        bundle = undefined;
+      }
+    }
+    const certificate = text(CERTIFICATE);
+    const chain = text(CHAIN);
+    signatures.push({
+      payload,
+      signature: Buffer.from(annotations[SIGNATURE] as string, 'base64'),
+      ...(certificate ? { certificate } : {}),
+      ...(chain ? { chain } : {}),
+      ...(bundle !== undefined ? { bundle } : {}),
+    });
+  }
+  return signatures;
+}

@@ -1,0 +1,127 @@
+// A cosign signature checked against a policy's public key as cosign checks it, with sigstore-js doing the
+// checking: the signed payload must name the image's digest; the signature must verify with the key over
+// the payload hashed with the policy's signatureAlgorithm (Ed25519: the payload itself); and, unless the
+// policy ignores the transparency log, the signature's Rekor bundle must hold an entry for this signature and
+// payload whose signed entry timestamp a trusted Rekor key verifies, offline. cosign's bundle annotation is
+// read as a Sigstore bundle's transparency log entry, so sigstore-js's Verifier judges the whole.
+import { createHash, type KeyObject } from 'node:crypto';
+import { type TransparencyLogEntry, toMessageSignatureBundle } from '@sigstore/bundle';
+import { HashAlgorithm, type TrustedRoot } from '@sigstore/protobuf-specs';
+import { type SignedEntity, toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
+import type { CosignSignature } from './cosign-signatures.js';
+import { carriesAnnotations, parseSimpleSigning, type SimpleSigningPayload } from './simple-signing.js';
+import { signedWith } from './signature-keys.js';
+
+export type SignatureAlgorithm = 'sha224' | 'sha256' | 'sha384' | 'sha512';
+
+export interface KeyCheck {
+  key: KeyObject;
+  signatureAlgorithm: SignatureAlgorithm;
+  /** Annotations every verified signature's payload must carry. */
+  annotations: Readonly<Record<string, string>>;
+  /** The Rekor logs trusted; absent when the policy ignores the transparency log. */
+  transparencyLogs?: TrustedRoot;
+}
+
+const HASHES: Record<SignatureAlgorithm, HashAlgorithm> = {
+  sha224: HashAlgorithm.HASH_ALGORITHM_UNSPECIFIED, // checked here: see signatureProblem
+  sha256: HashAlgorithm.SHA2_256,
+  sha384: HashAlgorithm.SHA2_384,
+  sha512: HashAlgorithm.SHA2_512,
+};
+
+/** cosign's bundle annotation as a transparency log entry with its inclusion promise, or why it is not one. */
+function logEntryOf(bundle: unknown): TransparencyLogEntry | string {
+  const { SignedEntryTimestamp: set, Payload: payload } = (bundle ?? {}) as {
+    SignedEntryTimestamp?: unknown;
+    Payload?: { body?: unknown; integratedTime?: unknown; logIndex?: unknown; logID?: unknown };
+  };
+  if (typeof set !== 'string' || typeof payload?.body !== 'string' || typeof payload.logID !== 'string')
+    return "its Rekor bundle is not cosign's";
+  const body = Buffer.from(payload.body, 'base64');
+  let kind: { kind?: unknown; apiVersion?: unknown };
+  try {
+    kind = JSON.parse(body.toString('utf8')) as typeof kind;
+  } catch {
+    return 'its Rekor entry is not JSON';
+  }
+  return {
+    logIndex: String(payload.logIndex ?? 0),
+    logId: { keyId: Buffer.from(payload.logID, 'hex') },
+    kindVersion: { kind: String(kind.kind), version: String(kind.apiVersion) },
+    integratedTime: String(payload.integratedTime ?? 0),
+    inclusionPromise: { signedEntryTimestamp: Buffer.from(set, 'base64') },
+    inclusionProof: undefined,
+    canonicalizedBody: body,
+  } as TransparencyLogEntry;
+}
+
+/** Why the signature does not verify with the key, or undefined when it does. */
+function signatureProblem(signature: CosignSignature, check: KeyCheck): string | undefined {
+  const algorithm = check.signatureAlgorithm;
+  const bundle = toMessageSignatureBundle({
+    digest: createHash(algorithm).update(signature.payload).digest(),
+    signature: signature.signature,
+    keyHint: 'policy-key',
+  });
+  if (bundle.content.$case === 'messageSignature' && bundle.content.messageSignature.messageDigest)
+    bundle.content.messageSignature.messageDigest.algorithm = HASHES[algorithm];
+  if (check.transparencyLogs) {
+    if (signature.bundle === undefined) return 'it has no Rekor bundle, and the policy requires the transparency log';
+    const entry = logEntryOf(signature.bundle);
+    if (typeof entry === 'string') return entry;
+    bundle.verificationMaterial.tlogEntries = [entry];
+  }
+  let entity: SignedEntity = toSignedEntity(bundle, signature.payload);
+  const ownCheck = check.key.asymmetricKeyType === 'ed25519' ? null : check.signatureAlgorithm === 'sha224' ? 'sha224' : undefined;
+  if (ownCheck !== undefined) {
+    // sigstore-js knows no SHA-224, and hashes first where Ed25519 signs the payload itself.
+    const content = entity.signature;
+    entity = {
+      ...entity,
+      signature: {
+        signature: content.signature,
+        compareSignature: (other) => content.compareSignature(other),
+        compareDigest: (digest) => content.compareDigest(digest),
+        verifySignature: (key) => signedWith(ownCheck, key, signature.payload, signature.signature),
+      },
+    };
+  }
+  const material = toTrustMaterial(check.transparencyLogs ?? NO_LOGS, () => ({
+    publicKey: check.key,
+    validFor: () => true,
+  }));
+  const required = check.transparencyLogs ? 1 : 0;
+  try {
+    new Verifier(material, { tlogThreshold: required, timestampThreshold: required, ctlogThreshold: 0 }).verify(entity);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const NO_LOGS = { mediaType: '', tlogs: [], ctlogs: [], certificateAuthorities: [], timestampAuthorities: [] } as TrustedRoot;
+
+export type KeyVerification = { verified: SimpleSigningPayload[] } | { problem: string };
+
+/** The image's signatures (by digest) that the key verifies; none is "no matching signatures", as cosign says it. */
+export function verifyWithKey(signatures: readonly CosignSignature[], digest: string, check: KeyCheck): KeyVerification {
+  const verified: SimpleSigningPayload[] = [];
+  const problems: string[] = [];
+  for (const signature of signatures) {
+    const payload = parseSimpleSigning(signature.payload);
+    if (typeof payload === 'string') problems.push(payload);
+    else if (payload.digest !== digest) problems.push(`it signs ${payload.digest}, not ${digest}`);
+    else {
+      const problem = signatureProblem(signature, check);
+      if (problem) problems.push(problem);
+      else verified.push(payload);
+    }
+  }
+  if (verified.length === 0)
+    return { problem: `no matching signatures${problems.length > 0 ? `: ${[...new Set(problems)].join('; ')}` : ''}` };
+  // As Kyverno: every verified signature must carry the annotations required.
+  if (!verified.every((payload) => carriesAnnotations(payload, check.annotations)))
+    return { problem: `a verified signature lacks the annotations required (${JSON.stringify(check.annotations)})` };
+  return { verified };
+}

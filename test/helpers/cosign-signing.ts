@@ -1,0 +1,103 @@
+// Signatures made as cosign makes them, for the tests of their verification: the simple-signing payload
+// naming a digest, signed with the test's key, pushed to the image's `sha256-<hex>.sig` tag with cosign's
+// annotations, and, when a test Rekor key is given, a Rekor bundle whose signed entry timestamp that key
+// makes over the hashedrekord entry, as Rekor would. Nothing here is verified: the product does that.
+import { createHash, createPublicKey, type KeyObject, sign } from 'node:crypto';
+import { pushBlob, pushManifest, type TestRegistry } from './registry-server.js';
+
+export interface TestRekor {
+  key: KeyObject;
+  /** The log ID: the SHA-256 of the public key's DER form. */
+  logId: string;
+}
+
+export const rekorOf = (key: KeyObject): TestRekor => ({
+  key,
+  logId: createHash('sha256')
+    .update(createPublicKey(key).export({ type: 'spki', format: 'der' }))
+    .digest('hex'),
+});
+
+export interface SignOptions {
+  /** The digest the payload claims (the image's, unless a test lies). */
+  claimedDigest?: string;
+  annotations?: Record<string, string>;
+  rekor?: TestRekor;
+  /** Changes the signature after it is made. */
+  tamper?: (signature: Buffer) => Buffer;
+  /** The hash signed with (Ed25519 keys sign the payload whole). */
+  hash?: string;
+}
+
+const canonical = (value: Record<string, unknown>) =>
+  `{${Object.keys(value)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${JSON.stringify(value[key])}`)
+    .join(',')}}`;
+
+/** A cosign signature layer: the payload blob pushed, the annotations cosign writes. */
+export async function signatureLayer(
+  registry: TestRegistry,
+  repository: string,
+  digest: string,
+  key: KeyObject,
+  options: SignOptions = {},
+) {
+  const payload = Buffer.from(
+    JSON.stringify({
+      critical: {
+        identity: { 'docker-reference': `${registry.host}/${repository}` },
+        image: { 'docker-manifest-digest': options.claimedDigest ?? digest },
+        type: 'cosign container image signature',
+      },
+      optional: options.annotations ?? null,
+    }),
+  );
+  const hash = key.asymmetricKeyType === 'ed25519' ? null : (options.hash ?? 'sha256');
+  let signature: Buffer = sign(hash, payload, key);
+  const annotations: Record<string, string> = {};
+  if (options.rekor) {
+    const body = Buffer.from(
+      JSON.stringify({
+        apiVersion: '0.0.1',
+        kind: 'hashedrekord',
+        spec: {
+          data: { hash: { algorithm: 'sha256', value: createHash('sha256').update(payload).digest('hex') } },
+          signature: {
+            content: signature.toString('base64'),
+            publicKey: { content: Buffer.from(publicPem(key)).toString('base64') },
+          },
+        },
+      }),
+    ).toString('base64');
+    const entry = { body, integratedTime: Math.floor(Date.now() / 1000) - 60, logID: options.rekor.logId, logIndex: 42 };
+    const set = sign('sha256', Buffer.from(canonical(entry)), options.rekor.key);
+    annotations['dev.sigstore.cosign/bundle'] = JSON.stringify({ SignedEntryTimestamp: set.toString('base64'), Payload: entry });
+  }
+  if (options.tamper) signature = options.tamper(signature);
+  annotations['dev.cosignproject.cosign/signature'] = signature.toString('base64');
+  return {
+    mediaType: 'application/vnd.dev.cosign.simplesigning.v1+json',
+    digest: await pushBlob(registry, repository, payload),
+    size: payload.length,
+    annotations,
+  };
+}
+
+const publicPem = (key: KeyObject) => createPublicKey(key).export({ type: 'spki', format: 'pem' }) as string;
+
+/** Pushes the signature manifest, cosign's `sha256-<hex>.sig` tag, holding the layers given. */
+export async function pushSignatures(registry: TestRegistry, repository: string, digest: string, layers: object[]): Promise<void> {
+  const config = Buffer.from('{}');
+  const manifest = {
+    schemaVersion: 2,
+    mediaType: 'application/vnd.oci.image.manifest.v1+json',
+    config: {
+      mediaType: 'application/vnd.oci.image.config.v1+json',
+      digest: await pushBlob(registry, repository, config),
+      size: config.length,
+    },
+    layers,
+  };
+  await pushManifest(registry, repository, manifest, `${digest.replace(':', '-')}.sig`);
+}
