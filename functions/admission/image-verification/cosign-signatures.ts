@@ -38,7 +38,7 @@ export async function cosignSignatures(
   try {
     manifest = await client.manifest(location, signatureTag(digest), signal);
   } catch (error) {
-    if (error instanceof RegistryError && / answered 404$/.test(error.message)) return [];
+    if (error instanceof RegistryError && error.status === 404) return [];
     throw error;
   }
   const layers = Array.isArray(manifest.json.layers) ? (manifest.json.layers as Record<string, unknown>[]) : [];

@@ -133,7 +133,7 @@ export function registryClient({
   }
 
   const failed = (location: ImageLocation, what: string, status: number) =>
-    new RegistryError(`${location.registry}/${location.repository}: ${what}: the registry answered ${status}`);
+    new RegistryError(`${location.registry}/${location.repository}: ${what}: the registry answered ${status}`, status);
 
   return {
     async manifest(location, reference, signal) {

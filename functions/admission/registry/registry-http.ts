@@ -23,7 +23,11 @@ export interface RegistryGet {
 
 /** What a registry answered or did that stops the lookup: the rule's failure policy decides. */
 export class RegistryError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The registry's answer, when it gave one: 4xx is a definite no, 5xx a registry in trouble. */
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'RegistryError';
   }

@@ -1,0 +1,86 @@
+// One image verified as Kyverno's verifyImages verifies it with cosign: its digest (the reference's own, or
+// the tag's as the registry resolves it now), its signatures (in its repository, or the one the policy
+// names), and every attestor set: a set holds when `count` of its entries verify (all of them when no count
+// is given), each entry one key. A registry's definite no (an image it does not have, access it refuses: 4xx)
+// fails the verification, as in Kyverno; a registry that fails (no answer, 5xx, the deadline, a limit of
+// ours) is not a verification that failed: the verdict says `error`, and the rule's failure policy decides.
+import { parseImageReference } from '../kubernetes/image-reference.js';
+import type { ImageLocation, RegistryClient } from '../registry/registry-client.js';
+import { RegistryError } from '../registry/registry-http.js';
+import { type CosignSignature, cosignSignatures } from './cosign-signatures.js';
+import { type KeyCheck, verifyWithKey } from './key-verification.js';
+
+export interface AttestorEntry {
+  check: KeyCheck;
+  /** Where this entry's signatures are, instead of the image's repository (`registry/repository`). */
+  repository?: string;
+}
+
+export interface AttestorSet {
+  count?: number;
+  entries: readonly AttestorEntry[];
+}
+
+export interface ImageVerificationSpec {
+  attestors: readonly AttestorSet[];
+  /** Where the signatures are, for every entry that names none. */
+  repository?: string;
+}
+
+export type ImageVerdict =
+  | { outcome: 'verified'; image: string; digest: string; message: string }
+  | { outcome: 'failed' | 'error'; image: string; message: string };
+
+function locationOf(repository: string): ImageLocation | string {
+  const reference = parseImageReference(repository);
+  if (!reference || reference.tag || reference.digest)
+    return `repository ${repository}: expected registry/repository, without a tag or digest`;
+  return { registry: reference.registry, repository: reference.repository };
+}
+
+/** The image's verdict under the spec; never throws for what a registry or an image does. */
+export async function verifyImage(
+  client: RegistryClient,
+  image: string,
+  spec: ImageVerificationSpec,
+  signal: AbortSignal,
+): Promise<ImageVerdict> {
+  const reference = parseImageReference(image);
+  if (!reference) return { outcome: 'failed', image, message: `failed to verify image ${image}: not an image reference` };
+  const named = reference.normalised;
+  try {
+    const location = { registry: reference.registry, repository: reference.repository };
+    const digest = reference.digest ?? (await client.manifest(location, reference.tag ?? 'latest', signal)).digest;
+    // Each repository's signatures read once, however many entries look there.
+    const read = new Map<string, Promise<CosignSignature[]>>();
+    const signaturesIn = (repository: string | undefined): Promise<CosignSignature[]> => {
+      const where = repository ? locationOf(repository) : location;
+      if (typeof where === 'string') return Promise.reject(new RegistryError(where));
+      const key = `${where.registry}/${where.repository}`;
+      let signatures = read.get(key);
+      if (!signatures) read.set(key, (signatures = cosignSignatures(client, where, digest, signal)));
+      return signatures;
+    };
+    for (const [setIndex, set] of spec.attestors.entries()) {
+      const needed = set.count ?? set.entries.length;
+      const problems: string[] = [];
+      let verified = 0;
+      for (const [entryIndex, entry] of set.entries.entries()) {
+        const outcome = verifyWithKey(await signaturesIn(entry.repository ?? spec.repository), digest, entry.check);
+        if ('verified' in outcome) verified++;
+        else problems.push(`.attestors[${setIndex}].entries[${entryIndex}].keys: ${outcome.problem}`);
+        if (verified >= needed) break;
+      }
+      if (verified < needed) return { outcome: 'failed', image: named, message: `failed to verify image ${named}: ${problems.join('; ')}` };
+    }
+    return { outcome: 'verified', image: named, digest, message: `verified image signatures for ${named}` };
+  } catch (error) {
+    if (signal.aborted)
+      return { outcome: 'error', image: named, message: `failed to verify image ${named}: the deadline passed while reading the registry` };
+    if (error instanceof RegistryError) {
+      const definite = error.status !== undefined && error.status >= 400 && error.status < 500;
+      return { outcome: definite ? 'failed' : 'error', image: named, message: `failed to verify image ${named}: ${error.message}` };
+    }
+    throw error;
+  }
+}
