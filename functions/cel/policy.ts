@@ -4,6 +4,7 @@
 // when a rule first needs it, hands it the rule, and reads nothing of the rule but what every engine's
 // rules have.
 import { DEFAULT_POD_CONTROLLERS } from '../admission/kubernetes/pod-controllers.js';
+import { imageVerdicts } from '../admission/image-verification/image-verdicts.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
 import { engineRuleReads, loadEngineRule } from '../engines/engine.js';
@@ -52,6 +53,12 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     const podTemplate = podControllers.includes(request.kind.kind);
     // A literal of one shape, not a spread of the context: the engines read it on every step.
     const { now, deadline, cluster } = context;
-    return run.engine.validate(request, run.rule, { now, deadline, cluster, podTemplate, embedded: run.embedded });
+    const engineContext = { now, deadline, cluster, podTemplate, embedded: run.embedded };
+    const images = run.engine.imagesToVerify?.(request, run.rule, engineContext);
+    if (images && images.length > 0)
+      return imageVerdicts(images, deadline).then((verdicts) =>
+        run.engine.validate(request, run.rule, { ...engineContext, imageVerdicts: verdicts }),
+      );
+    return run.engine.validate(request, run.rule, engineContext);
   },
 };

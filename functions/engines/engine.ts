@@ -8,6 +8,7 @@ import type { Findings, PolicyContext } from '../admission/policy.js';
 import type { AdmissionRequest } from '../admission/review/admission-review-schema.js';
 import type * as v from '../admission/schema.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
+import type { ImageCheck, ImageVerdict } from '../admission/image-verification/image-check.js';
 
 /** What a function hands an engine besides the request and the rule. */
 export interface EngineContext extends PolicyContext {
@@ -15,6 +16,8 @@ export interface EngineContext extends PolicyContext {
   podTemplate: boolean;
   /** The part of the rule another engine runs for this one (a Kyverno rule's validate.cel and celPreconditions). */
   embedded?: EngineRule;
+  /** The verdicts on the images the rule asked to be verified (imagesToVerify), by their checks' keys. */
+  imageVerdicts?: ReadonlyMap<string, ImageVerdict>;
 }
 
 /**
@@ -54,6 +57,12 @@ export interface Engine<Validation = unknown, Mutation = unknown> {
    * the function then loads and hands over as the context's `cluster`; none when absent or empty.
    */
   clusterReads?(rule: Validation | Mutation): readonly ClusterRead[];
+  /**
+   * The images of the request the rule needs verified (signatures in a registry): the function verifies them,
+   * within the request's deadline, before validate, and hands the verdicts over as the context's
+   * `imageVerdicts`; none when absent or empty.
+   */
+  imagesToVerify?(request: AdmissionRequest, rule: Validation, context: EngineContext): readonly ImageCheck[];
 }
 
 /** A rule as its engine runs it: the engine, its form of the rule, and the part another engine runs for it. */

@@ -102,7 +102,7 @@ export function kyvernoRuleOf(
   { policy, exceptions, controllers }: PolicyContext,
   rule: WrittenRule,
   ruleName: string,
-  part: { validate: Record<string, unknown> } | { mutate: Record<string, unknown> },
+  part: { validate: Record<string, unknown> } | { mutate: Record<string, unknown> } | { verifyImages: unknown[] },
 ): KyvernoRuleInput {
   const excepted = (name: string) => exceptionsFor(exceptions, exceptedName(policy), name);
   const ruleExceptions = excepted(ruleName);
@@ -117,7 +117,7 @@ export function kyvernoRuleOf(
     ...(ruleExceptions.length > 0 ? { exceptions: ruleExceptions as KyvernoRuleInput['exceptions'] } : {}),
     ...(autogen.length > 0 ? { autogen: autogen as KyvernoRuleInput['autogen'] } : {}),
     // As written: the schema checks it when the rules are read.
-    ...(part as Pick<KyvernoRuleInput, 'validate' | 'mutate'>),
+    ...(part as Pick<KyvernoRuleInput, 'validate' | 'mutate' | 'verifyImages'>),
   };
 }
 

@@ -30,8 +30,8 @@ import { type FormatResult, joinResults, type Manifest, nameOf, type PolicyForma
 /** Why a rule cannot run here, or undefined. */
 function refusalOf(rule: WrittenRule): string | undefined {
   if (rule.generate) return 'generate rules write to the cluster';
-  if (rule.verifyImages) return 'verifyImages needs registry access';
   if (rule.mutate) return 'mutate rules are run by the mutations function (`policy push` sends it them)';
+  if (rule.verifyImages) return clusterRefusal(rule);
   const validate = rule.validate;
   if (!validate) return 'the rule has no validate, mutate, generate or verifyImages';
   const need = clusterRefusal(rule);
@@ -119,6 +119,41 @@ function kyvernoValidation(validate: Record<string, unknown>): Record<string, un
   return judged;
 }
 
+/**
+ * A verifyImages rule: Kyverno's engine matches it and the function verifies the images it names before it
+ * runs. Its action is its entries' failureAction (else the policy's), one for the whole rule.
+ */
+function verifyImagesRule(
+  shared: Parameters<typeof kyvernoRuleOf>[0],
+  rule: WrittenRule,
+  ruleName: string,
+  index: number,
+): { rule: TranslatedRule; action: string; overrides: Override[] } | { error: string } {
+  const spec = shared.policy.spec ?? {};
+  if ((rule as { imageExtractors?: unknown }).imageExtractors !== undefined)
+    return {
+      error: 'imageExtractors: cannot run here: custom image extractors are not run yet (the containers of Pods and pod templates are)',
+    };
+  const entries = (Array.isArray(rule.verifyImages) ? rule.verifyImages : []) as Record<string, unknown>[];
+  const written = [...new Set(entries.map((entry) => entry?.failureAction).filter((action) => action !== undefined))];
+  if (written.length > 1)
+    return { error: `verifyImages: cannot run here: entries with different failureActions (${written.join(', ')}) in one rule` };
+  const actions = actionsOf(spec, written.length > 0 ? { failureAction: written[0] } : {});
+  if (actions.problem) return { error: actions.problem };
+  const model = modelRuleOf(shared.policy, ruleName);
+  const parameters = { kyverno: kyvernoRuleOf(shared, rule, ruleName, { verifyImages: entries }) };
+  return {
+    rule: {
+      rule: { ...model, ...(spec.background === false ? { background: false } : {}), parameters },
+      label: `${String(shared.policy.kind)} ${nameOf(shared.policy)} rule ${ruleName}`,
+      parametersAt: `spec.rules[${index}].verifyImages`,
+      matchAt: `spec.rules[${index}].match`,
+    },
+    action: actions.action,
+    overrides: actions.overrides,
+  };
+}
+
 function rulesOfPolicy(
   policy: Manifest,
   exceptions: PolicyException[],
@@ -139,6 +174,12 @@ function rulesOfPolicy(
     const problem = refusal ?? matchProblem(rule.match);
     if (problem) {
       errors.push(`${label}${ruleName ? ` rule ${ruleName}` : ''}: ${refusal ? `cannot run here: ${problem}` : problem}`);
+      return;
+    }
+    if (rule.verifyImages) {
+      const translated = verifyImagesRule(shared, rule, ruleName, index);
+      if ('error' in translated) errors.push(`${label} rule ${ruleName}: ${translated.error}`);
+      else rules.push(...withOverrides(translated.rule, translated.action, policyNamespace(policy) ? [] : translated.overrides, false));
       return;
     }
     const validate = rule.validate!;

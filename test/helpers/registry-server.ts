@@ -93,7 +93,8 @@ function signedToken(scope: string, signer: { cert: string; key: string }, servi
   return `${signed}.${signature.toString('base64url')}`;
 }
 
-export async function startRegistry(): Promise<TestRegistry> {
+/** `anonymousPull`: the token service gives pull tokens without credentials, as a public repository's does. */
+export async function startRegistry({ anonymousPull = false }: { anonymousPull?: boolean } = {}): Promise<TestRegistry> {
   const folder = temporaryDirectory('registry-');
   const tls = certificate(folder, 'tls');
   const signer = certificate(folder, 'token');
@@ -102,7 +103,8 @@ export async function startRegistry(): Promise<TestRegistry> {
   const expected = `Basic ${Buffer.from(`${REGISTRY_USER.username}:${REGISTRY_USER.password}`).toString('base64')}`;
   const tokenServer: Server = createHttpsServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, (request, response) => {
     const url = new URL(request.url ?? '/', 'https://127.0.0.1');
-    if (request.headers.authorization !== expected) {
+    const pullOnly = /^repository:[^:]+:pull$/.test(url.searchParams.get('scope') ?? '');
+    if (request.headers.authorization !== expected && !(anonymousPull && pullOnly && !request.headers.authorization)) {
       response.writeHead(401).end('{"details":"wrong username or password"}');
       return;
     }

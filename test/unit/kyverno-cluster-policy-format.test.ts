@@ -173,7 +173,11 @@ describe('refused when the rules are read, with the reason', () => {
   it.each([
     ['generate', { generate: { kind: 'ConfigMap' } }, /cannot run here: generate rules write to the cluster/],
     ['mutate', { mutate: { patchStrategicMerge: {} } }, /a ClusterPolicy with only mutate rules is run by the mutations function/],
-    ['verifyImages', { verifyImages: [{}] }, /cannot run here: verifyImages needs registry access/],
+    [
+      'verifyImages that mutate the digest (the default)',
+      { verifyImages: [{}] },
+      /verifyImages\[0\]\.mutateDigest: cannot run here: mutateDigest \(true unless set\)/,
+    ],
     [
       'an apiCall to a service',
       { context: [{ name: 'n', apiCall: { service: { url: 'https://x' } } }] },

@@ -5,6 +5,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KeyCheck } from '../../functions/admission/image-verification/key-verification.js';
 import { type AttestorSet, verifyImage } from '../../functions/admission/image-verification/verify-image.js';
+import { parseImageReference } from '../../functions/admission/kubernetes/image-reference.js';
 import { registryClient } from '../../functions/admission/registry/registry-client.js';
 import { pushSignatures, signatureLayer } from '../helpers/cosign-signing.js';
 import { REGISTRY_USER, pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
@@ -41,8 +42,8 @@ describe.runIf(registryInstalled())('verifying an image', () => {
   const verdict = (image: string, attestors: AttestorSet[], repository?: string) =>
     verifyImage(
       client(),
-      `${registry.host}/${image}`,
-      { attestors, ...(repository ? { repository: `${registry.host}/${repository}` } : {}) },
+      parseImageReference(`${registry.host}/${image}`)!,
+      { attestors, ...(repository ? { repository: { registry: registry.host, repository } } : {}) },
       AbortSignal.timeout(5_000),
     );
 
@@ -85,7 +86,12 @@ describe.runIf(registryInstalled())('verifying an image', () => {
   it('an image the registry does not have fails; a registry that cannot be reached is an error', async () => {
     const sets = [{ entries: [{ check: check(build) }] }];
     expect(await verdict('team/app:missing', sets)).toMatchObject({ outcome: 'failed', message: expect.stringContaining('answered 404') });
-    const unreachable = await verifyImage(client(), '127.0.0.1:1/team/app:v1', { attestors: sets }, AbortSignal.timeout(2_000));
+    const unreachable = await verifyImage(
+      client(),
+      parseImageReference('127.0.0.1:1/team/app:v1')!,
+      { attestors: sets },
+      AbortSignal.timeout(2_000),
+    );
     expect(unreachable).toMatchObject({
       outcome: 'error',
       message: expect.stringContaining('failed to verify image 127.0.0.1:1/team/app:v1'),

@@ -41,6 +41,10 @@ export class WorkDeadline {
   passed(): boolean {
     return performance.now() >= this.expiresAt;
   }
+  /** What is left of the budget, for the calls the work makes (a registry's) to be aborted by. */
+  remainingMs(): number {
+    return Math.max(0, this.expiresAt - performance.now());
+  }
 }
 
 /** Settles with the work's result, or rejects with DeadlineExceededError once the budget is spent. */

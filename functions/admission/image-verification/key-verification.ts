@@ -4,13 +4,12 @@
 // policy ignores the transparency log, the signature's Rekor bundle must hold an entry for this signature and
 // payload whose signed entry timestamp a trusted Rekor key verifies, offline. cosign's bundle annotation is
 // read as a Sigstore bundle's transparency log entry, so sigstore-js's Verifier judges the whole.
-import { createHash, type KeyObject } from 'node:crypto';
+import { createHash, type KeyObject, verify } from 'node:crypto';
 import { type TransparencyLogEntry, toMessageSignatureBundle } from '@sigstore/bundle';
 import { HashAlgorithm, type TrustedRoot } from '@sigstore/protobuf-specs';
 import { type SignedEntity, toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import type { CosignSignature } from './cosign-signatures.js';
 import { carriesAnnotations, parseSimpleSigning, type SimpleSigningPayload } from './simple-signing.js';
-import { signedWith } from './signature-keys.js';
 
 export type SignatureAlgorithm = 'sha224' | 'sha256' | 'sha384' | 'sha512';
 
@@ -124,4 +123,14 @@ export function verifyWithKey(signatures: readonly CosignSignature[], digest: st
   if (!verified.every((payload) => carriesAnnotations(payload, check.annotations)))
     return { problem: `a verified signature lacks the annotations required (${JSON.stringify(check.annotations)})` };
   return { verified };
+}
+
+/** Whether `signature` is the key's signature of `message` hashed with `hash` (null for Ed25519, which signs it whole). */
+function signedWith(hash: string | null, key: KeyObject, message: Buffer, signature: Buffer): boolean {
+  try {
+    return verify(hash, message, key, signature);
+  } catch {
+    // A signature of the wrong shape for the key verifies nothing.
+    return false;
+  }
 }

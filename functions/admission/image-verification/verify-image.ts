@@ -4,16 +4,17 @@
 // is given), each entry one key. A registry's definite no (an image it does not have, access it refuses: 4xx)
 // fails the verification, as in Kyverno; a registry that fails (no answer, 5xx, the deadline, a limit of
 // ours) is not a verification that failed: the verdict says `error`, and the rule's failure policy decides.
-import { parseImageReference } from '../kubernetes/image-reference.js';
+import type { ImageReference } from '../kubernetes/image-reference.js';
 import type { ImageLocation, RegistryClient } from '../registry/registry-client.js';
 import { RegistryError } from '../registry/registry-http.js';
 import { type CosignSignature, cosignSignatures } from './cosign-signatures.js';
+import type { ImageVerdict } from './image-check.js';
 import { type KeyCheck, verifyWithKey } from './key-verification.js';
 
 export interface AttestorEntry {
   check: KeyCheck;
-  /** Where this entry's signatures are, instead of the image's repository (`registry/repository`). */
-  repository?: string;
+  /** Where this entry's signatures are, instead of the image's repository. */
+  repository?: ImageLocation;
 }
 
 export interface AttestorSet {
@@ -24,38 +25,24 @@ export interface AttestorSet {
 export interface ImageVerificationSpec {
   attestors: readonly AttestorSet[];
   /** Where the signatures are, for every entry that names none. */
-  repository?: string;
-}
-
-export type ImageVerdict =
-  | { outcome: 'verified'; image: string; digest: string; message: string }
-  | { outcome: 'failed' | 'error'; image: string; message: string };
-
-function locationOf(repository: string): ImageLocation | string {
-  const reference = parseImageReference(repository);
-  if (!reference || reference.tag || reference.digest)
-    return `repository ${repository}: expected registry/repository, without a tag or digest`;
-  return { registry: reference.registry, repository: reference.repository };
+  repository?: ImageLocation;
 }
 
 /** The image's verdict under the spec; never throws for what a registry or an image does. */
 export async function verifyImage(
   client: RegistryClient,
-  image: string,
+  reference: ImageReference,
   spec: ImageVerificationSpec,
   signal: AbortSignal,
 ): Promise<ImageVerdict> {
-  const reference = parseImageReference(image);
-  if (!reference) return { outcome: 'failed', image, message: `failed to verify image ${image}: not an image reference` };
   const named = reference.normalised;
   try {
     const location = { registry: reference.registry, repository: reference.repository };
     const digest = reference.digest ?? (await client.manifest(location, reference.tag ?? 'latest', signal)).digest;
     // Each repository's signatures read once, however many entries look there.
     const read = new Map<string, Promise<CosignSignature[]>>();
-    const signaturesIn = (repository: string | undefined): Promise<CosignSignature[]> => {
-      const where = repository ? locationOf(repository) : location;
-      if (typeof where === 'string') return Promise.reject(new RegistryError(where));
+    const signaturesIn = (repository: ImageLocation | undefined): Promise<CosignSignature[]> => {
+      const where = repository ?? location;
       const key = `${where.registry}/${where.repository}`;
       let signatures = read.get(key);
       if (!signatures) read.set(key, (signatures = cosignSignatures(client, where, digest, signal)));

@@ -95,8 +95,12 @@ function manifestIssueLines(
   issues: readonly Issue[],
   origin: { label: string; parametersAt: string; matchAt: string } | undefined,
 ): string[] {
+  // An engine's rule rides in the field of its name, and its part (`validate`) under it: where the manifest
+  // wrote that part is parametersAt already (`spec.rules[0].validate`), so `.kyverno.validate` is not repeated.
+  const part = /\.(\w+)$/.exec(origin?.parametersAt ?? '')?.[1];
+  const repeated = part ? new RegExp(`^parameters\\.\\w+\\.${part}(?=[.[:])`) : undefined;
   return issueLines(issues).map((line) => {
-    const where = line
+    const where = (repeated ? line.replace(repeated, origin!.parametersAt) : line)
       .replace(/^parameters(?=[.[:])/, origin?.parametersAt ?? 'spec')
       .replace(/^match(?=[.[:])/, origin?.matchAt ?? 'spec')
       .replace(/^clusters(?=:)/, `metadata.annotations.${PLACEMENT_ANNOTATION}`);

@@ -17,6 +17,7 @@ import { expressionProblems } from './policy/expression-problems.js';
 import { type KyvernoRule, validatesWithoutCel } from './policy/rule-schema.js';
 import type { RuleOutcome } from './validate/validate-patterns.js';
 import { judgeRule, type RuleInput, selectRule } from './validate/validate-rule.js';
+import { type ImageToVerify, imagesToVerify, judgeImages } from './verify-images/images-to-verify.js';
 
 /** A Kyverno outcome as findings: a failure is a violation, a skip says why the rule did not apply. */
 function findingsOf(outcome: RuleOutcome): Findings {
@@ -45,12 +46,25 @@ function inputOf(request: AdmissionRequest, rule: KyvernoRule, context: EngineCo
   };
 }
 
+/** The images a verifyImages rule verifies on the request: none when the rule does not apply to it. */
+function imagesOfRule(request: AdmissionRequest, rule: KyvernoRule, context: EngineContext): ImageToVerify[] {
+  if (!rule.verifyImages || ruledOutBy(request, rule, context.cluster)) return [];
+  const input = inputOf(request, rule, context);
+  // A precondition's error is the rule's, said by validate; no image is verified for it.
+  if ('status' in selectRule(rule, input)) return [];
+  return imagesToVerify(input.controller ? 'Pod' : request.kind.kind, input.resource, rule.verifyImages);
+}
+
 function validate(request: AdmissionRequest, rule: KyvernoRule, context: EngineContext): Findings {
   const ruledOut = ruledOutBy(request, rule, context.cluster);
   if (ruledOut) return { violations: [], skipped: ruledOut };
   const input = inputOf(request, rule, context);
   const selected = selectRule(rule, input);
   if ('status' in selected) return findingsOf(selected);
+  if (rule.verifyImages) {
+    const kind = input.controller ? 'Pod' : request.kind.kind;
+    return findingsOf(judgeImages(imagesToVerify(kind, input.resource, rule.verifyImages), context.imageVerdicts));
+  }
   const { embedded } = context;
   if (embedded) {
     const findings = embedded.engine.validate(request, embedded.rule, context);
@@ -78,5 +92,10 @@ function mutateExisting(
   return mutateTargets(rule, targets, request, candidates, context, policyNamespace);
 }
 
-export const evaluator = { validate, mutate, mutateExisting, expressionProblems, searchJmesPath };
+const imageChecks = (request: AdmissionRequest, rule: KyvernoRule, context: EngineContext) =>
+  imagesOfRule(request, rule, context)
+    .filter(({ verification }) => verification.attestors.length > 0)
+    .map(({ check }) => check);
+
+export const evaluator = { validate, imageChecks, mutate, mutateExisting, expressionProblems, searchJmesPath };
 export type Evaluator = typeof evaluator;

@@ -3,6 +3,7 @@
 // policy's name, the PolicyExceptions that name the rule, and the autogen rules made from it (autogen/).
 // The engine's one rule type, KyvernoRule, is inferred from this schema; WrittenRule is a rule as a
 // ClusterPolicy writes it, before a format has read it.
+import { type ImageRule, readVerifyImages } from '../verify-images/verify-images-rule.js';
 import * as v from '../../../admission/schema.js';
 import { type Condition, OPERATORS } from '../variables/condition-types.js';
 import { POD_SECURITY_CONTROLS } from '../pss/controls.js';
@@ -180,6 +181,22 @@ const MutateSchema = v.strictObject({
   foreach: v.optional(v.array(MutateForeachSchema)),
 });
 
+/** A verifyImages rule's entries, read with Kyverno's defaults (verify-images/verify-images-rule.ts). */
+const VerifyImagesSchema = v.pipe(
+  v.array(v.unknown()),
+  v.rawTransform(({ dataset, addIssue, NEVER }): ImageRule => {
+    const read = readVerifyImages(dataset.value);
+    if ('verifications' in read) return read;
+    for (const problem of read.problems) {
+      // `verifyImages[0].attestors[1]: …` names the field under this one: the path, so errors name it where written.
+      const [, at = '', message = problem] = /^verifyImages((?:\[\d+\]|\.\w+)*): (.*)$/s.exec(problem) ?? [];
+      const keys = [...at.matchAll(/\[(\d+)\]|\.(\w+)/g)].map(([, index, name]) => (index !== undefined ? Number(index) : name!));
+      addIssue({ ...(keys.length > 0 ? { path: v.issuePath(...keys) } : {}), message });
+    }
+    return NEVER;
+  }),
+);
+
 export const KyvernoRuleSchema = v.pipe(
   v.strictObject({
     /** The policy's name and the rule's, as reports name them. */
@@ -197,8 +214,12 @@ export const KyvernoRuleSchema = v.pipe(
     ),
     validate: v.optional(ValidateSchema),
     mutate: v.optional(MutateSchema),
+    verifyImages: v.optional(VerifyImagesSchema),
   }),
-  v.check(({ validate, mutate }) => (validate === undefined) !== (mutate === undefined), 'expected one of validate or mutate'),
+  v.check(
+    ({ validate, mutate, verifyImages }) => [validate, mutate, verifyImages].filter((part) => part !== undefined).length === 1,
+    'expected one of validate, mutate or verifyImages',
+  ),
 );
 export type KyvernoRule = v.InferOutput<typeof KyvernoRuleSchema>;
 /** A rule as a format writes it for the engine, before the schema has read it. */
@@ -208,7 +229,8 @@ export type KyvernoRuleInput = v.InferInput<typeof KyvernoRuleSchema>;
 export const kyvernoRuleSchemaOf = (kind: 'validate' | 'mutate') =>
   v.pipe(
     KyvernoRuleSchema,
-    v.check((rule) => rule[kind] !== undefined, `expected a ${kind} rule`),
+    // verifyImages rules validate: the cel function verifies the images before the rule runs.
+    v.check((rule) => rule[kind] !== undefined || (kind === 'validate' && rule.verifyImages !== undefined), `expected a ${kind} rule`),
   );
 
 /**

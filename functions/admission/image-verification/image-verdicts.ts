@@ -1,0 +1,12 @@
+// What the functions call to have a rule's images verified before the rule runs: the verification code
+// (registry client, sigstore-js) loads here on first use, in a chunk of its own, never at cold start.
+import type { WorkDeadline } from '../decide/deadline.js';
+import type { ImageCheck, ImageVerdict } from './image-check.js';
+
+/** A deadline for tools that run rules without one (policy test bounds its cases otherwise). */
+const DEFAULT_BUDGET_MS = 10_000;
+
+export async function imageVerdicts(checks: readonly ImageCheck[], deadline: WorkDeadline | undefined): Promise<Map<string, ImageVerdict>> {
+  const { verifiedImages } = await import('./verified-images.js');
+  return verifiedImages(checks, AbortSignal.timeout(Math.max(1, deadline?.remainingMs() ?? DEFAULT_BUDGET_MS)));
+}

@@ -1,0 +1,56 @@
+// The verdicts on the images rules asked to be verified for one request, each image asked of its registry
+// once however many rules ask, all within the request's deadline (`signal`). Loaded the first time a rule
+// asks (image-verdicts.ts), so a function whose rules verify no image never loads the registry client or
+// sigstore-js. The registry is reached anonymously, trusting the system's certificate authorities and the
+// deployment's REGISTRY_CA_PEM.
+import type { TrustedRoot } from '@sigstore/protobuf-specs';
+import { type RegistryClient, registryClient } from '../registry/registry-client.js';
+import type { ImageCheck, ImageVerdict, KeyEntrySpec } from './image-check.js';
+import { rekorKeyRoot } from './trusted-root.js';
+import { type AttestorEntry, verifyImage } from './verify-image.js';
+
+let client: RegistryClient | undefined;
+const clientOf = () => (client ??= registryClient(process.env.REGISTRY_CA_PEM ? { ca: process.env.REGISTRY_CA_PEM } : {}));
+
+// One trust root per Rekor key the rules name; bounded, as keys come from rules documents.
+const MAX_ROOTS = 64;
+const roots = new Map<string, TrustedRoot>();
+
+function rootOf(pem: string): TrustedRoot {
+  let root = roots.get(pem);
+  if (!root) {
+    const made = rekorKeyRoot(pem);
+    // The rule's schema read the key when the rules were: a key that does not parse here is a defect.
+    if (typeof made === 'string') throw new Error(made);
+    if (roots.size >= MAX_ROOTS) roots.clear();
+    roots.set(pem, (root = made));
+  }
+  return root;
+}
+
+const entryOf = (entry: KeyEntrySpec): AttestorEntry => ({
+  check: {
+    key: entry.key,
+    signatureAlgorithm: entry.signatureAlgorithm,
+    annotations: entry.annotations,
+    ...(entry.rekorPublicKey ? { transparencyLogs: rootOf(entry.rekorPublicKey) } : {}),
+  },
+  ...(entry.repository ? { repository: entry.repository } : {}),
+});
+
+export async function verifiedImages(checks: readonly ImageCheck[], signal: AbortSignal): Promise<Map<string, ImageVerdict>> {
+  const unique = new Map(checks.map((check) => [check.key, check]));
+  const verdicts = await Promise.all(
+    [...unique.values()].map(async (check) => {
+      const spec = {
+        attestors: check.attestors.map((set) => ({
+          ...(set.count !== undefined ? { count: set.count } : {}),
+          entries: set.entries.map(entryOf),
+        })),
+        ...(check.repository ? { repository: check.repository } : {}),
+      };
+      return [check.key, await verifyImage(clientOf(), check.reference, spec, signal)] as const;
+    }),
+  );
+  return new Map(verdicts);
+}

@@ -1,0 +1,66 @@
+// Which of a resource's images a verifyImages rule verifies, and how the rule fares on their verdicts, as
+// Kyverno's image verifier judges them: an image is matched by `registry/path:tag` (latest when no tag) or
+// `registry/path@digest`, against imageReferences and not skipImageReferences (Kyverno's wildcards: `*` any
+// run, `?` one character). A failed image fails the rule with Kyverno's message; a verified one by tag, when
+// verifyDigest holds, fails with "missing digest"; a registry's error is the rule's error. With no attestors
+// nothing verifies an image, so a required one fails as unverified, without asking the registry.
+import type { ImageCheck, ImageVerdict } from '../../../admission/image-verification/image-check.js';
+import { matchesGlob } from '../../../admission/kubernetes/glob.js';
+import { type ImageReference, parseImageReference } from '../../../admission/kubernetes/image-reference.js';
+import { podContainers } from '../../../admission/kubernetes/pod-containers.js';
+import type { ImageRule, ImageVerification } from './verify-images-rule.js';
+
+const matchedName = (reference: ImageReference) =>
+  `${reference.registry}/${reference.repository}${reference.digest ? `@${reference.digest}` : `:${reference.tag ?? 'latest'}`}`;
+
+const applies = (verification: ImageVerification, name: string) =>
+  verification.references.some((glob) => matchesGlob(name, glob)) && !verification.skip.some((glob) => matchesGlob(name, glob));
+
+export interface ImageToVerify {
+  check: ImageCheck;
+  verification: ImageVerification;
+}
+
+/** Each container image of the resource (a Pod, or a controller's pod template as a Pod) that a verification applies to. */
+export function imagesToVerify(kind: string, resource: unknown, rule: ImageRule): ImageToVerify[] {
+  const found: ImageToVerify[] = [];
+  for (const container of podContainers(kind, resource)) {
+    if (typeof container.image !== 'string') continue;
+    const reference = parseImageReference(container.image);
+    if (!reference) continue;
+    const name = matchedName(reference);
+    for (const verification of rule.verifications) {
+      if (!applies(verification, name)) continue;
+      const check: ImageCheck = {
+        key: `${verification.id} ${reference.normalised}`,
+        reference,
+        attestors: verification.attestors,
+        ...(verification.repository ? { repository: verification.repository } : {}),
+      };
+      found.push({ check, verification });
+    }
+  }
+  return found;
+}
+
+export type ImagesOutcome = { status: 'pass' | 'fail' | 'skip'; message: string };
+
+/** The rule's outcome on the verdicts; throws the registry's error, for the failure policy. */
+export function judgeImages(images: readonly ImageToVerify[], verdicts: ReadonlyMap<string, ImageVerdict> | undefined): ImagesOutcome {
+  if (images.length === 0) return { status: 'skip', message: 'no image of the resource is one the rule verifies' };
+  const failures: string[] = [];
+  for (const { check, verification } of images) {
+    // No attestor to verify with (Kyverno verifies none, then its validate step finds the image unverified).
+    if (verification.attestors.length === 0) {
+      if (verification.required) failures.push(`unverified image ${check.reference.normalised}`);
+      continue;
+    }
+    const verdict = verdicts?.get(check.key);
+    // The function verifies what imagesToVerify names before the rule runs: a missing verdict is a defect.
+    if (!verdict) throw new Error(`image ${check.reference.normalised} was not verified before the rule ran`);
+    if (verdict.outcome === 'error') throw new Error(verdict.message);
+    if (verdict.outcome === 'failed') failures.push(verdict.message);
+    else if (verification.verifyDigest && !check.reference.digest) failures.push(`missing digest for ${check.reference.normalised}`);
+  }
+  return failures.length > 0 ? { status: 'fail', message: failures.join('; ') } : { status: 'pass', message: 'image verified' };
+}

@@ -1,0 +1,173 @@
+// Kyverno's verifyImages entries (a ClusterPolicy rule's `verifyImages`, api/kyverno/v1 ImageVerification)
+// read into what the images engine runs, with Kyverno's defaults: type Cosign, every attestor entry of a set
+// needed unless `count` says how many, a `keys` entry's several PEM keys each an entry of their own,
+// signatureAlgorithm sha256, the transparency log required unless `rekor.ignoreTlog`, verifyDigest and
+// mutateDigest true. What is not run here yet is refused with the reason, never skipped: keyless and
+// certificate attestors, KMS and Secret keys, attestations, Notary and Sigstore bundles, registry
+// credentials from Secrets, mutateDigest (the mutations function does not rewrite images yet), and a
+// transparency log checked against Sigstore's public trust root, which is not shipped yet.
+import type { AttestorSetSpec, ImageLocationSpec, KeyEntrySpec } from '../../../admission/image-verification/image-check.js';
+import { publicKeyOf } from '../../../admission/image-verification/public-keys.js';
+import { parseImageReference } from '../../../admission/kubernetes/image-reference.js';
+
+export interface ImageVerification {
+  /** Told apart from every other verification read, so one image verified for it is verified once. */
+  id: string;
+  references: readonly string[];
+  skip: readonly string[];
+  attestors: readonly AttestorSetSpec[];
+  repository?: ImageLocationSpec;
+  verifyDigest: boolean;
+  /** An image the rule names must be verified: with no attestors it never is, and fails (`unverified image`). */
+  required: boolean;
+}
+
+export interface ImageRule {
+  verifications: readonly ImageVerification[];
+}
+
+const REFUSED = 'cannot run here';
+const ALGORITHMS = new Set(['sha224', 'sha256', 'sha384', 'sha512']);
+let verificationsRead = 0;
+
+type Written = Record<string, unknown>;
+const isObject = (value: unknown): value is Written => typeof value === 'object' && value !== null && !Array.isArray(value);
+const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+function locationOf(repository: unknown, at: string, problems: string[]): ImageLocationSpec | undefined {
+  if (repository === undefined || repository === '') return undefined;
+  const reference = typeof repository === 'string' ? parseImageReference(repository) : undefined;
+  if (!reference || reference.tag || reference.digest) {
+    problems.push(`${at}: expected a repository (registry/path, without a tag or digest), got ${JSON.stringify(repository)}`);
+    return undefined;
+  }
+  return { registry: reference.registry, repository: reference.repository };
+}
+
+/** A `keys` attestor entry: one spec per PEM key it holds. */
+function keyEntries(entry: Written, at: string, problems: string[]): KeyEntrySpec[] {
+  const keys = entry.keys as Written;
+  if (keys.kms !== undefined || keys.secret !== undefined) {
+    problems.push(`${at}.keys: ${REFUSED}: keys from a KMS or a Secret are not read (give publicKeys, PEM)`);
+    return [];
+  }
+  if (typeof keys.publicKeys !== 'string' || keys.publicKeys.trim() === '') {
+    problems.push(`${at}.keys.publicKeys: expected one or more PEM public keys`);
+    return [];
+  }
+  const algorithm = keys.signatureAlgorithm ?? entry.signatureAlgorithm ?? 'sha256';
+  if (typeof algorithm !== 'string' || !ALGORITHMS.has(algorithm)) {
+    problems.push(`${at}.keys.signatureAlgorithm: expected sha224, sha256, sha384 or sha512, got ${JSON.stringify(algorithm)}`);
+    return [];
+  }
+  const rekor = isObject(keys.rekor) ? keys.rekor : {};
+  let rekorPublicKey: string | undefined;
+  if (rekor.ignoreTlog !== true) {
+    if (typeof rekor.pubkey !== 'string' || rekor.pubkey.trim() === '') {
+      problems.push(
+        `${at}.keys.rekor: ${REFUSED}: the transparency log is checked against Sigstore's public trust root, which Portcullis does not ship yet: give rekor.pubkey, or set rekor.ignoreTlog: true`,
+      );
+      return [];
+    }
+    rekorPublicKey = rekor.pubkey;
+  }
+  const annotations = entry.annotations ?? {};
+  if (!isObject(annotations) || !Object.values(annotations).every((value) => typeof value === 'string')) {
+    problems.push(`${at}.annotations: expected a map of strings`);
+    return [];
+  }
+  const repository = locationOf(entry.repository, `${at}.repository`, problems);
+  const pems = keys.publicKeys.split(/(?<=-----END PUBLIC KEY-----)/).filter((pem) => pem.trim() !== '');
+  return pems.flatMap((pem, index) => {
+    const key = publicKeyOf(pem.trim());
+    if (typeof key === 'string') {
+      problems.push(`${at}.keys.publicKeys${pems.length > 1 ? `[${index}]` : ''}: ${key}`);
+      return [];
+    }
+    return [
+      {
+        key,
+        signatureAlgorithm: algorithm as KeyEntrySpec['signatureAlgorithm'],
+        annotations: annotations as Record<string, string>,
+        ...(rekorPublicKey ? { rekorPublicKey } : {}),
+        ...(repository ? { repository } : {}),
+      },
+    ];
+  });
+}
+
+function attestorSet(set: unknown, at: string, problems: string[]): AttestorSetSpec | undefined {
+  if (!isObject(set) || !Array.isArray(set.entries) || set.entries.length === 0) {
+    problems.push(`${at}.entries: expected one or more attestor entries`);
+    return undefined;
+  }
+  const entries = set.entries.flatMap((entry, index): KeyEntrySpec[] => {
+    const where = `${at}.entries[${index}]`;
+    const kinds = isObject(entry) ? ['keys', 'certificates', 'keyless', 'attestor'].filter((kind) => entry[kind] !== undefined) : [];
+    if (!isObject(entry) || kinds.length !== 1) {
+      problems.push(`${where}: expected exactly one of keys, certificates, keyless or attestor`);
+      return [];
+    }
+    if (kinds[0] !== 'keys') {
+      problems.push(`${where}.${kinds[0]}: ${REFUSED}: only keys attestors are verified yet (keyless and certificates come next)`);
+      return [];
+    }
+    return keyEntries(entry, where, problems);
+  });
+  if (set.count !== undefined && (!Number.isInteger(set.count) || (set.count as number) < 1 || (set.count as number) > entries.length)) {
+    problems.push(
+      `${at}.count: expected a whole number from 1 to the number of entries (${entries.length}), got ${JSON.stringify(set.count)}`,
+    );
+    return undefined;
+  }
+  return { ...(set.count !== undefined ? { count: set.count as number } : {}), entries };
+}
+
+function verificationOf(written: unknown, at: string, problems: string[]): ImageVerification | undefined {
+  if (!isObject(written)) {
+    problems.push(`${at}: expected an object`);
+    return undefined;
+  }
+  const before = problems.length;
+  const type = written.type ?? 'Cosign';
+  if (type !== 'Cosign') problems.push(`${at}.type: ${REFUSED}: ${String(type)} signatures are not verified yet (Cosign is)`);
+  if (Array.isArray(written.attestations) && written.attestations.length > 0)
+    problems.push(`${at}.attestations: ${REFUSED}: attestations are not verified yet`);
+  if (written.imageRegistryCredentials !== undefined)
+    problems.push(`${at}.imageRegistryCredentials: ${REFUSED}: registry credentials from Secrets are not read (the deployment's are used)`);
+  for (const field of ['issuer', 'subject', 'roots'])
+    if (written[field] !== undefined) problems.push(`${at}.${field}: ${REFUSED}: keyless verification is not run yet`);
+  if (written.mutateDigest !== false)
+    problems.push(
+      `${at}.mutateDigest: ${REFUSED}: mutateDigest (true unless set) rewrites images to their digests, which the mutations function does not do yet: set mutateDigest: false`,
+    );
+  const references = [
+    ...(strings(written.imageReferences) ? written.imageReferences : []),
+    ...(typeof written.image === 'string' ? [written.image] : []),
+  ];
+  if (references.length === 0) problems.push(`${at}.imageReferences: expected one or more image references (globs)`);
+  const skip = written.skipImageReferences ?? [];
+  if (!strings(skip)) problems.push(`${at}.skipImageReferences: expected a list of image references (globs)`);
+  const sets: unknown[] = Array.isArray(written.attestors) ? [...written.attestors] : [];
+  if (typeof written.key === 'string') sets.push({ entries: [{ keys: { publicKeys: written.key, rekor: { ignoreTlog: false } } }] });
+  const attestors = sets.map((set, index) => attestorSet(set, `${at}.attestors[${index}]`, problems));
+  const repository = locationOf(written.repository, `${at}.repository`, problems);
+  if (problems.length > before) return undefined;
+  return {
+    id: `verification-${++verificationsRead}`,
+    references,
+    skip: skip as string[],
+    attestors: attestors as AttestorSetSpec[],
+    ...(repository ? { repository } : {}),
+    verifyDigest: written.verifyDigest !== false,
+    required: written.required !== false,
+  };
+}
+
+/** The rule's verifications, or every problem, each naming its field (`verifyImages[0].attestors[0]…`). */
+export function readVerifyImages(written: unknown): ImageRule | { problems: string[] } {
+  if (!Array.isArray(written) || written.length === 0) return { problems: ['verifyImages: expected one or more image verifications'] };
+  const problems: string[] = [];
+  const verifications = written.map((entry, index) => verificationOf(entry, `verifyImages[${index}]`, problems));
+  return problems.length > 0 ? { problems } : { verifications: verifications as ImageVerification[] };
+}

@@ -1,0 +1,142 @@
+// Kyverno ClusterPolicy verifyImages rules (cosign, by key) in the cel function, against images and
+// signatures in a real registry: a Pod whose matching images are signed by the key is admitted, one with an
+// unsigned image or another key's signature denied with Kyverno's message, images the rule does not name are
+// not looked up, a tag fails verifyDigest, a Deployment's pod template is verified (autogen), Audit admits,
+// and a registry that cannot be reached resolves by the failure policy. What is not run yet is refused at
+// upload with the reason.
+import { generateKeyPairSync } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../helpers/engines.js';
+import { refusalOf, verdictOf } from '../helpers/cel-verdict.js';
+import { pushSignatures, signatureLayer } from '../helpers/cosign-signing.js';
+import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
+
+const signer = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+const stranger = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+const pem = (key: typeof signer.publicKey) => key.export({ type: 'spki', format: 'pem' }) as string;
+
+function policy(references: string, { action = 'Enforce', extra = '', failurePolicy = 'Fail' } = {}) {
+  return `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: signed-images}
+spec:
+  failurePolicy: ${failurePolicy}
+  rules:
+    - name: verify-signature
+      match: {any: [{resources: {kinds: [Pod]}}]}
+      verifyImages:
+        - imageReferences: [${JSON.stringify(references)}]
+          failureAction: ${action}
+          mutateDigest: false
+${extra}          attestors:
+            - entries:
+                - keys:
+                    publicKeys: ${JSON.stringify(pem(signer.publicKey))}
+                    rekor: {ignoreTlog: true}
+`;
+}
+
+const pod = (...images: string[]) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'web', namespace: 'default' },
+  spec: { containers: images.map((image, index) => ({ name: `c${index}`, image })) },
+});
+
+it.skipIf(registryInstalled())(
+  'docker-registry is not installed (apt-get install docker-registry): the verifyImages tests did not run',
+  () => {},
+);
+
+describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
+  let registry: TestRegistry;
+  let signed: string;
+  let otherKey: string;
+  let unsigned: string;
+  beforeAll(async () => {
+    registry = await startRegistry({ anonymousPull: true });
+    process.env.REGISTRY_CA_PEM = registry.ca;
+    signed = await pushImage(registry, 'team/app', 'v1');
+    await pushSignatures(registry, 'team/app', signed, [await signatureLayer(registry, 'team/app', signed, signer.privateKey)]);
+    otherKey = await pushImage(registry, 'team/other', 'v1');
+    await pushSignatures(registry, 'team/other', otherKey, [await signatureLayer(registry, 'team/other', otherKey, stranger.privateKey)]);
+    unsigned = await pushImage(registry, 'team/unsigned', 'v1');
+  });
+  afterAll(() => registry?.stop());
+
+  const image = (repository: string, digest: string) => `${registry.host}/${repository}@${digest}`;
+  const rules = () => policy(`${registry.host}/team/*`);
+
+  it('admits a Pod whose images are signed by the key, and one whose images the rule does not name', async () => {
+    expect((await verdictOf(rules(), pod(image('team/app', signed), 'nginx:1.27'))).allowed).toBe(true);
+  });
+
+  it("denies an unsigned image, and another key's signature, with Kyverno's message", async () => {
+    const unsignedVerdict = await verdictOf(rules(), pod(image('team/unsigned', unsigned)));
+    expect(unsignedVerdict.allowed).toBe(false);
+    expect(unsignedVerdict.status?.message).toMatch(
+      /failed to verify image .*team\/unsigned@sha256:[\s\S]*\.attestors\[0\]\.entries\[0\]\.keys: no matching signatures/,
+    );
+    expect((await verdictOf(rules(), pod(image('team/other', otherKey)))).allowed).toBe(false);
+  });
+
+  it('a signed image named by tag fails verifyDigest; with verifyDigest false it is admitted', async () => {
+    const byTag = await verdictOf(rules(), pod(`${registry.host}/team/app:v1`));
+    expect(byTag.status?.message).toMatch(/missing digest for .*team\/app:v1/);
+    const lenient = policy(`${registry.host}/team/*`, { extra: '          verifyDigest: false\n' });
+    expect((await verdictOf(lenient, pod(`${registry.host}/team/app:v1`))).allowed).toBe(true);
+  });
+
+  it("verifies a Deployment's pod template (autogen)", async () => {
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { template: { spec: { containers: [{ name: 'c', image: image('team/unsigned', unsigned) }] } } },
+    };
+    expect((await verdictOf(rules(), deployment)).allowed).toBe(false);
+  });
+
+  it('Audit admits what Enforce denies', async () => {
+    expect((await verdictOf(policy(`${registry.host}/team/*`, { action: 'Audit' }), pod(image('team/unsigned', unsigned)))).allowed).toBe(
+      true,
+    );
+  });
+
+  it('a registry that cannot be reached resolves by the failure policy', async () => {
+    const unreachable = pod(`127.0.0.1:1/team/app@${signed}`);
+    const failing = await verdictOf(policy('127.0.0.1:1/*'), unreachable);
+    expect(failing.allowed).toBe(false);
+    expect(failing.status?.message).toMatch(/failed to verify image 127\.0\.0\.1:1\/team\/app/);
+    expect((await verdictOf(policy('127.0.0.1:1/*', { failurePolicy: 'Ignore' }), unreachable)).allowed).toBe(true);
+  });
+});
+
+describe('verifyImages refused at upload, with the reason', () => {
+  const base = policy('ghcr.io/*');
+  it.each([
+    [
+      'mutateDigest left to its default',
+      base.replace('          mutateDigest: false\n', ''),
+      /mutateDigest .*the mutations function does not do yet/,
+    ],
+    [
+      'keyless attestors',
+      base.replace(/- keys:[\s\S]*$/, '- keyless: {subject: "x", issuer: "y"}\n'),
+      /only keys attestors are verified yet/,
+    ],
+    [
+      'the transparency log without a Rekor key',
+      base.replace('rekor: {ignoreTlog: true}', 'rekor: {url: "https://rekor.sigstore.dev"}'),
+      /give rekor\.pubkey, or set rekor\.ignoreTlog/,
+    ],
+    [
+      'attestations',
+      base.replace('          attestors:', '          attestations: [{type: "https://slsa.dev/provenance/v1"}]\n          attestors:'),
+      /attestations are not verified yet/,
+    ],
+    ['a key that is not one', base.replace(/publicKeys: ".*"/, 'publicKeys: "not a key"'), /publicKeys: not a PEM public key/],
+  ])('%s', (_what, text, reason) => {
+    expect(refusalOf(text)).toMatch(reason);
+  });
+});
