@@ -129,3 +129,12 @@ describe.runIf(registryInstalled())('cosign signatures verified with a key', () 
     expect(edOutcome).toMatchObject({ verified: [expect.anything()] });
   });
 });
+
+describe("Sigstore's public-good trust root", () => {
+  it("is read from the @sigstore/tuf release's seeds, with Rekor's public logs", async () => {
+    const { publicGoodRoot } = await import('../../functions/admission/image-verification/public-good-root.js');
+    const root = publicGoodRoot();
+    expect(root.tlogs.map((log) => log.baseUrl)).toContain('https://rekor.sigstore.dev');
+    expect(root.certificateAuthorities.length).toBeGreaterThan(0);
+  });
+});

@@ -4,18 +4,20 @@
 // not looked up, a tag fails verifyDigest, a Deployment's pod template is verified (autogen), Audit admits,
 // and a registry that cannot be reached resolves by the failure policy. What is not run yet is refused at
 // upload with the reason.
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
-import { refusalOf, verdictOf } from '../helpers/cel-verdict.js';
-import { pushSignatures, signatureLayer } from '../helpers/cosign-signing.js';
+// Imported once the registry's CA is in the environment: the function reads REGISTRY_CA_PEM when it is imported.
+const celVerdicts = () => import('../helpers/cel-verdict.js');
+let verdictOf: Awaited<ReturnType<typeof celVerdicts>>['verdictOf'];
+import { pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
 
 const signer = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const stranger = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const pem = (key: typeof signer.publicKey) => key.export({ type: 'spki', format: 'pem' }) as string;
 
-function policy(references: string, { action = 'Enforce', extra = '', failurePolicy = 'Fail' } = {}) {
+function policy(references: string, { action = 'Enforce', extra = '', failurePolicy = 'Fail', rekor = '{ignoreTlog: true}' } = {}) {
   return `apiVersion: kyverno.io/v1
 kind: ClusterPolicy
 metadata: {name: signed-images}
@@ -32,7 +34,7 @@ ${extra}          attestors:
             - entries:
                 - keys:
                     publicKeys: ${JSON.stringify(pem(signer.publicKey))}
-                    rekor: {ignoreTlog: true}
+                    rekor: ${rekor}
 `;
 }
 
@@ -53,14 +55,21 @@ describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
   let signed: string;
   let otherKey: string;
   let unsigned: string;
+  let logged: string;
+  const rekor = rekorOf(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey);
   beforeAll(async () => {
     registry = await startRegistry({ anonymousPull: true });
     process.env.REGISTRY_CA_PEM = registry.ca;
+    ({ verdictOf } = await celVerdicts());
     signed = await pushImage(registry, 'team/app', 'v1');
     await pushSignatures(registry, 'team/app', signed, [await signatureLayer(registry, 'team/app', signed, signer.privateKey)]);
     otherKey = await pushImage(registry, 'team/other', 'v1');
     await pushSignatures(registry, 'team/other', otherKey, [await signatureLayer(registry, 'team/other', otherKey, stranger.privateKey)]);
     unsigned = await pushImage(registry, 'team/unsigned', 'v1');
+    logged = await pushImage(registry, 'team/logged', 'v1');
+    await pushSignatures(registry, 'team/logged', logged, [
+      await signatureLayer(registry, 'team/logged', logged, signer.privateKey, { rekor }),
+    ]);
   });
   afterAll(() => registry?.stop());
 
@@ -97,6 +106,19 @@ describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
     expect((await verdictOf(rules(), deployment)).allowed).toBe(false);
   });
 
+  it("checks the transparency log: with rekor.pubkey, that Rekor's entry; by default, Sigstore's public-good logs", async () => {
+    const withKey = policy(`${registry.host}/team/*`, { rekor: `{pubkey: ${JSON.stringify(pem(createPublicKey(rekor.key)))}}` });
+    expect((await verdictOf(withKey, pod(image('team/logged', logged)))).allowed).toBe(true);
+    // Not logged: refused by a rule that requires the log.
+    expect((await verdictOf(withKey, pod(image('team/app', signed)))).status?.message).toMatch(/has no Rekor bundle/);
+    // The test's Rekor is not one of Sigstore's public logs.
+    const publicGood = await verdictOf(
+      policy(`${registry.host}/team/*`, { rekor: '{url: "https://rekor.sigstore.dev"}' }),
+      pod(image('team/logged', logged)),
+    );
+    expect(publicGood.status?.message).toMatch(/no matching signatures[\s\S]*(inclusion promise|tlog)/i);
+  });
+
   it('Audit admits what Enforce denies', async () => {
     expect((await verdictOf(policy(`${registry.host}/team/*`, { action: 'Audit' }), pod(image('team/unsigned', unsigned)))).allowed).toBe(
       true,
@@ -126,9 +148,14 @@ describe('verifyImages refused at upload, with the reason', () => {
       /only keys attestors are verified yet/,
     ],
     [
-      'the transparency log without a Rekor key',
-      base.replace('rekor: {ignoreTlog: true}', 'rekor: {url: "https://rekor.sigstore.dev"}'),
-      /give rekor\.pubkey, or set rekor\.ignoreTlog/,
+      'a private Rekor without its key',
+      base.replace('rekor: {ignoreTlog: true}', 'rekor: {url: "https://rekor.example.com"}'),
+      /a Rekor other than https:\/\/rekor\.sigstore\.dev is trusted by its key: give rekor\.pubkey/,
+    ],
+    [
+      'a Rekor key that is not one',
+      base.replace('rekor: {ignoreTlog: true}', 'rekor: {pubkey: "nope"}'),
+      /rekor\.pubkey: not a PEM public key/,
     ],
     [
       'attestations',
@@ -136,7 +163,8 @@ describe('verifyImages refused at upload, with the reason', () => {
       /attestations are not verified yet/,
     ],
     ['a key that is not one', base.replace(/publicKeys: ".*"/, 'publicKeys: "not a key"'), /publicKeys: not a PEM public key/],
-  ])('%s', (_what, text, reason) => {
+  ])('%s', async (_what, text, reason) => {
+    const { refusalOf } = await celVerdicts();
     expect(refusalOf(text)).toMatch(reason);
   });
 });

@@ -14,8 +14,11 @@ export interface KeyEntrySpec {
   key: KeyObject;
   signatureAlgorithm: 'sha224' | 'sha256' | 'sha384' | 'sha512';
   annotations: Readonly<Record<string, string>>;
-  /** The Rekor public key (PEM) the signature's log entry must verify with; absent when the log is ignored. */
-  rekorPublicKey?: string;
+  /**
+   * The signature must be in a transparency log: its Rekor entry verified offline with this Rekor key (PEM),
+   * or with Sigstore's public-good logs when none is given. Absent when the policy ignores the log.
+   */
+  transparencyLog?: { rekorPublicKey?: string };
   repository?: ImageLocationSpec;
 }
 

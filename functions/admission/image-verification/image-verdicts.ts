@@ -5,8 +5,10 @@ import type { ImageCheck, ImageVerdict } from './image-check.js';
 
 /** A deadline for tools that run rules without one (policy test bounds its cases otherwise). */
 const DEFAULT_BUDGET_MS = 10_000;
+// Read at import, as the functions read their configuration: certificate authorities trusted beside the system's.
+const REGISTRY_CA_PEM = process.env.REGISTRY_CA_PEM || undefined;
 
 export async function imageVerdicts(checks: readonly ImageCheck[], deadline: WorkDeadline | undefined): Promise<Map<string, ImageVerdict>> {
   const { verifiedImages } = await import('./verified-images.js');
-  return verifiedImages(checks, AbortSignal.timeout(Math.max(1, deadline?.remainingMs() ?? DEFAULT_BUDGET_MS)));
+  return verifiedImages(checks, AbortSignal.timeout(Math.max(1, Math.ceil(deadline?.remainingMs() ?? DEFAULT_BUDGET_MS))), REGISTRY_CA_PEM);
 }

@@ -1,16 +1,18 @@
 // The verdicts on the images rules asked to be verified for one request, each image asked of its registry
 // once however many rules ask, all within the request's deadline (`signal`). Loaded the first time a rule
 // asks (image-verdicts.ts), so a function whose rules verify no image never loads the registry client or
-// sigstore-js. The registry is reached anonymously, trusting the system's certificate authorities and the
+// sigstore-js. Transparency logs are checked against the Rekor key a rule names, or Sigstore's public-good
+// root. The registry is reached anonymously, trusting the system's certificate authorities and the
 // deployment's REGISTRY_CA_PEM.
 import type { TrustedRoot } from '@sigstore/protobuf-specs';
 import { type RegistryClient, registryClient } from '../registry/registry-client.js';
 import type { ImageCheck, ImageVerdict, KeyEntrySpec } from './image-check.js';
+import { publicGoodRoot } from './public-good-root.js';
 import { rekorKeyRoot } from './trusted-root.js';
 import { type AttestorEntry, verifyImage } from './verify-image.js';
 
 let client: RegistryClient | undefined;
-const clientOf = () => (client ??= registryClient(process.env.REGISTRY_CA_PEM ? { ca: process.env.REGISTRY_CA_PEM } : {}));
+const clientOf = (ca: string | undefined) => (client ??= registryClient(ca ? { ca } : {}));
 
 // One trust root per Rekor key the rules name; bounded, as keys come from rules documents.
 const MAX_ROOTS = 64;
@@ -33,12 +35,19 @@ const entryOf = (entry: KeyEntrySpec): AttestorEntry => ({
     key: entry.key,
     signatureAlgorithm: entry.signatureAlgorithm,
     annotations: entry.annotations,
-    ...(entry.rekorPublicKey ? { transparencyLogs: rootOf(entry.rekorPublicKey) } : {}),
+    ...(entry.transparencyLog
+      ? { transparencyLogs: entry.transparencyLog.rekorPublicKey ? rootOf(entry.transparencyLog.rekorPublicKey) : publicGoodRoot() }
+      : {}),
   },
   ...(entry.repository ? { repository: entry.repository } : {}),
 });
 
-export async function verifiedImages(checks: readonly ImageCheck[], signal: AbortSignal): Promise<Map<string, ImageVerdict>> {
+/** `ca`: the deployment's REGISTRY_CA_PEM, read when the function was. */
+export async function verifiedImages(
+  checks: readonly ImageCheck[],
+  signal: AbortSignal,
+  ca: string | undefined,
+): Promise<Map<string, ImageVerdict>> {
   const unique = new Map(checks.map((check) => [check.key, check]));
   const verdicts = await Promise.all(
     [...unique.values()].map(async (check) => {
@@ -49,7 +58,7 @@ export async function verifiedImages(checks: readonly ImageCheck[], signal: Abor
         })),
         ...(check.repository ? { repository: check.repository } : {}),
       };
-      return [check.key, await verifyImage(clientOf(), check.reference, spec, signal)] as const;
+      return [check.key, await verifyImage(clientOf(ca), check.reference, spec, signal)] as const;
     }),
   );
   return new Map(verdicts);

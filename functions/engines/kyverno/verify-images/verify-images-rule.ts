@@ -1,11 +1,11 @@
 // Kyverno's verifyImages entries (a ClusterPolicy rule's `verifyImages`, api/kyverno/v1 ImageVerification)
 // read into what the images engine runs, with Kyverno's defaults: type Cosign, every attestor entry of a set
 // needed unless `count` says how many, a `keys` entry's several PEM keys each an entry of their own,
-// signatureAlgorithm sha256, the transparency log required unless `rekor.ignoreTlog`, verifyDigest and
-// mutateDigest true. What is not run here yet is refused with the reason, never skipped: keyless and
-// certificate attestors, KMS and Secret keys, attestations, Notary and Sigstore bundles, registry
-// credentials from Secrets, mutateDigest (the mutations function does not rewrite images yet), and a
-// transparency log checked against Sigstore's public trust root, which is not shipped yet.
+// signatureAlgorithm sha256, the transparency log required unless `rekor.ignoreTlog` (Sigstore's public
+// Rekor, or the one `rekor.pubkey` names), verifyDigest, required and mutateDigest true. What is not run here
+// yet is refused with the reason, never skipped: keyless and certificate attestors, KMS and Secret keys,
+// attestations, Notary and Sigstore bundles, registry credentials from Secrets, mutateDigest (the mutations
+// function does not rewrite images yet), and a private Rekor named without its key.
 import type { AttestorSetSpec, ImageLocationSpec, KeyEntrySpec } from '../../../admission/image-verification/image-check.js';
 import { publicKeyOf } from '../../../admission/image-verification/public-keys.js';
 import { parseImageReference } from '../../../admission/kubernetes/image-reference.js';
@@ -27,6 +27,7 @@ export interface ImageRule {
 }
 
 const REFUSED = 'cannot run here';
+const PUBLIC_REKOR = 'https://rekor.sigstore.dev';
 const ALGORITHMS = new Set(['sha224', 'sha256', 'sha384', 'sha512']);
 let verificationsRead = 0;
 
@@ -61,15 +62,19 @@ function keyEntries(entry: Written, at: string, problems: string[]): KeyEntrySpe
     return [];
   }
   const rekor = isObject(keys.rekor) ? keys.rekor : {};
-  let rekorPublicKey: string | undefined;
+  let transparencyLog: KeyEntrySpec['transparencyLog'];
   if (rekor.ignoreTlog !== true) {
-    if (typeof rekor.pubkey !== 'string' || rekor.pubkey.trim() === '') {
-      problems.push(
-        `${at}.keys.rekor: ${REFUSED}: the transparency log is checked against Sigstore's public trust root, which Portcullis does not ship yet: give rekor.pubkey, or set rekor.ignoreTlog: true`,
-      );
+    const publicKey = typeof rekor.pubkey === 'string' && rekor.pubkey.trim() !== '' ? rekor.pubkey : undefined;
+    if (!publicKey && rekor.url !== undefined && rekor.url !== PUBLIC_REKOR) {
+      problems.push(`${at}.keys.rekor: ${REFUSED}: a Rekor other than ${PUBLIC_REKOR} is trusted by its key: give rekor.pubkey`);
       return [];
     }
-    rekorPublicKey = rekor.pubkey;
+    const rekorKey = publicKey ? publicKeyOf(publicKey) : undefined;
+    if (typeof rekorKey === 'string') {
+      problems.push(`${at}.keys.rekor.pubkey: ${rekorKey}`);
+      return [];
+    }
+    transparencyLog = publicKey ? { rekorPublicKey: publicKey } : {};
   }
   const annotations = entry.annotations ?? {};
   if (!isObject(annotations) || !Object.values(annotations).every((value) => typeof value === 'string')) {
@@ -89,7 +94,7 @@ function keyEntries(entry: Written, at: string, problems: string[]): KeyEntrySpe
         key,
         signatureAlgorithm: algorithm as KeyEntrySpec['signatureAlgorithm'],
         annotations: annotations as Record<string, string>,
-        ...(rekorPublicKey ? { rekorPublicKey } : {}),
+        ...(transparencyLog ? { transparencyLog } : {}),
         ...(repository ? { repository } : {}),
       },
     ];

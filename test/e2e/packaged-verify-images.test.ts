@@ -1,0 +1,82 @@
+// Kyverno verifyImages on the packaged cel function (the zip, imported as Lambda would), against a real
+// registry: a signed image admitted, an unsigned one denied with Kyverno's message, the verification code
+// loaded only when a rule first verifies an image, and a registry that hangs resolved by the failure policy
+// within the request's deadline.
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer as createNetServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pushSignatures, signatureLayer } from '../helpers/cosign-signing.js';
+import { eventFor, invoke, lambdaContext } from '../helpers/invoke.js';
+import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
+import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
+
+const signer = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+const publicPem = signer.publicKey.export({ type: 'spki', format: 'pem' }) as string;
+
+const rules = (references: string, failurePolicy = 'Fail') => `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: signed-images}
+spec:
+  failurePolicy: ${failurePolicy}
+  rules:
+    - name: verify-signature
+      match: {any: [{resources: {kinds: [Pod]}}]}
+      verifyImages:
+        - imageReferences: [${JSON.stringify(references)}]
+          failureAction: Enforce
+          mutateDigest: false
+          attestors:
+            - entries:
+                - keys:
+                    publicKeys: ${JSON.stringify(publicPem)}
+                    rekor: {ignoreTlog: true}
+`;
+
+const pod = (image: string) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'web', namespace: 'default' },
+  spec: { containers: [{ name: 'c', image }] },
+});
+
+afterAll(removeRulesFolders);
+
+it.skipIf(registryInstalled())(
+  'docker-registry is not installed (apt-get install docker-registry): the packaged verifyImages tests did not run',
+  () => {},
+);
+
+describe.runIf(registryInstalled())('verifyImages on the packaged cel function', () => {
+  let registry: TestRegistry;
+  let signed: string;
+  let unsigned: string;
+  beforeAll(async () => {
+    registry = await startRegistry({ anonymousPull: true });
+    signed = await pushImage(registry, 'team/app', 'v1');
+    await pushSignatures(registry, 'team/app', signed, [await signatureLayer(registry, 'team/app', signed, signer.privateKey)]);
+    unsigned = await pushImage(registry, 'team/unsigned', 'v1');
+  });
+  afterAll(() => registry?.stop());
+
+  it("admits the signed image and denies the unsigned one with Kyverno's message", async () => {
+    const { handler } = await packagedWithRules('cel', rules(`${registry.host}/team/*`), { REGISTRY_CA_PEM: registry.ca });
+    const admitted = await invoke(handler, eventFor(pod(`${registry.host}/team/app@${signed}`)));
+    expect(admitted.body.response, JSON.stringify(admitted.body.response)).toMatchObject({ allowed: true });
+    const denied = await invoke(handler, eventFor(pod(`${registry.host}/team/unsigned@${unsigned}`)));
+    expect(denied.body.response.allowed).toBe(false);
+    expect(denied.body.response.status.message).toMatch(/failed to verify image[\s\S]*no matching signatures/);
+  });
+
+  it('a registry that hangs: denied by the failure policy Fail, within the request deadline', async () => {
+    // Accepts connections and never answers, not even the TLS handshake.
+    const hanging = createNetServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(hanging.address() as { port: number }).port}`;
+    const { handler } = await packagedWithRules('cel', rules(`${host}/*`), { POLICY_TIMEOUT_MS: '500' });
+    const started = Date.now();
+    const answer = await invoke(handler, eventFor(pod(`${host}/team/app@${signed}`)), lambdaContext(5_000));
+    expect(answer.body.response.allowed).toBe(false);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    hanging.close();
+  });
+});
