@@ -67,6 +67,21 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
     expect(denied.body.response.status.message).toMatch(/failed to verify image[\s\S]*no matching signatures/);
   });
 
+  it('1,000 admissions of one image ask the registry at most twice: the verified verdict is kept', async () => {
+    const { handler } = await packagedWithRules('cel', rules(`${registry.host}/team/*`), { REGISTRY_CA_PEM: registry.ca });
+    // An image no earlier test verified, so the first admission asks the registry.
+    const fresh = await pushImage(registry, 'team/fresh', 'v1');
+    await pushSignatures(registry, 'team/fresh', fresh, [await signatureLayer(registry, 'team/fresh', fresh, signer.privateKey)]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = registry.requestsServed();
+    const event = eventFor(pod(`${registry.host}/team/fresh@${fresh}`));
+    for (let admission = 0; admission < 1_000; admission++) expect((await invoke(handler, event)).body.response.allowed).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const asked = registry.requestsServed() - before;
+    expect(asked).toBeGreaterThanOrEqual(1);
+    expect(asked).toBeLessThanOrEqual(2);
+  });
+
   it('a registry that hangs: denied by the failure policy Fail, within the request deadline', async () => {
     // Accepts connections and never answers, not even the TLS handshake.
     const hanging = createNetServer(() => {});

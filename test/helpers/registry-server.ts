@@ -20,6 +20,8 @@ export interface TestRegistry {
   ca: string;
   /** How many token requests the token service answered. */
   tokensIssued(): number;
+  /** How many API requests the registry answered (its own log's count), its probes for readiness aside. */
+  requestsServed(): number;
   stop(): Promise<void>;
 }
 
@@ -119,7 +121,7 @@ export async function startRegistry({ anonymousPull = false }: { anonymousPull?:
   writeFileSync(
     config,
     `version: 0.1
-log: {level: error}
+log: {level: info, accesslog: {disabled: true}}
 storage:
   filesystem: {rootdirectory: ${join(folder, 'storage')}}
   delete: {enabled: true}
@@ -152,6 +154,9 @@ auth:
     host,
     ca,
     tokensIssued: () => issued,
+    requestsServed: () =>
+      stderr.split('\n').filter((line) => line.includes('msg="response completed"') && /http\.request\.uri="?\/v2\/[^"\s]/.test(line))
+        .length,
     async stop() {
       child.kill();
       await new Promise((resolve) => tokenServer.close(resolve));

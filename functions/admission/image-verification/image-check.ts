@@ -33,6 +33,8 @@ export interface ImageCheck {
   reference: ImageReference;
   attestors: readonly AttestorSetSpec[];
   repository?: ImageLocationSpec;
+  /** Kyverno's useCache: a verdict may be kept between requests (verdict-cache.ts). */
+  useCache: boolean;
 }
 
 /** How one image fared: verified (with the digest that was), failed (a definite no), or an error. */

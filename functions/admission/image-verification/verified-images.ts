@@ -9,7 +9,8 @@ import { type RegistryClient, registryClient } from '../registry/registry-client
 import type { ImageCheck, ImageVerdict, KeyEntrySpec } from './image-check.js';
 import { publicGoodRoot } from './public-good-root.js';
 import { rekorKeyRoot } from './trusted-root.js';
-import { type AttestorEntry, verifyImage } from './verify-image.js';
+import { VerdictCache } from './verdict-cache.js';
+import { type AttestorEntry, digestOf, verifyImage } from './verify-image.js';
 
 let client: RegistryClient | undefined;
 const clientOf = (ca: string | undefined) => (client ??= registryClient(ca ? { ca } : {}));
@@ -42,6 +43,8 @@ const entryOf = (entry: KeyEntrySpec): AttestorEntry => ({
   ...(entry.repository ? { repository: entry.repository } : {}),
 });
 
+const cache = new VerdictCache();
+
 /** `ca`: the deployment's REGISTRY_CA_PEM, read when the function was. */
 export async function verifiedImages(
   checks: readonly ImageCheck[],
@@ -49,17 +52,22 @@ export async function verifiedImages(
   ca: string | undefined,
 ): Promise<Map<string, ImageVerdict>> {
   const unique = new Map(checks.map((check) => [check.key, check]));
-  const verdicts = await Promise.all(
-    [...unique.values()].map(async (check) => {
-      const spec = {
-        attestors: check.attestors.map((set) => ({
-          ...(set.count !== undefined ? { count: set.count } : {}),
-          entries: set.entries.map(entryOf),
-        })),
-        ...(check.repository ? { repository: check.repository } : {}),
-      };
-      return [check.key, await verifyImage(clientOf(ca), check.reference, spec, signal)] as const;
-    }),
-  );
+  const verdicts = await Promise.all([...unique.values()].map(async (check) => [check.key, await verdictOf(check, signal, ca)] as const));
   return new Map(verdicts);
+}
+
+async function verdictOf(check: ImageCheck, signal: AbortSignal, ca: string | undefined): Promise<ImageVerdict> {
+  const client = clientOf(ca);
+  const spec = {
+    attestors: check.attestors.map((set) => ({
+      ...(set.count !== undefined ? { count: set.count } : {}),
+      entries: set.entries.map(entryOf),
+    })),
+    ...(check.repository ? { repository: check.repository } : {}),
+  };
+  if (!check.useCache) return verifyImage(client, check.reference, spec, signal);
+  // Kept by digest: a tag is resolved on every request, so a tag moved to another digest is verified anew.
+  const digest = await digestOf(client, check.reference, signal);
+  if (typeof digest !== 'string') return digest;
+  return cache.verdict(`${check.key} ${digest}`, () => verifyImage(client, { ...check.reference, digest }, spec, signal));
 }

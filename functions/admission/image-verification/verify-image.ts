@@ -28,6 +28,28 @@ export interface ImageVerificationSpec {
   repository?: ImageLocation;
 }
 
+/** A registry's failure as the image's verdict: a definite no (4xx) fails it, anything else is an error. */
+function registryVerdict(named: string, error: unknown, signal: AbortSignal): ImageVerdict {
+  if (signal.aborted)
+    return { outcome: 'error', image: named, message: `failed to verify image ${named}: the deadline passed while reading the registry` };
+  if (error instanceof RegistryError) {
+    const definite = error.status !== undefined && error.status >= 400 && error.status < 500;
+    return { outcome: definite ? 'failed' : 'error', image: named, message: `failed to verify image ${named}: ${error.message}` };
+  }
+  throw error;
+}
+
+/** The digest the image names: its own, or its tag's as the registry resolves it now; else the verdict. */
+export async function digestOf(client: RegistryClient, reference: ImageReference, signal: AbortSignal): Promise<string | ImageVerdict> {
+  if (reference.digest) return reference.digest;
+  try {
+    const location = { registry: reference.registry, repository: reference.repository };
+    return (await client.manifest(location, reference.tag ?? 'latest', signal)).digest;
+  } catch (error) {
+    return registryVerdict(reference.normalised, error, signal);
+  }
+}
+
 /** The image's verdict under the spec; never throws for what a registry or an image does. */
 export async function verifyImage(
   client: RegistryClient,
@@ -36,9 +58,10 @@ export async function verifyImage(
   signal: AbortSignal,
 ): Promise<ImageVerdict> {
   const named = reference.normalised;
+  const digest = await digestOf(client, reference, signal);
+  if (typeof digest !== 'string') return digest;
   try {
     const location = { registry: reference.registry, repository: reference.repository };
-    const digest = reference.digest ?? (await client.manifest(location, reference.tag ?? 'latest', signal)).digest;
     // Each repository's signatures read once, however many entries look there.
     const read = new Map<string, Promise<CosignSignature[]>>();
     const signaturesIn = (repository: ImageLocation | undefined): Promise<CosignSignature[]> => {
@@ -62,12 +85,6 @@ export async function verifyImage(
     }
     return { outcome: 'verified', image: named, digest, message: `verified image signatures for ${named}` };
   } catch (error) {
-    if (signal.aborted)
-      return { outcome: 'error', image: named, message: `failed to verify image ${named}: the deadline passed while reading the registry` };
-    if (error instanceof RegistryError) {
-      const definite = error.status !== undefined && error.status >= 400 && error.status < 500;
-      return { outcome: definite ? 'failed' : 'error', image: named, message: `failed to verify image ${named}: ${error.message}` };
-    }
-    throw error;
+    return registryVerdict(named, error, signal);
   }
 }

@@ -35,6 +35,7 @@ export function imagesToVerify(kind: string, resource: unknown, rule: ImageRule)
         key: `${verification.id} ${reference.normalised}`,
         reference,
         attestors: verification.attestors,
+        useCache: verification.useCache,
         ...(verification.repository ? { repository: verification.repository } : {}),
       };
       found.push({ check, verification });

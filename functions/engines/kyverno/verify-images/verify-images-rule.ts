@@ -20,6 +20,7 @@ export interface ImageVerification {
   verifyDigest: boolean;
   /** An image the rule names must be verified: with no attestors it never is, and fails (`unverified image`). */
   required: boolean;
+  useCache: boolean;
 }
 
 export interface ImageRule {
@@ -166,6 +167,7 @@ function verificationOf(written: unknown, at: string, problems: string[]): Image
     ...(repository ? { repository } : {}),
     verifyDigest: written.verifyDigest !== false,
     required: written.required !== false,
+    useCache: written.useCache !== false,
   };
 }
 

@@ -1,0 +1,42 @@
+// Verdicts kept between requests, because registries are slow and rate-limited: a verified image for an
+// hour, a failed one for seconds, an error never (the next request asks again). The key names the rules
+// version's verification and the image's digest, so a new version of the rules, or a tag now naming another
+// digest, is never answered from here. A verdict being made is shared by the requests that ask meanwhile.
+// Bounded: the oldest entry goes first.
+import type { ImageVerdict } from './image-check.js';
+
+export interface VerdictCacheLimits {
+  verifiedMs: number;
+  failedMs: number;
+  entries: number;
+}
+
+export const VERDICT_CACHE_LIMITS: VerdictCacheLimits = { verifiedMs: 60 * 60 * 1000, failedMs: 5_000, entries: 1_000 };
+
+export class VerdictCache {
+  private readonly kept = new Map<string, { verdict: ImageVerdict; until: number }>();
+  private readonly pending = new Map<string, Promise<ImageVerdict>>();
+
+  constructor(
+    private readonly now: () => number = () => performance.now(),
+    private readonly limits: VerdictCacheLimits = VERDICT_CACHE_LIMITS,
+  ) {}
+
+  /** The kept verdict for `key`, else the one `verify` makes (kept by its outcome). */
+  async verdict(key: string, verify: () => Promise<ImageVerdict>): Promise<ImageVerdict> {
+    const kept = this.kept.get(key);
+    if (kept && kept.until > this.now()) return kept.verdict;
+    if (kept) this.kept.delete(key);
+    const pending = this.pending.get(key);
+    if (pending) return pending;
+    const made = verify().finally(() => this.pending.delete(key));
+    this.pending.set(key, made);
+    const verdict = await made;
+    const lifetime = verdict.outcome === 'verified' ? this.limits.verifiedMs : verdict.outcome === 'failed' ? this.limits.failedMs : 0;
+    if (lifetime > 0) {
+      if (this.kept.size >= this.limits.entries) this.kept.delete(this.kept.keys().next().value!);
+      this.kept.set(key, { verdict, until: this.now() + lifetime });
+    }
+    return verdict;
+  }
+}
