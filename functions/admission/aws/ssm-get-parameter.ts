@@ -6,8 +6,9 @@ import { endpointSuffix, readText, regionFromEnv, sendSigned, withOneRetry } fro
 /** Calls in `region` (default: Lambda's own), at `endpoint` when given (a local or compatible service). */
 export function ssmParameterReader({ region = regionFromEnv(), endpoint }: { region?: string; endpoint?: string } = {}) {
   const url = new URL(endpoint ?? `https://ssm.${region}.${endpointSuffix(region)}/`);
-  async function attempt(name: string): Promise<string | undefined> {
+  async function attempt(name: string, signal?: AbortSignal): Promise<string | undefined> {
     const response = await sendSigned({
+      ...(signal ? { signal } : {}),
       service: 'ssm',
       region,
       method: 'POST',
@@ -30,5 +31,6 @@ export function ssmParameterReader({ region = regionFromEnv(), endpoint }: { reg
     }
     return answer.Parameter?.Value;
   }
-  return (name: string) => withOneRetry(() => attempt(name));
+  // `signal`: the caller's deadline, for a read made on a request's path.
+  return (name: string, signal?: AbortSignal) => withOneRetry(() => attempt(name, signal));
 }

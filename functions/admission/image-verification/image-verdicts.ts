@@ -2,6 +2,7 @@
 // (registry client, sigstore-js) loads here on first use, in a chunk of its own, never at cold start.
 import type { WorkDeadline } from '../decide/deadline.js';
 import type { ImageCheck, ImageVerdict } from './image-check.js';
+import { registryCredentials } from './registry-credentials.js';
 
 /** A deadline for tools that run rules without one (policy test bounds its cases otherwise). */
 const DEFAULT_BUDGET_MS = 10_000;
@@ -9,6 +10,7 @@ const DEFAULT_BUDGET_MS = 10_000;
 const REGISTRY_CA_PEM = process.env.REGISTRY_CA_PEM || undefined;
 
 export async function imageVerdicts(checks: readonly ImageCheck[], deadline: WorkDeadline | undefined): Promise<Map<string, ImageVerdict>> {
-  const { verifiedImages } = await import('./verified-images.js');
-  return verifiedImages(checks, AbortSignal.timeout(Math.max(1, Math.ceil(deadline?.remainingMs() ?? DEFAULT_BUDGET_MS))), REGISTRY_CA_PEM);
+  const signal = AbortSignal.timeout(Math.max(1, Math.ceil(deadline?.remainingMs() ?? DEFAULT_BUDGET_MS)));
+  const [{ verifiedImages }, credentials] = await Promise.all([import('./verified-images.js'), registryCredentials(signal)]);
+  return verifiedImages(checks, signal, { ca: REGISTRY_CA_PEM, credentials });
 }

@@ -2,18 +2,30 @@
 // once however many rules ask, all within the request's deadline (`signal`). Loaded the first time a rule
 // asks (image-verdicts.ts), so a function whose rules verify no image never loads the registry client or
 // sigstore-js. Transparency logs are checked against the Rekor key a rule names, or Sigstore's public-good
-// root. The registry is reached anonymously, trusting the system's certificate authorities and the
-// deployment's REGISTRY_CA_PEM.
+// root. A registry is reached with the deployment's credentials for it (anonymously without), trusting the
+// system's certificate authorities and the deployment's REGISTRY_CA_PEM.
 import type { TrustedRoot } from '@sigstore/protobuf-specs';
 import { type RegistryClient, registryClient } from '../registry/registry-client.js';
 import type { ImageCheck, ImageVerdict, KeyEntrySpec } from './image-check.js';
+import type { CredentialsByRegistry } from './registry-credentials.js';
 import { publicGoodRoot } from './public-good-root.js';
 import { rekorKeyRoot } from './trusted-root.js';
 import { VerdictCache } from './verdict-cache.js';
 import { type AttestorEntry, digestOf, verifyImage } from './verify-image.js';
 
+export interface RegistryAccess {
+  /** The deployment's REGISTRY_CA_PEM, read when the function was. */
+  ca: string | undefined;
+  /** The deployment's registry credentials, as last read (registry-credentials.ts). */
+  credentials: CredentialsByRegistry;
+}
+
 let client: RegistryClient | undefined;
-const clientOf = (ca: string | undefined) => (client ??= registryClient(ca ? { ca } : {}));
+let credentials: CredentialsByRegistry = new Map();
+function clientOf(access: RegistryAccess): RegistryClient {
+  credentials = access.credentials;
+  return (client ??= registryClient({ ...(access.ca ? { ca: access.ca } : {}), credentialsFor: (registry) => credentials.get(registry) }));
+}
 
 // One trust root per Rekor key the rules name; bounded, as keys come from rules documents.
 const MAX_ROOTS = 64;
@@ -45,19 +57,20 @@ const entryOf = (entry: KeyEntrySpec): AttestorEntry => ({
 
 const cache = new VerdictCache();
 
-/** `ca`: the deployment's REGISTRY_CA_PEM, read when the function was. */
 export async function verifiedImages(
   checks: readonly ImageCheck[],
   signal: AbortSignal,
-  ca: string | undefined,
+  access: RegistryAccess,
 ): Promise<Map<string, ImageVerdict>> {
   const unique = new Map(checks.map((check) => [check.key, check]));
-  const verdicts = await Promise.all([...unique.values()].map(async (check) => [check.key, await verdictOf(check, signal, ca)] as const));
+  const verdicts = await Promise.all(
+    [...unique.values()].map(async (check) => [check.key, await verdictOf(check, signal, access)] as const),
+  );
   return new Map(verdicts);
 }
 
-async function verdictOf(check: ImageCheck, signal: AbortSignal, ca: string | undefined): Promise<ImageVerdict> {
-  const client = clientOf(ca);
+async function verdictOf(check: ImageCheck, signal: AbortSignal, access: RegistryAccess): Promise<ImageVerdict> {
+  const client = clientOf(access);
   const spec = {
     attestors: check.attestors.map((set) => ({
       ...(set.count !== undefined ? { count: set.count } : {}),
