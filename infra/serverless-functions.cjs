@@ -38,6 +38,9 @@ module.exports = async ({ options, resolveVariable }) => {
   const clusterName = await resolveVariable('param:clusterName');
   if (clusterName) optional.CLUSTER_NAME = clusterName;
   const snapshot = clusterName ? { CLUSTER_SNAPSHOT_MAX_AGE_SECONDS: await resolveVariable('param:clusterSnapshotMaxAgeSeconds') } : {};
+  // Image verification runs in the functions that run uploaded manifests: they read the registries' credentials.
+  const registryCredentialsParameter = await resolveVariable('param:registryCredentialsParameter');
+  const registries = registryCredentialsParameter ? { REGISTRY_CREDENTIALS_PARAMETER: registryCredentialsParameter } : {};
   const functions = {};
   for (const { name, kind, route, routesEachPolicy } of registeredPolicies()) {
     const policy = { name, kind };
@@ -52,7 +55,7 @@ module.exports = async ({ options, resolveVariable }) => {
         RULES_PREFIX: '${env:RULES_PREFIX, param:rulesPrefix}',
         RULES_TTL_SECONDS: '${env:RULES_TTL_SECONDS, param:rulesTtlSeconds}',
         ...optional,
-        ...(routesEachPolicy ? snapshot : {}),
+        ...(routesEachPolicy ? { ...snapshot, ...registries } : {}),
       },
       events: (routesEachPolicy ? [route, `${route}/{policy}`, `${route}/{policy}/{token}`] : [route, `${route}/{token}`]).map((path) => ({
         httpApi: { method: 'POST', path },

@@ -207,6 +207,22 @@ describe('the packaged CloudFormation template', () => {
     expect(admission).toHaveLength(policyRegistry.length);
     for (const fn of admission) expect(fn.Properties.Environment.Variables.WEBHOOK_TOKENS_PARAMETER).toBe('/portcullis/webhook-tokens');
   });
+
+  it('with a registry credentials parameter, the functions that verify images are told its name and may read exactly it', () => {
+    const configured = JSON.parse(
+      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
+    ) as Template;
+    const statement = configured.Resources.RegistryCredentialsParameterPolicy!.Properties.PolicyDocument.Statement[0];
+    expect(statement.Action).toEqual(['ssm:GetParameter']);
+    expect(JSON.stringify(statement.Resource)).toContain('":parameter","/portcullis/registries"');
+    const functions = Object.values(configured.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
+    const told = functions.filter((fn) => fn.Properties.Environment.Variables.REGISTRY_CREDENTIALS_PARAMETER === '/portcullis/registries');
+    expect(told.map((fn) => fn.Properties.Handler).sort()).toEqual([
+      'functions/cel/handler.handler',
+      'functions/mutations/handler.handler',
+    ]);
+    expect(template.Resources.RegistryCredentialsParameterPolicy!.Condition).toBe('HasRegistryCredentialsParameter');
+  });
 });
 
 describe('plain-text tokens (packaged by the global setup)', () => {

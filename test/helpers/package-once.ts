@@ -41,6 +41,7 @@ export default function packageOnce(): void {
     EXISTING_BUCKET_PACKAGE,
     '--param=rulesBucket=team-rules',
     '--param=tokensParameter=/portcullis/webhook-tokens',
+    '--param=registryCredentialsParameter=/portcullis/registries',
     '--param=clusterName=prod',
     '--param=clusterEndpoint=https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com',
     '--param=clusterCertificateAuthority=LS0tLS1CRUdJTi==',
