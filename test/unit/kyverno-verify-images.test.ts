@@ -168,3 +168,12 @@ describe('verifyImages refused at upload, with the reason', () => {
     expect(refusalOf(text)).toMatch(reason);
   });
 });
+
+describe('an image the rule names that is not an image reference', () => {
+  it('fails, never skipped: it cannot be verified', async () => {
+    const { verdictOf } = await celVerdicts();
+    const verdict = await verdictOf(policy('*'), pod('Registry.Example.com/App:Latest!'));
+    expect(verdict.allowed).toBe(false);
+    expect(verdict.status?.message).toMatch(/failed to verify image Registry\.Example\.com\/App:Latest!: not\s+a valid image reference/);
+  });
+});

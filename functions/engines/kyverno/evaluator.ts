@@ -17,7 +17,7 @@ import { expressionProblems } from './policy/expression-problems.js';
 import { type KyvernoRule, validatesWithoutCel } from './policy/rule-schema.js';
 import type { RuleOutcome } from './validate/validate-patterns.js';
 import { judgeRule, type RuleInput, selectRule } from './validate/validate-rule.js';
-import { type ImageToVerify, imagesToVerify, judgeImages } from './verify-images/images-to-verify.js';
+import { type ImageToVerify, imagesToVerify, judgeImages, type UnreadableImage } from './verify-images/images-to-verify.js';
 
 /** A Kyverno outcome as findings: a failure is a violation, a skip says why the rule did not apply. */
 function findingsOf(outcome: RuleOutcome): Findings {
@@ -47,7 +47,7 @@ function inputOf(request: AdmissionRequest, rule: KyvernoRule, context: EngineCo
 }
 
 /** The images a verifyImages rule verifies on the request: none when the rule does not apply to it. */
-function imagesOfRule(request: AdmissionRequest, rule: KyvernoRule, context: EngineContext): ImageToVerify[] {
+function imagesOfRule(request: AdmissionRequest, rule: KyvernoRule, context: EngineContext): (ImageToVerify | UnreadableImage)[] {
   if (!rule.verifyImages || ruledOutBy(request, rule, context.cluster)) return [];
   const input = inputOf(request, rule, context);
   // A precondition's error is the rule's, said by validate; no image is verified for it.
@@ -93,9 +93,9 @@ function mutateExisting(
 }
 
 const imageChecks = (request: AdmissionRequest, rule: KyvernoRule, context: EngineContext) =>
-  imagesOfRule(request, rule, context)
-    .filter(({ verification }) => verification.attestors.length > 0)
-    .map(({ check }) => check);
+  imagesOfRule(request, rule, context).flatMap((found) =>
+    'check' in found && found.verification.attestors.length > 0 ? [found.check] : [],
+  );
 
 export const evaluator = { validate, imageChecks, mutate, mutateExisting, expressionProblems, searchJmesPath };
 export type Evaluator = typeof evaluator;

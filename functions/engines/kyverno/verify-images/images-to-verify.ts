@@ -21,13 +21,26 @@ export interface ImageToVerify {
   verification: ImageVerification;
 }
 
-/** Each container image of the resource (a Pod, or a controller's pod template as a Pod) that a verification applies to. */
-export function imagesToVerify(kind: string, resource: unknown, rule: ImageRule): ImageToVerify[] {
-  const found: ImageToVerify[] = [];
+/** An image the rule names that is not an image reference: it cannot be verified, so it fails. */
+export interface UnreadableImage {
+  image: string;
+  verification: ImageVerification;
+}
+
+/**
+ * Each container image of the resource (a Pod, or a controller's pod template as a Pod) that a verification
+ * applies to; an image that does not parse is matched as written, and is unreadable, never skipped.
+ */
+export function imagesToVerify(kind: string, resource: unknown, rule: ImageRule): (ImageToVerify | UnreadableImage)[] {
+  const found: (ImageToVerify | UnreadableImage)[] = [];
   for (const container of podContainers(kind, resource)) {
     if (typeof container.image !== 'string') continue;
     const reference = parseImageReference(container.image);
-    if (!reference) continue;
+    if (!reference) {
+      const image = container.image;
+      for (const verification of rule.verifications) if (applies(verification, image)) found.push({ image, verification });
+      continue;
+    }
     const name = matchedName(reference);
     for (const verification of rule.verifications) {
       if (!applies(verification, name)) continue;
@@ -47,10 +60,18 @@ export function imagesToVerify(kind: string, resource: unknown, rule: ImageRule)
 export type ImagesOutcome = { status: 'pass' | 'fail' | 'skip'; message: string };
 
 /** The rule's outcome on the verdicts; throws the registry's error, for the failure policy. */
-export function judgeImages(images: readonly ImageToVerify[], verdicts: ReadonlyMap<string, ImageVerdict> | undefined): ImagesOutcome {
+export function judgeImages(
+  images: readonly (ImageToVerify | UnreadableImage)[],
+  verdicts: ReadonlyMap<string, ImageVerdict> | undefined,
+): ImagesOutcome {
   if (images.length === 0) return { status: 'skip', message: 'no image of the resource is one the rule verifies' };
   const failures: string[] = [];
-  for (const { check, verification } of images) {
+  for (const found of images) {
+    if ('image' in found) {
+      failures.push(`failed to verify image ${found.image}: not a valid image reference`);
+      continue;
+    }
+    const { check, verification } = found;
     // No attestor to verify with (Kyverno verifies none, then its validate step finds the image unverified).
     if (verification.attestors.length === 0) {
       if (verification.required) failures.push(`unverified image ${check.reference.normalised}`);
