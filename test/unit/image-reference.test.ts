@@ -18,6 +18,8 @@ describe('parseImageReference normalises the way the runtime resolves images', (
       'gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v0.28.1',
     ],
     ['Registry.Example.com/team/app', 'registry.example.com/team/app'],
+    // an uppercase first component is a host to the runtime (distribution/reference's splitDockerDomain)
+    ['Evil/app:1', 'evil/app:1'],
     // a port is not a tag
     ['openpolicyagent:443/opa', 'openpolicyagent:443/opa'],
     // digests are kept, with or without a tag
@@ -32,7 +34,18 @@ describe('parseImageReference normalises the way the runtime resolves images', (
     expect(reference.tag).toBe(image === 'nginx:1' ? '1' : undefined);
   });
 
-  it.each([[''], ['UPPER/case'], ['nginx:'], ['nginx@sha256:short'], ['a//b'], ['nginx:bad tag'], [' nginx']])('rejects %j', (image) => {
+  // Docker.io written so is not Docker Hub to the runtime, nor its own host here: refused, never read as Docker Hub.
+  it.each([
+    [''],
+    ['Docker.io/nginx'],
+    ['INDEX.docker.io/x'],
+    ['team/UPPER'],
+    ['nginx:'],
+    ['nginx@sha256:short'],
+    ['a//b'],
+    ['nginx:bad tag'],
+    [' nginx'],
+  ])('rejects %j', (image) => {
     expect(parseImageReference(image)).toBeUndefined();
   });
 });

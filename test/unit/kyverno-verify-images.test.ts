@@ -119,6 +119,19 @@ describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
     expect(publicGood.status?.message).toMatch(/no matching signatures[\s\S]*(inclusion promise|tlog)/i);
   });
 
+  it("applies the rule's own annotations to every attestor entry: a signature without them does not verify", async () => {
+    const annotated = policy(`${registry.host}/team/*`, { extra: '          annotations: {team: platform}\n' });
+    expect((await verdictOf(annotated, pod(image('team/app', signed)))).status?.message).toMatch(/lacks the annotations required/);
+  });
+
+  it('on UPDATE, an image the old object already had is not verified again (as Kyverno skips it)', async () => {
+    const old = pod(image('team/unsigned', unsigned));
+    const relabelled = { ...old, metadata: { ...old.metadata, labels: { tier: 'web' } } };
+    expect((await verdictOf(rules(), relabelled, { operation: 'UPDATE', oldObject: old })).allowed).toBe(true);
+    const swapped = pod(image('team/unsigned', unsigned), image('team/other', otherKey));
+    expect((await verdictOf(rules(), swapped, { operation: 'UPDATE', oldObject: old })).allowed).toBe(false);
+  });
+
   it('Audit admits what Enforce denies', async () => {
     expect((await verdictOf(policy(`${registry.host}/team/*`, { action: 'Audit' }), pod(image('team/unsigned', unsigned)))).allowed).toBe(
       true,
@@ -161,6 +174,11 @@ describe('verifyImages refused at upload, with the reason', () => {
       'attestations',
       base.replace('          attestors:', '          attestations: [{type: "https://slsa.dev/provenance/v1"}]\n          attestors:'),
       /attestations are not verified yet/,
+    ],
+    [
+      'a field it does not run',
+      base.replace('          mutateDigest: false\n', '          mutateDigest: false\n          validate: {deny: {}}\n'),
+      /verifyImages\[0\]\.validate: cannot run here: not read here/,
     ],
     ['a key that is not one', base.replace(/publicKeys: ".*"/, 'publicKeys: "not a key"'), /publicKeys: not a PEM public key/],
   ])('%s', async (_what, text, reason) => {

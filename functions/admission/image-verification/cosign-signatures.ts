@@ -12,6 +12,8 @@ const CHAIN = 'dev.sigstore.cosign/chain';
 const BUNDLE = 'dev.sigstore.cosign/bundle';
 /** Signatures read per image at most: a tag is the signer's to fill, and each one costs a blob read. */
 export const MAX_SIGNATURES = 32;
+/** A signed payload's bytes at most: cosign's are a few hundred; a larger one is not read. */
+export const MAX_PAYLOAD_BYTES = 64 * 1024;
 
 export interface CosignSignature {
   /** The signed bytes, as the blob holds them. */
@@ -46,7 +48,9 @@ export async function cosignSignatures(
   for (const layer of layers.slice(0, MAX_SIGNATURES)) {
     const annotations = (layer.annotations ?? {}) as Record<string, unknown>;
     if (layer.mediaType !== SIMPLE_SIGNING || typeof annotations[SIGNATURE] !== 'string' || typeof layer.digest !== 'string') continue;
-    const payload = await client.blob(location, layer.digest, signal);
+    // Too large to be cosign's payload: never read, so never a signature (the limit is checked on the read too).
+    if (typeof layer.size === 'number' && layer.size > MAX_PAYLOAD_BYTES) continue;
+    const payload = await client.blob(location, layer.digest, signal, MAX_PAYLOAD_BYTES);
     const text = (name: string) =>
       typeof annotations[name] === 'string' && annotations[name] !== '' ? (annotations[name] as string) : undefined;
     let bundle: unknown;

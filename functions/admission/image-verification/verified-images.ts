@@ -56,6 +56,8 @@ const entryOf = (entry: KeyEntrySpec): AttestorEntry => ({
 });
 
 const cache = new VerdictCache();
+/** Images verified for one request at most, all at once: a Pod has a few; a request naming hundreds is refused. */
+const MAX_IMAGES_PER_REQUEST = 64;
 
 export async function verifiedImages(
   checks: readonly ImageCheck[],
@@ -63,6 +65,10 @@ export async function verifiedImages(
   access: RegistryAccess,
 ): Promise<Map<string, ImageVerdict>> {
   const unique = new Map(checks.map((check) => [check.key, check]));
+  if (unique.size > MAX_IMAGES_PER_REQUEST) {
+    const message = `more than ${MAX_IMAGES_PER_REQUEST} images to verify in one request (a limit of Portcullis: the rule's failure policy decides)`;
+    return new Map([...unique.keys()].map((key) => [key, { outcome: 'error', image: unique.get(key)!.reference.normalised, message }]));
+  }
   const verdicts = await Promise.all(
     [...unique.values()].map(async (check) => [check.key, await verdictOf(check, signal, access)] as const),
   );

@@ -19,8 +19,12 @@ const TAG = /^[\w][\w.-]{0,127}$/;
 const DIGEST = /^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$/;
 const HOST = /^(?:[a-zA-Z0-9-]+(?:\.[a-zA-Z0-9-]+)*|\[[a-fA-F0-9:]+\])(?::\d+)?$/;
 
+/**
+ * distribution/reference's splitDockerDomain, which the runtime pulls by: the first component names a host
+ * when it has a `.` or `:`, is `localhost`, or has an uppercase letter (a path component cannot).
+ */
 function isRegistryHost(component: string): boolean {
-  return component.includes('.') || component.includes(':') || component === 'localhost';
+  return component.includes('.') || component.includes(':') || component === 'localhost' || component !== component.toLowerCase();
 }
 
 /** The normalised reference, or undefined when `image` is not a valid reference. */
@@ -43,8 +47,12 @@ export function parseImageReference(image: string): ImageReference | undefined {
   const components = rest.split('/');
   let registry = DOCKER_HUB;
   if (components.length > 1 && isRegistryHost(components[0]!)) {
-    registry = components.shift()!.toLowerCase();
+    const written = components.shift()!;
+    // Host names compare as DNS does, whatever their case; but only `docker.io` and `index.docker.io` as
+    // written are Docker Hub to the runtime, so `Docker.io/nginx` is neither Docker Hub nor anything else here.
+    registry = written.toLowerCase();
     if (!HOST.test(registry)) return undefined;
+    if ((registry === DOCKER_HUB || registry === 'index.docker.io') && written !== registry) return undefined;
     if (registry === 'index.docker.io') registry = DOCKER_HUB;
   }
   if (registry === DOCKER_HUB && components.length === 1) components.unshift('library');

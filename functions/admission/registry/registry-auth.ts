@@ -24,6 +24,15 @@ export function parseChallenge(header: string): Challenge | undefined {
   return { scheme: match[1]!.toLowerCase(), parameters };
 }
 
+/** The registrable part of a host name, roughly: its last two labels (an IP address is itself). */
+const siteOf = (host: string) => (/^[\d.]+$|:/.test(host) ? host : host.split('.').slice(-2).join('.'));
+
+/** Whether a token realm is the registry's own site (Docker Hub's auth.docker.io for registry-1.docker.io). */
+function sameSite(realmHost: string, registry: string): boolean {
+  const registryHost = (registry === 'docker.io' ? 'registry-1.docker.io' : registry).replace(/:\d+$/, '').toLowerCase();
+  return realmHost.toLowerCase() === registryHost || siteOf(realmHost.toLowerCase()) === siteOf(registryHost);
+}
+
 const basic = ({ username, password }: RegistryCredentials) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 
 interface Token {
@@ -42,7 +51,7 @@ export async function authorizationFor(
   challenge: Challenge,
   scope: string,
   credentials: RegistryCredentials | undefined,
-  call: { signal: AbortSignal; ca?: string; now: () => number },
+  call: { signal: AbortSignal; ca?: string; now: () => number; registry: string },
 ): Promise<string> {
   if (challenge.scheme === 'basic') {
     if (!credentials) throw new RegistryError('the registry asks for a username and password, and none is configured for it');
@@ -52,6 +61,10 @@ export async function authorizationFor(
     throw new RegistryError(`the registry asks for ${challenge.scheme} authentication, which is not supported`);
   const { realm, service } = challenge.parameters;
   if (!realm) throw new RegistryError('the registry asks for a bearer token and names no realm to get it from');
+  if (credentials && !sameSite(new URL(realm).hostname, call.registry))
+    throw new RegistryError(
+      `the registry asks for a token from ${new URL(realm).host}, which is not its own domain: its credentials are not sent there`,
+    );
   const wanted = challenge.parameters.scope ?? scope;
   const key = `${realm} ${service ?? ''} ${wanted} ${credentials?.username ?? ''}`;
   const kept = tokens.get(key);
@@ -75,9 +88,9 @@ export async function authorizationFor(
   const token = typeof answer.token === 'string' ? answer.token : answer.access_token;
   if (typeof token !== 'string' || token === '') throw new RegistryError(`the token service ${url.origin} answered no token`);
   const lifetime = typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : TOKEN_LIFETIME_SECONDS;
-  // A margin, so a token is not sent in its last seconds.
   const authorization = `Bearer ${token}`;
   if (tokens.size >= MAX_TOKENS) tokens.clear();
+  // A margin, so a token is not sent in its last seconds.
   tokens.set(key, { authorization, expiresAt: call.now() + Math.max(0, lifetime - 10) * 1000 });
   return authorization;
 }

@@ -1,6 +1,6 @@
 // An OCI distribution client for what admission reads of a registry: manifests (a tag resolved to its
 // digest), blobs, and the referrers of a digest (the referrers API, or its tag-schema fallback,
-// `sha256-<hex>`). Every answer is checked against the digest it was asked by, every body read up to a
+// `sha256-<hex>`). Every answer asked for by digest is checked against it, every body read up to a
 // limit, every call aborted by the caller's signal (the request's deadline). Authentication follows the
 // registry's challenge (registry-auth.ts); a blob's redirect to storage elsewhere is followed without the
 // registry's credentials.
@@ -75,8 +75,8 @@ function jsonObject(body: Buffer, what: string): Record<string, unknown> {
 export interface RegistryClient {
   /** The manifest a tag or digest names; by digest, its bytes are checked against it. */
   manifest(location: ImageLocation, reference: string, signal: AbortSignal): Promise<Manifest>;
-  /** A blob, checked against its digest. */
-  blob(location: ImageLocation, digest: string, signal: AbortSignal): Promise<Buffer>;
+  /** A blob, checked against its digest, read up to `maxBytes` (the client's limit when not given). */
+  blob(location: ImageLocation, digest: string, signal: AbortSignal, maxBytes?: number): Promise<Buffer>;
   /** The manifests that refer to `digest` (signatures, attestations, SBOMs), of one artifact type if given. */
   referrers(location: ImageLocation, digest: string, signal: AbortSignal, artifactType?: string): Promise<Descriptor[]>;
 }
@@ -89,7 +89,9 @@ export function registryClient({
   maxBlobBytes = 16 * 1024 * 1024,
 }: RegistryClientOptions = {}): RegistryClient {
   // The authorization last given per registry and scope, sent first so a warm call needs no challenge.
+  // Bounded, as repositories come from the images requests name.
   const authorizations = new Map<string, string>();
+  const MAX_AUTHORIZATIONS = 1024;
 
   async function send(location: ImageLocation, path: string, init: { accept?: string; maxBytes: number; signal: AbortSignal }) {
     const scope = `repository:${location.repository}:pull`;
@@ -109,8 +111,10 @@ export function registryClient({
       const authorization = await authorizationFor(challenge, scope, credentialsFor(location.registry), {
         signal: init.signal,
         now,
+        registry: location.registry,
         ...(ca ? { ca } : {}),
       });
+      if (authorizations.size >= MAX_AUTHORIZATIONS) authorizations.clear();
       authorizations.set(key, authorization);
       response = await request(authorization);
     }
@@ -154,9 +158,10 @@ export function registryClient({
       return { digest, mediaType, bytes: response.body, json };
     },
 
-    async blob(location, digest, signal) {
+    async blob(location, digest, signal, maxBytes = maxBlobBytes) {
       checkedDigest(digest);
-      const response = await followed(await send(location, `blobs/${digest}`, { maxBytes: maxBlobBytes, signal }), maxBlobBytes, signal);
+      const limit = Math.min(maxBytes, maxBlobBytes);
+      const response = await followed(await send(location, `blobs/${digest}`, { maxBytes: limit, signal }), limit, signal);
       if (response.status !== 200) throw failed(location, `blob ${digest}`, response.status);
       const actual = digestOf(response.body, digest.slice(0, digest.indexOf(':')));
       if (actual !== digest) throw new RegistryError(`${location.registry}/${location.repository}: blob ${digest} has digest ${actual}`);

@@ -87,7 +87,9 @@ export function registryGet(url: URL, { method = 'GET', headers = {}, signal, ma
   });
 }
 
-function failure(described: string, error: Error, signal: AbortSignal): Error {
+// The transport's own words (refused, reset, a certificate's name) stay out of the message: it reaches the
+// requester, and must not tell them how hosts of the network answer.
+function failure(described: string, _error: Error, signal: AbortSignal): Error {
   if (signal.aborted) return signal.reason instanceof Error ? signal.reason : new RegistryError(`${described}: aborted`);
-  return new RegistryError(`${described}: ${error.message}`);
+  return new RegistryError(`${described}: the registry could not be reached`);
 }

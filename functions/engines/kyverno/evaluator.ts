@@ -52,7 +52,19 @@ function imagesOfRule(request: AdmissionRequest, rule: KyvernoRule, context: Eng
   const input = inputOf(request, rule, context);
   // A precondition's error is the rule's, said by validate; no image is verified for it.
   if ('status' in selectRule(rule, input)) return [];
-  return imagesToVerify(input.controller ? 'Pod' : request.kind.kind, input.resource, rule.verifyImages);
+  return imagesOfInput(request, rule.verifyImages, input);
+}
+
+/** The images of what the rule judges (a controller's template as a Pod), those the old object had aside. */
+function imagesOfInput(request: AdmissionRequest, verifyImages: NonNullable<KyvernoRule['verifyImages']>, input: RuleInput) {
+  const kind = input.controller ? 'Pod' : request.kind.kind;
+  const old =
+    request.operation === 'UPDATE'
+      ? input.controller
+        ? podFromTemplate(input.controller, request.oldObject)
+        : request.oldObject
+      : undefined;
+  return imagesToVerify(kind, input.resource, verifyImages, old);
 }
 
 function validate(request: AdmissionRequest, rule: KyvernoRule, context: EngineContext): Findings {
@@ -61,10 +73,7 @@ function validate(request: AdmissionRequest, rule: KyvernoRule, context: EngineC
   const input = inputOf(request, rule, context);
   const selected = selectRule(rule, input);
   if ('status' in selected) return findingsOf(selected);
-  if (rule.verifyImages) {
-    const kind = input.controller ? 'Pod' : request.kind.kind;
-    return findingsOf(judgeImages(imagesToVerify(kind, input.resource, rule.verifyImages), context.imageVerdicts));
-  }
+  if (rule.verifyImages) return findingsOf(judgeImages(imagesOfInput(request, rule.verifyImages, input), context.imageVerdicts));
   const { embedded } = context;
   if (embedded) {
     const findings = embedded.engine.validate(request, embedded.rule, context);

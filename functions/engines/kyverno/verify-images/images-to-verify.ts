@@ -29,16 +29,23 @@ export interface UnreadableImage {
 
 /**
  * Each container image of the resource (a Pod, or a controller's pod template as a Pod) that a verification
- * applies to; an image that does not parse is matched as written, and is unreadable, never skipped.
+ * applies to; an image that does not parse is unreadable, never skipped. On UPDATE, an image the old object
+ * already had is not verified again, as Kyverno skips it: a registry outage must not block relabelling.
  */
-export function imagesToVerify(kind: string, resource: unknown, rule: ImageRule): (ImageToVerify | UnreadableImage)[] {
+export function imagesToVerify(
+  kind: string,
+  resource: unknown,
+  rule: ImageRule,
+  oldResource?: unknown,
+): (ImageToVerify | UnreadableImage)[] {
   const found: (ImageToVerify | UnreadableImage)[] = [];
+  const unchanged = new Set(oldResource ? podContainers(kind, oldResource).map((container) => container.image) : []);
   for (const container of podContainers(kind, resource)) {
-    if (typeof container.image !== 'string') continue;
+    if (typeof container.image !== 'string' || unchanged.has(container.image)) continue;
     const reference = parseImageReference(container.image);
     if (!reference) {
-      const image = container.image;
-      for (const verification of rule.verifications) if (applies(verification, image)) found.push({ image, verification });
+      // As Kyverno: an image it cannot extract is the rule's failure, whatever the references name.
+      for (const verification of rule.verifications) found.push({ image: container.image, verification });
       continue;
     }
     const name = matchedName(reference);

@@ -47,8 +47,13 @@ function locationOf(repository: unknown, at: string, problems: string[]): ImageL
 }
 
 /** A `keys` attestor entry: one spec per PEM key it holds. */
-function keyEntries(entry: Written, at: string, problems: string[]): KeyEntrySpec[] {
+function keyEntries(entry: Written, at: string, problems: string[], ruleAnnotations: unknown): KeyEntrySpec[] {
   const keys = entry.keys as Written;
+  if (!isObject(keys)) {
+    problems.push(`${at}.keys: expected an object`);
+    return [];
+  }
+  unread(keys, KEYS_FIELDS, `${at}.keys`, problems);
   if (keys.kms !== undefined || keys.secret !== undefined) {
     problems.push(`${at}.keys: ${REFUSED}: keys from a KMS or a Secret are not read (give publicKeys, PEM)`);
     return [];
@@ -77,7 +82,8 @@ function keyEntries(entry: Written, at: string, problems: string[]): KeyEntrySpe
     }
     transparencyLog = publicKey ? { rekorPublicKey: publicKey } : {};
   }
-  const annotations = entry.annotations ?? {};
+  // An entry's annotations replace the rule's, as Kyverno reads them.
+  const annotations = entry.annotations ?? ruleAnnotations ?? {};
   if (!isObject(annotations) || !Object.values(annotations).every((value) => typeof value === 'string')) {
     problems.push(`${at}.annotations: expected a map of strings`);
     return [];
@@ -102,11 +108,12 @@ function keyEntries(entry: Written, at: string, problems: string[]): KeyEntrySpe
   });
 }
 
-function attestorSet(set: unknown, at: string, problems: string[]): AttestorSetSpec | undefined {
+function attestorSet(set: unknown, at: string, problems: string[], ruleAnnotations: unknown): AttestorSetSpec | undefined {
   if (!isObject(set) || !Array.isArray(set.entries) || set.entries.length === 0) {
     problems.push(`${at}.entries: expected one or more attestor entries`);
     return undefined;
   }
+  unread(set, SET_FIELDS, at, problems);
   const entries = set.entries.flatMap((entry, index): KeyEntrySpec[] => {
     const where = `${at}.entries[${index}]`;
     const kinds = isObject(entry) ? ['keys', 'certificates', 'keyless', 'attestor'].filter((kind) => entry[kind] !== undefined) : [];
@@ -114,11 +121,12 @@ function attestorSet(set: unknown, at: string, problems: string[]): AttestorSetS
       problems.push(`${where}: expected exactly one of keys, certificates, keyless or attestor`);
       return [];
     }
+    unread(entry, ENTRY_FIELDS, where, problems);
     if (kinds[0] !== 'keys') {
       problems.push(`${where}.${kinds[0]}: ${REFUSED}: only keys attestors are verified yet (keyless and certificates come next)`);
       return [];
     }
-    return keyEntries(entry, where, problems);
+    return keyEntries(entry, where, problems, ruleAnnotations);
   });
   if (set.count !== undefined && (!Number.isInteger(set.count) || (set.count as number) < 1 || (set.count as number) > entries.length)) {
     problems.push(
@@ -129,12 +137,43 @@ function attestorSet(set: unknown, at: string, problems: string[]): AttestorSetS
   return { ...(set.count !== undefined ? { count: set.count as number } : {}), entries };
 }
 
+/** Fields of an ImageVerification this reads; any other is refused, never ignored. */
+const VERIFICATION_FIELDS = new Set([
+  'type',
+  'imageReferences',
+  'image',
+  'skipImageReferences',
+  'attestors',
+  'attestations',
+  'repository',
+  'required',
+  'verifyDigest',
+  'mutateDigest',
+  'useCache',
+  'failureAction',
+  'imageRegistryCredentials',
+  'key',
+  'issuer',
+  'subject',
+  'roots',
+  'annotations',
+]);
+const ENTRY_FIELDS = new Set(['keys', 'certificates', 'keyless', 'attestor', 'repository', 'annotations', 'signatureAlgorithm']);
+const SET_FIELDS = new Set(['count', 'entries']);
+const KEYS_FIELDS = new Set(['publicKeys', 'signatureAlgorithm', 'kms', 'secret', 'rekor', 'ctlog']);
+
+function unread(written: Written, known: ReadonlySet<string>, at: string, problems: string[]): void {
+  for (const field of Object.keys(written))
+    if (!known.has(field)) problems.push(`${at}.${field}: ${REFUSED}: not read here (a field this version of verifyImages does not run)`);
+}
+
 function verificationOf(written: unknown, at: string, problems: string[]): ImageVerification | undefined {
   if (!isObject(written)) {
     problems.push(`${at}: expected an object`);
     return undefined;
   }
   const before = problems.length;
+  unread(written, VERIFICATION_FIELDS, at, problems);
   const type = written.type ?? 'Cosign';
   if (type !== 'Cosign') problems.push(`${at}.type: ${REFUSED}: ${String(type)} signatures are not verified yet (Cosign is)`);
   if (Array.isArray(written.attestations) && written.attestations.length > 0)
@@ -156,7 +195,7 @@ function verificationOf(written: unknown, at: string, problems: string[]): Image
   if (!strings(skip)) problems.push(`${at}.skipImageReferences: expected a list of image references (globs)`);
   const sets: unknown[] = Array.isArray(written.attestors) ? [...written.attestors] : [];
   if (typeof written.key === 'string') sets.push({ entries: [{ keys: { publicKeys: written.key, rekor: { ignoreTlog: false } } }] });
-  const attestors = sets.map((set, index) => attestorSet(set, `${at}.attestors[${index}]`, problems));
+  const attestors = sets.map((set, index) => attestorSet(set, `${at}.attestors[${index}]`, problems, written.annotations));
   const repository = locationOf(written.repository, `${at}.repository`, problems);
   if (problems.length > before) return undefined;
   return {
