@@ -106,7 +106,10 @@ export interface ValidatingPolicy<P> extends PolicyBase<P> {
 
 export interface MutatingPolicy<P> extends PolicyBase<P> {
   kind: 'mutating';
-  /** `object` is the policy's own draft (a copy-on-write view of the object); change it and return it. */
+  /**
+   * `object` is the policy's own draft (a copy-on-write view of the object); change it and return it. A
+   * policy that returnsCopy may answer with a promise, when a rule must first ask a registry.
+   */
   mutate(request: AdmissionRequest, parameters: P, object: unknown, context: PolicyContext): unknown;
   /**
    * The policy never changes `object`: it returns a changed copy that shares what it did not change. It then

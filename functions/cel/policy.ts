@@ -54,7 +54,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     // A literal of one shape, not a spread of the context: the engines read it on every step.
     const { now, deadline, cluster } = context;
     const engineContext = { now, deadline, cluster, podTemplate, embedded: run.embedded };
-    const images = run.engine.imagesToVerify?.(request, run.rule, engineContext);
+    const images = run.engine.imagesToVerify?.(request, run.rule, engineContext, 'validate');
     if (images && images.length > 0)
       return imageVerdicts(images, deadline).then((verdicts) =>
         run.engine.validate(request, run.rule, { ...engineContext, imageVerdicts: verdicts }),

@@ -58,11 +58,16 @@ export interface Engine<Validation = unknown, Mutation = unknown> {
    */
   clusterReads?(rule: Validation | Mutation): readonly ClusterRead[];
   /**
-   * The images of the request the rule needs verified (signatures in a registry): the function verifies them,
-   * within the request's deadline, before validate, and hands the verdicts over as the context's
-   * `imageVerdicts`; none when absent or empty.
+   * The images of the request the rule needs verified (signatures in a registry) to validate, or to mutate
+   * (a digest to pin): the function verifies them, within the request's deadline, before validate or mutate,
+   * and hands the verdicts over as the context's `imageVerdicts`; none when absent or empty.
    */
-  imagesToVerify?(request: AdmissionRequest, rule: Validation, context: EngineContext): readonly ImageCheck[];
+  imagesToVerify?(
+    request: AdmissionRequest,
+    rule: Validation | Mutation,
+    context: EngineContext,
+    purpose: 'validate' | 'mutate',
+  ): readonly ImageCheck[];
 }
 
 /** A rule as its engine runs it: the engine, its form of the rule, and the part another engine runs for it. */

@@ -3,8 +3,9 @@
 // preconditions and mutate (patchStrategicMerge, patchesJson6902, foreach), and the autogen rules Kyverno
 // makes for it, which patch the controllers' pod templates. Validate rules are the cel function's: `policy
 // push` gives each function its rules of a policy that has both (part), and a function given the other's
-// rules refuses them with the reason. What needs the cluster is refused: context lookups, `mutate.targets`
-// (mutating existing resources). Not to be confused with Kyverno's MutatingPolicy (kyverno-mutating-policy.ts).
+// rules refuses them with the reason. A verifyImages rule that pins digests (mutateDigest) is both
+// functions': cel verifies, and here a verified image named by tag is pinned to its digest. What needs the
+// cluster is refused: context lookups, `mutate.targets` (mutating existing resources). Not to be confused with Kyverno's MutatingPolicy (kyverno-mutating-policy.ts).
 import { autogenControllers, kyvernoEngine, type WrittenRule } from '../engines/kyverno/index.js';
 import {
   annotationsOf,
@@ -24,7 +25,10 @@ import { type FormatResult, joinResults, type Manifest, nameOf, type PolicyForma
 
 type Mutate = { patchStrategicMerge?: unknown; patchesJson6902?: unknown; foreach?: unknown; targets?: unknown };
 
-const mutates = (rule: WrittenRule) => rule?.mutate !== undefined;
+/** A verifyImages rule that pins digests (mutateDigest, true unless set): the mutations function runs it too. */
+const pinsDigests = (rule: WrittenRule) =>
+  Array.isArray(rule?.verifyImages) && rule.verifyImages.some((entry) => (entry as { mutateDigest?: unknown })?.mutateDigest !== false);
+const mutates = (rule: WrittenRule) => rule?.mutate !== undefined || pinsDigests(rule);
 
 /** Why a mutate rule cannot run here, or undefined. */
 function refusalOf(rule: WrittenRule): string | undefined {
@@ -51,6 +55,31 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], entries:
       errors.push(
         `${label} rule ${ruleName}: cannot run here: only mutate rules are run by the mutations function (\`policy push\` sends the others to cel)`,
       );
+      return;
+    }
+    if (rule.verifyImages) {
+      const { origin, ...model } = modelRuleOf(policy, ruleName);
+      const refusal = clusterRefusal(rule);
+      const problem = !ruleName
+        ? `spec.rules[${index}].name: required`
+        : refusal
+          ? `cannot run here: ${refusal}`
+          : matchProblem(rule.match);
+      if (problem) {
+        errors.push(`${label}${ruleName ? ` rule ${ruleName}` : ''}: ${problem}`);
+        return;
+      }
+      rules.push({
+        rule: {
+          ...model,
+          reinvocationPolicy: 'IfNeeded',
+          origin,
+          parameters: { kyverno: kyvernoRuleOf(shared, rule, ruleName, { verifyImages: rule.verifyImages as unknown[] }) },
+        },
+        label: `${label} rule ${ruleName}`,
+        parametersAt: `spec.rules[${index}].verifyImages`,
+        matchAt: `spec.rules[${index}].match`,
+      });
       return;
     }
     const refusal = ruleName ? refusalOf(rule) : `spec.rules[${index}].name: required`;

@@ -2,6 +2,7 @@
 // in MutatingAdmissionPolicy's shape, or Kubernetes' and Kyverno's manifests as written (functions/formats/).
 // Each rule runs on the engine its format named (engines/), which returns the object as the rule leaves it;
 // the stack makes the answer's patch from the object before and after.
+import { imageVerdicts } from '../admission/image-verification/image-verdicts.js';
 import type { MutatingPolicy } from '../admission/policy.js';
 import { engineRuleReads, loadEngineRule } from '../engines/engine.js';
 import { claimedBy, isManifestData, loadEnginesFor, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
@@ -35,6 +36,13 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
     const podTemplate = podControllers.includes(request.kind.kind);
     // A literal of one shape, not a spread of the context: the engines read it on every step.
     const { now, deadline, cluster } = context;
-    return run.engine.mutate(request, run.rule, original, { now, deadline, cluster, podTemplate });
+    const engineContext = { now, deadline, cluster, podTemplate };
+    // A verifyImages rule pins digests: its images are verified first, within the request's deadline.
+    const images = run.engine.imagesToVerify?.(request, run.rule, engineContext, 'mutate');
+    if (images && images.length > 0)
+      return imageVerdicts(images, deadline).then((verdicts) =>
+        run.engine.mutate(request, run.rule, original, { ...engineContext, imageVerdicts: verdicts }),
+      );
+    return run.engine.mutate(request, run.rule, original, engineContext);
   },
 };

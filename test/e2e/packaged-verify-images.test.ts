@@ -67,6 +67,14 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
     expect(denied.body.response.status.message).toMatch(/failed to verify image[\s\S]*no matching signatures/);
   });
 
+  it('the packaged mutations function pins the signed image named by tag to the digest it verified', async () => {
+    const pinning = rules(`${registry.host}/team/*`).replace('          mutateDigest: false\n', '');
+    const { handler } = await packagedWithRules('mutations', pinning, { REGISTRY_CA_PEM: registry.ca });
+    const answer = await invoke(handler, eventFor(pod(`${registry.host}/team/app:v1`)));
+    const patch = JSON.parse(Buffer.from(answer.body.response.patch, 'base64').toString('utf8'));
+    expect(patch).toEqual([{ op: 'replace', path: '/spec/containers/0/image', value: `${registry.host}/team/app:v1@${signed}` }]);
+  });
+
   it('1,000 admissions of one image ask the registry at most twice: the verified verdict is kept', async () => {
     const { handler } = await packagedWithRules('cel', rules(`${registry.host}/team/*`), { REGISTRY_CA_PEM: registry.ca });
     // An image no earlier test verified, so the first admission asks the registry.

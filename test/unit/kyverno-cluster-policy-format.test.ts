@@ -174,9 +174,9 @@ describe('refused when the rules are read, with the reason', () => {
     ['generate', { generate: { kind: 'ConfigMap' } }, /cannot run here: generate rules write to the cluster/],
     ['mutate', { mutate: { patchStrategicMerge: {} } }, /a ClusterPolicy with only mutate rules is run by the mutations function/],
     [
-      'verifyImages that mutate the digest (the default)',
-      { verifyImages: [{}] },
-      /verifyImages\[0\]\.mutateDigest: cannot run here: mutateDigest \(true unless set\)/,
+      'verifyImages of a type not verified yet',
+      { verifyImages: [{ type: 'Notary', imageReferences: ['*'] }] },
+      /verifyImages\[0\]\.type: cannot run here: Notary signatures are not verified yet/,
     ],
     [
       'an apiCall to a service',

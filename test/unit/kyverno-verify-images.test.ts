@@ -132,6 +132,27 @@ describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
     expect((await verdictOf(rules(), swapped, { operation: 'UPDATE', oldObject: old })).allowed).toBe(false);
   });
 
+  it('mutateDigest: the mutations function pins a verified image named by tag to the digest verified, and leaves the rest', async () => {
+    const { parseRulesDocument } = await import('../../functions/admission/rules/parse-rules-document.js');
+    const { mutationsPolicy } = await import('../../functions/mutations/policy.js');
+    const { mutateRules } = await import('../../functions/admission/decide/mutate-rules.js');
+    const { admissionReviewFor } = await import('../../infra/admission-event.js');
+    const { applyPatchStrictly } = await import('../helpers/apply-patch.js');
+    const pinning = policy(`${registry.host}/team/*`).replace('          mutateDigest: false\n', '');
+    const parsed = parseRulesDocument(mutationsPolicy, pinning);
+    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    const tagged = pod(`${registry.host}/team/app:v1`, `${registry.host}/team/unsigned:v1`, 'nginx:1.27');
+    const request = admissionReviewFor(tagged).request as never;
+    const outcome = await mutateRules(mutationsPolicy as never, parsed.document as never, request, { now: new Date() });
+    const images = applyPatchStrictly(tagged, outcome.verdict.patch!).spec.containers.map(
+      (container: { image: string }) => container.image,
+    );
+    expect(images).toEqual([`${registry.host}/team/app:v1@${signed}`, `${registry.host}/team/unsigned:v1`, 'nginx:1.27']);
+    // cel then judges the pinned Pod: the signed image verified by digest, the unsigned one denied.
+    const pinned = pod(images[0]!);
+    expect((await verdictOf(pinning, pinned)).allowed).toBe(true);
+  });
+
   it('Audit admits what Enforce denies', async () => {
     expect((await verdictOf(policy(`${registry.host}/team/*`, { action: 'Audit' }), pod(image('team/unsigned', unsigned)))).allowed).toBe(
       true,
@@ -151,9 +172,9 @@ describe('verifyImages refused at upload, with the reason', () => {
   const base = policy('ghcr.io/*');
   it.each([
     [
-      'mutateDigest left to its default',
-      base.replace('          mutateDigest: false\n', ''),
-      /mutateDigest .*the mutations function does not do yet/,
+      'mutateDigest with the Audit action',
+      base.replace('          mutateDigest: false\n', '').replace('failureAction: Enforce', 'failureAction: Audit'),
+      /mutateDigest: must be set to false for 'Audit' failure action/,
     ],
     [
       'keyless attestors',

@@ -71,7 +71,9 @@ export async function mutateRules<P>(
     // Awaited only when something loads: a microtask per rule is a cost every request would pay.
     const loading = policy.prepareRule?.(rule.parameters);
     if (loading) await loading;
-    const changed = mutatedCopy(policy, request, rule.parameters, current, context);
+    let changed = mutatedCopy(policy, request, rule.parameters, current, context);
+    // A rule that first asks a registry (a verifyImages rule pinning digests) answers later; no other waits.
+    if (changed instanceof Promise) changed = await changed;
     const operations = diffToPatch(current, changed);
     if (operations.length === 0) continue;
     if (rule.mode === 'audit') {

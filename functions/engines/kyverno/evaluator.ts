@@ -4,6 +4,7 @@
 // then the rule's own validation; a rule's validate.cel and celPreconditions are another engine's (the
 // context's `embedded`), judged where Kyverno's validate.cel handler judges them, once the preconditions hold.
 // An autogen rule judges or patches the controller's pod template as a Pod.
+import { podContainers } from '../../admission/kubernetes/pod-containers.js';
 import { isPodController, POD_CONTROLLERS, podFromTemplate } from '../../admission/kubernetes/pod-controllers.js';
 import type { Findings } from '../../admission/policy.js';
 import type { AdmissionRequest } from '../../admission/review/admission-review-schema.js';
@@ -85,6 +86,7 @@ function validate(request: AdmissionRequest, rule: KyvernoRule, context: EngineC
 function mutate(request: AdmissionRequest, rule: KyvernoRule, object: unknown, context: EngineContext): unknown {
   // Kyverno's own match and exclude (names, selectors, subjects), past the resources the stack matched.
   if (ruledOutBy(request, rule, context.cluster)) return object;
+  if (rule.verifyImages) return pinnedDigests(request, rule, object, context);
   return mutateWithRule(rule, request, object, context.podTemplate, context);
 }
 
@@ -101,10 +103,36 @@ function mutateExisting(
   return mutateTargets(rule, targets, request, candidates, context, policyNamespace);
 }
 
-const imageChecks = (request: AdmissionRequest, rule: KyvernoRule, context: EngineContext) =>
+/** What to verify: to validate, every image a verification with attestors names; to mutate, those whose digest is pinned. */
+const imageChecks = (request: AdmissionRequest, rule: KyvernoRule, context: EngineContext, purpose: 'validate' | 'mutate') =>
   imagesOfRule(request, rule, context).flatMap((found) =>
-    'check' in found && found.verification.attestors.length > 0 ? [found.check] : [],
+    'check' in found && found.verification.attestors.length > 0 && (purpose === 'validate' || pinsDigest(found)) ? [found.check] : [],
   );
+
+const pinsDigest = ({ check, verification }: ImageToVerify) => verification.mutateDigest && !check.reference.digest;
+
+/**
+ * A verifyImages rule's mutation (mutateDigest): each verified image named by tag pinned to the digest that
+ * was verified, `image:tag@digest`, in a copy; what was not verified is left for cel to deny.
+ */
+function pinnedDigests(request: AdmissionRequest, rule: KyvernoRule, object: unknown, context: EngineContext): unknown {
+  const input = inputOf(request, rule, context);
+  if ('status' in selectRule(rule, input)) return object;
+  const pins = new Map<string, string>();
+  for (const found of imagesOfInput(request, rule.verifyImages!, input)) {
+    if (!('check' in found) || !pinsDigest(found) || found.verification.attestors.length === 0) continue;
+    const verdict = context.imageVerdicts?.get(found.check.key);
+    // The function verifies what imagesToVerify names before the rule runs: a missing verdict is a defect.
+    if (!verdict) throw new Error(`image ${found.check.reference.normalised} was not verified before the rule ran`);
+    if (verdict.outcome === 'verified') pins.set(found.image, verdict.digest);
+  }
+  if (pins.size === 0) return object;
+  const copy = structuredClone(object);
+  for (const container of podContainers(request.kind.kind, copy))
+    if (typeof container.image === 'string' && pins.has(container.image))
+      container.target.image = `${container.image}@${pins.get(container.image)}`;
+  return copy;
+}
 
 export const evaluator = { validate, imageChecks, mutate, mutateExisting, expressionProblems, searchJmesPath };
 export type Evaluator = typeof evaluator;

@@ -25,7 +25,8 @@ export const kyvernoEngine: Engine<KyvernoRule, KyvernoRule> = {
   },
   check: (written) => evaluator.get().expressionProblems(written as WrittenRule),
   validate: (request, rule, context) => evaluator.get().validate(request, rule, context),
-  imagesToVerify: (request, rule, context) => (rule.verifyImages ? evaluator.get().imageChecks(request, rule, context) : []),
+  imagesToVerify: (request, rule, context, purpose) =>
+    rule.verifyImages ? evaluator.get().imageChecks(request, rule, context, purpose) : [],
   mutate: (request, rule, object, context) => evaluator.get().mutate(request, rule, object, context),
   expand: expandKyvernoRule,
   clusterReads: (rule) => clusterReadsOf(rule),

@@ -229,8 +229,8 @@ export type KyvernoRuleInput = v.InferInput<typeof KyvernoRuleSchema>;
 export const kyvernoRuleSchemaOf = (kind: 'validate' | 'mutate') =>
   v.pipe(
     KyvernoRuleSchema,
-    // verifyImages rules validate: the cel function verifies the images before the rule runs.
-    v.check((rule) => rule[kind] !== undefined || (kind === 'validate' && rule.verifyImages !== undefined), `expected a ${kind} rule`),
+    // verifyImages rules validate (cel verifies the images) and mutate (the mutations function pins digests).
+    v.check((rule) => rule[kind] !== undefined || rule.verifyImages !== undefined, `expected a ${kind} rule`),
   );
 
 /**

@@ -17,6 +17,8 @@ const applies = (verification: ImageVerification, name: string) =>
   verification.references.some((glob) => matchesGlob(name, glob)) && !verification.skip.some((glob) => matchesGlob(name, glob));
 
 export interface ImageToVerify {
+  /** As the container names it. */
+  image: string;
   check: ImageCheck;
   verification: ImageVerification;
 }
@@ -58,7 +60,7 @@ export function imagesToVerify(
         useCache: verification.useCache,
         ...(verification.repository ? { repository: verification.repository } : {}),
       };
-      found.push({ check, verification });
+      found.push({ image: container.image, check, verification });
     }
   }
   return found;
@@ -74,7 +76,7 @@ export function judgeImages(
   if (images.length === 0) return { status: 'skip', message: 'no image of the resource is one the rule verifies' };
   const failures: string[] = [];
   for (const found of images) {
-    if ('image' in found) {
+    if (!('check' in found)) {
       failures.push(`failed to verify image ${found.image}: not a valid image reference`);
       continue;
     }

@@ -4,8 +4,8 @@
 // signatureAlgorithm sha256, the transparency log required unless `rekor.ignoreTlog` (Sigstore's public
 // Rekor, or the one `rekor.pubkey` names), verifyDigest, required and mutateDigest true. What is not run here
 // yet is refused with the reason, never skipped: keyless and certificate attestors, KMS and Secret keys,
-// attestations, Notary and Sigstore bundles, registry credentials from Secrets, mutateDigest (the mutations
-// function does not rewrite images yet), and a private Rekor named without its key.
+// attestations, Notary and Sigstore bundles, registry credentials from Secrets, and a private Rekor named
+// without its key.
 import type { AttestorSetSpec, ImageLocationSpec, KeyEntrySpec } from '../../../admission/image-verification/image-check.js';
 import { publicKeyOf } from '../../../admission/image-verification/public-keys.js';
 import { parseImageReference } from '../../../admission/kubernetes/image-reference.js';
@@ -21,6 +21,8 @@ export interface ImageVerification {
   /** An image the rule names must be verified: with no attestors it never is, and fails (`unverified image`). */
   required: boolean;
   useCache: boolean;
+  /** The mutations function pins a verified image named by tag to its digest (`image:tag@digest`). */
+  mutateDigest: boolean;
 }
 
 export interface ImageRule {
@@ -182,10 +184,8 @@ function verificationOf(written: unknown, at: string, problems: string[]): Image
     problems.push(`${at}.imageRegistryCredentials: ${REFUSED}: registry credentials from Secrets are not read (the deployment's are used)`);
   for (const field of ['issuer', 'subject', 'roots'])
     if (written[field] !== undefined) problems.push(`${at}.${field}: ${REFUSED}: keyless verification is not run yet`);
-  if (written.mutateDigest !== false)
-    problems.push(
-      `${at}.mutateDigest: ${REFUSED}: mutateDigest (true unless set) rewrites images to their digests, which the mutations function does not do yet: set mutateDigest: false`,
-    );
+  if (written.mutateDigest !== false && written.failureAction === 'Audit')
+    problems.push(`${at}.mutateDigest: must be set to false for 'Audit' failure action, as Kyverno requires`);
   const references = [
     ...(strings(written.imageReferences) ? written.imageReferences : []),
     ...(typeof written.image === 'string' ? [written.image] : []),
@@ -207,6 +207,7 @@ function verificationOf(written: unknown, at: string, problems: string[]): Image
     verifyDigest: written.verifyDigest !== false,
     required: written.required !== false,
     useCache: written.useCache !== false,
+    mutateDigest: written.mutateDigest !== false,
   };
 }
 
