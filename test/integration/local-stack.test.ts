@@ -45,10 +45,15 @@ beforeAll(async () => {
   }
 });
 
-afterAll(() => {
-  if (stack?.pid && stack.exitCode === null && stack.signalCode === null) process.kill(-stack.pid, 'SIGKILL');
-  rmSync(env.ESBUILD_WORK_FOLDER!, { recursive: true, force: true });
-  rmSync(localDirectory, { recursive: true, force: true });
+afterAll(async () => {
+  if (stack?.pid && stack.exitCode === null && stack.signalCode === null) {
+    const exited = new Promise((resolve) => stack.once('exit', resolve));
+    process.kill(-stack.pid, 'SIGKILL');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  }
+  // A killed bundler may still be finishing a write into its folder (ENOTEMPTY under load): retried.
+  rmSync(env.ESBUILD_WORK_FOLDER!, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  rmSync(localDirectory, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 function postOverHttps(body: string, path = '/validate/trusted-registry'): Promise<{ status: number; json: any }> {
