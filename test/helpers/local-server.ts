@@ -63,3 +63,16 @@ export async function startLocalServer(env: Record<string, string> = {}, timeout
   }
   return { baseUrl: `http://127.0.0.1:${port}`, output: () => output, stop };
 }
+
+/**
+ * Kills a local stack started by a test (its whole process group), waits for it to exit, and removes its
+ * folders; a killed bundler may still be finishing a write into its folder (ENOTEMPTY under load): retried.
+ */
+export async function stopStack(stack: ChildProcess | undefined, folders: readonly string[]): Promise<void> {
+  if (stack?.pid && stack.exitCode === null && stack.signalCode === null) {
+    const exited = new Promise((resolve) => stack.once('exit', resolve));
+    process.kill(-stack.pid, 'SIGKILL');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  }
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+}

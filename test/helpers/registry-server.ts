@@ -7,9 +7,9 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash, createPrivateKey, randomUUID, sign } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server } from 'node:https';
-import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';
+import { freePort } from './local-server.js';
 
 export const REGISTRY_USER = { username: 'ci', password: 'registry-test-password' };
 
@@ -34,16 +34,8 @@ export const registryInstalled = (): boolean => {
   }
 };
 
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** A self-signed certificate for 127.0.0.1 and its key (PEM files in `folder`). */
-function certificate(folder: string, name: string): { cert: string; key: string } {
+export function selfSignedCertificate(folder: string, name: string): { cert: string; key: string } {
   const key = join(folder, `${name}-key.pem`);
   const cert = join(folder, `${name}.pem`);
   execFileSync(
@@ -98,8 +90,8 @@ function signedToken(scope: string, signer: { cert: string; key: string }, servi
 /** `anonymousPull`: the token service gives pull tokens without credentials, as a public repository's does. */
 export async function startRegistry({ anonymousPull = false }: { anonymousPull?: boolean } = {}): Promise<TestRegistry> {
   const folder = temporaryDirectory('registry-');
-  const tls = certificate(folder, 'tls');
-  const signer = certificate(folder, 'token');
+  const tls = selfSignedCertificate(folder, 'tls');
+  const signer = selfSignedCertificate(folder, 'token');
   const service = 'portcullis-test-registry';
   let issued = 0;
   const expected = `Basic ${Buffer.from(`${REGISTRY_USER.username}:${REGISTRY_USER.password}`).toString('base64')}`;

@@ -2,7 +2,7 @@
 // uploaded, a token per cluster (kept across restarts), each cluster's registration printed with its own token
 // and only what is placed on it, and the same request answered per cluster as its token says.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { admissionReviewFor } from '../../infra/admission-event.js';
 import { podManifest } from '../helpers/invoke.js';
-import { freePort } from '../helpers/local-server.js';
+import { freePort, stopStack } from '../helpers/local-server.js';
 
 let stack: ChildProcess;
 let output = '';
@@ -42,16 +42,7 @@ beforeAll(async () => {
   }
 });
 
-afterAll(async () => {
-  if (stack?.pid && stack.exitCode === null && stack.signalCode === null) {
-    const exited = new Promise((resolve) => stack.once('exit', resolve));
-    process.kill(-stack.pid, 'SIGKILL');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-  }
-  // A killed bundler may still be finishing a write into its folder (ENOTEMPTY under load): retried.
-  rmSync(env.ESBUILD_WORK_FOLDER!, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-  rmSync(localDirectory, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-});
+afterAll(() => stopStack(stack, [env.ESBUILD_WORK_FOLDER!, localDirectory]));
 
 function post(path: string, token: string | undefined, body: unknown): Promise<{ status: number; json: any }> {
   const ca = readFileSync(join(localDirectory, 'tls', 'ca.pem'));

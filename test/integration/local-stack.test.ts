@@ -1,7 +1,7 @@
 // `npm start` as a developer runs it: s3rver plus serverless-offline over HTTPS with rules from the local
 // bucket; a `--local` push changes its decisions within the TTL; Ctrl-C stops every part of it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture } from '../helpers/invoke.js';
-import { freePort } from '../helpers/local-server.js';
+import { freePort, stopStack } from '../helpers/local-server.js';
 import { TEST_RULES, testRules } from '../helpers/test-rules.js';
 
 const execute = promisify(execFile);
@@ -45,16 +45,7 @@ beforeAll(async () => {
   }
 });
 
-afterAll(async () => {
-  if (stack?.pid && stack.exitCode === null && stack.signalCode === null) {
-    const exited = new Promise((resolve) => stack.once('exit', resolve));
-    process.kill(-stack.pid, 'SIGKILL');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-  }
-  // A killed bundler may still be finishing a write into its folder (ENOTEMPTY under load): retried.
-  rmSync(env.ESBUILD_WORK_FOLDER!, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-  rmSync(localDirectory, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-});
+afterAll(() => stopStack(stack, [env.ESBUILD_WORK_FOLDER!, localDirectory]));
 
 function postOverHttps(body: string, path = '/validate/trusted-registry'): Promise<{ status: number; json: any }> {
   const ca = readFileSync(join(localDirectory, 'tls', 'ca.pem'));

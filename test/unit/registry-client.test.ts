@@ -14,6 +14,7 @@ import {
   pushImage,
   pushManifest,
   registryInstalled,
+  selfSignedCertificate,
   startRegistry,
   type TestRegistry,
 } from '../helpers/registry-server.js';
@@ -112,34 +113,10 @@ describe.runIf(registryInstalled())('the registry client, against distribution',
 
 describe('the registry client, against a registry that does not answer', () => {
   it('gives up when the deadline aborts the call', async () => {
-    const { execFileSync } = await import('node:child_process');
     const { temporaryDirectory } = await import('../../infra/temporary-directory.js');
-    const folder = temporaryDirectory('hanging-registry-');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=hang',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        `${folder}/key.pem`,
-        '-out',
-        `${folder}/cert.pem`,
-      ],
-      { stdio: 'ignore' },
-    );
-    const cert = readFileSync(`${folder}/cert.pem`, 'utf8');
-    const hanging = createServer({ cert, key: readFileSync(`${folder}/key.pem`) }, () => {});
+    const pem = selfSignedCertificate(temporaryDirectory('hanging-registry-'), 'hang');
+    const cert = readFileSync(pem.cert, 'utf8');
+    const hanging = createServer({ cert, key: readFileSync(pem.key) }, () => {});
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
     const host = `127.0.0.1:${(hanging.address() as { port: number }).port}`;
     const started = Date.now();
