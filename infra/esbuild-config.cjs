@@ -35,6 +35,10 @@ const config = async () => ({
   // Each build empties its work folder, which would pull the bundle from under a running `sls offline`:
   // every command builds in its own (ESBUILD_WORK_FOLDER lets tests and tools name theirs).
   outputWorkFolder: process.env.ESBUILD_WORK_FOLDER || workFolderOf(process.argv),
+  // `sls offline` rebuilds on a change and then drops every warm instance with its cached rules. The default
+  // pattern (every .js/.ts under the project) reloads on another build's output or a test's scratch file;
+  // only the functions' own sources should.
+  watch: { pattern: ['functions/**/*.ts'], ignore: ['node_modules', '.esbuild*'] },
 });
 
 /** `.esbuild-offline` and `.esbuild-invoke` for the commands that run functions; `.esbuild` for package and deploy. */

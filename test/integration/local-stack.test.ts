@@ -1,7 +1,7 @@
 // `npm start` as a developer runs it: s3rver plus serverless-offline over HTTPS with rules from the local
 // bucket; a `--local` push changes its decisions within the TTL; Ctrl-C stops every part of it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ let stack: ChildProcess;
 let output = '';
 let env: NodeJS.ProcessEnv;
 let localDirectory: string;
+const otherBuild = `.esbuild-other-${process.pid}`;
 
 beforeAll(async () => {
   localDirectory = mkdtempSync(join(tmpdir(), 'portcullis-local-'));
@@ -45,7 +46,7 @@ beforeAll(async () => {
   }
 });
 
-afterAll(() => stopStack(stack, [env.ESBUILD_WORK_FOLDER!, localDirectory]));
+afterAll(() => stopStack(stack, [env.ESBUILD_WORK_FOLDER!, otherBuild, localDirectory]));
 
 function postOverHttps(body: string, path = '/validate/trusted-registry'): Promise<{ status: number; json: any }> {
   const ca = readFileSync(join(localDirectory, 'tls', 'ca.pem'));
@@ -133,6 +134,10 @@ describe('npm start', () => {
 
   it('stopping s3rver shows what production does when S3 fails: decisions from the last good rules', async () => {
     const before = (await postOverHttps(badRepo)).json.response;
+    // Another build's output in the project, as the full test run writes beside the stack: serverless-offline
+    // must not reload on it, which would drop the warm instance and its cached rules.
+    mkdirSync(otherBuild, { recursive: true });
+    writeFileSync(join(otherBuild, 'handler.js'), 'export {};\n');
     const s3rverPid = Number(/s3rver on .*, pid (\d+)/.exec(output)![1]);
     process.kill(s3rverPid, 'SIGTERM');
     while (!(await portIsClosed(Number(env.S3_PORT)))) await new Promise((resolve) => setTimeout(resolve, 50));
