@@ -12,6 +12,7 @@ const OWN_MODULE_GRAPH = [
   'test/unit/aws-requests.test.ts',
   'test/unit/logger.test.ts',
   'test/unit/kyverno-verify-images.test.ts',
+  'test/unit/kyverno-verify-attestations.test.ts',
   'test/unit/registry-credentials.test.ts',
 ];
 

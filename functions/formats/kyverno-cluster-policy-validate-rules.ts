@@ -31,7 +31,7 @@ import { type FormatResult, joinResults, type Manifest, nameOf, type PolicyForma
 function refusalOf(rule: WrittenRule): string | undefined {
   if (rule.generate) return 'generate rules write to the cluster';
   if (rule.mutate) return 'mutate rules are run by the mutations function (`policy push` sends it them)';
-  if (rule.verifyImages) return clusterRefusal(rule);
+  if (rule.verifyImages) return clusterRefusal(rule) ?? kyvernoEngine.check(rule)[0];
   const validate = rule.validate;
   if (!validate) return 'the rule has no validate, mutate, generate or verifyImages';
   const need = clusterRefusal(rule);

@@ -7,12 +7,17 @@ import { celPolicy } from '../../functions/cel/policy.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
 
 export async function verdictOf(text: string, object: unknown, options: ReviewOptions = {}, resource?: string, cluster?: ClusterView) {
+  return (await evaluationOf(text, object, options, resource, cluster)).verdict;
+}
+
+/** The whole evaluation: the verdict, and the rules skipped on an error under their failurePolicy Ignore. */
+export async function evaluationOf(text: string, object: unknown, options: ReviewOptions = {}, resource?: string, cluster?: ClusterView) {
   const parsed = parseRulesDocument(celPolicy, text);
   if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
   const request = admissionReviewFor(object, options).request as { resource: { resource: string } };
   // A subresource's request names its parent's resource (pods/exec: kind PodExecOptions, resource pods).
   if (resource) request.resource.resource = resource;
-  return (await evaluateRules(celPolicy, parsed.document, request as never, { now: new Date(), ...(cluster ? { cluster } : {}) })).verdict;
+  return evaluateRules(celPolicy, parsed.document, request as never, { now: new Date(), ...(cluster ? { cluster } : {}) });
 }
 
 export const refusalOf = (text: string) => {

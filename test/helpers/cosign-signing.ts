@@ -1,7 +1,9 @@
 // Signatures made as cosign makes them, for the tests of their verification: the simple-signing payload
 // naming a digest, signed with the test's key, pushed to the image's `sha256-<hex>.sig` tag with cosign's
 // annotations, and, when a test Rekor key is given, a Rekor bundle whose signed entry timestamp that key
-// makes over the hashedrekord entry, as Rekor would. Nothing here is verified: the product does that.
+// makes over the hashedrekord entry, as Rekor would; and attestations as `cosign attest` makes them (in-toto
+// statements in DSSE envelopes, the `.att` tag, a dsse or intoto Rekor entry). Nothing here is verified: the
+// product does that.
 import { createHash, createPublicKey, type KeyObject, sign } from 'node:crypto';
 import { pushBlob, pushManifest, type TestRegistry } from './registry-server.js';
 
@@ -69,10 +71,8 @@ export async function signatureLayer(
           },
         },
       }),
-    ).toString('base64');
-    const entry = { body, integratedTime: Math.floor(Date.now() / 1000) - 60, logID: options.rekor.logId, logIndex: 42 };
-    const set = sign('sha256', Buffer.from(canonical(entry)), options.rekor.key);
-    annotations['dev.sigstore.cosign/bundle'] = JSON.stringify({ SignedEntryTimestamp: set.toString('base64'), Payload: entry });
+    );
+    annotations['dev.sigstore.cosign/bundle'] = rekorBundle(body, options.rekor);
   }
   if (options.tamper) signature = options.tamper(signature);
   annotations['dev.cosignproject.cosign/signature'] = signature.toString('base64');
@@ -87,7 +87,97 @@ export async function signatureLayer(
 const publicPem = (key: KeyObject) => createPublicKey(key).export({ type: 'spki', format: 'pem' }) as string;
 
 /** Pushes the signature manifest, cosign's `sha256-<hex>.sig` tag, holding the layers given. */
-export async function pushSignatures(registry: TestRegistry, repository: string, digest: string, layers: object[]): Promise<void> {
+export const pushSignatures = (registry: TestRegistry, repository: string, digest: string, layers: object[]) =>
+  pushCosignManifest(registry, repository, `${digest.replace(':', '-')}.sig`, layers);
+
+/** Pushes the attestation manifest, cosign's `sha256-<hex>.att` tag, holding the layers given. */
+export const pushAttestations = (registry: TestRegistry, repository: string, digest: string, layers: object[]) =>
+  pushCosignManifest(registry, repository, `${digest.replace(':', '-')}.att`, layers);
+
+export interface AttestOptions {
+  /** The subject's digest (the image's, unless a test lies). */
+  subjectDigest?: string;
+  payloadType?: string;
+  rekor?: TestRekor;
+  /** Rekor's entry kind for the envelope: dsse (cosign's default now) or intoto (older cosign). */
+  rekorKind?: 'dsse' | 'intoto';
+  /** The hash signed with (Ed25519 keys sign the message whole). */
+  hash?: string;
+}
+
+const IN_TOTO = 'application/vnd.in-toto+json';
+
+/** A cosign attestation layer: an in-toto statement in a DSSE envelope signed over its PAE, the blob pushed. */
+export async function attestationLayer(
+  registry: TestRegistry,
+  repository: string,
+  digest: string,
+  key: KeyObject,
+  predicateType: string,
+  predicate: unknown,
+  options: AttestOptions = {},
+) {
+  const statement = {
+    _type: 'https://in-toto.io/Statement/v0.1',
+    predicateType,
+    subject: [{ name: `${registry.host}/${repository}`, digest: { sha256: (options.subjectDigest ?? digest).replace('sha256:', '') } }],
+    predicate,
+  };
+  const payloadType = options.payloadType ?? IN_TOTO;
+  const payload = Buffer.from(JSON.stringify(statement));
+  const pae = Buffer.concat([Buffer.from(`DSSEv1 ${payloadType.length} ${payloadType} ${payload.length} `), payload]);
+  const signature = sign(key.asymmetricKeyType === 'ed25519' ? null : (options.hash ?? 'sha256'), pae, key);
+  const envelope = Buffer.from(
+    JSON.stringify({ payloadType, payload: payload.toString('base64'), signatures: [{ keyid: '', sig: signature.toString('base64') }] }),
+  );
+  const annotations: Record<string, string> = { 'dev.cosignproject.cosign/signature': '', predicateType };
+  if (options.rekor) {
+    const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+    const verifier = Buffer.from(publicPem(key)).toString('base64');
+    const spec =
+      (options.rekorKind ?? 'dsse') === 'dsse'
+        ? {
+            apiVersion: '0.0.1',
+            kind: 'dsse',
+            spec: {
+              envelopeHash: { algorithm: 'sha256', value: sha256(envelope) },
+              payloadHash: { algorithm: 'sha256', value: sha256(payload) },
+              signatures: [{ signature: signature.toString('base64'), verifier }],
+            },
+          }
+        : {
+            apiVersion: '0.0.2',
+            kind: 'intoto',
+            spec: {
+              content: {
+                envelope: {
+                  payloadType,
+                  payload: payload.toString('base64'),
+                  signatures: [{ sig: Buffer.from(signature.toString('base64')).toString('base64'), publicKey: verifier }],
+                },
+                hash: { algorithm: 'sha256', value: sha256(envelope) },
+                payloadHash: { algorithm: 'sha256', value: sha256(payload) },
+              },
+            },
+          };
+    annotations['dev.sigstore.cosign/bundle'] = rekorBundle(Buffer.from(JSON.stringify(spec)), options.rekor);
+  }
+  return {
+    mediaType: 'application/vnd.dsse.envelope.v1+json',
+    digest: await pushBlob(registry, repository, envelope),
+    size: envelope.length,
+    annotations,
+  };
+}
+
+/** cosign's bundle annotation for a Rekor entry: the entry, and its signed entry timestamp by the test's Rekor. */
+function rekorBundle(body: Buffer, rekor: TestRekor): string {
+  const entry = { body: body.toString('base64'), integratedTime: Math.floor(Date.now() / 1000) - 60, logID: rekor.logId, logIndex: 42 };
+  const set = sign('sha256', Buffer.from(canonical(entry)), rekor.key);
+  return JSON.stringify({ SignedEntryTimestamp: set.toString('base64'), Payload: entry });
+}
+
+async function pushCosignManifest(registry: TestRegistry, repository: string, tag: string, layers: object[]): Promise<void> {
   const config = Buffer.from('{}');
   const manifest = {
     schemaVersion: 2,
@@ -99,5 +189,5 @@ export async function pushSignatures(registry: TestRegistry, repository: string,
     },
     layers,
   };
-  await pushManifest(registry, repository, manifest, `${digest.replace(':', '-')}.sig`);
+  await pushManifest(registry, repository, manifest, tag);
 }

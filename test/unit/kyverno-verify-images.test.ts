@@ -192,9 +192,9 @@ describe('verifyImages refused at upload, with the reason', () => {
       /rekor\.pubkey: not a PEM public key/,
     ],
     [
-      'attestations',
+      'attestations without attestors (Kyverno verifies those keyless)',
       base.replace('          attestors:', '          attestations: [{type: "https://slsa.dev/provenance/v1"}]\n          attestors:'),
-      /attestations are not verified yet/,
+      /attestations\[0\]\.attestors: cannot run here: attestations without attestors are verified keyless/,
     ],
     [
       'a field it does not run',

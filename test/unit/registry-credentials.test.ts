@@ -122,6 +122,7 @@ describe.runIf(registryInstalled())('an SSM that fails before the credentials we
     await new Promise<void>((resolve) => ssm.listen(0, '127.0.0.1', resolve));
     process.env.SSM_ENDPOINT = `http://127.0.0.1:${(ssm.address() as { port: number }).port}`;
     process.env.REGISTRY_CREDENTIALS_PARAMETER = '/portcullis/missing';
+    await import('../helpers/engines.js'); // the fresh modules' engines, loaded as the stack loads them
     const { verdictOf } = await import('../helpers/cel-verdict.js');
     const verdict = await verdictOf(policy('127.0.0.1:1/*'), pod(`127.0.0.1:1/private/app@sha256:${'a'.repeat(64)}`));
     expect(verdict.allowed).toBe(false);

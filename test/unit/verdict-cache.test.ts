@@ -1,7 +1,7 @@
 // The verdicts kept between requests, and each way a cache could turn a failure into a pass, held shut: a
 // failure is kept only seconds and never becomes a pass, an error is never kept, a verified verdict lasts its
 // lifetime and no longer, another key (another rules version, another digest) is never answered from the
-// kept one, and requests asking while a verdict is made share it. Bounded by entries.
+// kept one, and requests asking while a verdict is made share it. Bounded by entries and by the attestations' bytes.
 import { describe, expect, it } from 'vitest';
 import type { ImageVerdict } from '../../functions/admission/image-verification/image-check.js';
 import { VerdictCache } from '../../functions/admission/image-verification/verdict-cache.js';
@@ -10,7 +10,7 @@ const verified: ImageVerdict = { outcome: 'verified', image: 'i', digest: 'sha25
 const failed: ImageVerdict = { outcome: 'failed', image: 'i', message: 'no matching signatures' };
 const error: ImageVerdict = { outcome: 'error', image: 'i', message: 'registry down' };
 
-function harness(limits = { verifiedMs: 1_000, failedMs: 100, entries: 3 }) {
+function harness(limits = { verifiedMs: 1_000, failedMs: 100, entries: 3, bytes: 1_000 }) {
   let clock = 0;
   const cache = new VerdictCache(() => clock, limits);
   let calls = 0;
@@ -69,5 +69,22 @@ describe('kept verdicts', () => {
     expect(calls()).toBe(4);
     await ask('a', verified);
     expect(calls()).toBe(5);
+  });
+
+  it('keeps at most its bytes of attestations, dropping the oldest; a verdict larger than all of them is not kept', async () => {
+    const { ask, calls } = harness();
+    const holding = (bytes: number): ImageVerdict => ({ ...verified, bytes });
+    await ask('a', holding(600));
+    await ask('b', holding(300));
+    await ask('c', holding(300)); // 1,200 bytes: a goes
+    expect(calls()).toBe(3);
+    await ask('b', holding(300));
+    await ask('c', holding(300));
+    expect(calls()).toBe(3);
+    await ask('a', holding(600));
+    expect(calls()).toBe(4);
+    await ask('huge', holding(1_001));
+    await ask('huge', holding(1_001));
+    expect(calls()).toBe(6);
   });
 });

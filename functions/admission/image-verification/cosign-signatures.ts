@@ -26,6 +26,17 @@ export interface CosignSignature {
   bundle?: unknown;
 }
 
+/** cosign's Rekor bundle annotation of a layer, parsed; undefined when there is none that parses. */
+export function rekorBundleOf(annotations: Record<string, unknown>): unknown {
+  const text = annotations[BUNDLE];
+  if (typeof text !== 'string' || text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The signature tag of a digest: `sha256:ab…` is `sha256-ab….sig`. */
 export const signatureTag = (digest: string) => `${digest.replace(':', '-')}.sig`;
 
@@ -53,15 +64,7 @@ export async function cosignSignatures(
     const payload = await client.blob(location, layer.digest, signal, MAX_PAYLOAD_BYTES);
     const text = (name: string) =>
       typeof annotations[name] === 'string' && annotations[name] !== '' ? (annotations[name] as string) : undefined;
-    let bundle: unknown;
-    const bundleText = text(BUNDLE);
-    if (bundleText) {
-      try {
-        bundle = JSON.parse(bundleText);
-      } catch {
-        bundle = undefined;
-      }
-    }
+    const bundle = rekorBundleOf(annotations);
     const certificate = text(CERTIFICATE);
     const chain = text(CHAIN);
     signatures.push({

@@ -27,17 +27,34 @@ export interface AttestorSetSpec {
   entries: readonly KeyEntrySpec[];
 }
 
+/** Attestations of one predicate type the image must carry, each attestor set's entries verifying them. */
+export interface AttestationSpec {
+  predicateType: string;
+  attestors: readonly AttestorSetSpec[];
+}
+
 export interface ImageCheck {
   /** The same for the same image and requirements, so one verification answers every rule asking it. */
   key: string;
   reference: ImageReference;
   attestors: readonly AttestorSetSpec[];
+  /** Each attestation's statements are verified here; their conditions are the engine's to judge. */
+  attestations: readonly AttestationSpec[];
   repository?: ImageLocationSpec;
   /** Kyverno's useCache: a verdict may be kept between requests (verdict-cache.ts). */
   useCache: boolean;
 }
 
-/** How one image fared: verified (with the digest that was), failed (a definite no), or an error. */
+/** An attestor entry's attestations: the predicates of the type it verified, or why it verified none. */
+export type AttestationEntryOutcome = { predicates: readonly unknown[] } | { problem: string };
+
+/** Per attestation of the check, per attestor set, what each entry verified (in the check's order). */
+export type AttestationOutcomes = readonly (readonly (readonly AttestationEntryOutcome[])[])[];
+
+/**
+ * How one image fared: verified (with the digest that was, its signatures by every attestor set, and what each
+ * attestation's entries verified), failed (a definite no), or an error.
+ */
 export type ImageVerdict =
-  | { outcome: 'verified'; image: string; digest: string; message: string }
+  | { outcome: 'verified'; image: string; digest: string; message: string; attestations?: AttestationOutcomes; bytes?: number }
   | { outcome: 'failed' | 'error'; image: string; message: string };

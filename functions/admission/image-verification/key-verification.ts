@@ -5,7 +5,7 @@
 // payload whose signed entry timestamp a trusted Rekor key verifies, offline. cosign's bundle annotation is
 // read as a Sigstore bundle's transparency log entry, so sigstore-js's Verifier judges the whole.
 import { createHash, type KeyObject, verify } from 'node:crypto';
-import { type TransparencyLogEntry, toMessageSignatureBundle } from '@sigstore/bundle';
+import { type Bundle, type TransparencyLogEntry, toMessageSignatureBundle } from '@sigstore/bundle';
 import { HashAlgorithm, type TrustedRoot } from '@sigstore/protobuf-specs';
 import { type SignedEntity, toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import type { CosignSignature } from './cosign-signatures.js';
@@ -65,16 +65,37 @@ function signatureProblem(signature: CosignSignature, check: KeyCheck): string |
   });
   if (bundle.content.$case === 'messageSignature' && bundle.content.messageSignature.messageDigest)
     bundle.content.messageSignature.messageDigest.algorithm = HASHES[algorithm];
+  // sigstore-js knows no SHA-224, and hashes first where Ed25519 signs the payload itself.
+  const ownCheck = check.key.asymmetricKeyType === 'ed25519' ? null : algorithm === 'sha224' ? 'sha224' : undefined;
+  return bundleProblem(
+    bundle,
+    signature.payload,
+    signature.bundle,
+    check,
+    ownCheck === undefined ? undefined : { hash: ownCheck, signed: signature.payload },
+  );
+}
+
+/**
+ * Why sigstore-js does not verify the bundle with the check's key (and cosign's Rekor bundle `logged`, when
+ * the check requires the log), or undefined when it does. `ownCheck` names what node:crypto verifies instead
+ * of sigstore-js, for the hashes it does not take.
+ */
+export function bundleProblem(
+  bundle: Bundle,
+  artifact: Buffer | undefined,
+  logged: unknown,
+  check: KeyCheck,
+  ownCheck?: { hash: string | null; signed: Buffer },
+): string | undefined {
   if (check.transparencyLogs) {
-    if (signature.bundle === undefined) return 'it has no Rekor bundle, and the policy requires the transparency log';
-    const entry = logEntryOf(signature.bundle);
+    if (logged === undefined) return 'it has no Rekor bundle, and the policy requires the transparency log';
+    const entry = logEntryOf(logged);
     if (typeof entry === 'string') return entry;
     bundle.verificationMaterial.tlogEntries = [entry];
   }
-  let entity: SignedEntity = toSignedEntity(bundle, signature.payload);
-  const ownCheck = check.key.asymmetricKeyType === 'ed25519' ? null : check.signatureAlgorithm === 'sha224' ? 'sha224' : undefined;
-  if (ownCheck !== undefined) {
-    // sigstore-js knows no SHA-224, and hashes first where Ed25519 signs the payload itself.
+  let entity: SignedEntity = toSignedEntity(bundle, artifact);
+  if (ownCheck) {
     const content = entity.signature;
     entity = {
       ...entity,
@@ -82,7 +103,7 @@ function signatureProblem(signature: CosignSignature, check: KeyCheck): string |
         signature: content.signature,
         compareSignature: (other) => content.compareSignature(other),
         compareDigest: (digest) => content.compareDigest(digest),
-        verifySignature: (key) => signedWith(ownCheck, key, signature.payload, signature.signature),
+        verifySignature: (key) => signedWith(ownCheck.hash, key, ownCheck.signed, content.signature),
       },
     };
   }

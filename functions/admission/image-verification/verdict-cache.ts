@@ -2,19 +2,27 @@
 // hour, a failed one for seconds, an error never (the next request asks again). The key names the rules
 // version's verification and the image's digest, so a new version of the rules, or a tag now naming another
 // digest, is never answered from here. A verdict being made is shared by the requests that ask meanwhile.
-// Bounded: the oldest entry goes first.
+// Bounded in entries and in the attestations' bytes they hold: the oldest entry goes first.
 import type { ImageVerdict } from './image-check.js';
 
 export interface VerdictCacheLimits {
   verifiedMs: number;
   failedMs: number;
   entries: number;
+  /** The attestations' bytes kept at most (a verdict holds the statements its conditions read). */
+  bytes: number;
 }
 
-export const VERDICT_CACHE_LIMITS: VerdictCacheLimits = { verifiedMs: 60 * 60 * 1000, failedMs: 5_000, entries: 1_000 };
+export const VERDICT_CACHE_LIMITS: VerdictCacheLimits = {
+  verifiedMs: 60 * 60 * 1000,
+  failedMs: 5_000,
+  entries: 1_000,
+  bytes: 32 * 1024 * 1024,
+};
 
 export class VerdictCache {
   private readonly kept = new Map<string, { verdict: ImageVerdict; until: number }>();
+  private bytesKept = 0;
   private readonly pending = new Map<string, Promise<ImageVerdict>>();
 
   constructor(
@@ -26,17 +34,30 @@ export class VerdictCache {
   async verdict(key: string, verify: () => Promise<ImageVerdict>): Promise<ImageVerdict> {
     const kept = this.kept.get(key);
     if (kept && kept.until > this.now()) return kept.verdict;
-    if (kept) this.kept.delete(key);
+    if (kept) this.forget(key);
     const pending = this.pending.get(key);
     if (pending) return pending;
     const made = verify().finally(() => this.pending.delete(key));
     this.pending.set(key, made);
     const verdict = await made;
     const lifetime = verdict.outcome === 'verified' ? this.limits.verifiedMs : verdict.outcome === 'failed' ? this.limits.failedMs : 0;
-    if (lifetime > 0) {
-      if (this.kept.size >= this.limits.entries) this.kept.delete(this.kept.keys().next().value!);
+    const bytes = bytesOf(verdict);
+    if (lifetime > 0 && bytes <= this.limits.bytes) {
+      this.forget(key);
+      while (this.kept.size >= this.limits.entries || this.bytesKept + bytes > this.limits.bytes)
+        this.forget(this.kept.keys().next().value!);
       this.kept.set(key, { verdict, until: this.now() + lifetime });
+      this.bytesKept += bytes;
     }
     return verdict;
   }
+
+  private forget(key: string): void {
+    const kept = this.kept.get(key);
+    if (!kept) return;
+    this.kept.delete(key);
+    this.bytesKept -= bytesOf(kept.verdict);
+  }
 }
+
+const bytesOf = (verdict: ImageVerdict) => (verdict.outcome === 'verified' ? (verdict.bytes ?? 0) : 0);

@@ -6,12 +6,12 @@
 // system's certificate authorities and the deployment's REGISTRY_CA_PEM.
 import type { TrustedRoot } from '@sigstore/protobuf-specs';
 import { type RegistryClient, registryClient } from '../registry/registry-client.js';
-import type { ImageCheck, ImageVerdict, KeyEntrySpec } from './image-check.js';
+import type { AttestorSetSpec, ImageCheck, ImageVerdict, KeyEntrySpec } from './image-check.js';
 import type { CredentialsByRegistry } from './registry-credentials.js';
 import { publicGoodRoot } from './public-good-root.js';
 import { rekorKeyRoot } from './trusted-root.js';
 import { VerdictCache } from './verdict-cache.js';
-import { type AttestorEntry, digestOf, verifyImage } from './verify-image.js';
+import { type AttestorEntry, type AttestorSet, digestOf, verifyImage } from './verify-image.js';
 
 export interface RegistryAccess {
   /** The deployment's REGISTRY_CA_PEM, read when the function was. */
@@ -55,6 +55,11 @@ const entryOf = (entry: KeyEntrySpec): AttestorEntry => ({
   ...(entry.repository ? { repository: entry.repository } : {}),
 });
 
+const attestorSetOf = (set: AttestorSetSpec): AttestorSet => ({
+  ...(set.count !== undefined ? { count: set.count } : {}),
+  entries: set.entries.map(entryOf),
+});
+
 const cache = new VerdictCache();
 /** Images verified for one request at most, all at once: a Pod has a few; a request naming hundreds is refused. */
 const MAX_IMAGES_PER_REQUEST = 64;
@@ -78,10 +83,8 @@ export async function verifiedImages(
 async function verdictOf(check: ImageCheck, signal: AbortSignal, access: RegistryAccess): Promise<ImageVerdict> {
   const client = clientOf(access);
   const spec = {
-    attestors: check.attestors.map((set) => ({
-      ...(set.count !== undefined ? { count: set.count } : {}),
-      entries: set.entries.map(entryOf),
-    })),
+    attestors: check.attestors.map(attestorSetOf),
+    attestations: check.attestations.map(({ predicateType, attestors }) => ({ predicateType, attestors: attestors.map(attestorSetOf) })),
     ...(check.repository ? { repository: check.repository } : {}),
   };
   if (!check.useCache) return verifyImage(client, check.reference, spec, signal);

@@ -1,14 +1,17 @@
 // One image verified as Kyverno's verifyImages verifies it with cosign: its digest (the reference's own, or
 // the tag's as the registry resolves it now), its signatures (in its repository, or the one the policy
 // names), and every attestor set: a set holds when `count` of its entries verify (all of them when no count
-// is given), each entry one key. A registry's definite no (an image it does not have, access it refuses: 4xx)
+// is given), each entry one key; then each attestation's entries, their verified statements of the type kept
+// in the verdict for the engine's conditions (attestation-verification.ts). A registry's definite no (an image it does not have, access it refuses: 4xx)
 // fails the verification, as in Kyverno; a registry that fails (no answer, 5xx, the deadline, a limit of
 // ours) is not a verification that failed: the verdict says `error`, and the rule's failure policy decides.
 import type { ImageReference } from '../kubernetes/image-reference.js';
 import type { ImageLocation, RegistryClient } from '../registry/registry-client.js';
 import { RegistryError } from '../registry/registry-http.js';
-import { type CosignSignature, cosignSignatures } from './cosign-signatures.js';
-import type { ImageVerdict } from './image-check.js';
+import { verifyAttestationsWithKey } from './attestation-verification.js';
+import { AttestationLimitError, cosignAttestations } from './cosign-attestations.js';
+import { cosignSignatures } from './cosign-signatures.js';
+import type { AttestationEntryOutcome, ImageVerdict } from './image-check.js';
 import { type KeyCheck, verifyWithKey } from './key-verification.js';
 
 export interface AttestorEntry {
@@ -22,8 +25,14 @@ export interface AttestorSet {
   entries: readonly AttestorEntry[];
 }
 
+export interface AttestationVerificationSpec {
+  predicateType: string;
+  attestors: readonly AttestorSet[];
+}
+
 export interface ImageVerificationSpec {
   attestors: readonly AttestorSet[];
+  attestations?: readonly AttestationVerificationSpec[];
   /** Where the signatures are, for every entry that names none. */
   repository?: ImageLocation;
 }
@@ -32,6 +41,12 @@ export interface ImageVerificationSpec {
 function registryVerdict(named: string, error: unknown, signal: AbortSignal): ImageVerdict {
   if (signal.aborted)
     return { outcome: 'error', image: named, message: `failed to verify image ${named}: the deadline passed while reading the registry` };
+  if (error instanceof AttestationLimitError)
+    return {
+      outcome: 'error',
+      image: named,
+      message: `failed to verify image ${named}: ${error.message} (a limit of Portcullis: the rule's failure policy decides)`,
+    };
   if (error instanceof RegistryError) {
     const definite = error.status !== undefined && error.status >= 400 && error.status < 500;
     return { outcome: definite ? 'failed' : 'error', image: named, message: `failed to verify image ${named}: ${error.message}` };
@@ -50,6 +65,18 @@ export async function digestOf(client: RegistryClient, reference: ImageReference
   }
 }
 
+/** What `read` gives for each repository, read once; `location` stands for the entries that name none. */
+function readOnce<T>(read: (where: ImageLocation) => Promise<T>, location: ImageLocation) {
+  const kept = new Map<string, Promise<T>>();
+  return (repository: ImageLocation | undefined): Promise<T> => {
+    const where = repository ?? location;
+    const key = `${where.registry}/${where.repository}`;
+    let value = kept.get(key);
+    if (!value) kept.set(key, (value = read(where)));
+    return value;
+  };
+}
+
 /** The image's verdict under the spec; never throws for what a registry or an image does. */
 export async function verifyImage(
   client: RegistryClient,
@@ -62,15 +89,9 @@ export async function verifyImage(
   if (typeof digest !== 'string') return digest;
   try {
     const location = { registry: reference.registry, repository: reference.repository };
-    // Each repository's signatures read once, however many entries look there.
-    const read = new Map<string, Promise<CosignSignature[]>>();
-    const signaturesIn = (repository: ImageLocation | undefined): Promise<CosignSignature[]> => {
-      const where = repository ?? location;
-      const key = `${where.registry}/${where.repository}`;
-      let signatures = read.get(key);
-      if (!signatures) read.set(key, (signatures = cosignSignatures(client, where, digest, signal)));
-      return signatures;
-    };
+    // Each repository's signatures and attestations read once, however many entries look there.
+    const signaturesIn = readOnce((where) => cosignSignatures(client, where, digest, signal), location);
+    const attestationsIn = readOnce((where) => cosignAttestations(client, where, digest, signal), location);
     for (const [setIndex, set] of spec.attestors.entries()) {
       const needed = set.count ?? set.entries.length;
       const problems: string[] = [];
@@ -83,7 +104,25 @@ export async function verifyImage(
       }
       if (verified < needed) return { outcome: 'failed', image: named, message: `failed to verify image ${named}: ${problems.join('; ')}` };
     }
-    return { outcome: 'verified', image: named, digest, message: `verified image signatures for ${named}` };
+    const attestations: AttestationEntryOutcome[][][] = [];
+    let bytes = 0;
+    for (const attestation of spec.attestations ?? []) {
+      const sets: AttestationEntryOutcome[][] = [];
+      for (const set of attestation.attestors) {
+        const entries: AttestationEntryOutcome[] = [];
+        for (const entry of set.entries) {
+          const read = await attestationsIn(entry.repository ?? spec.repository);
+          const outcome = verifyAttestationsWithKey(read, digest, attestation.predicateType, entry.check);
+          if ('predicates' in outcome) bytes += read.reduce((sum, { envelope }) => sum + envelope.length, 0);
+          entries.push(outcome);
+        }
+        sets.push(entries);
+      }
+      attestations.push(sets);
+    }
+    const message = `verified image signatures for ${named}`;
+    if (attestations.length === 0) return { outcome: 'verified', image: named, digest, message };
+    return { outcome: 'verified', image: named, digest, message, attestations, bytes };
   } catch (error) {
     return registryVerdict(named, error, signal);
   }

@@ -18,7 +18,7 @@ import { expressionProblems } from './policy/expression-problems.js';
 import { type KyvernoRule, validatesWithoutCel } from './policy/rule-schema.js';
 import type { RuleOutcome } from './validate/validate-patterns.js';
 import { judgeRule, type RuleInput, selectRule } from './validate/validate-rule.js';
-import { type ImageToVerify, imagesToVerify, judgeImages, type UnreadableImage } from './verify-images/images-to-verify.js';
+import { asksRegistry, type ImageToVerify, imagesToVerify, judgeImages, type UnreadableImage } from './verify-images/images-to-verify.js';
 
 /** A Kyverno outcome as findings: a failure is a violation, a skip says why the rule did not apply. */
 function findingsOf(outcome: RuleOutcome): Findings {
@@ -74,7 +74,8 @@ function validate(request: AdmissionRequest, rule: KyvernoRule, context: EngineC
   const input = inputOf(request, rule, context);
   const selected = selectRule(rule, input);
   if ('status' in selected) return findingsOf(selected);
-  if (rule.verifyImages) return findingsOf(judgeImages(imagesOfInput(request, rule.verifyImages, input), context.imageVerdicts));
+  if (rule.verifyImages)
+    return findingsOf(judgeImages(imagesOfInput(request, rule.verifyImages, input), context.imageVerdicts, selected.context));
   const { embedded } = context;
   if (embedded) {
     const findings = embedded.engine.validate(request, embedded.rule, context);
@@ -103,10 +104,10 @@ function mutateExisting(
   return mutateTargets(rule, targets, request, candidates, context, policyNamespace);
 }
 
-/** What to verify: to validate, every image a verification with attestors names; to mutate, those whose digest is pinned. */
+/** What to verify: to validate, every image a verification that asks the registry names; to mutate, those whose digest is pinned. */
 const imageChecks = (request: AdmissionRequest, rule: KyvernoRule, context: EngineContext, purpose: 'validate' | 'mutate') =>
   imagesOfRule(request, rule, context).flatMap((found) =>
-    'check' in found && found.verification.attestors.length > 0 && (purpose === 'validate' || pinsDigest(found)) ? [found.check] : [],
+    'check' in found && asksRegistry(found.verification) && (purpose === 'validate' || pinsDigest(found)) ? [found.check] : [],
   );
 
 const pinsDigest = ({ check, verification }: ImageToVerify) => verification.mutateDigest && !check.reference.digest;
@@ -120,7 +121,7 @@ function pinnedDigests(request: AdmissionRequest, rule: KyvernoRule, object: unk
   if ('status' in selectRule(rule, input)) return object;
   const pins = new Map<string, string>();
   for (const found of imagesOfInput(request, rule.verifyImages!, input)) {
-    if (!('check' in found) || !pinsDigest(found) || found.verification.attestors.length === 0) continue;
+    if (!('check' in found) || !pinsDigest(found) || !asksRegistry(found.verification)) continue;
     const verdict = context.imageVerdicts?.get(found.check.key);
     // The function verifies what imagesToVerify names before the rule runs: a missing verdict is a defect.
     if (!verdict) throw new Error(`image ${found.check.reference.normalised} was not verified before the rule ran`);

@@ -9,9 +9,14 @@ import type { WrittenRule } from './rule-schema.js';
 
 type Loop = { list?: unknown; context?: unknown; foreach?: unknown };
 
-/** Every JMESPath expression of a rule's validate or mutate and context, as written. */
+/** Every JMESPath expression of a rule's validate or mutate, context and attestation conditions, as written. */
 function expressionsOf(rule: WrittenRule): string[] {
-  const expressions = variablesIn([rule.context, rule.preconditions, rule.validate, rule.mutate]);
+  const attestations = Array.isArray(rule.verifyImages)
+    ? rule.verifyImages.map((verification: { attestations?: { conditions?: unknown }[] }) =>
+        Array.isArray(verification?.attestations) ? verification.attestations.map((attestation) => attestation?.conditions) : [],
+      )
+    : [];
+  const expressions = variablesIn([rule.context, rule.preconditions, rule.validate, rule.mutate, attestations]);
   const visit = (loops: unknown) => {
     if (!Array.isArray(loops)) return;
     for (const loop of loops as Loop[]) {

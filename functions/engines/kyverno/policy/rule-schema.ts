@@ -5,7 +5,8 @@
 // ClusterPolicy writes it, before a format has read it.
 import { type ImageRule, readVerifyImages } from '../verify-images/verify-images-rule.js';
 import * as v from '../../../admission/schema.js';
-import { type Condition, OPERATORS } from '../variables/condition-types.js';
+import type { Condition } from '../variables/condition-types.js';
+import { ConditionsSchema } from './conditions-schema.js';
 import { POD_SECURITY_CONTROLS } from '../pss/controls.js';
 
 const Strings = v.array(v.string());
@@ -49,16 +50,6 @@ export type ResourceFilter = v.InferOutput<typeof ResourceFilterSchema>;
 /** A match or exclude block: `any`, `all`, or the legacy single filter. */
 export type MatchBlock = v.InferOutput<typeof MatchBlockSchema>;
 
-const ConditionSchema = v.strictObject({
-  key: v.unknown(),
-  operator: v.picklist(OPERATORS),
-  value: v.optional(v.unknown()),
-  message: v.optional(v.string()),
-});
-const ConditionsSchema = v.union([
-  v.array(ConditionSchema),
-  v.strictObject({ any: v.optional(v.array(ConditionSchema)), all: v.optional(v.array(ConditionSchema)) }),
-]);
 type Conditions = Condition[] | { any?: Condition[]; all?: Condition[] };
 // One source per entry: a variable, or a read of the cluster (answered from the cluster view).
 const ContextEntrySchema = v.pipe(

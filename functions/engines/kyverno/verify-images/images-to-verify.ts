@@ -2,12 +2,15 @@
 // Kyverno's image verifier judges them: an image is matched by `registry/path:tag` (latest when no tag) or
 // `registry/path@digest`, against imageReferences and not skipImageReferences (Kyverno's wildcards: `*` any
 // run, `?` one character). A failed image fails the rule with Kyverno's message; a verified one by tag, when
-// verifyDigest holds, fails with "missing digest"; a registry's error is the rule's error. With no attestors
+// verifyDigest holds, fails with "missing digest", and one whose attestations fail (attestation-conditions.ts)
+// with Kyverno's message; a registry's error is the rule's error. With neither attestors nor attestations
 // nothing verifies an image, so a required one fails as unverified, without asking the registry.
 import type { ImageCheck, ImageVerdict } from '../../../admission/image-verification/image-check.js';
 import { matchesGlob } from '../../../admission/kubernetes/glob.js';
 import { type ImageReference, parseImageReference } from '../../../admission/kubernetes/image-reference.js';
 import { podContainers } from '../../../admission/kubernetes/pod-containers.js';
+import type { VariableContext } from '../variables/variables.js';
+import { attestationsFailure } from './attestation-conditions.js';
 import type { ImageRule, ImageVerification } from './verify-images-rule.js';
 
 const matchedName = (reference: ImageReference) =>
@@ -57,6 +60,7 @@ export function imagesToVerify(
         key: `${verification.id} ${reference.normalised}`,
         reference,
         attestors: verification.attestors,
+        attestations: verification.attestations.map(({ predicateType, attestors }) => ({ predicateType, attestors })),
         useCache: verification.useCache,
         ...(verification.repository ? { repository: verification.repository } : {}),
       };
@@ -68,10 +72,17 @@ export function imagesToVerify(
 
 export type ImagesOutcome = { status: 'pass' | 'fail' | 'skip'; message: string };
 
-/** The rule's outcome on the verdicts; throws the registry's error, for the failure policy. */
+/** Whether the verification asks the registry anything: with neither attestors nor attestations it does not. */
+export const asksRegistry = (verification: ImageVerification) => verification.attestors.length > 0 || verification.attestations.length > 0;
+
+/**
+ * The rule's outcome on the verdicts, the attestations' conditions judged in the rule's `context`; throws the
+ * registry's error, for the failure policy.
+ */
 export function judgeImages(
   images: readonly (ImageToVerify | UnreadableImage)[],
   verdicts: ReadonlyMap<string, ImageVerdict> | undefined,
+  context: VariableContext,
 ): ImagesOutcome {
   if (images.length === 0) return { status: 'skip', message: 'no image of the resource is one the rule verifies' };
   const failures: string[] = [];
@@ -81,8 +92,8 @@ export function judgeImages(
       continue;
     }
     const { check, verification } = found;
-    // No attestor to verify with (Kyverno verifies none, then its validate step finds the image unverified).
-    if (verification.attestors.length === 0) {
+    // Nothing to verify with (Kyverno verifies none, then its validate step finds the image unverified).
+    if (!asksRegistry(verification)) {
       if (verification.required) failures.push(`unverified image ${check.reference.normalised}`);
       continue;
     }
@@ -90,7 +101,12 @@ export function judgeImages(
     // The function verifies what imagesToVerify names before the rule runs: a missing verdict is a defect.
     if (!verdict) throw new Error(`image ${check.reference.normalised} was not verified before the rule ran`);
     if (verdict.outcome === 'error') throw new Error(verdict.message);
+    const attestationsFailed =
+      verdict.outcome === 'verified'
+        ? attestationsFailure(verification.attestations, verdict.attestations, found.image, context)
+        : undefined;
     if (verdict.outcome === 'failed') failures.push(verdict.message);
+    else if (attestationsFailed) failures.push(attestationsFailed);
     else if (verification.verifyDigest && !check.reference.digest) failures.push(`missing digest for ${check.reference.normalised}`);
   }
   return failures.length > 0 ? { status: 'fail', message: failures.join('; ') } : { status: 'pass', message: 'image verified' };

@@ -4,11 +4,17 @@
 // signatureAlgorithm sha256, the transparency log required unless `rekor.ignoreTlog` (Sigstore's public
 // Rekor, or the one `rekor.pubkey` names), verifyDigest, required and mutateDigest true. What is not run here
 // yet is refused with the reason, never skipped: keyless and certificate attestors, KMS and Secret keys,
-// attestations, Notary and Sigstore bundles, registry credentials from Secrets, and a private Rekor named
+// attestations without attestors, Notary and Sigstore bundles, registry credentials from Secrets, and a private Rekor named
 // without its key.
 import type { AttestorSetSpec, ImageLocationSpec, KeyEntrySpec } from '../../../admission/image-verification/image-check.js';
 import { publicKeyOf } from '../../../admission/image-verification/public-keys.js';
 import { parseImageReference } from '../../../admission/kubernetes/image-reference.js';
+import * as v from '../../../admission/schema.js';
+import { issueLines } from '../../../admission/schema-issues.js';
+import { AnyAllConditionsListSchema } from '../policy/conditions-schema.js';
+import type { Condition } from '../variables/condition-types.js';
+
+type AnyAllConditions = { any?: Condition[]; all?: Condition[] };
 
 export interface ImageVerification {
   /** Told apart from every other verification read, so one image verified for it is verified once. */
@@ -16,6 +22,7 @@ export interface ImageVerification {
   references: readonly string[];
   skip: readonly string[];
   attestors: readonly AttestorSetSpec[];
+  attestations: readonly AttestationRule[];
   repository?: ImageLocationSpec;
   verifyDigest: boolean;
   /** An image the rule names must be verified: with no attestors it never is, and fails (`unverified image`). */
@@ -23,6 +30,16 @@ export interface ImageVerification {
   useCache: boolean;
   /** The mutations function pins a verified image named by tag to its digest (`image:tag@digest`). */
   mutateDigest: boolean;
+}
+
+/** An attestation the image must carry: statements of the type, verified by the attestor sets, that meet the conditions. */
+export interface AttestationRule {
+  predicateType: string;
+  /** The predicate is also `{{ <name> }}` to the conditions. */
+  name?: string;
+  attestors: readonly AttestorSetSpec[];
+  /** Kyverno's `[]AnyAllConditions`, judged on each statement with its predicate's fields at the top. */
+  conditions: readonly AnyAllConditions[];
 }
 
 export interface ImageRule {
@@ -110,7 +127,13 @@ function keyEntries(entry: Written, at: string, problems: string[], ruleAnnotati
   });
 }
 
-function attestorSet(set: unknown, at: string, problems: string[], ruleAnnotations: unknown): AttestorSetSpec | undefined {
+function attestorSet(
+  set: unknown,
+  at: string,
+  problems: string[],
+  ruleAnnotations: unknown,
+  attesting = false,
+): AttestorSetSpec | undefined {
   if (!isObject(set) || !Array.isArray(set.entries) || set.entries.length === 0) {
     problems.push(`${at}.entries: expected one or more attestor entries`);
     return undefined;
@@ -124,6 +147,8 @@ function attestorSet(set: unknown, at: string, problems: string[], ruleAnnotatio
       return [];
     }
     unread(entry, ENTRY_FIELDS, where, problems);
+    if (attesting && entry.annotations !== undefined)
+      problems.push(`${where}.annotations: ${REFUSED}: annotations are checked on signatures, not on attestations`);
     if (kinds[0] !== 'keys') {
       problems.push(`${where}.${kinds[0]}: ${REFUSED}: only keys attestors are verified yet (keyless and certificates come next)`);
       return [];
@@ -169,6 +194,58 @@ function unread(written: Written, known: ReadonlySet<string>, at: string, proble
     if (!known.has(field)) problems.push(`${at}.${field}: ${REFUSED}: not read here (a field this version of verifyImages does not run)`);
 }
 
+const ATTESTATION_FIELDS = new Set(['type', 'predicateType', 'name', 'attestors', 'conditions']);
+
+/** A verification's attestations, as Kyverno reads them (`predicateType` the deprecated spelling of `type`). */
+function readAttestations(written: unknown, at: string, problems: string[]): AttestationRule[] {
+  if (written === undefined || written === null) return [];
+  if (!Array.isArray(written)) {
+    problems.push(`${at}: expected a list of attestations`);
+    return [];
+  }
+  return written.flatMap((attestation, index): AttestationRule[] => {
+    const where = `${at}[${index}]`;
+    if (!isObject(attestation)) {
+      problems.push(`${where}: expected an object`);
+      return [];
+    }
+    unread(attestation, ATTESTATION_FIELDS, where, problems);
+    const predicateType = attestation.type ?? attestation.predicateType;
+    if (typeof predicateType !== 'string' || predicateType === '') {
+      problems.push(`${where}: missing type (the predicate type of the attestations, e.g. https://slsa.dev/provenance/v1)`);
+      return [];
+    }
+    if (attestation.name !== undefined && (typeof attestation.name !== 'string' || attestation.name === '')) {
+      problems.push(`${where}.name: expected a name`);
+      return [];
+    }
+    // With none, Kyverno verifies the attestations keyless against Sigstore's public roots, whoever signed them.
+    if (!Array.isArray(attestation.attestors) || attestation.attestors.length === 0) {
+      problems.push(
+        `${where}.attestors: ${REFUSED}: attestations without attestors are verified keyless, which is not run yet (give keys attestors)`,
+      );
+      return [];
+    }
+    const attestors = attestation.attestors.map((set, setIndex) =>
+      attestorSet(set, `${where}.attestors[${setIndex}]`, problems, undefined, true),
+    );
+    const conditions = v.safeParse(AnyAllConditionsListSchema, attestation.conditions ?? []);
+    if (!conditions.success) {
+      for (const line of issueLines(conditions.issues)) problems.push(`${where}.conditions${line.startsWith('[') ? '' : ': '}${line}`);
+      return [];
+    }
+    if (attestors.some((set) => set === undefined)) return [];
+    return [
+      {
+        predicateType,
+        ...(typeof attestation.name === 'string' ? { name: attestation.name } : {}),
+        attestors: attestors as AttestorSetSpec[],
+        conditions: conditions.output as AnyAllConditions[],
+      },
+    ];
+  });
+}
+
 function verificationOf(written: unknown, at: string, problems: string[]): ImageVerification | undefined {
   if (!isObject(written)) {
     problems.push(`${at}: expected an object`);
@@ -178,8 +255,6 @@ function verificationOf(written: unknown, at: string, problems: string[]): Image
   unread(written, VERIFICATION_FIELDS, at, problems);
   const type = written.type ?? 'Cosign';
   if (type !== 'Cosign') problems.push(`${at}.type: ${REFUSED}: ${String(type)} signatures are not verified yet (Cosign is)`);
-  if (Array.isArray(written.attestations) && written.attestations.length > 0)
-    problems.push(`${at}.attestations: ${REFUSED}: attestations are not verified yet`);
   if (written.imageRegistryCredentials !== undefined)
     problems.push(`${at}.imageRegistryCredentials: ${REFUSED}: registry credentials from Secrets are not read (the deployment's are used)`);
   for (const field of ['issuer', 'subject', 'roots'])
@@ -196,6 +271,7 @@ function verificationOf(written: unknown, at: string, problems: string[]): Image
   const sets: unknown[] = Array.isArray(written.attestors) ? [...written.attestors] : [];
   if (typeof written.key === 'string') sets.push({ entries: [{ keys: { publicKeys: written.key, rekor: { ignoreTlog: false } } }] });
   const attestors = sets.map((set, index) => attestorSet(set, `${at}.attestors[${index}]`, problems, written.annotations));
+  const attestations = readAttestations(written.attestations, `${at}.attestations`, problems);
   const repository = locationOf(written.repository, `${at}.repository`, problems);
   if (problems.length > before) return undefined;
   return {
@@ -203,6 +279,7 @@ function verificationOf(written: unknown, at: string, problems: string[]): Image
     references,
     skip: skip as string[],
     attestors: attestors as AttestorSetSpec[],
+    attestations,
     ...(repository ? { repository } : {}),
     verifyDigest: written.verifyDigest !== false,
     required: written.required !== false,
