@@ -1,11 +1,12 @@
 // Kyverno verifyImages on the packaged cel function (the zip, imported as Lambda would), against a real
-// registry: a signed image admitted, an unsigned one denied with Kyverno's message, the verification code
+// registry: a signed image admitted, an unsigned one denied with Kyverno's message, an attestation's conditions
+// judged, the verification code
 // loaded only when a rule first verifies an image, and a registry that hangs resolved by the failure policy
 // within the request's deadline.
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pushSignatures, signatureLayer } from '../helpers/cosign-signing.js';
+import { attestationLayer, pushAttestations, pushSignatures, signatureLayer } from '../helpers/cosign-signing.js';
 import { eventFor, invoke, lambdaContext } from '../helpers/invoke.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
@@ -65,6 +66,37 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
     const denied = await invoke(handler, eventFor(pod(`${registry.host}/team/unsigned@${unsigned}`)));
     expect(denied.body.response.allowed).toBe(false);
     expect(denied.body.response.status.message).toMatch(/failed to verify image[\s\S]*no matching signatures/);
+  });
+
+  it('verifies an attestation and judges its conditions: the provenance the rule asks for admits, another denies', async () => {
+    const attested = rules(`${registry.host}/team/*`).replace(
+      '          attestors:',
+      `          attestations:
+            - type: https://slsa.dev/provenance/v1
+              attestors: [{entries: [{keys: {publicKeys: ${JSON.stringify(publicPem)}, rekor: {ignoreTlog: true}}}]}]
+              conditions: [{all: [{key: "{{ buildDefinition.buildType }}", operator: Equals, value: release, message: not a release build}]}]
+          attestors:`,
+    );
+    const { handler } = await packagedWithRules('cel', attested, { REGISTRY_CA_PEM: registry.ca });
+    const build = async (name: string, buildType: string) => {
+      const digest = await pushImage(registry, `team/${name}`, 'v1');
+      await pushSignatures(registry, `team/${name}`, digest, [await signatureLayer(registry, `team/${name}`, digest, signer.privateKey)]);
+      const provenance = { buildDefinition: { buildType } };
+      const layer = await attestationLayer(
+        registry,
+        `team/${name}`,
+        digest,
+        signer.privateKey,
+        'https://slsa.dev/provenance/v1',
+        provenance,
+      );
+      await pushAttestations(registry, `team/${name}`, digest, [layer]);
+      return `${registry.host}/team/${name}@${digest}`;
+    };
+    expect((await invoke(handler, eventFor(pod(await build('released', 'release'))))).body.response.allowed).toBe(true);
+    const denied = (await invoke(handler, eventFor(pod(await build('snapshot', 'snapshot'))))).body.response;
+    expect(denied.allowed).toBe(false);
+    expect(denied.status.message).toMatch(/attestation checks failed\s+for[\s\S]*not\s+a\s+release\s+build/);
   });
 
   it('the packaged mutations function pins the signed image named by tag to the digest it verified', async () => {
