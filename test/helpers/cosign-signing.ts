@@ -103,6 +103,12 @@ export interface AttestOptions {
   rekorKind?: 'dsse' | 'intoto';
   /** The hash signed with (Ed25519 keys sign the message whole). */
   hash?: string;
+  /** Signs this payload instead of the one the envelope carries. */
+  signedPayload?: Buffer;
+  /** Signatures that verify nothing, written before the real one. */
+  straySignatures?: number;
+  /** The key the Rekor entry records as the signer's (the signing key's, unless a test lies). */
+  loggedKey?: KeyObject;
 }
 
 const IN_TOTO = 'application/vnd.in-toto+json';
@@ -125,15 +131,21 @@ export async function attestationLayer(
   };
   const payloadType = options.payloadType ?? IN_TOTO;
   const payload = Buffer.from(JSON.stringify(statement));
-  const pae = Buffer.concat([Buffer.from(`DSSEv1 ${payloadType.length} ${payloadType} ${payload.length} `), payload]);
+  const signed = options.signedPayload ?? payload;
+  const pae = Buffer.concat([Buffer.from(`DSSEv1 ${payloadType.length} ${payloadType} ${signed.length} `), signed]);
   const signature = sign(key.asymmetricKeyType === 'ed25519' ? null : (options.hash ?? 'sha256'), pae, key);
+  const stray = Array.from({ length: options.straySignatures ?? 0 }, () => ({ keyid: '', sig: Buffer.alloc(64, 7).toString('base64') }));
   const envelope = Buffer.from(
-    JSON.stringify({ payloadType, payload: payload.toString('base64'), signatures: [{ keyid: '', sig: signature.toString('base64') }] }),
+    JSON.stringify({
+      payloadType,
+      payload: payload.toString('base64'),
+      signatures: [...stray, { keyid: '', sig: signature.toString('base64') }],
+    }),
   );
   const annotations: Record<string, string> = { 'dev.cosignproject.cosign/signature': '', predicateType };
   if (options.rekor) {
     const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-    const verifier = Buffer.from(publicPem(key)).toString('base64');
+    const verifier = Buffer.from(publicPem(options.loggedKey ?? key)).toString('base64');
     const spec =
       (options.rekorKind ?? 'dsse') === 'dsse'
         ? {

@@ -124,6 +124,18 @@ describe.runIf(registryInstalled())('verifyImages attestations in the cel functi
     await attested('logged-intoto', async (repository, digest) => [
       await layer(repository, digest, builder.privateKey, provenance(), { rekor, rekorKind: 'intoto' }),
     ]);
+    await attested('tampered', async (repository, digest) => [
+      await layer(repository, digest, builder.privateKey, provenance(), { signedPayload: Buffer.from('{"predicateType":"other"}') }),
+    ]);
+    await attested('logged-other-key', async (repository, digest) => [
+      await layer(repository, digest, builder.privateKey, provenance(), { rekor, loggedKey: stranger.privateKey }),
+    ]);
+    await attested('stray-signatures', async (repository, digest) => [
+      await layer(repository, digest, builder.privateKey, provenance(), { straySignatures: 2 }),
+    ]);
+    await attested('many-signatures', async (repository, digest) => [
+      await layer(repository, digest, builder.privateKey, provenance(), { straySignatures: 4 }),
+    ]);
     await attested('ed25519', async (repository, digest) => [await layer(repository, digest, ed25519.privateKey)]);
     await attested('p384', async (repository, digest) => [
       await layer(repository, digest, p384.privateKey, provenance(), { hash: 'sha384' }),
@@ -175,11 +187,13 @@ describe.runIf(registryInstalled())('verifyImages attestations in the cel functi
 
   it('denies what is not verified: no attestation of the type, another key, another subject, not in-toto', async () => {
     const message = async (name: string, options?: PolicyOptions) => (await verdict(rules(options), name)).message;
-    expect(await message('unattested')).toMatch(/entries\[0\]\.keys: no matching attestations'$/);
+    // As Kyverno: what no attestation verified is said without the entry's path.
+    expect(await message('unattested')).toMatch(/requiredCount: 1, error: no matching attestations: '$/);
     expect(await message('release', { type: 'https://example.com/unknown' })).toMatch(
       /keys: attestations not found for predicate type https:\/\/example\.com\/unknown/,
     );
-    expect(await message('strangers')).toMatch(/verifiedCount: 0, requiredCount: 1, error: .*keys: no matching attestations: /);
+    expect(await message('strangers')).toMatch(/verifiedCount: 0, requiredCount: 1, error: no matching attestations: /);
+    expect(await message('tampered')).toMatch(/no matching attestations: signature verification failed/);
     expect(await message('elsewhere')).toMatch(/no matching attestations: no matching subject digest found/);
     expect(await message('not-in-toto')).toMatch(/invalid payloadType text\/plain on envelope\. Expected application\/vnd\.in-toto\+json/);
   });
@@ -195,12 +209,26 @@ describe.runIf(registryInstalled())('verifyImages attestations in the cel functi
     expect((await verdict(logged, 'logged')).allowed).toBe(true);
     expect((await verdict(logged, 'logged-intoto')).allowed).toBe(true);
     expect((await verdict(logged, 'release')).message).toMatch(/has no Rekor bundle/);
+    // Logged, but under another key: not the policy key's entry, as cosign's bundle check says.
+    expect((await verdict(logged, 'logged-other-key')).message).toMatch(/does not record the policy'?'s key as the signer/);
   });
 
   it('verifies Ed25519 keys, and ECDSA P-384 signed over SHA-384 when signatureAlgorithm says so', async () => {
     expect((await verdict(rules({ keys: [pem(ed25519.publicKey)] }), 'ed25519')).allowed).toBe(true);
     expect((await verdict(rules({ keys: [pem(p384.publicKey)], algorithm: 'sha384' }), 'p384')).allowed).toBe(true);
     expect((await verdict(rules({ keys: [pem(p384.publicKey)] }), 'p384')).allowed).toBe(false);
+  });
+
+  it('an envelope with several signatures verifies when one does; more than Portcullis verifies is an error', async () => {
+    expect((await verdict(rules(), 'stray-signatures')).allowed).toBe(true);
+    expect((await verdict(rules(), 'many-signatures')).message).toMatch(/has 5 signatures, more than the 4 Portcullis verifies/);
+  });
+
+  it("a condition that cannot be evaluated fails the entry, as Kyverno's 'failed to check attestations'", async () => {
+    const conditions = '                    - {key: "{{ builder.missing.id }}", operator: Equals, value: x}';
+    const denied = await verdict(rules({ conditions, failurePolicy: 'Ignore' }), 'release');
+    expect(denied.allowed).toBe(false);
+    expect(denied.message).toMatch(/keys: failed to check attestations: /);
   });
 
   it('an attestation past our size limit is the rule error the failure policy resolves, never a silent no', async () => {
@@ -231,6 +259,16 @@ describe('attestations refused at upload, with the field and the reason', () => 
       /attestations\[0\]\.conditions\[0\]\.all\[0\]\.operator: expected one of/,
     ],
     ['a JMESPath condition that does not parse', base.replace('{{ builder.id }}', '{{ builder.[ }}'), /builder/],
+    [
+      "the rule's annotations beside attestations (Kyverno would deny every image)",
+      base.replace('          failureAction: Enforce\n', '          failureAction: Enforce\n          annotations: {team: platform}\n'),
+      /verifyImages\[0\]\.annotations: cannot run here: annotations are checked on signatures, not on attestations/,
+    ],
+    [
+      'several keys in one attestation entry (Kyverno verifies with the first only)',
+      policy('ghcr.io/*', { keys: [JSON.stringify(`${JSON.parse(pem(builder.publicKey))}${JSON.parse(pem(stranger.publicKey))}`)] }),
+      /entries\[0\]\.keys\.publicKeys: cannot run here: several keys in one attestation entry/,
+    ],
     [
       'annotations on an attestor entry (they are checked on signatures only)',
       base.replace('                    - keys:', '                    - annotations: {a: b}\n                      keys:'),

@@ -37,6 +37,22 @@ export function rekorBundleOf(annotations: Record<string, unknown>): unknown {
   }
 }
 
+/** The layers of cosign's manifest under `tag` beside an image; none when there is no such tag. */
+export async function cosignLayers(
+  client: RegistryClient,
+  location: ImageLocation,
+  tag: string,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>[]> {
+  try {
+    const { json } = await client.manifest(location, tag, signal);
+    return Array.isArray(json.layers) ? (json.layers as Record<string, unknown>[]) : [];
+  } catch (error) {
+    if (error instanceof RegistryError && error.status === 404) return [];
+    throw error;
+  }
+}
+
 /** The signature tag of a digest: `sha256:ab…` is `sha256-ab….sig`. */
 export const signatureTag = (digest: string) => `${digest.replace(':', '-')}.sig`;
 
@@ -47,14 +63,7 @@ export async function cosignSignatures(
   digest: string,
   signal: AbortSignal,
 ): Promise<CosignSignature[]> {
-  let manifest: Awaited<ReturnType<RegistryClient['manifest']>>;
-  try {
-    manifest = await client.manifest(location, signatureTag(digest), signal);
-  } catch (error) {
-    if (error instanceof RegistryError && error.status === 404) return [];
-    throw error;
-  }
-  const layers = Array.isArray(manifest.json.layers) ? (manifest.json.layers as Record<string, unknown>[]) : [];
+  const layers = await cosignLayers(client, location, signatureTag(digest), signal);
   const signatures: CosignSignature[] = [];
   for (const layer of layers.slice(0, MAX_SIGNATURES)) {
     const annotations = (layer.annotations ?? {}) as Record<string, unknown>;

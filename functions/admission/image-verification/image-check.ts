@@ -45,8 +45,11 @@ export interface ImageCheck {
   useCache: boolean;
 }
 
-/** An attestor entry's attestations: the predicates of the type it verified, or why it verified none. */
-export type AttestationEntryOutcome = { predicates: readonly unknown[] } | { problem: string };
+/**
+ * An attestor entry's attestations: the predicates of the type it verified, or why it verified none (`fetch`
+ * when no attestation verified at all, which Kyverno reports without the entry's path).
+ */
+export type AttestationEntryOutcome = { predicates: readonly unknown[] } | { problem: string; stage: 'fetch' | 'statements' };
 
 /** Per attestation of the check, per attestor set, what each entry verified (in the check's order). */
 export type AttestationOutcomes = readonly (readonly (readonly AttestationEntryOutcome[])[])[];

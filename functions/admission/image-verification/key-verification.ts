@@ -4,7 +4,7 @@
 // policy ignores the transparency log, the signature's Rekor bundle must hold an entry for this signature and
 // payload whose signed entry timestamp a trusted Rekor key verifies, offline. cosign's bundle annotation is
 // read as a Sigstore bundle's transparency log entry, so sigstore-js's Verifier judges the whole.
-import { createHash, type KeyObject, verify } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto';
 import { type Bundle, type TransparencyLogEntry, toMessageSignatureBundle } from '@sigstore/bundle';
 import { HashAlgorithm, type TrustedRoot } from '@sigstore/protobuf-specs';
 import { type SignedEntity, toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
@@ -29,8 +29,42 @@ const HASHES: Record<SignatureAlgorithm, HashAlgorithm> = {
   sha512: HashAlgorithm.SHA2_512,
 };
 
-/** cosign's bundle annotation as a transparency log entry with its inclusion promise, or why it is not one. */
-function logEntryOf(bundle: unknown): TransparencyLogEntry | string {
+/** The key a Rekor entry records as the signer's (a PEM key, or for keyless the certificate), by entry kind. */
+/** Where each kind of Rekor entry records the signer's key. */
+interface LoggedSpec {
+  signature?: { publicKey?: { content?: unknown } };
+  signatures?: { verifier?: unknown }[];
+  content?: { envelope?: { signatures?: { publicKey?: unknown }[] } };
+}
+
+function loggedKey(kind: string, spec: LoggedSpec | undefined): string | undefined {
+  const pem =
+    kind === 'hashedrekord'
+      ? spec?.signature?.publicKey?.content
+      : kind === 'dsse'
+        ? spec?.signatures?.[0]?.verifier
+        : kind === 'intoto'
+          ? spec?.content?.envelope?.signatures?.[0]?.publicKey
+          : undefined;
+  return typeof pem === 'string' ? Buffer.from(pem, 'base64').toString('utf8') : undefined;
+}
+
+/** Whether the PEM (a key or a certificate) holds the same public key as `key`. */
+function sameKey(pem: string, key: KeyObject): boolean {
+  try {
+    const logged = createPublicKey(pem).export({ type: 'spki', format: 'der' });
+    return logged.equals(key.export({ type: 'spki', format: 'der' }));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * cosign's bundle annotation as a transparency log entry with its inclusion promise, or why it is not one:
+ * an entry of a kind that logs this content (`kinds`) and records `key` as the signer's, as cosign's
+ * bundle check compares them (sigstore-js ties the entry to the signature and payload, not to the key).
+ */
+function logEntryOf(bundle: unknown, kinds: readonly string[], key: KeyObject): TransparencyLogEntry | string {
   const { SignedEntryTimestamp: set, Payload: payload } = (bundle ?? {}) as {
     SignedEntryTimestamp?: unknown;
     Payload?: { body?: unknown; integratedTime?: unknown; logIndex?: unknown; logID?: unknown };
@@ -38,16 +72,20 @@ function logEntryOf(bundle: unknown): TransparencyLogEntry | string {
   if (typeof set !== 'string' || typeof payload?.body !== 'string' || typeof payload.logID !== 'string')
     return "its Rekor bundle is not cosign's";
   const body = Buffer.from(payload.body, 'base64');
-  let kind: { kind?: unknown; apiVersion?: unknown };
+  let entry: { kind?: unknown; apiVersion?: unknown; spec?: LoggedSpec };
   try {
-    kind = JSON.parse(body.toString('utf8')) as typeof kind;
+    entry = JSON.parse(body.toString('utf8')) as typeof entry;
   } catch {
     return 'its Rekor entry is not JSON';
   }
+  const kind = String(entry?.kind);
+  if (!kinds.includes(kind)) return `its Rekor entry is a ${kind} entry, not one that logs it (${kinds.join(' or ')})`;
+  const logged = loggedKey(kind, entry.spec);
+  if (logged === undefined || !sameKey(logged, key)) return "its Rekor entry does not record the policy's key as the signer's";
   return {
     logIndex: String(payload.logIndex ?? 0),
     logId: { keyId: Buffer.from(payload.logID, 'hex') },
-    kindVersion: { kind: String(kind.kind), version: String(kind.apiVersion) },
+    kindVersion: { kind, version: String(entry.apiVersion) },
     integratedTime: String(payload.integratedTime ?? 0),
     inclusionPromise: { signedEntryTimestamp: Buffer.from(set, 'base64') },
     inclusionProof: undefined,
@@ -65,32 +103,44 @@ function signatureProblem(signature: CosignSignature, check: KeyCheck): string |
   });
   if (bundle.content.$case === 'messageSignature' && bundle.content.messageSignature.messageDigest)
     bundle.content.messageSignature.messageDigest.algorithm = HASHES[algorithm];
-  // sigstore-js knows no SHA-224, and hashes first where Ed25519 signs the payload itself.
-  const ownCheck = check.key.asymmetricKeyType === 'ed25519' ? null : algorithm === 'sha224' ? 'sha224' : undefined;
-  return bundleProblem(
-    bundle,
-    signature.payload,
-    signature.bundle,
-    check,
-    ownCheck === undefined ? undefined : { hash: ownCheck, signed: signature.payload },
-  );
+  // sigstore-js hashes a message signature's payload with its digest's algorithm (no SHA-224: SHA-256).
+  const hash = ownHash(check, algorithm === 'sha224' ? 'sha256' : algorithm);
+  return bundleProblem(bundle, check, {
+    artifact: signature.payload,
+    logged: signature.bundle,
+    kinds: ['hashedrekord'],
+    ...(hash !== undefined ? { ownCheck: { hash, signed: signature.payload } } : {}),
+  });
 }
 
 /**
- * Why sigstore-js does not verify the bundle with the check's key (and cosign's Rekor bundle `logged`, when
- * the check requires the log), or undefined when it does. `ownCheck` names what node:crypto verifies instead
- * of sigstore-js, for the hashes it does not take.
+ * The hash node:crypto verifies a signature with instead of sigstore-js, which verifies with `sigstoreUses`
+ * (null: the message whole); undefined when sigstore-js already verifies as the policy asks.
  */
-export function bundleProblem(
-  bundle: Bundle,
-  artifact: Buffer | undefined,
-  logged: unknown,
-  check: KeyCheck,
-  ownCheck?: { hash: string | null; signed: Buffer },
-): string | undefined {
+export function ownHash(check: KeyCheck, sigstoreUses: string | null): string | null | undefined {
+  const wanted = check.key.asymmetricKeyType === 'ed25519' ? null : check.signatureAlgorithm;
+  return wanted === sigstoreUses ? undefined : wanted;
+}
+
+export interface BundleParts {
+  /** The signed artifact, for a message signature. */
+  artifact?: Buffer;
+  /** cosign's Rekor bundle, when the layer has one. */
+  logged: unknown;
+  /** The Rekor entry kinds that log this content. */
+  kinds: readonly string[];
+  /** What node:crypto verifies instead of sigstore-js (ownHash). */
+  ownCheck?: { hash: string | null; signed: Buffer };
+}
+
+/**
+ * Why sigstore-js does not verify the bundle with the check's key (and cosign's Rekor bundle, when the check
+ * requires the log), or undefined when it does.
+ */
+export function bundleProblem(bundle: Bundle, check: KeyCheck, { artifact, logged, kinds, ownCheck }: BundleParts): string | undefined {
   if (check.transparencyLogs) {
     if (logged === undefined) return 'it has no Rekor bundle, and the policy requires the transparency log';
-    const entry = logEntryOf(logged);
+    const entry = logEntryOf(logged, kinds, check.key);
     if (typeof entry === 'string') return entry;
     bundle.verificationMaterial.tlogEntries = [entry];
   }

@@ -1,7 +1,7 @@
 // Verdicts kept between requests, because registries are slow and rate-limited: a verified image for an
-// hour, a failed one for seconds, an error never (the next request asks again). The key names the rules
-// version's verification and the image's digest, so a new version of the rules, or a tag now naming another
-// digest, is never answered from here. A verdict being made is shared by the requests that ask meanwhile.
+// hour, a failed one (or one with an attestation not verified) for seconds, an error never (the next request
+// asks again). The key names the rules version's verification and the image's digest, so a new version of
+// the rules, or a tag now naming another digest, is never answered from here. A verdict being made is shared by the requests that ask meanwhile.
 // Bounded in entries and in the attestations' bytes they hold: the oldest entry goes first.
 import type { ImageVerdict } from './image-check.js';
 
@@ -40,7 +40,7 @@ export class VerdictCache {
     const made = verify().finally(() => this.pending.delete(key));
     this.pending.set(key, made);
     const verdict = await made;
-    const lifetime = verdict.outcome === 'verified' ? this.limits.verifiedMs : verdict.outcome === 'failed' ? this.limits.failedMs : 0;
+    const lifetime = verified(verdict) ? this.limits.verifiedMs : verdict.outcome === 'error' ? 0 : this.limits.failedMs;
     const bytes = bytesOf(verdict);
     if (lifetime > 0 && bytes <= this.limits.bytes) {
       this.forget(key);
@@ -59,5 +59,10 @@ export class VerdictCache {
     this.bytesKept -= bytesOf(kept.verdict);
   }
 }
+
+/** Verified whole: an attestation an entry did not verify may be pushed next, so it is kept only as a failure is. */
+const verified = (verdict: ImageVerdict) =>
+  verdict.outcome === 'verified' &&
+  !verdict.attestations?.some((sets) => sets.some((entries) => entries.some((entry) => 'problem' in entry)));
 
 const bytesOf = (verdict: ImageVerdict) => (verdict.outcome === 'verified' ? (verdict.bytes ?? 0) : 0);

@@ -11,7 +11,8 @@ import type { CredentialsByRegistry } from './registry-credentials.js';
 import { publicGoodRoot } from './public-good-root.js';
 import { rekorKeyRoot } from './trusted-root.js';
 import { VerdictCache } from './verdict-cache.js';
-import { type AttestorEntry, type AttestorSet, digestOf, verifyImage } from './verify-image.js';
+import type { ReadBudget } from './cosign-attestations.js';
+import { type AttestorEntry, type AttestorSet, digestOf, MAX_REQUEST_ATTESTATION_BYTES, verifyImage } from './verify-image.js';
 
 export interface RegistryAccess {
   /** The deployment's REGISTRY_CA_PEM, read when the function was. */
@@ -74,22 +75,23 @@ export async function verifiedImages(
     const message = `more than ${MAX_IMAGES_PER_REQUEST} images to verify in one request (a limit of Portcullis: the rule's failure policy decides)`;
     return new Map([...unique.keys()].map((key) => [key, { outcome: 'error', image: unique.get(key)!.reference.normalised, message }]));
   }
+  const budget = { remainingBytes: MAX_REQUEST_ATTESTATION_BYTES };
   const verdicts = await Promise.all(
-    [...unique.values()].map(async (check) => [check.key, await verdictOf(check, signal, access)] as const),
+    [...unique.values()].map(async (check) => [check.key, await verdictOf(check, signal, access, budget)] as const),
   );
   return new Map(verdicts);
 }
 
-async function verdictOf(check: ImageCheck, signal: AbortSignal, access: RegistryAccess): Promise<ImageVerdict> {
+async function verdictOf(check: ImageCheck, signal: AbortSignal, access: RegistryAccess, budget: ReadBudget): Promise<ImageVerdict> {
   const client = clientOf(access);
   const spec = {
     attestors: check.attestors.map(attestorSetOf),
     attestations: check.attestations.map(({ predicateType, attestors }) => ({ predicateType, attestors: attestors.map(attestorSetOf) })),
     ...(check.repository ? { repository: check.repository } : {}),
   };
-  if (!check.useCache) return verifyImage(client, check.reference, spec, signal);
+  if (!check.useCache) return verifyImage(client, check.reference, spec, signal, budget);
   // Kept by digest: a tag is resolved on every request, so a tag moved to another digest is verified anew.
   const digest = await digestOf(client, check.reference, signal);
   if (typeof digest !== 'string') return digest;
-  return cache.verdict(`${check.key} ${digest}`, () => verifyImage(client, { ...check.reference, digest }, spec, signal));
+  return cache.verdict(`${check.key} ${digest}`, () => verifyImage(client, { ...check.reference, digest }, spec, signal, budget));
 }

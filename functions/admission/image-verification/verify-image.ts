@@ -9,7 +9,7 @@ import type { ImageReference } from '../kubernetes/image-reference.js';
 import type { ImageLocation, RegistryClient } from '../registry/registry-client.js';
 import { RegistryError } from '../registry/registry-http.js';
 import { verifyAttestationsWithKey } from './attestation-verification.js';
-import { AttestationLimitError, cosignAttestations } from './cosign-attestations.js';
+import { AttestationLimitError, type CosignAttestation, cosignAttestations, type ReadBudget } from './cosign-attestations.js';
 import { cosignSignatures } from './cosign-signatures.js';
 import type { AttestationEntryOutcome, ImageVerdict } from './image-check.js';
 import { type KeyCheck, verifyWithKey } from './key-verification.js';
@@ -65,16 +65,40 @@ export async function digestOf(client: RegistryClient, reference: ImageReference
   }
 }
 
-/** What `read` gives for each repository, read once; `location` stands for the entries that name none. */
+/** Attestations read for one request at most, in bytes, across its images: what a request may hold. */
+export const MAX_REQUEST_ATTESTATION_BYTES = 16 * 1024 * 1024;
+
+/** What `read` gives for each repository, read once (`all` of them after); `location` stands for the entries that name none. */
 function readOnce<T>(read: (where: ImageLocation) => Promise<T>, location: ImageLocation) {
   const kept = new Map<string, Promise<T>>();
-  return (repository: ImageLocation | undefined): Promise<T> => {
+  const readIn = (repository: ImageLocation | undefined): Promise<T> => {
     const where = repository ?? location;
     const key = `${where.registry}/${where.repository}`;
     let value = kept.get(key);
     if (!value) kept.set(key, (value = read(where)));
     return value;
   };
+  return Object.assign(readIn, { all: () => Promise.all(kept.values()) });
+}
+
+/** Per attestation, per attestor set, what each entry verified of the image's attestations. */
+async function attestationOutcomes(
+  attestations: readonly AttestationVerificationSpec[],
+  digest: string,
+  attestationsIn: (repository: ImageLocation | undefined) => Promise<CosignAttestation[]>,
+): Promise<AttestationEntryOutcome[][][]> {
+  const outcomes: AttestationEntryOutcome[][][] = [];
+  for (const attestation of attestations) {
+    const sets: AttestationEntryOutcome[][] = [];
+    for (const set of attestation.attestors) {
+      const entries: AttestationEntryOutcome[] = [];
+      for (const entry of set.entries)
+        entries.push(verifyAttestationsWithKey(await attestationsIn(entry.repository), digest, attestation.predicateType, entry.check));
+      sets.push(entries);
+    }
+    outcomes.push(sets);
+  }
+  return outcomes;
 }
 
 /** The image's verdict under the spec; never throws for what a registry or an image does. */
@@ -83,6 +107,7 @@ export async function verifyImage(
   reference: ImageReference,
   spec: ImageVerificationSpec,
   signal: AbortSignal,
+  budget: ReadBudget = { remainingBytes: MAX_REQUEST_ATTESTATION_BYTES },
 ): Promise<ImageVerdict> {
   const named = reference.normalised;
   const digest = await digestOf(client, reference, signal);
@@ -91,7 +116,7 @@ export async function verifyImage(
     const location = { registry: reference.registry, repository: reference.repository };
     // Each repository's signatures and attestations read once, however many entries look there.
     const signaturesIn = readOnce((where) => cosignSignatures(client, where, digest, signal), location);
-    const attestationsIn = readOnce((where) => cosignAttestations(client, where, digest, signal), location);
+    const attestationsIn = readOnce((where) => cosignAttestations(client, where, digest, signal, budget), location);
     for (const [setIndex, set] of spec.attestors.entries()) {
       const needed = set.count ?? set.entries.length;
       const problems: string[] = [];
@@ -104,24 +129,15 @@ export async function verifyImage(
       }
       if (verified < needed) return { outcome: 'failed', image: named, message: `failed to verify image ${named}: ${problems.join('; ')}` };
     }
-    const attestations: AttestationEntryOutcome[][][] = [];
-    let bytes = 0;
-    for (const attestation of spec.attestations ?? []) {
-      const sets: AttestationEntryOutcome[][] = [];
-      for (const set of attestation.attestors) {
-        const entries: AttestationEntryOutcome[] = [];
-        for (const entry of set.entries) {
-          const read = await attestationsIn(entry.repository ?? spec.repository);
-          const outcome = verifyAttestationsWithKey(read, digest, attestation.predicateType, entry.check);
-          if ('predicates' in outcome) bytes += read.reduce((sum, { envelope }) => sum + envelope.length, 0);
-          entries.push(outcome);
-        }
-        sets.push(entries);
-      }
-      attestations.push(sets);
-    }
-    const message = `verified image signatures for ${named}`;
-    if (attestations.length === 0) return { outcome: 'verified', image: named, digest, message };
+    const message = `verified image ${spec.attestors.length > 0 ? 'signatures' : 'attestations'} for ${named}`;
+    if (!spec.attestations?.length) return { outcome: 'verified', image: named, digest, message };
+    const attestations = await attestationOutcomes(spec.attestations, digest, (repository) =>
+      attestationsIn(repository ?? spec.repository),
+    );
+    // What the verdict holds: the statements read (payloads, parsed once), for the kept verdicts' bound.
+    const bytes = (await attestationsIn.all())
+      .flat()
+      .reduce((sum, { envelope }) => sum + (typeof envelope === 'string' ? 0 : envelope.payload.length), 0);
     return { outcome: 'verified', image: named, digest, message, attestations, bytes };
   } catch (error) {
     return registryVerdict(named, error, signal);

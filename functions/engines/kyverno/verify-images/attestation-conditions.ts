@@ -1,40 +1,51 @@
 // An image's attestations judged as Kyverno's image verifier judges them (imageverifier.go verifyAttestations),
 // on what the function verified before the rule ran: for each attestation, each attestor set holds when
 // `count` of its entries (all, when no count is given) verified statements of the type and every one of them
-// meets the conditions. Conditions read the statement's predicate, its fields at the top of the rule's
-// context (and the whole under the attestation's name), beside the image's own fields (`image.registry`, …).
+// meets the conditions. Conditions read the statement's predicate merged at the top of the rule's context
+// (Kyverno's AddJSONObject: objects merged, a null removing the key), the whole under the attestation's name,
+// beside the image's own fields (`image.registry`, …). A condition that cannot be evaluated fails the entry,
+// as Kyverno's "failed to check attestations"; only our budget and the deadline stop the rule.
+import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import type { AttestationOutcomes } from '../../../admission/image-verification/image-check.js';
+import { isBudgetSpent } from '../../runtime/cost-budget.js';
 import { imageInfo } from '../context/rule-data.js';
 import { evaluateConditions } from '../variables/conditions.js';
 import type { VariableContext } from '../variables/variables.js';
 import type { AttestationRule } from './verify-images-rule.js';
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** `data` with `patch` merged in as a JSON merge patch (RFC 7386), in a copy. */
+function merged(data: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const result = { ...data };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = isJsonObject(value) && isJsonObject(result[key]) ? merged(result[key], value) : value;
+  }
+  return result;
+}
 
-/** Why the predicates do not meet the attestation's conditions, or undefined when every one does. */
-function conditionsProblem(attestation: AttestationRule, predicates: readonly unknown[], image: string, context: VariableContext) {
-  for (const predicate of predicates) {
-    if (!isObject(predicate))
-      return `failed to extract predicate from statement: the ${attestation.predicateType} predicate is not an object`;
-    const data = {
-      ...context.data,
-      image: imageInfo(image),
-      ...predicate,
-      ...(attestation.name ? { [attestation.name]: predicate } : {}),
-    };
+/** Why a predicate does not meet the attestation's conditions, or undefined when it does. */
+function conditionsProblem(attestation: AttestationRule, predicate: unknown, image: string, context: VariableContext) {
+  if (attestation.conditions.length === 0) return undefined;
+  if (!isJsonObject(predicate))
+    return `failed to extract predicate from statement: the ${attestation.predicateType} predicate is not an object`;
+  const own = merged({ ...context.data, image: imageInfo(image) }, predicate);
+  if (attestation.name) own[attestation.name] = predicate;
+  try {
     for (const block of attestation.conditions) {
-      const outcome = evaluateConditions(block, { ...context, data });
+      const outcome = evaluateConditions(block, { ...context, data: own });
       if (!outcome.holds)
         return `attestation checks failed for ${image} and predicate ${attestation.predicateType}: ${outcome.messages.join('; ')}`;
     }
+  } catch (error) {
+    if (isBudgetSpent(error)) throw error;
+    return `failed to check attestations: ${(error as Error).message}`;
   }
   return undefined;
 }
 
 /**
  * Why the image's attestations fail the verification, with Kyverno's messages, or undefined when they hold.
- * `outcomes` are the verdict's, in the verification's order; a condition that cannot be resolved throws, the
- * rule's error.
+ * `outcomes` are the verdict's, in the verification's order.
  */
 export function attestationsFailure(
   attestations: readonly AttestationRule[],
@@ -51,10 +62,17 @@ export function attestationsFailure(
       const errors: string[] = [];
       let verified = 0;
       for (const [entryIndex, outcome] of (sets[setIndex] ?? []).entries()) {
-        const at = `.attestations[${index}].attestors[${setIndex}].entries[${entryIndex}].keys`;
-        const problem = 'problem' in outcome ? outcome.problem : conditionsProblem(attestation, outcome.predicates, image, context);
-        if (problem === undefined) verified++;
-        else errors.push(`${at}: ${problem}`);
+        const at = `.attestations[${index}].attestors[${setIndex}].entries[${entryIndex}].keys: `;
+        if ('problem' in outcome) errors.push(`${outcome.stage === 'fetch' ? '' : at}${outcome.problem}`);
+        else {
+          let problem: string | undefined;
+          for (const predicate of outcome.predicates) {
+            problem = conditionsProblem(attestation, predicate, image, context);
+            if (problem) break;
+          }
+          if (problem) errors.push(`${at}${problem}`);
+          else verified++;
+        }
         if (verified >= required) break;
       }
       if (verified < required)

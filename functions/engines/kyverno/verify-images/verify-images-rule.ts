@@ -210,7 +210,7 @@ function readAttestations(written: unknown, at: string, problems: string[]): Att
       return [];
     }
     unread(attestation, ATTESTATION_FIELDS, where, problems);
-    const predicateType = attestation.type ?? attestation.predicateType;
+    const predicateType = attestation.type || attestation.predicateType;
     if (typeof predicateType !== 'string' || predicateType === '') {
       problems.push(`${where}: missing type (the predicate type of the attestations, e.g. https://slsa.dev/provenance/v1)`);
       return [];
@@ -229,6 +229,17 @@ function readAttestations(written: unknown, at: string, problems: string[]): Att
     const attestors = attestation.attestors.map((set, setIndex) =>
       attestorSet(set, `${where}.attestors[${setIndex}]`, problems, undefined, true),
     );
+    // cosign verifies an attestation entry with its first key only: one entry per key says what is meant.
+    for (const [setIndex, set] of (attestation.attestors as { entries?: unknown }[]).entries()) {
+      const entries = Array.isArray(set?.entries) ? (set.entries as { keys?: { publicKeys?: unknown } }[]) : [];
+      for (const [entryIndex, entry] of entries.entries()) {
+        const keys = entry?.keys?.publicKeys;
+        if (typeof keys === 'string' && (keys.match(/-----BEGIN PUBLIC KEY-----/g) ?? []).length > 1)
+          problems.push(
+            `${where}.attestors[${setIndex}].entries[${entryIndex}].keys.publicKeys: ${REFUSED}: several keys in one attestation entry (Kyverno verifies attestations with the first only): write an entry per key`,
+          );
+      }
+    }
     const conditions = v.safeParse(AnyAllConditionsListSchema, attestation.conditions ?? []);
     if (!conditions.success) {
       for (const line of issueLines(conditions.issues)) problems.push(`${where}.conditions${line.startsWith('[') ? '' : ': '}${line}`);
@@ -272,6 +283,11 @@ function verificationOf(written: unknown, at: string, problems: string[]): Image
   if (typeof written.key === 'string') sets.push({ entries: [{ keys: { publicKeys: written.key, rekor: { ignoreTlog: false } } }] });
   const attestors = sets.map((set, index) => attestorSet(set, `${at}.attestors[${index}]`, problems, written.annotations));
   const attestations = readAttestations(written.attestations, `${at}.attestations`, problems);
+  // Kyverno checks a rule's annotations against its attestations too, which carry none: every image would fail.
+  if (attestations.length > 0 && written.annotations !== undefined)
+    problems.push(
+      `${at}.annotations: ${REFUSED}: annotations are checked on signatures, not on attestations (Kyverno would deny every image)`,
+    );
   const repository = locationOf(written.repository, `${at}.repository`, problems);
   if (problems.length > before) return undefined;
   return {
