@@ -13,6 +13,7 @@ const OWN_MODULE_GRAPH = [
   'test/unit/logger.test.ts',
   'test/unit/kyverno-verify-images.test.ts',
   'test/unit/kyverno-verify-attestations.test.ts',
+  'test/unit/kyverno-verify-keyless.test.ts',
   'test/unit/registry-credentials.test.ts',
 ];
 

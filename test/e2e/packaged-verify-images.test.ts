@@ -1,12 +1,16 @@
 // Kyverno verifyImages on the packaged cel function (the zip, imported as Lambda would), against a real
 // registry: a signed image admitted, an unsigned one denied with Kyverno's message, an attestation's conditions
-// judged, the verification code
+// judged, a keyless signature verified, the verification code
 // loaded only when a rule first verifies an image, and a registry that hangs resolved by the failure policy
 // within the request's deadline.
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attestationLayer, pushAttestations, pushSignatures, signatureLayer } from '../helpers/cosign-signing.js';
+import { attestationLayer, pushAttestations, pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';
+import { testFulcio } from '../helpers/fulcio-certificates.js';
 import { eventFor, invoke, lambdaContext } from '../helpers/invoke.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
@@ -97,6 +101,37 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
     const denied = (await invoke(handler, eventFor(pod(await build('snapshot', 'snapshot'))))).body.response;
     expect(denied.allowed).toBe(false);
     expect(denied.status.message).toMatch(/attestation checks failed\s+for[\s\S]*not\s+a\s+release\s+build/);
+  });
+
+  it('verifies a keyless signature: the certificate chained to the roots, logged, its subject matched by RE2', async () => {
+    const fulcio = testFulcio(mkdtempSync(join(tmpdir(), 'portcullis-fulcio-')));
+    const rekor = rekorOf(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey);
+    const rekorPem = createPublicKey(rekor.key).export({ type: 'spki', format: 'pem' }) as string;
+    const keyless = rules(`${registry.host}/team/*`).replace(
+      /- keys:[\s\S]*$/,
+      `- keyless:
+                    subjectRegExp: "^https://github\\\\.com/team/"
+                    issuer: https://token.actions.githubusercontent.com
+                    roots: ${JSON.stringify(fulcio.rootPem)}
+                    rekor: {pubkey: ${JSON.stringify(rekorPem)}}
+                    ctlog: {ignoreSCT: true}
+`,
+    );
+    const { handler } = await packagedWithRules('cel', keyless, { REGISTRY_CA_PEM: registry.ca });
+    const signedBy = async (name: string, san: string) => {
+      const digest = await pushImage(registry, `team/${name}`, 'v1');
+      const { certificate, key } = fulcio.issue(san, 'https://token.actions.githubusercontent.com');
+      await pushSignatures(registry, `team/${name}`, digest, [
+        await signatureLayer(registry, `team/${name}`, digest, key, { certificate, rekor }),
+      ]);
+      return `${registry.host}/team/${name}@${digest}`;
+    };
+    const ours = await signedBy('keyless-ours', 'URI:https://github.com/team/app/.github/workflows/release.yaml@refs/heads/main');
+    expect((await invoke(handler, eventFor(pod(ours)))).body.response.allowed).toBe(true);
+    const theirs = await signedBy('keyless-theirs', 'URI:https://github.com/fork/app/.github/workflows/release.yaml@refs/heads/main');
+    const denied = (await invoke(handler, eventFor(pod(theirs)))).body.response;
+    expect(denied.allowed).toBe(false);
+    expect(denied.status.message).toMatch(/keyless: no matching signatures: subject\s+mismatch/);
   });
 
   it('the packaged mutations function pins the signed image named by tag to the digest it verified', async () => {

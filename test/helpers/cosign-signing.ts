@@ -21,6 +21,8 @@ export const rekorOf = (key: KeyObject): TestRekor => ({
 });
 
 export interface SignOptions {
+  /** A keyless signature's Fulcio certificate (PEM): stored beside it, and what its Rekor entry records. */
+  certificate?: string;
   /** The digest the payload claims (the image's, unless a test lies). */
   claimedDigest?: string;
   annotations?: Record<string, string>;
@@ -67,15 +69,21 @@ export async function signatureLayer(
           data: { hash: { algorithm: 'sha256', value: createHash('sha256').update(payload).digest('hex') } },
           signature: {
             content: signature.toString('base64'),
-            publicKey: { content: Buffer.from(publicPem(key)).toString('base64') },
+            publicKey: { content: Buffer.from(options.certificate ?? publicPem(key)).toString('base64') },
           },
         },
       }),
     );
-    annotations['dev.sigstore.cosign/bundle'] = rekorBundle(body, options.rekor);
+    // A keyless entry is logged while its certificate is valid: it was made a moment ago.
+    annotations['dev.sigstore.cosign/bundle'] = rekorBundle(
+      body,
+      options.rekor,
+      options.certificate ? Math.floor(Date.now() / 1000) : undefined,
+    );
   }
   if (options.tamper) signature = options.tamper(signature);
   annotations['dev.cosignproject.cosign/signature'] = signature.toString('base64');
+  if (options.certificate) annotations['dev.sigstore.cosign/certificate'] = options.certificate;
   return {
     mediaType: 'application/vnd.dev.cosign.simplesigning.v1+json',
     digest: await pushBlob(registry, repository, payload),
@@ -183,8 +191,8 @@ export async function attestationLayer(
 }
 
 /** cosign's bundle annotation for a Rekor entry: the entry, and its signed entry timestamp by the test's Rekor. */
-function rekorBundle(body: Buffer, rekor: TestRekor): string {
-  const entry = { body: body.toString('base64'), integratedTime: Math.floor(Date.now() / 1000) - 60, logID: rekor.logId, logIndex: 42 };
+function rekorBundle(body: Buffer, rekor: TestRekor, loggedAt = Math.floor(Date.now() / 1000) - 60): string {
+  const entry = { body: body.toString('base64'), integratedTime: loggedAt, logID: rekor.logId, logIndex: 42 };
   const set = sign('sha256', Buffer.from(canonical(entry)), rekor.key);
   return JSON.stringify({ SignedEntryTimestamp: set.toString('base64'), Payload: entry });
 }

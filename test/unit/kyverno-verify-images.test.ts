@@ -177,9 +177,9 @@ describe('verifyImages refused at upload, with the reason', () => {
       /mutateDigest: must be set to false for 'Audit' failure action/,
     ],
     [
-      'keyless attestors',
-      base.replace(/- keys:[\s\S]*$/, '- keyless: {subject: "x", issuer: "y"}\n'),
-      /only keys attestors are verified yet/,
+      'certificates attestors',
+      base.replace(/- keys:[\s\S]*$/, '- certificates: {cert: "x"}\n'),
+      /only keys and keyless attestors are verified yet/,
     ],
     [
       'a private Rekor without its key',

@@ -22,15 +22,40 @@ export interface KeyEntrySpec {
   repository?: ImageLocationSpec;
 }
 
-export interface AttestorSetSpec {
+/** Who must have signed, keyless: the Fulcio certificate's subject (a SAN) and OIDC issuer, exact or by RE2 pattern. */
+export interface KeylessIdentity {
+  subject?: string;
+  subjectRegExp?: string;
+  issuer?: string;
+  issuerRegExp?: string;
+}
+
+export interface KeylessEntrySpec {
+  keyless: KeylessIdentity & {
+    /** PEM certificates trusted instead of Sigstore's public-good Fulcio (Kyverno's `roots`). */
+    roots?: string;
+    /** The certificate must carry an SCT a trusted CT log signed, unless the policy ignores them. */
+    requireSCT: boolean;
+    /** The CT log's key (PEM), instead of Sigstore's public-good CT logs. */
+    ctlogPublicKey?: string;
+  };
+  annotations: Readonly<Record<string, string>>;
+  /** Keyless signatures are judged at the time their Rekor entry gives, so the log is always required. */
+  transparencyLog: { rekorPublicKey?: string };
+  repository?: ImageLocationSpec;
+}
+
+export type AttestorEntrySpec = KeyEntrySpec | KeylessEntrySpec;
+
+export interface AttestorSetSpec<Entry = AttestorEntrySpec> {
   count?: number;
-  entries: readonly KeyEntrySpec[];
+  entries: readonly Entry[];
 }
 
 /** Attestations of one predicate type the image must carry, each attestor set's entries verifying them. */
 export interface AttestationSpec {
   predicateType: string;
-  attestors: readonly AttestorSetSpec[];
+  attestors: readonly AttestorSetSpec<KeyEntrySpec>[];
 }
 
 export interface ImageCheck {

@@ -7,7 +7,7 @@
 import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto';
 import { type Bundle, type TransparencyLogEntry, toMessageSignatureBundle } from '@sigstore/bundle';
 import { HashAlgorithm, type TrustedRoot } from '@sigstore/protobuf-specs';
-import { type SignedEntity, toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
+import { type SignedEntity, type Signer, toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import type { CosignSignature } from './cosign-signatures.js';
 import { carriesAnnotations, parseSimpleSigning, type SimpleSigningPayload } from './simple-signing.js';
 
@@ -137,10 +137,38 @@ export interface BundleParts {
  * Why sigstore-js does not verify the bundle with the check's key (and cosign's Rekor bundle, when the check
  * requires the log), or undefined when it does.
  */
-export function bundleProblem(bundle: Bundle, check: KeyCheck, { artifact, logged, kinds, ownCheck }: BundleParts): string | undefined {
-  if (check.transparencyLogs) {
+export function bundleProblem(bundle: Bundle, check: KeyCheck, parts: BundleParts): string | undefined {
+  const trust = {
+    root: check.transparencyLogs ?? NO_LOGS,
+    key: check.key,
+    logRequired: check.transparencyLogs !== undefined,
+    sctRequired: false,
+  };
+  const verified = verifiedBundle(bundle, trust, check.key, parts);
+  return typeof verified === 'string' ? verified : undefined;
+}
+
+/** What a bundle is verified against: the trust root, the signer's key when it is not a certificate's, and which proofs are required. */
+export interface BundleTrust {
+  root: TrustedRoot;
+  key?: KeyObject;
+  logRequired: boolean;
+  sctRequired: boolean;
+}
+
+/**
+ * The signer sigstore-js verifies the bundle came from (for a certificate, its identity), or why it does not:
+ * `signerKey` is the key the Rekor entry must record as the signer's.
+ */
+export function verifiedBundle(
+  bundle: Bundle,
+  trust: BundleTrust,
+  signerKey: KeyObject,
+  { artifact, logged, kinds, ownCheck }: BundleParts,
+): Signer | string {
+  if (trust.logRequired) {
     if (logged === undefined) return 'it has no Rekor bundle, and the policy requires the transparency log';
-    const entry = logEntryOf(logged, kinds, check.key);
+    const entry = logEntryOf(logged, kinds, signerKey);
     if (typeof entry === 'string') return entry;
     bundle.verificationMaterial.tlogEntries = [entry];
   }
@@ -157,14 +185,12 @@ export function bundleProblem(bundle: Bundle, check: KeyCheck, { artifact, logge
       },
     };
   }
-  const material = toTrustMaterial(check.transparencyLogs ?? NO_LOGS, () => ({
-    publicKey: check.key,
-    validFor: () => true,
-  }));
-  const required = check.transparencyLogs ? 1 : 0;
+  const material = toTrustMaterial(trust.root, trust.key ? () => ({ publicKey: trust.key!, validFor: () => true }) : undefined);
+  const logs = trust.logRequired ? 1 : 0;
   try {
-    new Verifier(material, { tlogThreshold: required, timestampThreshold: required, ctlogThreshold: 0 }).verify(entity);
-    return undefined;
+    return new Verifier(material, { tlogThreshold: logs, timestampThreshold: logs, ctlogThreshold: trust.sctRequired ? 1 : 0 }).verify(
+      entity,
+    );
   } catch (error) {
     return (error as Error).message;
   }
@@ -175,7 +201,19 @@ const NO_LOGS = { mediaType: '', tlogs: [], ctlogs: [], certificateAuthorities: 
 export type KeyVerification = { verified: SimpleSigningPayload[] } | { problem: string };
 
 /** The image's signatures (by digest) that the key verifies; none is "no matching signatures", as cosign says it. */
-export function verifyWithKey(signatures: readonly CosignSignature[], digest: string, check: KeyCheck): KeyVerification {
+export const verifyWithKey = (signatures: readonly CosignSignature[], digest: string, check: KeyCheck): KeyVerification =>
+  verifySignatures(signatures, digest, check.annotations, (signature) => signatureProblem(signature, check));
+
+/**
+ * The image's signatures (by digest) that `problemOf` finds nothing wrong with, every one carrying the
+ * annotations required; none is "no matching signatures", as cosign says it.
+ */
+export function verifySignatures(
+  signatures: readonly CosignSignature[],
+  digest: string,
+  annotations: Readonly<Record<string, string>>,
+  problemOf: (signature: CosignSignature) => string | undefined,
+): KeyVerification {
   const verified: SimpleSigningPayload[] = [];
   const problems: string[] = [];
   for (const signature of signatures) {
@@ -183,7 +221,7 @@ export function verifyWithKey(signatures: readonly CosignSignature[], digest: st
     if (typeof payload === 'string') problems.push(payload);
     else if (payload.digest !== digest) problems.push(`it signs ${payload.digest}, not ${digest}`);
     else {
-      const problem = signatureProblem(signature, check);
+      const problem = problemOf(signature);
       if (problem) problems.push(problem);
       else verified.push(payload);
     }
@@ -191,8 +229,8 @@ export function verifyWithKey(signatures: readonly CosignSignature[], digest: st
   if (verified.length === 0)
     return { problem: `no matching signatures${problems.length > 0 ? `: ${[...new Set(problems)].join('; ')}` : ''}` };
   // As Kyverno: every verified signature must carry the annotations required.
-  if (!verified.every((payload) => carriesAnnotations(payload, check.annotations)))
-    return { problem: `a verified signature lacks the annotations required (${JSON.stringify(check.annotations)})` };
+  if (!verified.every((payload) => carriesAnnotations(payload, annotations)))
+    return { problem: `a verified signature lacks the annotations required (${JSON.stringify(annotations)})` };
   return { verified };
 }
 

@@ -1,18 +1,17 @@
 // The verdicts on the images rules asked to be verified for one request, each image asked of its registry
 // once however many rules ask, all within the request's deadline (`signal`). Loaded the first time a rule
 // asks (image-verdicts.ts), so a function whose rules verify no image never loads the registry client or
-// sigstore-js. Transparency logs are checked against the Rekor key a rule names, or Sigstore's public-good
-// root. A registry is reached with the deployment's credentials for it (anonymously without), trusting the
-// system's certificate authorities and the deployment's REGISTRY_CA_PEM.
-import type { TrustedRoot } from '@sigstore/protobuf-specs';
+// sigstore-js. What each attestor entry trusts is attestor-checks.ts's. A registry is reached with the
+// deployment's credentials for it (anonymously without), trusting the system's certificate authorities and
+// the deployment's REGISTRY_CA_PEM.
+import '../shared-chunk.js'; // the bundle's layout: see that file
 import { type RegistryClient, registryClient } from '../registry/registry-client.js';
-import type { AttestorSetSpec, ImageCheck, ImageVerdict, KeyEntrySpec } from './image-check.js';
-import type { CredentialsByRegistry } from './registry-credentials.js';
-import { publicGoodRoot } from './public-good-root.js';
-import { rekorKeyRoot } from './trusted-root.js';
-import { VerdictCache } from './verdict-cache.js';
+import { attestorSetOf, keyAttestorSetOf, needsRe2 } from './attestor-checks.js';
 import type { ReadBudget } from './cosign-attestations.js';
-import { type AttestorEntry, type AttestorSet, digestOf, MAX_REQUEST_ATTESTATION_BYTES, verifyImage } from './verify-image.js';
+import type { ImageCheck, ImageVerdict } from './image-check.js';
+import type { CredentialsByRegistry } from './registry-credentials.js';
+import { VerdictCache } from './verdict-cache.js';
+import { digestOf, MAX_REQUEST_ATTESTATION_BYTES, verifyImage } from './verify-image.js';
 
 export interface RegistryAccess {
   /** The deployment's REGISTRY_CA_PEM, read when the function was. */
@@ -27,39 +26,6 @@ function clientOf(access: RegistryAccess): RegistryClient {
   credentials = access.credentials;
   return (client ??= registryClient({ ...(access.ca ? { ca: access.ca } : {}), credentialsFor: (registry) => credentials.get(registry) }));
 }
-
-// One trust root per Rekor key the rules name; bounded, as keys come from rules documents.
-const MAX_ROOTS = 64;
-const roots = new Map<string, TrustedRoot>();
-
-function rootOf(pem: string): TrustedRoot {
-  let root = roots.get(pem);
-  if (!root) {
-    const made = rekorKeyRoot(pem);
-    // The rule's schema read the key when the rules were: a key that does not parse here is a defect.
-    if (typeof made === 'string') throw new Error(made);
-    if (roots.size >= MAX_ROOTS) roots.clear();
-    roots.set(pem, (root = made));
-  }
-  return root;
-}
-
-const entryOf = (entry: KeyEntrySpec): AttestorEntry => ({
-  check: {
-    key: entry.key,
-    signatureAlgorithm: entry.signatureAlgorithm,
-    annotations: entry.annotations,
-    ...(entry.transparencyLog
-      ? { transparencyLogs: entry.transparencyLog.rekorPublicKey ? rootOf(entry.transparencyLog.rekorPublicKey) : publicGoodRoot() }
-      : {}),
-  },
-  ...(entry.repository ? { repository: entry.repository } : {}),
-});
-
-const attestorSetOf = (set: AttestorSetSpec): AttestorSet => ({
-  ...(set.count !== undefined ? { count: set.count } : {}),
-  entries: set.entries.map(entryOf),
-});
 
 const cache = new VerdictCache();
 /** Images verified for one request at most, all at once: a Pod has a few; a request naming hundreds is refused. */
@@ -84,9 +50,10 @@ export async function verifiedImages(
 
 async function verdictOf(check: ImageCheck, signal: AbortSignal, access: RegistryAccess, budget: ReadBudget): Promise<ImageVerdict> {
   const client = clientOf(access);
+  const re2 = needsRe2(check.attestors) ? (await import('re2js')).RE2JS : undefined;
   const spec = {
-    attestors: check.attestors.map(attestorSetOf),
-    attestations: check.attestations.map(({ predicateType, attestors }) => ({ predicateType, attestors: attestors.map(attestorSetOf) })),
+    attestors: check.attestors.map((set) => attestorSetOf(set, re2)),
+    attestations: check.attestations.map(({ predicateType, attestors }) => ({ predicateType, attestors: attestors.map(keyAttestorSetOf) })),
     ...(check.repository ? { repository: check.repository } : {}),
   };
   if (!check.useCache) return verifyImage(client, check.reference, spec, signal, budget);

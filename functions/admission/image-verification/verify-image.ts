@@ -13,21 +13,22 @@ import { AttestationLimitError, type CosignAttestation, cosignAttestations, type
 import { cosignSignatures } from './cosign-signatures.js';
 import type { AttestationEntryOutcome, ImageVerdict } from './image-check.js';
 import { type KeyCheck, verifyWithKey } from './key-verification.js';
+import { type KeylessCheck, verifyKeyless } from './keyless-verification.js';
 
-export interface AttestorEntry {
-  check: KeyCheck;
+export interface AttestorEntry<Check = KeyCheck | KeylessCheck> {
+  check: Check;
   /** Where this entry's signatures are, instead of the image's repository. */
   repository?: ImageLocation;
 }
 
-export interface AttestorSet {
+export interface AttestorSet<Check = KeyCheck | KeylessCheck> {
   count?: number;
-  entries: readonly AttestorEntry[];
+  entries: readonly AttestorEntry<Check>[];
 }
 
 export interface AttestationVerificationSpec {
   predicateType: string;
-  attestors: readonly AttestorSet[];
+  attestors: readonly AttestorSet<KeyCheck>[];
 }
 
 export interface ImageVerificationSpec {
@@ -122,9 +123,11 @@ export async function verifyImage(
       const problems: string[] = [];
       let verified = 0;
       for (const [entryIndex, entry] of set.entries.entries()) {
-        const outcome = verifyWithKey(await signaturesIn(entry.repository ?? spec.repository), digest, entry.check);
+        const signatures = await signaturesIn(entry.repository ?? spec.repository);
+        const { check } = entry;
+        const outcome = 'key' in check ? verifyWithKey(signatures, digest, check) : verifyKeyless(signatures, digest, check);
         if ('verified' in outcome) verified++;
-        else problems.push(`.attestors[${setIndex}].entries[${entryIndex}].keys: ${outcome.problem}`);
+        else problems.push(`.attestors[${setIndex}].entries[${entryIndex}].${'key' in check ? 'keys' : 'keyless'}: ${outcome.problem}`);
         if (verified >= needed) break;
       }
       if (verified < needed) return { outcome: 'failed', image: named, message: `failed to verify image ${named}: ${problems.join('; ')}` };

@@ -1,0 +1,210 @@
+// Kyverno's attestor sets and entries (api/kyverno/v1 AttestorSet, Attestor) read with Kyverno's defaults:
+// every entry of a set needed unless `count` says how many; a `keys` entry's several PEM keys each an entry
+// of their own, signatureAlgorithm sha256; a `keyless` entry's identity (subject and issuer, by Kyverno's
+// wildcards or by regular expression), its certificate authorities (`roots`, else Sigstore's public-good
+// Fulcio) and its CT log; the transparency log required unless `rekor.ignoreTlog` (Sigstore's public Rekor,
+// or the one `rekor.pubkey` names). What is not run here yet is refused with the reason, never skipped.
+import type {
+  AttestorEntrySpec,
+  AttestorSetSpec,
+  ImageLocationSpec,
+  KeyEntrySpec,
+  KeylessEntrySpec,
+} from '../../../admission/image-verification/image-check.js';
+import { certificatesProblem, publicKeyOf } from '../../../admission/image-verification/public-keys.js';
+import { parseImageReference } from '../../../admission/kubernetes/image-reference.js';
+
+export const REFUSED = 'cannot run here';
+const PUBLIC_REKOR = 'https://rekor.sigstore.dev';
+const ALGORITHMS = new Set(['sha224', 'sha256', 'sha384', 'sha512']);
+
+export type Written = Record<string, unknown>;
+export const isObject = (value: unknown): value is Written => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const ENTRY_FIELDS = new Set(['keys', 'certificates', 'keyless', 'attestor', 'repository', 'annotations', 'signatureAlgorithm']);
+const SET_FIELDS = new Set(['count', 'entries']);
+const KEYS_FIELDS = new Set(['publicKeys', 'signatureAlgorithm', 'kms', 'secret', 'rekor', 'ctlog']);
+const KEYLESS_FIELDS = new Set(['subject', 'subjectRegExp', 'issuer', 'issuerRegExp', 'roots', 'additionalExtensions', 'rekor', 'ctlog']);
+const CTLOG_FIELDS = new Set(['ignoreSCT', 'pubkey', 'tsaCertChain']);
+
+/** Fields a part of the policy writes that this does not read: refused, never ignored. */
+export function unread(written: Written, known: ReadonlySet<string>, at: string, problems: string[]): void {
+  for (const field of Object.keys(written))
+    if (!known.has(field)) problems.push(`${at}.${field}: ${REFUSED}: not read here (a field this version of verifyImages does not run)`);
+}
+
+export function locationOf(repository: unknown, at: string, problems: string[]): ImageLocationSpec | undefined {
+  if (repository === undefined || repository === '') return undefined;
+  const reference = typeof repository === 'string' ? parseImageReference(repository) : undefined;
+  if (!reference || reference.tag || reference.digest) {
+    problems.push(`${at}: expected a repository (registry/path, without a tag or digest), got ${JSON.stringify(repository)}`);
+    return undefined;
+  }
+  return { registry: reference.registry, repository: reference.repository };
+}
+
+/** The Rekor an entry trusts: `{}` for Sigstore's public one, its key for another, 'ignored', or undefined on a problem. */
+function rekorOf(written: unknown, at: string, problems: string[]): { rekorPublicKey?: string } | 'ignored' | undefined {
+  const rekor = isObject(written) ? written : {};
+  if (rekor.ignoreTlog === true) return 'ignored';
+  const publicKey = typeof rekor.pubkey === 'string' && rekor.pubkey.trim() !== '' ? rekor.pubkey : undefined;
+  if (!publicKey && rekor.url !== undefined && rekor.url !== PUBLIC_REKOR) {
+    problems.push(`${at}: ${REFUSED}: a Rekor other than ${PUBLIC_REKOR} is trusted by its key: give rekor.pubkey`);
+    return undefined;
+  }
+  const rekorKey = publicKey ? publicKeyOf(publicKey) : undefined;
+  if (typeof rekorKey === 'string') {
+    problems.push(`${at}.pubkey: ${rekorKey}`);
+    return undefined;
+  }
+  return publicKey ? { rekorPublicKey: publicKey } : {};
+}
+
+/** An entry's annotations, which replace the rule's, as Kyverno reads them. */
+function annotationsOf(entry: Written, ruleAnnotations: unknown, at: string, problems: string[]): Record<string, string> | undefined {
+  const annotations = entry.annotations ?? ruleAnnotations ?? {};
+  if (!isObject(annotations) || !Object.values(annotations).every((value) => typeof value === 'string')) {
+    problems.push(`${at}.annotations: expected a map of strings`);
+    return undefined;
+  }
+  return annotations as Record<string, string>;
+}
+
+/** A `keys` attestor entry: one spec per PEM key it holds. */
+function keyEntries(entry: Written, at: string, problems: string[], ruleAnnotations: unknown): KeyEntrySpec[] {
+  const keys = entry.keys as Written;
+  if (!isObject(keys)) {
+    problems.push(`${at}.keys: expected an object`);
+    return [];
+  }
+  unread(keys, KEYS_FIELDS, `${at}.keys`, problems);
+  if (keys.kms !== undefined || keys.secret !== undefined) {
+    problems.push(`${at}.keys: ${REFUSED}: keys from a KMS or a Secret are not read (give publicKeys, PEM)`);
+    return [];
+  }
+  if (typeof keys.publicKeys !== 'string' || keys.publicKeys.trim() === '') {
+    problems.push(`${at}.keys.publicKeys: expected one or more PEM public keys`);
+    return [];
+  }
+  const algorithm = keys.signatureAlgorithm ?? entry.signatureAlgorithm ?? 'sha256';
+  if (typeof algorithm !== 'string' || !ALGORITHMS.has(algorithm)) {
+    problems.push(`${at}.keys.signatureAlgorithm: expected sha224, sha256, sha384 or sha512, got ${JSON.stringify(algorithm)}`);
+    return [];
+  }
+  const rekor = rekorOf(keys.rekor, `${at}.keys.rekor`, problems);
+  const annotations = annotationsOf(entry, ruleAnnotations, at, problems);
+  if (rekor === undefined || annotations === undefined) return [];
+  const repository = locationOf(entry.repository, `${at}.repository`, problems);
+  const pems = keys.publicKeys.split(/(?<=-----END PUBLIC KEY-----)/).filter((pem) => pem.trim() !== '');
+  return pems.flatMap((pem, index) => {
+    const key = publicKeyOf(pem.trim());
+    if (typeof key === 'string') {
+      problems.push(`${at}.keys.publicKeys${pems.length > 1 ? `[${index}]` : ''}: ${key}`);
+      return [];
+    }
+    return [
+      {
+        key,
+        signatureAlgorithm: algorithm as KeyEntrySpec['signatureAlgorithm'],
+        annotations,
+        ...(rekor !== 'ignored' ? { transparencyLog: rekor } : {}),
+        ...(repository ? { repository } : {}),
+      },
+    ];
+  });
+}
+
+/** A `keyless` attestor entry: who must have signed, and what is trusted to say so. */
+function keylessEntry(entry: Written, at: string, problems: string[], ruleAnnotations: unknown): KeylessEntrySpec[] {
+  const keyless = entry.keyless;
+  const where = `${at}.keyless`;
+  if (!isObject(keyless)) {
+    problems.push(`${where}: expected an object`);
+    return [];
+  }
+  const before = problems.length;
+  unread(keyless, KEYLESS_FIELDS, where, problems);
+  const identity: Record<string, string> = {};
+  for (const field of ['subject', 'subjectRegExp', 'issuer', 'issuerRegExp', 'roots'] as const) {
+    const value = keyless[field];
+    if (value === undefined || value === '') continue;
+    if (typeof value === 'string') identity[field] = value;
+    else problems.push(`${where}.${field}: expected a string`);
+  }
+  // Kyverno then accepts any certificate the authority issued: anyone with an account at an OIDC provider.
+  if (!identity.subject && !identity.subjectRegExp && !identity.issuer && !identity.issuerRegExp)
+    problems.push(
+      `${where}: expected subject, subjectRegExp, issuer or issuerRegExp: without one, any signer the authority certified would do`,
+    );
+  if (keyless.additionalExtensions !== undefined)
+    problems.push(`${where}.additionalExtensions: ${REFUSED}: certificate extensions are not matched yet (subject and issuer are)`);
+  const roots = identity.roots !== undefined ? certificatesProblem(identity.roots) : undefined;
+  if (roots) problems.push(`${where}.roots: ${roots}`);
+  const rekor = rekorOf(keyless.rekor, `${where}.rekor`, problems);
+  if (rekor === 'ignored')
+    problems.push(
+      `${where}.rekor.ignoreTlog: ${REFUSED}: a keyless signature is judged at the time its Rekor entry gives (signed timestamps are not read yet)`,
+    );
+  const ctlog = isObject(keyless.ctlog) ? keyless.ctlog : {};
+  unread(ctlog, CTLOG_FIELDS, `${where}.ctlog`, problems);
+  if (ctlog.tsaCertChain !== undefined) problems.push(`${where}.ctlog.tsaCertChain: ${REFUSED}: signed timestamps are not read yet`);
+  const ctlogKey = typeof ctlog.pubkey === 'string' && ctlog.pubkey.trim() !== '' ? ctlog.pubkey : undefined;
+  const ctlogProblem = ctlogKey ? publicKeyOf(ctlogKey) : undefined;
+  if (typeof ctlogProblem === 'string') problems.push(`${where}.ctlog.pubkey: ${ctlogProblem}`);
+  const annotations = annotationsOf(entry, ruleAnnotations, at, problems);
+  const repository = locationOf(entry.repository, `${at}.repository`, problems);
+  if (problems.length > before || rekor === undefined || rekor === 'ignored' || annotations === undefined) return [];
+  const { roots: rootsPem, ...wanted } = identity;
+  return [
+    {
+      keyless: {
+        ...wanted,
+        ...(rootsPem !== undefined ? { roots: rootsPem } : {}),
+        requireSCT: ctlog.ignoreSCT !== true,
+        ...(ctlogKey ? { ctlogPublicKey: ctlogKey } : {}),
+      },
+      annotations,
+      transparencyLog: rekor,
+      ...(repository ? { repository } : {}),
+    },
+  ];
+}
+
+/** An attestor set; `attesting` for an attestation's, whose entries are keys only (keyless ones come next). */
+export function attestorSet(
+  set: unknown,
+  at: string,
+  problems: string[],
+  ruleAnnotations: unknown,
+  attesting = false,
+): AttestorSetSpec | undefined {
+  if (!isObject(set) || !Array.isArray(set.entries) || set.entries.length === 0) {
+    problems.push(`${at}.entries: expected one or more attestor entries`);
+    return undefined;
+  }
+  unread(set, SET_FIELDS, at, problems);
+  const entries = set.entries.flatMap((entry, index): AttestorEntrySpec[] => {
+    const where = `${at}.entries[${index}]`;
+    const kinds = isObject(entry) ? ['keys', 'certificates', 'keyless', 'attestor'].filter((kind) => entry[kind] !== undefined) : [];
+    if (!isObject(entry) || kinds.length !== 1) {
+      problems.push(`${where}: expected exactly one of keys, certificates, keyless or attestor`);
+      return [];
+    }
+    unread(entry, ENTRY_FIELDS, where, problems);
+    if (attesting && entry.annotations !== undefined)
+      problems.push(`${where}.annotations: ${REFUSED}: annotations are checked on signatures, not on attestations`);
+    if (kinds[0] === 'keys') return keyEntries(entry, where, problems, ruleAnnotations);
+    if (kinds[0] === 'keyless' && !attesting) return keylessEntry(entry, where, problems, ruleAnnotations);
+    problems.push(
+      `${where}.${kinds[0]}: ${REFUSED}: ${attesting ? 'attestations are verified with keys attestors only yet' : 'only keys and keyless attestors are verified yet (certificates come next)'}`,
+    );
+    return [];
+  });
+  if (set.count !== undefined && (!Number.isInteger(set.count) || (set.count as number) < 1 || (set.count as number) > entries.length)) {
+    problems.push(
+      `${at}.count: expected a whole number from 1 to the number of entries (${entries.length}), got ${JSON.stringify(set.count)}`,
+    );
+    return undefined;
+  }
+  return { ...(set.count !== undefined ? { count: set.count as number } : {}), entries };
+}
