@@ -30,21 +30,22 @@ const aws4CryptoOnDemand = {
 };
 
 // esbuild puts the code a function's entry shares with its lazy modules into one chunk per set of importers.
-// An engine's lazy module (each engine's evaluator, CEL's mutation, Rego's GraphQL built-ins) that reached only its own engine split the
+// A lazy module (each engine's evaluator, CEL's mutation, Rego's GraphQL built-ins, the image verification
+// that shares rule-reading helpers with the Kyverno engine) that reached only its own engine split the
 // engines' code on the cold path into a chunk per engine and one for the runtime they share. Each is given
 // here, at build time, the imports that give every lazy module the same importers: the stack's shared chunk
 // and the engines' registry (every engine's entry). Costless at run time (the entry has evaluated those
 // before any lazy module loads), and no engine's source reaches the registry (test/unit/engine-boundaries).
 // test/e2e/packaged-bundles.test.ts counts the chunks.
-const ENGINE_LAZY_MODULES =
-  /[\\/]functions[\\/]engines[\\/](?:[^\\/]+[\\/]evaluator|cel[\\/]mutate|rego[\\/]builtins[\\/]graphql[\\/]documents)\.ts$/;
+const LAZY_MODULES =
+  /[\\/]functions[\\/](?:engines[\\/](?:[^\\/]+[\\/]evaluator|cel[\\/]mutate|rego[\\/]builtins[\\/]graphql[\\/]documents)|admission[\\/]image-verification[\\/]verified-images)\.ts$/;
 const LAYOUT_IMPORTS = ['admission/shared-chunk.ts', 'engines/registry.ts']
   .map((file) => `import ${JSON.stringify(join(__dirname, '../functions', file))};`)
   .join(' ');
 const engineLazyModulesShareOneChunk = {
   name: 'engine-lazy-modules-share-one-chunk',
   setup(build) {
-    build.onLoad({ filter: ENGINE_LAZY_MODULES }, async ({ path }) => ({
+    build.onLoad({ filter: LAZY_MODULES }, async ({ path }) => ({
       // On the first line, so that the source's own lines keep their numbers in the source map.
       contents: `${LAYOUT_IMPORTS} ${await readFile(path, 'utf8')}`,
       loader: 'ts',

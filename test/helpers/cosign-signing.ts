@@ -23,6 +23,8 @@ export const rekorOf = (key: KeyObject): TestRekor => ({
 export interface SignOptions {
   /** A keyless signature's Fulcio certificate (PEM): stored beside it, and what its Rekor entry records. */
   certificate?: string;
+  /** The certificate the Rekor entry records instead (a test that lies). */
+  loggedCertificate?: string;
   /** The digest the payload claims (the image's, unless a test lies). */
   claimedDigest?: string;
   annotations?: Record<string, string>;
@@ -69,7 +71,7 @@ export async function signatureLayer(
           data: { hash: { algorithm: 'sha256', value: createHash('sha256').update(payload).digest('hex') } },
           signature: {
             content: signature.toString('base64'),
-            publicKey: { content: Buffer.from(options.certificate ?? publicPem(key)).toString('base64') },
+            publicKey: { content: Buffer.from(options.loggedCertificate ?? options.certificate ?? publicPem(key)).toString('base64') },
           },
         },
       }),
@@ -117,6 +119,8 @@ export interface AttestOptions {
   straySignatures?: number;
   /** The key the Rekor entry records as the signer's (the signing key's, unless a test lies). */
   loggedKey?: KeyObject;
+  /** A keyless attestation's Fulcio certificate (PEM): stored beside it, and what its Rekor entry records. */
+  certificate?: string;
 }
 
 const IN_TOTO = 'application/vnd.in-toto+json';
@@ -153,7 +157,7 @@ export async function attestationLayer(
   const annotations: Record<string, string> = { 'dev.cosignproject.cosign/signature': '', predicateType };
   if (options.rekor) {
     const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-    const verifier = Buffer.from(publicPem(options.loggedKey ?? key)).toString('base64');
+    const verifier = Buffer.from(options.certificate ?? publicPem(options.loggedKey ?? key)).toString('base64');
     const spec =
       (options.rekorKind ?? 'dsse') === 'dsse'
         ? {
@@ -180,7 +184,11 @@ export async function attestationLayer(
               },
             },
           };
-    annotations['dev.sigstore.cosign/bundle'] = rekorBundle(Buffer.from(JSON.stringify(spec)), options.rekor);
+    const loggedAt = options.certificate ? Math.floor(Date.now() / 1000) : undefined;
+    annotations['dev.sigstore.cosign/bundle'] = rekorBundle(Buffer.from(JSON.stringify(spec)), options.rekor, loggedAt);
+  }
+  if (options.certificate) {
+    annotations['dev.sigstore.cosign/certificate'] = options.certificate;
   }
   return {
     mediaType: 'application/vnd.dsse.envelope.v1+json',

@@ -9,8 +9,11 @@ import { join } from 'node:path';
 
 export interface TestFulcio {
   rootPem: string;
-  /** A leaf for a fresh key: its PEM, and the private key that signs with it. */
-  issue: (san: string, issuer: string) => { certificate: string; key: KeyObject };
+  /**
+   * A leaf for a fresh key: its PEM, and the private key that signs with it. `san` is openssl's (`URI:…`,
+   * `email:…`), or `DER:<hex>` for GeneralNames written byte by byte; `uses` its extended key usage.
+   */
+  issue: (san: string, issuer: string, uses?: string) => { certificate: string; key: KeyObject };
 }
 
 export function testFulcio(folder: string, name = 'fulcio'): TestFulcio {
@@ -41,7 +44,7 @@ export function testFulcio(folder: string, name = 'fulcio'): TestFulcio {
   let issued = 0;
   return {
     rootPem: readFileSync(root, 'utf8'),
-    issue: (san, issuer) => {
+    issue: (san, issuer, uses = 'codeSigning') => {
       const leaf = join(folder, `${name}-leaf-${++issued}`);
       const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
       writeFileSync(`${leaf}-key.pem`, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }));
@@ -51,8 +54,8 @@ export function testFulcio(folder: string, name = 'fulcio'): TestFulcio {
         [
           '[leaf]',
           'keyUsage=critical,digitalSignature',
-          'extendedKeyUsage=codeSigning',
-          `subjectAltName=critical,${san}`,
+          `extendedKeyUsage=${uses}`,
+          san.startsWith('DER:') ? `2.5.29.17=critical,${san}` : `subjectAltName=critical,${san}`,
           'authorityKeyIdentifier=keyid',
           'subjectKeyIdentifier=hash',
           `1.3.6.1.4.1.57264.1.1=DER:${Buffer.from(issuer).toString('hex')}`,

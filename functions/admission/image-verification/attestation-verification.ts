@@ -3,12 +3,15 @@
 // pre-authentication encoding (hashed with the policy's signatureAlgorithm), the in-toto statement must name
 // the image's digest among its subjects, and, unless the policy ignores the log, cosign's Rekor bundle must
 // hold the envelope's dsse or intoto entry under the key, verified offline. Then, as Kyverno does, only the
-// statements of the predicate type asked for count: none of that type fails the attestor entry.
+// statements of the predicate type asked for count: none of that type fails the attestor entry. Keyless, the
+// envelope's certificate takes the key's place (keyless-verification.ts), and its identity is judged too.
 import { toDSSEBundle } from '@sigstore/bundle';
 import { dsse } from '@sigstore/core';
 import type { CosignAttestation, Envelope } from './cosign-attestations.js';
 import type { AttestationEntryOutcome } from './image-check.js';
-import { bundleProblem, type KeyCheck, ownHash } from './key-verification.js';
+import { bundleProblem, type KeyCheck, ownHash, verifiedBundle } from './key-verification.js';
+import { type FulcioCertificate, fulcioCertificate } from './fulcio-certificate.js';
+import { judgedIdentity, type KeylessCheck, keylessTrust } from './keyless-verification.js';
 
 interface Statement {
   predicateType: string;
@@ -42,7 +45,7 @@ function envelopeProblem(attestation: CosignAttestation, envelope: Envelope, che
     const bundle = toDSSEBundle({ artifact: envelope.payload, artifactType: envelope.payloadType, signature, keyHint: 'policy-key' });
     problem = bundleProblem(bundle, check, {
       logged: attestation.bundle,
-      kinds: ['dsse', 'intoto'],
+      kinds: DSSE_KINDS,
       ...(hash !== undefined ? { ownCheck: { hash, signed } } : {}),
     });
     if (!problem) return undefined;
@@ -50,21 +53,59 @@ function envelopeProblem(attestation: CosignAttestation, envelope: Envelope, che
   return problem;
 }
 
-/** The attestation's statement, verified with the key and naming the digest, or why it is not. */
-function verifiedStatement(attestation: CosignAttestation, digest: string, check: KeyCheck): Statement | string {
-  const { envelope } = attestation;
-  if (typeof envelope === 'string') return envelope;
-  return envelopeProblem(attestation, envelope, check) ?? statementOf(envelope.payload, digest);
+/**
+ * The certificate of a keyless envelope, chained and logged with one of its signatures (the identity is
+ * judged after), or why no signature of it verifies.
+ */
+function keylessCertificate(attestation: CosignAttestation, envelope: Envelope, check: KeylessCheck): FulcioCertificate | string {
+  if (envelope.signatures.length === 0) return 'an attestation has no signature';
+  const certificate = fulcioCertificate(attestation.certificate);
+  if (typeof certificate === 'string') return certificate;
+  let problem = '';
+  for (const signature of envelope.signatures) {
+    const bundle = toDSSEBundle({
+      artifact: envelope.payload,
+      artifactType: envelope.payloadType,
+      signature,
+      certificate: certificate.der,
+      certificateChain: false,
+    });
+    const signer = verifiedBundle(bundle, keylessTrust(check), certificate.der, { logged: attestation.bundle, kinds: DSSE_KINDS });
+    if (typeof signer !== 'string') return certificate;
+    problem = signer;
+  }
+  return problem;
 }
 
-/** The image's attestations of `predicateType` that the key verifies, as Kyverno's attestor entry reads them. */
-export function verifyAttestationsWithKey(
+const DSSE_KINDS = ['dsse', 'intoto'];
+
+/** A statement verified, with the signer's identity problem when keyless (judged once its type is known). */
+type Verified = Statement & { identityProblem?: string };
+
+/** The attestation's statement, verified and naming the digest, or why it is not. */
+function verifiedStatement(attestation: CosignAttestation, digest: string, check: KeyCheck | KeylessCheck): Verified | string {
+  const { envelope } = attestation;
+  if (typeof envelope === 'string') return envelope;
+  if ('key' in check) return envelopeProblem(attestation, envelope, check) ?? statementOf(envelope.payload, digest);
+  const certificate = keylessCertificate(attestation, envelope, check);
+  if (typeof certificate === 'string') return certificate;
+  const statement = statementOf(envelope.payload, digest);
+  if (typeof statement === 'string') return statement;
+  const identity = judgedIdentity(certificate, check);
+  return identity === undefined ? statement : { ...statement, identityProblem: identity };
+}
+
+/**
+ * The image's attestations of `predicateType` that the attestor verifies, as Kyverno's attestor entry reads
+ * them; keyless, every one of the type must be the identity's, as Kyverno's matchSignatures requires.
+ */
+export function verifyAttestations(
   attestations: readonly CosignAttestation[],
   digest: string,
   predicateType: string,
-  check: KeyCheck,
+  check: KeyCheck | KeylessCheck,
 ): AttestationEntryOutcome {
-  const verified: Statement[] = [];
+  const verified: Verified[] = [];
   const problems: string[] = [];
   for (const attestation of attestations) {
     const statement = verifiedStatement(attestation, digest, check);
@@ -72,7 +113,9 @@ export function verifyAttestationsWithKey(
     else verified.push(statement);
   }
   if (verified.length === 0) return { problem: `no matching attestations: ${[...new Set(problems)].join('; ')}`, stage: 'fetch' };
-  const predicates = verified.filter((statement) => statement.predicateType === predicateType).map(({ predicate }) => predicate);
-  if (predicates.length === 0) return { problem: `attestations not found for predicate type ${predicateType}`, stage: 'statements' };
-  return { predicates };
+  const ofType = verified.filter((statement) => statement.predicateType === predicateType);
+  if (ofType.length === 0) return { problem: `attestations not found for predicate type ${predicateType}`, stage: 'statements' };
+  const stranger = ofType.find((statement) => statement.identityProblem !== undefined);
+  if (stranger) return { problem: stranger.identityProblem!, stage: 'statements' };
+  return { predicates: ofType.map(({ predicate }) => predicate) };
 }

@@ -68,7 +68,12 @@ function keylessCheckOf(entry: KeylessEntrySpec, re2: typeof RE2JS | undefined):
     ctlogs: keyless.ctlogPublicKey ? rootOf('ctlog', keyless.ctlogPublicKey, ctlogKeyRoot).ctlogs : publicGood.ctlogs,
     timestampAuthorities: [],
   };
-  const pattern = (source: string | undefined) => (source !== undefined && re2 ? patternOf(source, re2) : undefined);
+  const pattern = (source: string | undefined) => {
+    if (source === undefined) return undefined;
+    // needsRe2 names every entry with a pattern: without RE2 here, the identity would go unchecked.
+    if (!re2) throw new Error('a keyless identity pattern reached verification without RE2 loaded');
+    return patternOf(source, re2);
+  };
   const subjectPattern = pattern(keyless.subjectRegExp);
   const issuerPattern = pattern(keyless.issuerRegExp);
   return {
@@ -100,9 +105,4 @@ function entryOf(entry: AttestorEntrySpec, re2: typeof RE2JS | undefined): Attes
 export const attestorSetOf = (set: AttestorSetSpec, re2?: typeof RE2JS): AttestorSet => ({
   ...(set.count !== undefined ? { count: set.count } : {}),
   entries: set.entries.map((entry) => entryOf(entry, re2)),
-});
-
-export const keyAttestorSetOf = (set: AttestorSetSpec<KeyEntrySpec>): AttestorSet<KeyCheck> => ({
-  ...(set.count !== undefined ? { count: set.count } : {}),
-  entries: set.entries.map((entry) => ({ check: keyCheckOf(entry), ...(entry.repository ? { repository: entry.repository } : {}) })),
 });

@@ -5,7 +5,7 @@
 // them) can be large, so what passes our limits is an error the failure policy resolves, never an
 // attestation silently left unread.
 import type { ImageLocation, RegistryClient } from '../registry/registry-client.js';
-import { cosignLayers, rekorBundleOf } from './cosign-signatures.js';
+import { CERTIFICATE, cosignLayers, rekorBundleOf } from './cosign-signatures.js';
 
 const DSSE_ENVELOPE = 'application/vnd.dsse.envelope.v1+json';
 const IN_TOTO = 'application/vnd.in-toto+json';
@@ -28,6 +28,8 @@ export interface CosignAttestation {
   envelope: Envelope | string;
   /** The Rekor bundle (signed entry timestamp and entry), as cosign wrote it. */
   bundle?: unknown;
+  /** A keyless attestation's Fulcio certificate (PEM). */
+  certificate?: string;
 }
 
 /** The attestations read for one request, in bytes, at most: what a request may hold in memory. */
@@ -82,12 +84,18 @@ export async function cosignAttestations(
     if (size > budget.remainingBytes) throw new AttestationLimitError('its attestations are more than Portcullis reads for one request');
     const bytes = await client.blob(location, layer.digest as string, signal, MAX_ENVELOPE_BYTES);
     budget.remainingBytes -= bytes.length;
-    attestations.push({ envelope: envelopeOf(bytes), ...optionalBundle(layer) });
+    attestations.push({ envelope: envelopeOf(bytes), ...annotationsOf(layer) });
   }
   return attestations;
 }
 
-const optionalBundle = (layer: Record<string, unknown>) => {
-  const bundle = rekorBundleOf((layer.annotations ?? {}) as Record<string, unknown>);
-  return bundle !== undefined ? { bundle } : {};
-};
+/** The layer's Rekor bundle and certificate, when it has them. */
+function annotationsOf(layer: Record<string, unknown>): Pick<CosignAttestation, 'bundle' | 'certificate'> {
+  const annotations = (layer.annotations ?? {}) as Record<string, unknown>;
+  const bundle = rekorBundleOf(annotations);
+  const certificate = annotations[CERTIFICATE];
+  return {
+    ...(bundle !== undefined ? { bundle } : {}),
+    ...(typeof certificate === 'string' && certificate !== '' ? { certificate } : {}),
+  };
+}

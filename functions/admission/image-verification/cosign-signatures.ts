@@ -7,7 +7,7 @@ import { RegistryError } from '../registry/registry-http.js';
 
 export const SIMPLE_SIGNING = 'application/vnd.dev.cosign.simplesigning.v1+json';
 const SIGNATURE = 'dev.cosignproject.cosign/signature';
-const CERTIFICATE = 'dev.sigstore.cosign/certificate';
+export const CERTIFICATE = 'dev.sigstore.cosign/certificate';
 const CHAIN = 'dev.sigstore.cosign/chain';
 const BUNDLE = 'dev.sigstore.cosign/bundle';
 /** Signatures read per image at most: a tag is the signer's to fill, and each one costs a blob read. */

@@ -55,7 +55,7 @@ export interface AttestorSetSpec<Entry = AttestorEntrySpec> {
 /** Attestations of one predicate type the image must carry, each attestor set's entries verifying them. */
 export interface AttestationSpec {
   predicateType: string;
-  attestors: readonly AttestorSetSpec<KeyEntrySpec>[];
+  attestors: readonly AttestorSetSpec[];
 }
 
 export interface ImageCheck {

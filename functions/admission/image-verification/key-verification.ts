@@ -9,6 +9,7 @@ import { type Bundle, type TransparencyLogEntry, toMessageSignatureBundle } from
 import { HashAlgorithm, type TrustedRoot } from '@sigstore/protobuf-specs';
 import { type SignedEntity, type Signer, toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import type { CosignSignature } from './cosign-signatures.js';
+import { fulcioCertificate } from './fulcio-certificate.js';
 import { carriesAnnotations, parseSimpleSigning, type SimpleSigningPayload } from './simple-signing.js';
 
 export type SignatureAlgorithm = 'sha224' | 'sha256' | 'sha384' | 'sha512';
@@ -29,7 +30,6 @@ const HASHES: Record<SignatureAlgorithm, HashAlgorithm> = {
   sha512: HashAlgorithm.SHA2_512,
 };
 
-/** The key a Rekor entry records as the signer's (a PEM key, or for keyless the certificate), by entry kind. */
 /** Where each kind of Rekor entry records the signer's key. */
 interface LoggedSpec {
   signature?: { publicKey?: { content?: unknown } };
@@ -37,6 +37,7 @@ interface LoggedSpec {
   content?: { envelope?: { signatures?: { publicKey?: unknown }[] } };
 }
 
+/** The key a Rekor entry records as the signer's (a PEM key, or for keyless the certificate), by entry kind. */
 function loggedKey(kind: string, spec: LoggedSpec | undefined): string | undefined {
   const pem =
     kind === 'hashedrekord'
@@ -49,11 +50,19 @@ function loggedKey(kind: string, spec: LoggedSpec | undefined): string | undefin
   return typeof pem === 'string' ? Buffer.from(pem, 'base64').toString('utf8') : undefined;
 }
 
-/** Whether the PEM (a key or a certificate) holds the same public key as `key`. */
-function sameKey(pem: string, key: KeyObject): boolean {
+/**
+ * Whether the logged PEM is the signer's: the same public key as `signer`, or, for a certificate (DER), that
+ * very certificate and nothing else, as cosign compares them.
+ */
+function loggedSigner(pem: string, signer: KeyObject | Buffer): boolean {
+  if (Buffer.isBuffer(signer)) {
+    const logged = fulcioCertificate(pem);
+    return typeof logged !== 'string' && logged.der.equals(signer);
+  }
   try {
-    const logged = createPublicKey(pem).export({ type: 'spki', format: 'der' });
-    return logged.equals(key.export({ type: 'spki', format: 'der' }));
+    return createPublicKey(pem)
+      .export({ type: 'spki', format: 'der' })
+      .equals(signer.export({ type: 'spki', format: 'der' }));
   } catch {
     return false;
   }
@@ -64,7 +73,7 @@ function sameKey(pem: string, key: KeyObject): boolean {
  * an entry of a kind that logs this content (`kinds`) and records `key` as the signer's, as cosign's
  * bundle check compares them (sigstore-js ties the entry to the signature and payload, not to the key).
  */
-function logEntryOf(bundle: unknown, kinds: readonly string[], key: KeyObject): TransparencyLogEntry | string {
+function logEntryOf(bundle: unknown, kinds: readonly string[], signer: KeyObject | Buffer): TransparencyLogEntry | string {
   const { SignedEntryTimestamp: set, Payload: payload } = (bundle ?? {}) as {
     SignedEntryTimestamp?: unknown;
     Payload?: { body?: unknown; integratedTime?: unknown; logIndex?: unknown; logID?: unknown };
@@ -81,7 +90,8 @@ function logEntryOf(bundle: unknown, kinds: readonly string[], key: KeyObject): 
   const kind = String(entry?.kind);
   if (!kinds.includes(kind)) return `its Rekor entry is a ${kind} entry, not one that logs it (${kinds.join(' or ')})`;
   const logged = loggedKey(kind, entry.spec);
-  if (logged === undefined || !sameKey(logged, key)) return "its Rekor entry does not record the policy's key as the signer's";
+  if (logged === undefined || !loggedSigner(logged, signer))
+    return `its Rekor entry does not record ${Buffer.isBuffer(signer) ? 'this certificate' : "the policy's key"} as the signer's`;
   return {
     logIndex: String(payload.logIndex ?? 0),
     logId: { keyId: Buffer.from(payload.logID, 'hex') },
@@ -157,18 +167,18 @@ export interface BundleTrust {
 }
 
 /**
- * The signer sigstore-js verifies the bundle came from (for a certificate, its identity), or why it does not:
- * `signerKey` is the key the Rekor entry must record as the signer's.
+ * The signer sigstore-js verifies the bundle came from, or why it does not: `signer` is what the Rekor entry
+ * must record as the signer's (the policy's key, or the certificate's DER).
  */
 export function verifiedBundle(
   bundle: Bundle,
   trust: BundleTrust,
-  signerKey: KeyObject,
+  signer: KeyObject | Buffer,
   { artifact, logged, kinds, ownCheck }: BundleParts,
 ): Signer | string {
   if (trust.logRequired) {
     if (logged === undefined) return 'it has no Rekor bundle, and the policy requires the transparency log';
-    const entry = logEntryOf(logged, kinds, signerKey);
+    const entry = logEntryOf(logged, kinds, signer);
     if (typeof entry === 'string') return entry;
     bundle.verificationMaterial.tlogEntries = [entry];
   }
@@ -192,7 +202,9 @@ export function verifiedBundle(
       entity,
     );
   } catch (error) {
-    return (error as Error).message;
+    // sigstore-js says what failed in the message and why in the cause (an expired certificate, a bad link).
+    const { message, cause } = error as Error;
+    return cause instanceof Error ? `${message}: ${cause.message}` : message;
   }
 }
 

@@ -3,17 +3,18 @@
 // it; the certificate chains to a trusted certificate authority (the policy's `roots`, or Sigstore's
 // public-good Fulcio) and, unless the policy ignores SCTs, carries one a trusted CT log signed; and the
 // signature's Rekor entry records that certificate and verifies offline, its time inside the certificate's
-// validity. Then the identity, as Kyverno's matchSignatures reads it: `subject` (Kyverno's wildcards) or
-// `subjectRegExp` (RE2, unanchored as Go's MatchString) against the certificate's URI or email SAN, and
-// `issuer` (wildcards) and `issuerRegExp` against the OIDC issuer extension. A certificate with neither a URI
-// nor an email SAN fails a subject requirement (Kyverno skips the check for a certificate without SANs).
-import { createHash, createPublicKey } from 'node:crypto';
+// validity. Then the identity, as Kyverno's matchSignatures reads it from the certificate's own bytes
+// (fulcio-certificate.ts): `subject` (Kyverno's wildcards) or `subjectRegExp` (RE2, unanchored as Go's
+// MatchString) against any of its URI and email SANs, and `issuer` (wildcards) and `issuerRegExp` against
+// the OIDC issuer extension. A certificate with neither a URI nor an email SAN fails a subject requirement
+// (Kyverno skips the check for a certificate without SANs).
+import { createHash } from 'node:crypto';
 import { toMessageSignatureBundle } from '@sigstore/bundle';
 import type { TrustedRoot } from '@sigstore/protobuf-specs';
-import type { Signer } from '@sigstore/verify';
 import type { RE2JS } from 're2js';
 import { matchesGlob } from '../kubernetes/glob.js';
 import type { CosignSignature } from './cosign-signatures.js';
+import { type FulcioCertificate, fulcioCertificate } from './fulcio-certificate.js';
 import type { KeylessIdentity } from './image-check.js';
 import { type KeyVerification, verifiedBundle, verifySignatures } from './key-verification.js';
 
@@ -41,16 +42,17 @@ function found(pattern: Pattern, text: string): boolean {
   return pattern.compiled.matcher(text).find();
 }
 
-/** Why the identity is not the one required, in Kyverno's words, or undefined when it is. */
-function identityProblem(signer: Signer, check: KeylessCheck): string | undefined {
-  const san = signer.identity?.subjectAlternativeName;
-  const issuer = signer.identity?.extensions?.issuer ?? '';
+/** Why the identity is not the one required, in Kyverno's words, or undefined when it is; a malformed pattern throws. */
+export function identityProblem({ subjects, issuer }: FulcioCertificate, check: KeylessCheck): string | undefined {
   const { subject, issuer: wantedIssuer } = check.identity;
   if (subject !== undefined || check.subjectPattern) {
-    const matched =
-      san !== undefined &&
-      ((subject !== undefined && matchesGlob(san, subject)) || (check.subjectPattern !== undefined && found(check.subjectPattern, san)));
-    if (!matched) return `subject mismatch: expected ${subject ?? check.subjectPattern?.source}, received ${san ?? '(no URI or email)'}`;
+    // As Kyverno's matchCertificateData: any SAN, by the wildcards or by the pattern.
+    const matched = subjects.some(
+      (san) =>
+        (subject !== undefined && matchesGlob(san, subject)) || (check.subjectPattern !== undefined && found(check.subjectPattern, san)),
+    );
+    if (!matched)
+      return `subject mismatch: expected ${subject ?? check.subjectPattern?.source}, received ${subjects.join(', ') || '(no URI or email SAN)'}`;
   }
   if (wantedIssuer !== undefined && !matchesGlob(issuer, wantedIssuer))
     return `issuer mismatch: expected ${wantedIssuer}, received ${issuer}`;
@@ -61,34 +63,34 @@ function identityProblem(signer: Signer, check: KeylessCheck): string | undefine
 
 /** Why the keyless signature does not verify, or undefined when it does. */
 function keylessProblem(signature: CosignSignature, check: KeylessCheck): string | undefined {
-  if (!signature.certificate) return 'it has no certificate (a keyless signature carries the one Fulcio issued)';
-  let der: Buffer;
-  let certificateKey: ReturnType<typeof createPublicKey>;
-  try {
-    const base64 = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/.exec(signature.certificate)?.[1] ?? '';
-    der = Buffer.from(base64.replace(/\s+/g, ''), 'base64');
-    certificateKey = createPublicKey(signature.certificate);
-  } catch (error) {
-    return `its certificate does not parse: ${(error as Error).message}`;
-  }
+  const certificate = fulcioCertificate(signature.certificate);
+  if (typeof certificate === 'string') return certificate;
   const bundle = toMessageSignatureBundle({
     digest: createHash('sha256').update(signature.payload).digest(),
     signature: signature.signature,
-    certificate: der,
+    certificate: certificate.der,
     certificateChain: false,
   });
-  const signer = verifiedBundle(bundle, { root: check.trust, logRequired: true, sctRequired: check.sctRequired }, certificateKey, {
+  const signer = verifiedBundle(bundle, keylessTrust(check), certificate.der, {
     artifact: signature.payload,
     logged: signature.bundle,
     kinds: ['hashedrekord'],
   });
   if (typeof signer === 'string') return signer;
+  return judgedIdentity(certificate, check);
+}
+
+/** The identity's problem, a malformed pattern among them. */
+export function judgedIdentity(certificate: FulcioCertificate, check: KeylessCheck): string | undefined {
   try {
-    return identityProblem(signer, check);
+    return identityProblem(certificate, check);
   } catch (error) {
     return (error as Error).message;
   }
 }
+
+/** What a keyless signature is verified against: the log always, its SCT unless the policy ignores them. */
+export const keylessTrust = (check: KeylessCheck) => ({ root: check.trust, logRequired: true, sctRequired: check.sctRequired });
 
 /** The image's keyless signatures (by digest) that verify with the identity required. */
 export const verifyKeyless = (signatures: readonly CosignSignature[], digest: string, check: KeylessCheck): KeyVerification =>

@@ -23,17 +23,34 @@ export function publicKeyOf(pem: string): KeyObject | string {
   return key;
 }
 
-/** Why the PEM text is not one or more X.509 certificates (a policy's trusted roots), or undefined when it is. */
+/** The PEM certificate blocks of a text, in order. */
+export const certificateBlocks = (pem: string) => pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+
+// The DER of the nameConstraints extension's OID (2.5.29.30): sigstore-js does not enforce name constraints.
+const NAME_CONSTRAINTS = Buffer.from([0x06, 0x03, 0x55, 0x1d, 0x1e]);
+
+/** Why the PEM text is not one or more X.509 certificates a policy can trust as roots, or undefined when it is. */
 export function certificatesProblem(pem: string): string | undefined {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  const blocks = certificateBlocks(pem);
   if (blocks.length === 0) return 'expected one or more PEM certificates';
   const { X509Certificate } = process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
   for (const [index, block] of blocks.entries()) {
     try {
-      new X509Certificate(block);
+      if (new X509Certificate(block).raw.includes(NAME_CONSTRAINTS))
+        return `certificate ${index + 1} has name constraints, which are not enforced here: it cannot be trusted as a root`;
     } catch (error) {
       return `certificate ${index + 1} is not one: ${(error as Error).message}`;
     }
   }
   return undefined;
+}
+
+/** A transparency or CT log's key (PEM): ECDSA P-256 or P-384, or Ed25519, as the logs sign; else why not. */
+export function logKeyProblem(pem: string): string | undefined {
+  const key = publicKeyOf(pem);
+  if (typeof key === 'string') return key;
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  if (key.asymmetricKeyType === 'ed25519' || (key.asymmetricKeyType === 'ec' && (curve === 'prime256v1' || curve === 'secp384r1')))
+    return undefined;
+  return `a ${key.asymmetricKeyType}${curve ? ` ${curve}` : ''} key, not one a log signs with (ECDSA P-256 or P-384, Ed25519)`;
 }

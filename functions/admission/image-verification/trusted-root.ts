@@ -3,6 +3,7 @@
 // (Kyverno's `rekor.pubkey`, `ctlog.pubkey`, keyless `roots`), trusted for all time, a log's ID the SHA-256
 // of its key's DER form as Rekor and CT name it. Never fetched on the request path: read from the package or the bucket.
 import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
+import { certificateBlocks } from './public-keys.js';
 import {
   type CertificateAuthority,
   PublicKeyDetails,
@@ -71,7 +72,7 @@ export function ctlogKeyRoot(pem: string): TrustedRoot | string {
  * keyless `roots`), valid for all time, or why they are not certificates.
  */
 export function certificateAuthorityRoot(pem: string): TrustedRoot | string {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  const blocks = certificateBlocks(pem);
   if (blocks.length === 0) return 'roots: expected one or more PEM certificates';
   const certificates: { rawBytes: Buffer }[] = [];
   for (const block of blocks) {

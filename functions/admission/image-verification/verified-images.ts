@@ -4,9 +4,8 @@
 // sigstore-js. What each attestor entry trusts is attestor-checks.ts's. A registry is reached with the
 // deployment's credentials for it (anonymously without), trusting the system's certificate authorities and
 // the deployment's REGISTRY_CA_PEM.
-import '../shared-chunk.js'; // the bundle's layout: see that file
 import { type RegistryClient, registryClient } from '../registry/registry-client.js';
-import { attestorSetOf, keyAttestorSetOf, needsRe2 } from './attestor-checks.js';
+import { attestorSetOf, needsRe2 } from './attestor-checks.js';
 import type { ReadBudget } from './cosign-attestations.js';
 import type { ImageCheck, ImageVerdict } from './image-check.js';
 import type { CredentialsByRegistry } from './registry-credentials.js';
@@ -50,10 +49,15 @@ export async function verifiedImages(
 
 async function verdictOf(check: ImageCheck, signal: AbortSignal, access: RegistryAccess, budget: ReadBudget): Promise<ImageVerdict> {
   const client = clientOf(access);
-  const re2 = needsRe2(check.attestors) ? (await import('re2js')).RE2JS : undefined;
+  const re2 = needsRe2([...check.attestors, ...check.attestations.flatMap(({ attestors }) => attestors)])
+    ? (await import('re2js')).RE2JS
+    : undefined;
   const spec = {
     attestors: check.attestors.map((set) => attestorSetOf(set, re2)),
-    attestations: check.attestations.map(({ predicateType, attestors }) => ({ predicateType, attestors: attestors.map(keyAttestorSetOf) })),
+    attestations: check.attestations.map(({ predicateType, attestors }) => ({
+      predicateType,
+      attestors: attestors.map((set) => attestorSetOf(set, re2)),
+    })),
     ...(check.repository ? { repository: check.repository } : {}),
   };
   if (!check.useCache) return verifyImage(client, check.reference, spec, signal, budget);

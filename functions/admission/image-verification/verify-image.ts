@@ -8,7 +8,7 @@
 import type { ImageReference } from '../kubernetes/image-reference.js';
 import type { ImageLocation, RegistryClient } from '../registry/registry-client.js';
 import { RegistryError } from '../registry/registry-http.js';
-import { verifyAttestationsWithKey } from './attestation-verification.js';
+import { verifyAttestations } from './attestation-verification.js';
 import { AttestationLimitError, type CosignAttestation, cosignAttestations, type ReadBudget } from './cosign-attestations.js';
 import { cosignSignatures } from './cosign-signatures.js';
 import type { AttestationEntryOutcome, ImageVerdict } from './image-check.js';
@@ -28,7 +28,7 @@ export interface AttestorSet<Check = KeyCheck | KeylessCheck> {
 
 export interface AttestationVerificationSpec {
   predicateType: string;
-  attestors: readonly AttestorSet<KeyCheck>[];
+  attestors: readonly AttestorSet[];
 }
 
 export interface ImageVerificationSpec {
@@ -94,7 +94,7 @@ async function attestationOutcomes(
     for (const set of attestation.attestors) {
       const entries: AttestationEntryOutcome[] = [];
       for (const entry of set.entries)
-        entries.push(verifyAttestationsWithKey(await attestationsIn(entry.repository), digest, attestation.predicateType, entry.check));
+        entries.push(verifyAttestations(await attestationsIn(entry.repository), digest, attestation.predicateType, entry.check));
       sets.push(entries);
     }
     outcomes.push(sets);

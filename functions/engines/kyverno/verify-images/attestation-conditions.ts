@@ -62,7 +62,8 @@ export function attestationsFailure(
       const errors: string[] = [];
       let verified = 0;
       for (const [entryIndex, outcome] of (sets[setIndex] ?? []).entries()) {
-        const at = `.attestations[${index}].attestors[${setIndex}].entries[${entryIndex}].keys: `;
+        const kind = set.entries[entryIndex] && 'keyless' in set.entries[entryIndex] ? 'keyless' : 'keys';
+        const at = `.attestations[${index}].attestors[${setIndex}].entries[${entryIndex}].${kind}: `;
         if ('problem' in outcome) errors.push(`${outcome.stage === 'fetch' ? '' : at}${outcome.problem}`);
         else {
           let problem: string | undefined;

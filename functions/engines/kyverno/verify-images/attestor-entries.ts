@@ -11,7 +11,7 @@ import type {
   KeyEntrySpec,
   KeylessEntrySpec,
 } from '../../../admission/image-verification/image-check.js';
-import { certificatesProblem, publicKeyOf } from '../../../admission/image-verification/public-keys.js';
+import { certificatesProblem, logKeyProblem, publicKeyOf } from '../../../admission/image-verification/public-keys.js';
 import { parseImageReference } from '../../../admission/kubernetes/image-reference.js';
 
 export const REFUSED = 'cannot run here';
@@ -45,16 +45,20 @@ export function locationOf(repository: unknown, at: string, problems: string[]):
 
 /** The Rekor an entry trusts: `{}` for Sigstore's public one, its key for another, 'ignored', or undefined on a problem. */
 function rekorOf(written: unknown, at: string, problems: string[]): { rekorPublicKey?: string } | 'ignored' | undefined {
-  const rekor = isObject(written) ? written : {};
+  if (written !== undefined && !isObject(written)) {
+    problems.push(`${at}: expected an object`);
+    return undefined;
+  }
+  const rekor = written ?? {};
   if (rekor.ignoreTlog === true) return 'ignored';
   const publicKey = typeof rekor.pubkey === 'string' && rekor.pubkey.trim() !== '' ? rekor.pubkey : undefined;
   if (!publicKey && rekor.url !== undefined && rekor.url !== PUBLIC_REKOR) {
     problems.push(`${at}: ${REFUSED}: a Rekor other than ${PUBLIC_REKOR} is trusted by its key: give rekor.pubkey`);
     return undefined;
   }
-  const rekorKey = publicKey ? publicKeyOf(publicKey) : undefined;
-  if (typeof rekorKey === 'string') {
-    problems.push(`${at}.pubkey: ${rekorKey}`);
+  const keyProblem = publicKey ? logKeyProblem(publicKey) : undefined;
+  if (keyProblem) {
+    problems.push(`${at}.pubkey: ${keyProblem}`);
     return undefined;
   }
   return publicKey ? { rekorPublicKey: publicKey } : {};
@@ -136,6 +140,9 @@ function keylessEntry(entry: Written, at: string, problems: string[], ruleAnnota
     problems.push(
       `${where}: expected subject, subjectRegExp, issuer or issuerRegExp: without one, any signer the authority certified would do`,
     );
+  // Sigstore's public Fulcio certifies anyone the issuer signs in: an issuer alone names no signer.
+  else if (!identity.subject && !identity.subjectRegExp && identity.roots === undefined)
+    problems.push(`${where}: expected subject or subjectRegExp: with Sigstore's public Fulcio, an issuer alone accepts anyone it signs in`);
   if (keyless.additionalExtensions !== undefined)
     problems.push(`${where}.additionalExtensions: ${REFUSED}: certificate extensions are not matched yet (subject and issuer are)`);
   const roots = identity.roots !== undefined ? certificatesProblem(identity.roots) : undefined;
@@ -145,12 +152,13 @@ function keylessEntry(entry: Written, at: string, problems: string[], ruleAnnota
     problems.push(
       `${where}.rekor.ignoreTlog: ${REFUSED}: a keyless signature is judged at the time its Rekor entry gives (signed timestamps are not read yet)`,
     );
+  if (keyless.ctlog !== undefined && !isObject(keyless.ctlog)) problems.push(`${where}.ctlog: expected an object`);
   const ctlog = isObject(keyless.ctlog) ? keyless.ctlog : {};
   unread(ctlog, CTLOG_FIELDS, `${where}.ctlog`, problems);
   if (ctlog.tsaCertChain !== undefined) problems.push(`${where}.ctlog.tsaCertChain: ${REFUSED}: signed timestamps are not read yet`);
   const ctlogKey = typeof ctlog.pubkey === 'string' && ctlog.pubkey.trim() !== '' ? ctlog.pubkey : undefined;
-  const ctlogProblem = ctlogKey ? publicKeyOf(ctlogKey) : undefined;
-  if (typeof ctlogProblem === 'string') problems.push(`${where}.ctlog.pubkey: ${ctlogProblem}`);
+  const ctlogProblem = ctlogKey ? logKeyProblem(ctlogKey) : undefined;
+  if (ctlogProblem) problems.push(`${where}.ctlog.pubkey: ${ctlogProblem}`);
   const annotations = annotationsOf(entry, ruleAnnotations, at, problems);
   const repository = locationOf(entry.repository, `${at}.repository`, problems);
   if (problems.length > before || rekor === undefined || rekor === 'ignored' || annotations === undefined) return [];
@@ -170,7 +178,7 @@ function keylessEntry(entry: Written, at: string, problems: string[], ruleAnnota
   ];
 }
 
-/** An attestor set; `attesting` for an attestation's, whose entries are keys only (keyless ones come next). */
+/** An attestor set; `attesting` for an attestation's, whose entries carry no annotations. */
 export function attestorSet(
   set: unknown,
   at: string,
@@ -194,10 +202,8 @@ export function attestorSet(
     if (attesting && entry.annotations !== undefined)
       problems.push(`${where}.annotations: ${REFUSED}: annotations are checked on signatures, not on attestations`);
     if (kinds[0] === 'keys') return keyEntries(entry, where, problems, ruleAnnotations);
-    if (kinds[0] === 'keyless' && !attesting) return keylessEntry(entry, where, problems, ruleAnnotations);
-    problems.push(
-      `${where}.${kinds[0]}: ${REFUSED}: ${attesting ? 'attestations are verified with keys attestors only yet' : 'only keys and keyless attestors are verified yet (certificates come next)'}`,
-    );
+    if (kinds[0] === 'keyless') return keylessEntry(entry, where, problems, ruleAnnotations);
+    problems.push(`${where}.${kinds[0]}: ${REFUSED}: only keys and keyless attestors are verified yet (certificates come next)`);
     return [];
   });
   if (set.count !== undefined && (!Number.isInteger(set.count) || (set.count as number) < 1 || (set.count as number) > entries.length)) {

@@ -1,10 +1,10 @@
 // Kyverno's verifyImages entries (a ClusterPolicy rule's `verifyImages`, api/kyverno/v1 ImageVerification)
 // read into what the images engine runs, with Kyverno's defaults: type Cosign, verifyDigest, required and
 // mutateDigest true; attestor sets are attestor-entries.ts's, attestations with their conditions are read
-// here. What is not run here yet is refused with the reason, never skipped: certificate attestors, keyless
-// attestations, attestations without attestors, Notary and Sigstore bundles, registry credentials from
+// here. What is not run here yet is refused with the reason, never skipped: certificate attestors,
+// attestations without attestors, Notary and Sigstore bundles, registry credentials from
 // Secrets, and the older rule-level keyless fields.
-import type { AttestorSetSpec, ImageLocationSpec, KeyEntrySpec } from '../../../admission/image-verification/image-check.js';
+import type { AttestorSetSpec, ImageLocationSpec } from '../../../admission/image-verification/image-check.js';
 import * as v from '../../../admission/schema.js';
 import { issueLines } from '../../../admission/schema-issues.js';
 import { AnyAllConditionsListSchema } from '../policy/conditions-schema.js';
@@ -34,7 +34,7 @@ export interface AttestationRule {
   predicateType: string;
   /** The predicate is also `{{ <name> }}` to the conditions. */
   name?: string;
-  attestors: readonly AttestorSetSpec<KeyEntrySpec>[];
+  attestors: readonly AttestorSetSpec[];
   /** Kyverno's `[]AnyAllConditions`, judged on each statement with its predicate's fields at the top. */
   conditions: readonly AnyAllConditions[];
 }
@@ -95,7 +95,7 @@ function readAttestations(written: unknown, at: string, problems: string[]): Att
     // With none, Kyverno verifies the attestations keyless against Sigstore's public roots, whoever signed them.
     if (!Array.isArray(attestation.attestors) || attestation.attestors.length === 0) {
       problems.push(
-        `${where}.attestors: ${REFUSED}: attestations without attestors are verified keyless, which is not run yet (give keys attestors)`,
+        `${where}.attestors: ${REFUSED}: attestations without attestors are verified keyless with no identity, so any signer would do (give keys or keyless attestors)`,
       );
       return [];
     }
@@ -123,7 +123,7 @@ function readAttestations(written: unknown, at: string, problems: string[]): Att
       {
         predicateType,
         ...(typeof attestation.name === 'string' ? { name: attestation.name } : {}),
-        attestors: attestors as AttestorSetSpec<KeyEntrySpec>[],
+        attestors: attestors as AttestorSetSpec[],
         conditions: conditions.output as AnyAllConditions[],
       },
     ];

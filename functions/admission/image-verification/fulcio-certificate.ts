@@ -1,0 +1,73 @@
+// What cosign and Go's certificate verification ask of a keyless signature's certificate beyond its chain,
+// which sigstore-js does not check: it is for code signing (when it names its uses), it has no critical
+// extension Go does not understand, it is one certificate and nothing else (so no other key can stand in
+// for its own), and the identity it names is read from its own bytes: every URI and email SAN and the OIDC
+// issuer, each ASCII (sigstore-js drops a byte's high bit, so `team\xAFapp` would read as `team/app`).
+import { X509Certificate } from '@sigstore/core';
+
+const CODE_SIGNING = '1.3.6.1.5.5.7.3.3';
+const ANY_USE = '2.5.29.37.0';
+const EXTENDED_KEY_USAGE = '2.5.29.37';
+const SUBJECT_ALT_NAME = '2.5.29.17';
+const ISSUER_V1 = '1.3.6.1.4.1.57264.1.1';
+const ISSUER_V2 = '1.3.6.1.4.1.57264.1.8';
+/** Critical extensions Go's x509 handles; any other marked critical fails verification there. */
+const UNDERSTOOD = new Set([
+  '2.5.29.15',
+  '2.5.29.19',
+  SUBJECT_ALT_NAME,
+  EXTENDED_KEY_USAGE,
+  '2.5.29.30',
+  '2.5.29.32',
+  '2.5.29.35',
+  '2.5.29.14',
+]);
+/** cosign's certificates are a few KB; a larger annotation is not read. */
+const MAX_PEM_CHARACTERS = 16 * 1024;
+const PEM = /^-----BEGIN CERTIFICATE-----\s*([A-Za-z0-9+/=\s]+?)\s*-----END CERTIFICATE-----$/;
+
+export interface FulcioCertificate {
+  der: Buffer;
+  /** The certificate's public key, DER (SPKI). */
+  publicKey: Buffer;
+  /** Every URI and email SAN, in order. */
+  subjects: string[];
+  issuer: string;
+}
+
+const ascii = (bytes: Buffer) => bytes.every((byte) => byte < 0x80);
+
+/** The certificate in the PEM text (exactly one, nothing else), read as cosign reads it, or why it cannot be used. */
+export function fulcioCertificate(pem: string | undefined): FulcioCertificate | string {
+  if (!pem) return 'it has no certificate (a keyless signature carries the one Fulcio issued)';
+  if (pem.length > MAX_PEM_CHARACTERS) return `its certificate is more than ${MAX_PEM_CHARACTERS} characters`;
+  const base64 = PEM.exec(pem.trim())?.[1];
+  if (base64 === undefined) return 'its certificate annotation is not one PEM certificate and nothing else';
+  const der = Buffer.from(base64.replace(/\s+/g, ''), 'base64');
+  let certificate: X509Certificate;
+  try {
+    certificate = X509Certificate.parse(der);
+  } catch (error) {
+    return `its certificate does not parse: ${(error as Error).message}`;
+  }
+  const extensions = certificate.extensions.map((extension) => ({
+    oid: extension.subs[0]!.toOID(),
+    critical: extension.subs.length === 3 && extension.subs[1]!.toBoolean(),
+  }));
+  const unknown = extensions.find(({ oid, critical }) => critical && !UNDERSTOOD.has(oid));
+  if (unknown) return `its certificate has a critical extension ${unknown.oid} that is not understood`;
+  const uses = certificate.extension(EXTENDED_KEY_USAGE)?.valueObj.subs[0]?.subs.map((use) => use.toOID());
+  if (uses && !uses.includes(CODE_SIGNING) && !uses.includes(ANY_USE)) return 'its certificate is not for code signing';
+  const names = certificate
+    .extension(SUBJECT_ALT_NAME)
+    ?.valueObj.subs[0]?.subs.filter((name) => name.tag.isContextSpecific(0x01) || name.tag.isContextSpecific(0x06));
+  const issuerBytes = certificate.extension(ISSUER_V2)?.valueObj.subs[0]?.value ?? certificate.extension(ISSUER_V1)?.value;
+  if (!(names ?? []).every((name) => ascii(name.value)) || (issuerBytes && !ascii(issuerBytes)))
+    return "its certificate's identity is not ASCII";
+  return {
+    der,
+    publicKey: certificate.publicKey,
+    subjects: (names ?? []).map((name) => name.value.toString('ascii')),
+    issuer: issuerBytes?.toString('ascii') ?? '',
+  };
+}
