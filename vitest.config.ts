@@ -14,6 +14,7 @@ const OWN_MODULE_GRAPH = [
   'test/unit/kyverno-verify-images.test.ts',
   'test/unit/kyverno-verify-attestations.test.ts',
   'test/unit/kyverno-verify-keyless.test.ts',
+  'test/unit/ecr-credentials.test.ts',
   'test/unit/registry-credentials.test.ts',
 ];
 

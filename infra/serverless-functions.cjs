@@ -40,7 +40,11 @@ module.exports = async ({ options, resolveVariable }) => {
   const snapshot = clusterName ? { CLUSTER_SNAPSHOT_MAX_AGE_SECONDS: await resolveVariable('param:clusterSnapshotMaxAgeSeconds') } : {};
   // Image verification runs in the functions that run uploaded manifests: they read the registries' credentials.
   const registryCredentialsParameter = await resolveVariable('param:registryCredentialsParameter');
-  const registries = registryCredentialsParameter ? { REGISTRY_CREDENTIALS_PARAMETER: registryCredentialsParameter } : {};
+  const ecrRepositories = await resolveVariable('param:ecrRepositories');
+  const registries = {
+    ...(registryCredentialsParameter ? { REGISTRY_CREDENTIALS_PARAMETER: registryCredentialsParameter } : {}),
+    ...(ecrRepositories ? { REGISTRY_ECR: 'true' } : {}),
+  };
   const functions = {};
   for (const { name, kind, route, routesEachPolicy } of registeredPolicies()) {
     const policy = { name, kind };

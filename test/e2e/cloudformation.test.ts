@@ -223,6 +223,25 @@ describe('the packaged CloudFormation template', () => {
     ]);
     expect(template.Resources.RegistryCredentialsParameterPolicy!.Condition).toBe('HasRegistryCredentialsParameter');
   });
+
+  it('with ECR repositories, the functions that verify images pull from exactly those with their own role', () => {
+    const configured = JSON.parse(
+      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
+    ) as Template;
+    const [token, pulls] = configured.Resources.EcrPullPolicy!.Properties.PolicyDocument.Statement;
+    expect(token).toMatchObject({ Action: ['ecr:GetAuthorizationToken'], Resource: '*' });
+    expect(pulls).toMatchObject({
+      Action: ['ecr:BatchGetImage', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchCheckLayerAvailability'],
+      Resource: 'arn:aws:ecr:*:123456789012:repository/team/*',
+    });
+    const functions = Object.values(configured.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
+    const told = functions.filter((fn) => fn.Properties.Environment.Variables.REGISTRY_ECR === 'true');
+    expect(told.map((fn) => fn.Properties.Handler).sort()).toEqual([
+      'functions/cel/handler.handler',
+      'functions/mutations/handler.handler',
+    ]);
+    expect(template.Resources.EcrPullPolicy!.Condition).toBe('HasEcrRepositories');
+  });
 });
 
 describe('plain-text tokens (packaged by the global setup)', () => {

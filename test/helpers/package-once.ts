@@ -42,6 +42,7 @@ export default function packageOnce(): void {
     '--param=rulesBucket=team-rules',
     '--param=tokensParameter=/portcullis/webhook-tokens',
     '--param=registryCredentialsParameter=/portcullis/registries',
+    '--param=ecrRepositories=arn:aws:ecr:*:123456789012:repository/team/*',
     '--param=clusterName=prod',
     '--param=clusterEndpoint=https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com',
     '--param=clusterCertificateAuthority=LS0tLS1CRUdJTi==',

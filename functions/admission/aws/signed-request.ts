@@ -1,5 +1,5 @@
 // SigV4-signed requests to AWS APIs without the AWS SDK, for the functions' calls (S3 GetObject for rules,
-// SSM GetParameter for tokens; the snapshot writer's S3 PutObject). Loading @aws-sdk/client-s3 was most of a
+// SSM GetParameter for tokens, ECR GetAuthorizationToken for registries; the snapshot writer's S3 PutObject). Loading @aws-sdk/client-s3 was most of a
 // cold start with rules from S3; `aws4` signs and node:http(s) sends, with keep-alive so a revalidation
 // reuses its connection.
 // (aws4 over @smithy/signature-v4, the SDK's own signer: the same cold start in less code; see the commit.)
@@ -13,7 +13,7 @@ import aws4 from 'aws4';
 import type { Agent, IncomingMessage, request as httpRequest } from 'node:http';
 
 export interface SignedRequest {
-  service: 's3' | 'ssm';
+  service: 's3' | 'ssm' | 'ecr';
   region: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: URL;

@@ -2,6 +2,7 @@
 // (registry client, sigstore-js) loads here on first use, in a chunk of its own, never at cold start.
 import type { WorkDeadline } from '../decide/deadline.js';
 import type { ImageCheck, ImageVerdict } from './image-check.js';
+import { ecrCredentials } from './ecr-credentials.js';
 import { registryCredentials } from './registry-credentials.js';
 
 /** A deadline for tools that run rules without one (policy test bounds its cases otherwise). */
@@ -11,6 +12,22 @@ const REGISTRY_CA_PEM = process.env.REGISTRY_CA_PEM || undefined;
 
 export async function imageVerdicts(checks: readonly ImageCheck[], deadline: WorkDeadline | undefined): Promise<Map<string, ImageVerdict>> {
   const signal = AbortSignal.timeout(Math.max(1, Math.ceil(deadline?.remainingMs() ?? DEFAULT_BUDGET_MS)));
-  const [{ verifiedImages }, credentials] = await Promise.all([import('./verified-images.js'), registryCredentials(signal)]);
+  const [{ verifiedImages }, configured, ecr] = await Promise.all([
+    import('./verified-images.js'),
+    registryCredentials(signal),
+    ecrCredentials(registriesOf(checks), signal),
+  ]);
+  // The deployment's config.json, where it names a registry, wins over an ECR token.
+  const credentials = ecr.size > 0 ? new Map([...ecr, ...configured]) : configured;
   return verifiedImages(checks, signal, { ca: REGISTRY_CA_PEM, credentials });
+}
+
+/** Every registry the checks read: the images', and those their signatures are kept in. */
+function* registriesOf(checks: readonly ImageCheck[]): Generator<string> {
+  for (const check of checks) {
+    yield check.reference.registry;
+    if (check.repository) yield check.repository.registry;
+    for (const set of [...check.attestors, ...check.attestations.flatMap(({ attestors }) => attestors)])
+      for (const entry of set.entries) if (entry.repository) yield entry.repository.registry;
+  }
 }
