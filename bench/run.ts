@@ -187,6 +187,7 @@ const {
   exclude: _exclude,
   packager: _packager,
   outputWorkFolder: _work,
+  watch: _watch,
   banner: esmBanner,
   plugins: pluginsFile,
   ...shared
