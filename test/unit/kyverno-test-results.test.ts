@@ -124,6 +124,13 @@ ${userinfo}results:
     expect((await runKyvernoTest(noUser, LIMITS))[0]).toMatchObject({ status: 'passed' });
     const alice = writeSuite('kyverno-no-user-', { ...files, 'kyverno-test.yaml': test('userinfo: user.yaml\n', 'skip') });
     expect((await runKyvernoTest(alice, LIMITS))[0]).toMatchObject({ status: 'passed' });
+    // Roles without a username still name a requester (Kyverno's request info is not empty): subjects apply.
+    const rolesOnly = writeSuite('kyverno-no-user-', {
+      ...files,
+      'user.yaml': 'apiVersion: cli.kyverno.io/v1alpha1\nkind: UserInfo\nclusterRoles: [view]\n',
+      'kyverno-test.yaml': test('userinfo: user.yaml\n', 'skip'),
+    });
+    expect((await runKyvernoTest(rolesOnly, LIMITS))[0]).toMatchObject({ status: 'passed' });
   });
 });
 

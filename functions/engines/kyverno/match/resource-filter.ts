@@ -125,13 +125,21 @@ function matchesRoles(request: AdmissionRequest, filter: ResourceFilter, cluster
   return !filter.clusterRoles?.length || bound.clusterRoles.some((role) => filter.clusterRoles!.includes(role));
 }
 
-/** A request that names no user (a background scan, `kyverno test` without a UserInfo file). */
-const namesNoUser = (request: AdmissionRequest) => !request.userInfo.username && !request.userInfo.groups?.length;
+/**
+ * A request that names no requester (a background scan, `kyverno test` without a UserInfo file): no username,
+ * no groups, and no roles bound to it (a UserInfo file may name roles alone, and Kyverno's request info is
+ * then not empty). The API server always names a user, so the functions never take this path.
+ */
+function namesNoUser(request: AdmissionRequest, cluster: ClusterView | undefined): boolean {
+  if (request.userInfo.username || request.userInfo.groups?.length) return false;
+  const bound = rolesOfUser(request, cluster);
+  return bound.roles.length === 0 && bound.clusterRoles.length === 0;
+}
 
 /** `selecting`: a match block's filter, whose user conditions Kyverno drops for a request that names no user. */
 function matchesFilter(request: AdmissionRequest, filter: ResourceFilter, cluster: ClusterView | undefined, selecting: boolean): boolean {
   if (filter.resources && !matchesDescription(request, filter.resources, cluster)) return false;
-  if (selecting && namesNoUser(request)) return true;
+  if (selecting && namesNoUser(request, cluster)) return true;
   if (filter.subjects?.length && !filter.subjects.some((subject) => matchesSubject(request, subject))) return false;
   return matchesRoles(request, filter, cluster);
 }
