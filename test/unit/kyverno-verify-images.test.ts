@@ -121,7 +121,9 @@ describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
 
   it("applies the rule's own annotations to every attestor entry: a signature without them does not verify", async () => {
     const annotated = policy(`${registry.host}/team/*`, { extra: '          annotations: {team: platform}\n' });
-    expect((await verdictOf(annotated, pod(image('team/app', signed)))).status?.message).toMatch(/lacks the annotations required/);
+    expect((await verdictOf(annotated, pod(image('team/app', signed)))).status?.message).toMatch(
+      /annotations mismatch:\s+does not match expected\s+value platform for key team/,
+    );
   });
 
   it('on UPDATE, an image the old object already had is not verified again (as Kyverno skips it)', async () => {

@@ -10,7 +10,7 @@ import { HashAlgorithm, type TrustedRoot } from '@sigstore/protobuf-specs';
 import { type SignedEntity, type Signer, toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import type { CosignSignature } from './cosign-signatures.js';
 import { fulcioCertificate } from './fulcio-certificate.js';
-import { carriesAnnotations, parseSimpleSigning, type SimpleSigningPayload } from './simple-signing.js';
+import { annotationsMismatch, parseSimpleSigning, type SimpleSigningPayload } from './simple-signing.js';
 
 export type SignatureAlgorithm = 'sha224' | 'sha256' | 'sha384' | 'sha512';
 
@@ -240,9 +240,9 @@ export function verifySignatures(
   }
   if (verified.length === 0)
     return { problem: `no matching signatures${problems.length > 0 ? `: ${[...new Set(problems)].join('; ')}` : ''}` };
-  // As Kyverno: every verified signature must carry the annotations required.
-  if (!verified.every((payload) => carriesAnnotations(payload, annotations)))
-    return { problem: `a verified signature lacks the annotations required (${JSON.stringify(annotations)})` };
+  // As Kyverno's checkAnnotations: every verified signature must carry the annotations required.
+  const mismatch = verified.map((payload) => annotationsMismatch(payload, annotations)).find((problem) => problem !== undefined);
+  if (mismatch) return { problem: mismatch };
   return { verified };
 }
 

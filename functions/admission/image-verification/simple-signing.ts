@@ -31,7 +31,12 @@ export function parseSimpleSigning(payload: Buffer): SimpleSigningPayload | stri
 }
 
 /** Whether the payload carries every annotation required, each with the value required. */
-export const carriesAnnotations = (payload: SimpleSigningPayload, required: Readonly<Record<string, string>>): boolean =>
-  Object.entries(required).every(
-    ([name, value]) => Object.hasOwn(payload.annotations, name) && String(payload.annotations[name]) === value,
-  );
+/** The first annotation required that the payload does not carry, in Kyverno's words, or undefined when it carries them all. */
+export function annotationsMismatch(payload: SimpleSigningPayload, required: Readonly<Record<string, string>>): string | undefined {
+  for (const [name, value] of Object.entries(required)) {
+    const carries = Object.hasOwn(payload.annotations, name);
+    if (!carries || String(payload.annotations[name]) !== value)
+      return `annotations mismatch: ${carries ? String(payload.annotations[name]) : ''} does not match expected value ${value} for key ${name}`;
+  }
+  return undefined;
+}
