@@ -110,6 +110,8 @@ describe.runIf(registryInstalled())('keyless verifyImages in the cel function', 
     await signed('other-authority', `URI:${RELEASE}`, { authority: otherAuthority });
     await signed('unlogged', `URI:${RELEASE}`, { logged: false });
     await signed('tls-only', `URI:${RELEASE}`, { uses: 'serverAuth' });
+    await signed('dns-name', 'DNS:builder.example.com');
+    await signed('username', 'otherName:1.3.6.1.4.1.57264.1.7;UTF8:alice');
     // `team\xAFapp`: read with the high bit dropped, it would be `team/app`.
     const spoofed = Buffer.concat([
       Buffer.from('https://github.com/team'),
@@ -125,6 +127,12 @@ describe.runIf(registryInstalled())('keyless verifyImages in the cel function', 
   it('admits an image signed by the subject and issuer required, its certificate chaining to the roots and logged', async () => {
     expect(await verdict(trusting(`subject: ${RELEASE}\nissuer: ${GITHUB}`), 'release')).toEqual({ allowed: true, message: undefined });
     expect((await verdict(trusting('subject: builder@example.com\nissuer: https://accounts.google.com'), 'by-email')).allowed).toBe(true);
+  });
+
+  it("matches the subject against every SAN Kyverno reads: DNS names and Fulcio's username too", async () => {
+    expect((await verdict(trusting('subject: "*.example.com"'), 'dns-name')).allowed).toBe(true);
+    expect((await verdict(trusting('subject: alice'), 'username')).allowed).toBe(true);
+    expect((await verdict(trusting('subject: bob'), 'username')).message).toContain('subject mismatch: expected bob, received alice');
   });
 
   it("denies another signer with Kyverno's message", async () => {

@@ -1,14 +1,15 @@
 // What cosign and Go's certificate verification ask of a keyless signature's certificate beyond its chain,
 // which sigstore-js does not check: it is for code signing (when it names its uses), it has no critical
 // extension Go does not understand, it is one certificate and nothing else (so no other key can stand in
-// for its own), and the identity it names is read from its own bytes: every URI and email SAN and the OIDC
-// issuer, each ASCII (sigstore-js drops a byte's high bit, so `team\xAFapp` would read as `team/app`).
+// for its own), and the identity it names is read from its own bytes: every DNS, email and URI SAN, Fulcio's
+// username, and the OIDC issuer, each ASCII (sigstore-js drops a byte's high bit, so `team\xAFapp` would read as `team/app`).
 import { X509Certificate } from '@sigstore/core';
 
 const CODE_SIGNING = '1.3.6.1.5.5.7.3.3';
 const ANY_USE = '2.5.29.37.0';
 const EXTENDED_KEY_USAGE = '2.5.29.37';
 const SUBJECT_ALT_NAME = '2.5.29.17';
+const FULCIO_USERNAME = '1.3.6.1.4.1.57264.1.7';
 const ISSUER_V1 = '1.3.6.1.4.1.57264.1.1';
 const ISSUER_V2 = '1.3.6.1.4.1.57264.1.8';
 /** Critical extensions Go's x509 handles; any other marked critical fails verification there. */
@@ -30,7 +31,7 @@ export interface FulcioCertificate {
   der: Buffer;
   /** The certificate's public key, DER (SPKI). */
   publicKey: Buffer;
-  /** Every URI and email SAN, in order. */
+  /** Every DNS, email and URI SAN, in order, and Fulcio's username. */
   subjects: string[];
   issuer: string;
 }
@@ -58,16 +59,19 @@ export function fulcioCertificate(pem: string | undefined): FulcioCertificate | 
   if (unknown) return `its certificate has a critical extension ${unknown.oid} that is not understood`;
   const uses = certificate.extension(EXTENDED_KEY_USAGE)?.valueObj.subs[0]?.subs.map((use) => use.toOID());
   if (uses && !uses.includes(CODE_SIGNING) && !uses.includes(ANY_USE)) return 'its certificate is not for code signing';
-  const names = certificate
-    .extension(SUBJECT_ALT_NAME)
-    ?.valueObj.subs[0]?.subs.filter((name) => name.tag.isContextSpecific(0x01) || name.tag.isContextSpecific(0x06));
+  // As Go's GetSubjectAlternateNames: DNS names, emails, URIs, and Fulcio's username (an other name).
+  const generalNames = certificate.extension(SUBJECT_ALT_NAME)?.valueObj.subs[0]?.subs ?? [];
+  const named = generalNames.flatMap((name) => {
+    if ([0x01, 0x02, 0x06].some((tag) => name.tag.isContextSpecific(tag))) return [name.value];
+    const otherName = name.tag.isContextSpecific(0x00) && name.subs[0]?.toOID() === FULCIO_USERNAME;
+    return otherName && name.subs[1]?.subs[0] ? [name.subs[1].subs[0].value] : [];
+  });
   const issuerBytes = certificate.extension(ISSUER_V2)?.valueObj.subs[0]?.value ?? certificate.extension(ISSUER_V1)?.value;
-  if (!(names ?? []).every((name) => ascii(name.value)) || (issuerBytes && !ascii(issuerBytes)))
-    return "its certificate's identity is not ASCII";
+  if (!named.every(ascii) || (issuerBytes && !ascii(issuerBytes))) return "its certificate's identity is not ASCII";
   return {
     der,
     publicKey: certificate.publicKey,
-    subjects: (names ?? []).map((name) => name.value.toString('ascii')),
+    subjects: named.map((bytes) => bytes.toString('ascii')),
     issuer: issuerBytes?.toString('ascii') ?? '',
   };
 }

@@ -5,9 +5,9 @@
 // signature's Rekor entry records that certificate and verifies offline, its time inside the certificate's
 // validity. Then the identity, as Kyverno's matchSignatures reads it from the certificate's own bytes
 // (fulcio-certificate.ts): `subject` (Kyverno's wildcards) or `subjectRegExp` (RE2, unanchored as Go's
-// MatchString) against any of its URI and email SANs, and `issuer` (wildcards) and `issuerRegExp` against
-// the OIDC issuer extension. A certificate with neither a URI nor an email SAN fails a subject requirement
-// (Kyverno skips the check for a certificate without SANs).
+// MatchString) against any of its DNS, email and URI SANs and Fulcio's username, and `issuer` (wildcards)
+// and `issuerRegExp` against the OIDC issuer extension. A certificate with none of those fails a subject
+// requirement (Kyverno skips the check for a certificate without SANs).
 import { createHash } from 'node:crypto';
 import { toMessageSignatureBundle } from '@sigstore/bundle';
 import type { TrustedRoot } from '@sigstore/protobuf-specs';
@@ -52,7 +52,7 @@ export function identityProblem({ subjects, issuer }: FulcioCertificate, check: 
         (subject !== undefined && matchesGlob(san, subject)) || (check.subjectPattern !== undefined && found(check.subjectPattern, san)),
     );
     if (!matched)
-      return `subject mismatch: expected ${subject ?? check.subjectPattern?.source}, received ${subjects.join(', ') || '(no URI or email SAN)'}`;
+      return `subject mismatch: expected ${subject ?? check.subjectPattern?.source}, received ${subjects.join(', ') || '(no SAN)'}`;
   }
   if (wantedIssuer !== undefined && !matchesGlob(issuer, wantedIssuer))
     return `issuer mismatch: expected ${wantedIssuer}, received ${issuer}`;
