@@ -11,11 +11,7 @@ const OWN_MODULE_GRAPH = [
   'test/unit/cel-libraries-on-demand.test.ts',
   'test/unit/aws-requests.test.ts',
   'test/unit/logger.test.ts',
-  'test/unit/kyverno-verify-images.test.ts',
-  'test/unit/kyverno-verify-attestations.test.ts',
-  'test/unit/kyverno-verify-keyless.test.ts',
   'test/unit/ecr-credentials.test.ts',
-  'test/unit/registry-credentials.test.ts',
 ];
 
 export default defineConfig({
