@@ -11,7 +11,7 @@ import { createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attestationLayer, pushAttestations, pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';
 import { testFulcio } from '../helpers/fulcio-certificates.js';
-import { eventFor, invoke, lambdaContext } from '../helpers/invoke.js';
+import { eventFor, invoke, lambdaContext, podRunning } from '../helpers/invoke.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
 
@@ -37,13 +37,6 @@ spec:
                     rekor: {ignoreTlog: true}
 `;
 
-const pod = (image: string) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name: 'web', namespace: 'default' },
-  spec: { containers: [{ name: 'c', image }] },
-});
-
 afterAll(removeRulesFolders);
 
 it.skipIf(registryInstalled())(
@@ -65,9 +58,9 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
 
   it("admits the signed image and denies the unsigned one with Kyverno's message", async () => {
     const { handler } = await packagedWithRules('cel', rules(`${registry.host}/team/*`), { REGISTRY_CA_PEM: registry.ca });
-    const admitted = await invoke(handler, eventFor(pod(`${registry.host}/team/app@${signed}`)));
+    const admitted = await invoke(handler, eventFor(podRunning(`${registry.host}/team/app@${signed}`)));
     expect(admitted.body.response, JSON.stringify(admitted.body.response)).toMatchObject({ allowed: true });
-    const denied = await invoke(handler, eventFor(pod(`${registry.host}/team/unsigned@${unsigned}`)));
+    const denied = await invoke(handler, eventFor(podRunning(`${registry.host}/team/unsigned@${unsigned}`)));
     expect(denied.body.response.allowed).toBe(false);
     expect(denied.body.response.status.message).toMatch(/failed to verify image[\s\S]*no matching signatures/);
   });
@@ -97,8 +90,8 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
       await pushAttestations(registry, `team/${name}`, digest, [layer]);
       return `${registry.host}/team/${name}@${digest}`;
     };
-    expect((await invoke(handler, eventFor(pod(await build('released', 'release'))))).body.response.allowed).toBe(true);
-    const denied = (await invoke(handler, eventFor(pod(await build('snapshot', 'snapshot'))))).body.response;
+    expect((await invoke(handler, eventFor(podRunning(await build('released', 'release'))))).body.response.allowed).toBe(true);
+    const denied = (await invoke(handler, eventFor(podRunning(await build('snapshot', 'snapshot'))))).body.response;
     expect(denied.allowed).toBe(false);
     expect(denied.status.message).toMatch(/attestation checks failed\s+for[\s\S]*not\s+a\s+release\s+build/);
   });
@@ -127,9 +120,9 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
       return `${registry.host}/team/${name}@${digest}`;
     };
     const ours = await signedBy('keyless-ours', 'URI:https://github.com/team/app/.github/workflows/release.yaml@refs/heads/main');
-    expect((await invoke(handler, eventFor(pod(ours)))).body.response.allowed).toBe(true);
+    expect((await invoke(handler, eventFor(podRunning(ours)))).body.response.allowed).toBe(true);
     const theirs = await signedBy('keyless-theirs', 'URI:https://github.com/fork/app/.github/workflows/release.yaml@refs/heads/main');
-    const denied = (await invoke(handler, eventFor(pod(theirs)))).body.response;
+    const denied = (await invoke(handler, eventFor(podRunning(theirs)))).body.response;
     expect(denied.allowed).toBe(false);
     expect(denied.status.message).toMatch(/keyless: no matching signatures: subject\s+mismatch/);
   });
@@ -137,7 +130,7 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
   it('the packaged mutations function pins the signed image named by tag to the digest it verified', async () => {
     const pinning = rules(`${registry.host}/team/*`).replace('          mutateDigest: false\n', '');
     const { handler } = await packagedWithRules('mutations', pinning, { REGISTRY_CA_PEM: registry.ca });
-    const answer = await invoke(handler, eventFor(pod(`${registry.host}/team/app:v1`)));
+    const answer = await invoke(handler, eventFor(podRunning(`${registry.host}/team/app:v1`)));
     const patch = JSON.parse(Buffer.from(answer.body.response.patch, 'base64').toString('utf8'));
     expect(patch).toEqual([{ op: 'replace', path: '/spec/containers/0/image', value: `${registry.host}/team/app:v1@${signed}` }]);
   });
@@ -149,7 +142,7 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
     await pushSignatures(registry, 'team/fresh', fresh, [await signatureLayer(registry, 'team/fresh', fresh, signer.privateKey)]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const before = registry.requestsServed();
-    const event = eventFor(pod(`${registry.host}/team/fresh@${fresh}`));
+    const event = eventFor(podRunning(`${registry.host}/team/fresh@${fresh}`));
     for (let admission = 0; admission < 1_000; admission++) expect((await invoke(handler, event)).body.response.allowed).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const asked = registry.requestsServed() - before;
@@ -164,7 +157,7 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
     const host = `127.0.0.1:${(hanging.address() as { port: number }).port}`;
     const { handler } = await packagedWithRules('cel', rules(`${host}/*`), { POLICY_TIMEOUT_MS: '500' });
     const started = Date.now();
-    const answer = await invoke(handler, eventFor(pod(`${host}/team/app@${signed}`)), lambdaContext(5_000));
+    const answer = await invoke(handler, eventFor(podRunning(`${host}/team/app@${signed}`)), lambdaContext(5_000));
     expect(answer.body.response.allowed).toBe(false);
     expect(Date.now() - started).toBeLessThan(2_000);
     hanging.close();

@@ -34,6 +34,14 @@ export function podManifest(images: Record<string, string>, extra: Record<string
   };
 }
 
+/** A Pod `web` in `default` running the images, one container each (`c0`, `c1`, …). */
+export const podRunning = (...images: string[]) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'web', namespace: 'default' },
+  spec: { containers: images.map((image, index) => ({ name: `c${index}`, image })) },
+});
+
 export function eventFor(manifest: unknown, options: ReviewOptions = {}, timeout?: string): APIGatewayProxyEventV2 {
   return httpApiEvent(JSON.stringify(admissionReviewFor(manifest, options)), { timeout, timeEpoch: Date.now() });
 }

@@ -6,6 +6,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
+import { podRunning } from '../helpers/invoke.js';
 import { attestationLayer, pushAttestations, pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';
 import { pushBlob, pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
 
@@ -70,13 +71,6 @@ ${
 `;
 }
 
-const pod = (...images: string[]) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name: 'web', namespace: 'default' },
-  spec: { containers: images.map((image, index) => ({ name: `c${index}`, image })) },
-});
-
 const provenance = (workflow = 'release') => ({
   builder: { id: `https://github.com/team/app/.github/workflows/${workflow}.yaml` },
   buildType: 'https://github.com/slsa-framework/slsa-github-generator/generic@v1',
@@ -100,7 +94,7 @@ describe.runIf(registryInstalled())('verifyImages attestations in the cel functi
   }
   const image = (name: string) => `${registry.host}/team/${name}@${digests[name]}`;
   const verdict = async (text: string, name: string) => {
-    const answer = await verdictOf(text, pod(image(name)));
+    const answer = await verdictOf(text, podRunning(image(name)));
     // Kyverno's denial is YAML, folded at spaces: read back as one line.
     return { ...answer, message: answer.status?.message?.replace(/\s+/g, ' ').trim() };
   };
@@ -236,7 +230,7 @@ describe.runIf(registryInstalled())('verifyImages attestations in the cel functi
     expect(failing.allowed).toBe(false);
     expect(failing.message).toMatch(/larger than the 1048576 Portcullis reads \(a limit of Portcullis/);
     // Under Ignore, admitted as a rule not evaluated: the stack words it and counts it as failed open.
-    const ignoring = await evaluationOf(rules({ failurePolicy: 'Ignore' }), pod(image('huge')));
+    const ignoring = await evaluationOf(rules({ failurePolicy: 'Ignore' }), podRunning(image('huge')));
     expect(ignoring.verdict.allowed).toBe(true);
     expect(ignoring.failedOpen).toEqual([
       { rule: expect.any(String), reason: expect.stringMatching(/larger than the 1048576 Portcullis reads/) },

@@ -7,6 +7,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
+import { podRunning } from '../helpers/invoke.js';
 // Imported once the registry's CA is in the environment: the function reads REGISTRY_CA_PEM when it is imported.
 const celVerdicts = () => import('../helpers/cel-verdict.js');
 let verdictOf: Awaited<ReturnType<typeof celVerdicts>>['verdictOf'];
@@ -37,13 +38,6 @@ ${extra}          attestors:
                     rekor: ${rekor}
 `;
 }
-
-const pod = (...images: string[]) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name: 'web', namespace: 'default' },
-  spec: { containers: images.map((image, index) => ({ name: `c${index}`, image })) },
-});
 
 it.skipIf(registryInstalled())(
   'docker-registry is not installed (apt-get install docker-registry): the verifyImages tests did not run',
@@ -77,23 +71,23 @@ describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
   const rules = () => policy(`${registry.host}/team/*`);
 
   it('admits a Pod whose images are signed by the key, and one whose images the rule does not name', async () => {
-    expect((await verdictOf(rules(), pod(image('team/app', signed), 'nginx:1.27'))).allowed).toBe(true);
+    expect((await verdictOf(rules(), podRunning(image('team/app', signed), 'nginx:1.27'))).allowed).toBe(true);
   });
 
   it("denies an unsigned image, and another key's signature, with Kyverno's message", async () => {
-    const unsignedVerdict = await verdictOf(rules(), pod(image('team/unsigned', unsigned)));
+    const unsignedVerdict = await verdictOf(rules(), podRunning(image('team/unsigned', unsigned)));
     expect(unsignedVerdict.allowed).toBe(false);
     expect(unsignedVerdict.status?.message).toMatch(
       /failed to verify image .*team\/unsigned@sha256:[\s\S]*\.attestors\[0\]\.entries\[0\]\.keys: no matching signatures/,
     );
-    expect((await verdictOf(rules(), pod(image('team/other', otherKey)))).allowed).toBe(false);
+    expect((await verdictOf(rules(), podRunning(image('team/other', otherKey)))).allowed).toBe(false);
   });
 
   it('a signed image named by tag fails verifyDigest; with verifyDigest false it is admitted', async () => {
-    const byTag = await verdictOf(rules(), pod(`${registry.host}/team/app:v1`));
+    const byTag = await verdictOf(rules(), podRunning(`${registry.host}/team/app:v1`));
     expect(byTag.status?.message).toMatch(/missing digest for .*team\/app:v1/);
     const lenient = policy(`${registry.host}/team/*`, { extra: '          verifyDigest: false\n' });
-    expect((await verdictOf(lenient, pod(`${registry.host}/team/app:v1`))).allowed).toBe(true);
+    expect((await verdictOf(lenient, podRunning(`${registry.host}/team/app:v1`))).allowed).toBe(true);
   });
 
   it("verifies a Deployment's pod template (autogen)", async () => {
@@ -108,29 +102,29 @@ describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
 
   it("checks the transparency log: with rekor.pubkey, that Rekor's entry; by default, Sigstore's public-good logs", async () => {
     const withKey = policy(`${registry.host}/team/*`, { rekor: `{pubkey: ${JSON.stringify(pem(createPublicKey(rekor.key)))}}` });
-    expect((await verdictOf(withKey, pod(image('team/logged', logged)))).allowed).toBe(true);
+    expect((await verdictOf(withKey, podRunning(image('team/logged', logged)))).allowed).toBe(true);
     // Not logged: refused by a rule that requires the log.
-    expect((await verdictOf(withKey, pod(image('team/app', signed)))).status?.message).toMatch(/has no Rekor bundle/);
+    expect((await verdictOf(withKey, podRunning(image('team/app', signed)))).status?.message).toMatch(/has no Rekor bundle/);
     // The test's Rekor is not one of Sigstore's public logs.
     const publicGood = await verdictOf(
       policy(`${registry.host}/team/*`, { rekor: '{url: "https://rekor.sigstore.dev"}' }),
-      pod(image('team/logged', logged)),
+      podRunning(image('team/logged', logged)),
     );
     expect(publicGood.status?.message).toMatch(/no matching signatures[\s\S]*(inclusion promise|tlog)/i);
   });
 
   it("applies the rule's own annotations to every attestor entry: a signature without them does not verify", async () => {
     const annotated = policy(`${registry.host}/team/*`, { extra: '          annotations: {team: platform}\n' });
-    expect((await verdictOf(annotated, pod(image('team/app', signed)))).status?.message).toMatch(
+    expect((await verdictOf(annotated, podRunning(image('team/app', signed)))).status?.message).toMatch(
       /annotations mismatch:\s+does not match expected\s+value platform for key team/,
     );
   });
 
   it('on UPDATE, an image the old object already had is not verified again (as Kyverno skips it)', async () => {
-    const old = pod(image('team/unsigned', unsigned));
+    const old = podRunning(image('team/unsigned', unsigned));
     const relabelled = { ...old, metadata: { ...old.metadata, labels: { tier: 'web' } } };
     expect((await verdictOf(rules(), relabelled, { operation: 'UPDATE', oldObject: old })).allowed).toBe(true);
-    const swapped = pod(image('team/unsigned', unsigned), image('team/other', otherKey));
+    const swapped = podRunning(image('team/unsigned', unsigned), image('team/other', otherKey));
     expect((await verdictOf(rules(), swapped, { operation: 'UPDATE', oldObject: old })).allowed).toBe(false);
   });
 
@@ -143,7 +137,7 @@ describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
     const pinning = policy(`${registry.host}/team/*`).replace('          mutateDigest: false\n', '');
     const parsed = parseRulesDocument(mutationsPolicy, pinning);
     if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
-    const tagged = pod(`${registry.host}/team/app:v1`, `${registry.host}/team/unsigned:v1`, 'nginx:1.27');
+    const tagged = podRunning(`${registry.host}/team/app:v1`, `${registry.host}/team/unsigned:v1`, 'nginx:1.27');
     const request = admissionReviewFor(tagged).request as never;
     const outcome = await mutateRules(mutationsPolicy as never, parsed.document as never, request, { now: new Date() });
     const images = applyPatchStrictly(tagged, outcome.verdict.patch!).spec.containers.map(
@@ -151,18 +145,18 @@ describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
     );
     expect(images).toEqual([`${registry.host}/team/app:v1@${signed}`, `${registry.host}/team/unsigned:v1`, 'nginx:1.27']);
     // cel then judges the pinned Pod: the signed image verified by digest, the unsigned one denied.
-    const pinned = pod(images[0]!);
+    const pinned = podRunning(images[0]!);
     expect((await verdictOf(pinning, pinned)).allowed).toBe(true);
   });
 
   it('Audit admits what Enforce denies', async () => {
-    expect((await verdictOf(policy(`${registry.host}/team/*`, { action: 'Audit' }), pod(image('team/unsigned', unsigned)))).allowed).toBe(
-      true,
-    );
+    expect(
+      (await verdictOf(policy(`${registry.host}/team/*`, { action: 'Audit' }), podRunning(image('team/unsigned', unsigned)))).allowed,
+    ).toBe(true);
   });
 
   it('a registry that cannot be reached resolves by the failure policy', async () => {
-    const unreachable = pod(`127.0.0.1:1/team/app@${signed}`);
+    const unreachable = podRunning(`127.0.0.1:1/team/app@${signed}`);
     const failing = await verdictOf(policy('127.0.0.1:1/*'), unreachable);
     expect(failing.allowed).toBe(false);
     expect(failing.status?.message).toMatch(/failed to verify image 127\.0\.0\.1:1\/team\/app/);
@@ -213,7 +207,7 @@ describe('verifyImages refused at upload, with the reason', () => {
 describe('an image the rule names that is not an image reference', () => {
   it('fails, never skipped: it cannot be verified', async () => {
     const { verdictOf } = await celVerdicts();
-    const verdict = await verdictOf(policy('*'), pod('Registry.Example.com/App:Latest!'));
+    const verdict = await verdictOf(policy('*'), podRunning('Registry.Example.com/App:Latest!'));
     expect(verdict.allowed).toBe(false);
     expect(verdict.status?.message).toMatch(/failed to verify image Registry\.Example\.com\/App:Latest!: not\s+a valid image reference/);
   });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../helpers/engines.js';
+import { podRunning } from '../helpers/invoke.js';
 import { attestationLayer, pushAttestations, pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';
 import { testFulcio } from '../helpers/fulcio-certificates.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
@@ -53,13 +54,6 @@ roots: ${yaml(fulcio.rootPem)}
 rekor: {pubkey: ${yaml(createPublicKey(rekor.key).export({ type: 'spki', format: 'pem' }) as string)}}
 ${extra}`;
 
-const pod = (image: string) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name: 'web', namespace: 'default' },
-  spec: { containers: [{ name: 'c', image }] },
-});
-
 it.skipIf(registryInstalled())(
   'docker-registry is not installed (apt-get install docker-registry): the keyless tests did not run',
   () => {},
@@ -95,7 +89,7 @@ describe.runIf(registryInstalled())('keyless verifyImages in the cel function', 
     images[name] = `${registry.host}/team/${name}@${digest}`;
   }
   const verdict = async (keyless: string, name: string) => {
-    const answer = await verdictOf(policy(`${registry.host}/team/*`, keyless), pod(images[name]!));
+    const answer = await verdictOf(policy(`${registry.host}/team/*`, keyless), podRunning(images[name]!));
     // Kyverno's denial is YAML, folded at spaces: read back as one line.
     return { allowed: answer.allowed, message: answer.status?.message?.replace(/\s+/g, ' ') };
   };
@@ -209,7 +203,7 @@ ${trusting(`subject: ${RELEASE}`)
     return `${registry.host}/team/${name}@${digest}`;
   }
   const verdict = async (image: string) => {
-    const answer = await verdictOf(attestedPolicy(`${registry.host}/team/*`), pod(image));
+    const answer = await verdictOf(attestedPolicy(`${registry.host}/team/*`), podRunning(image));
     return { allowed: answer.allowed, message: answer.status?.message?.replace(/\s+/g, ' ') };
   };
 

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFromDockerConfig } from '../../functions/admission/image-verification/docker-config.js';
 import '../helpers/engines.js';
+import { podRunning } from '../helpers/invoke.js';
 import { pushSignatures, signatureLayer } from '../helpers/cosign-signing.js';
 import { REGISTRY_USER, pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
 
@@ -61,13 +62,6 @@ spec:
           mutateDigest: false
           attestors: [{entries: [{keys: {publicKeys: ${JSON.stringify(pem)}, rekor: {ignoreTlog: true}}}]}]
 `;
-const pod = (image: string) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name: 'web', namespace: 'default' },
-  spec: { containers: [{ name: 'c', image }] },
-});
-
 describe.runIf(registryInstalled())('a private registry, with the credentials from SSM', () => {
   let registry: TestRegistry;
   let ssm: Server;
@@ -103,7 +97,9 @@ describe.runIf(registryInstalled())('a private registry, with the credentials fr
   it('verifies an image the registry shows only to those credentials', async () => {
     // Imported now: the function reads its configuration from the environment when it is imported.
     const { verdictOf } = await import('../helpers/cel-verdict.js');
-    expect((await verdictOf(policy(`${registry.host}/private/*`), pod(`${registry.host}/private/app@${signed}`))).allowed).toBe(true);
+    expect((await verdictOf(policy(`${registry.host}/private/*`), podRunning(`${registry.host}/private/app@${signed}`))).allowed).toBe(
+      true,
+    );
   });
 });
 
@@ -124,7 +120,7 @@ describe.runIf(registryInstalled())('an SSM that fails before the credentials we
     process.env.REGISTRY_CREDENTIALS_PARAMETER = '/portcullis/missing';
     await import('../helpers/engines.js'); // the fresh modules' engines, loaded as the stack loads them
     const { verdictOf } = await import('../helpers/cel-verdict.js');
-    const verdict = await verdictOf(policy('127.0.0.1:1/*'), pod(`127.0.0.1:1/private/app@sha256:${'a'.repeat(64)}`));
+    const verdict = await verdictOf(policy('127.0.0.1:1/*'), podRunning(`127.0.0.1:1/private/app@sha256:${'a'.repeat(64)}`));
     expect(verdict.allowed).toBe(false);
     expect(verdict.status?.message).toMatch(/registry credentials could not be read\s+from SSM parameter \/portcullis\/missing/);
     await new Promise((resolve) => ssm.close(resolve));

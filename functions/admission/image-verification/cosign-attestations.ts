@@ -38,7 +38,7 @@ export interface ReadBudget {
 }
 
 /** The attestation tag of a digest: `sha256:ab…` is `sha256-ab….att`. */
-export const attestationTag = (digest: string) => `${digest.replace(':', '-')}.att`;
+const attestationTag = (digest: string) => `${digest.replace(':', '-')}.att`;
 
 /** Past one of our limits: the verification cannot be completed, so it is the rule's error, not a "no". */
 export class AttestationLimitError extends Error {}

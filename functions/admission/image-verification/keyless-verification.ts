@@ -43,7 +43,7 @@ function found(pattern: Pattern, text: string): boolean {
 }
 
 /** Why the identity is not the one required, in Kyverno's words, or undefined when it is; a malformed pattern throws. */
-export function identityProblem({ subjects, issuer }: FulcioCertificate, check: KeylessCheck): string | undefined {
+function identityProblem({ subjects, issuer }: FulcioCertificate, check: KeylessCheck): string | undefined {
   const { subject, issuer: wantedIssuer } = check.identity;
   if (subject !== undefined || check.subjectPattern) {
     // As Kyverno's matchCertificateData: any SAN, by the wildcards or by the pattern.
