@@ -5,23 +5,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { routeOf } from '../../functions/admission/policy.js';
 import { policyRegistry } from '../../functions/registry.js';
-import { webhookTimeoutSeconds } from '../../infra/webhook-configuration.js';
 import {
-  ALARM_EMAIL,
-  ALARM_TOPIC_ARN,
   EXISTING_BUCKET_PACKAGE,
   LOCAL_STAGE_PACKAGE,
   PLAIN_TEXT_TOKEN,
   REFUSED_TOKENS_RESULT,
   TEST_PACKAGE,
 } from '../helpers/package-once.js';
+import { packagedTemplate } from '../helpers/packaged-template.js';
 
-type Template = {
-  Resources: Record<string, { Type: string; Condition?: string; Properties: any }>;
-  Conditions: Record<string, unknown>;
-  Outputs: Record<string, any>;
-};
-const template = JSON.parse(readFileSync(join(TEST_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+const template = packagedTemplate(TEST_PACKAGE);
 const resources = Object.values(template.Resources);
 const ofType = (type: string) => resources.filter((resource) => resource.Type === type);
 
@@ -120,9 +113,7 @@ describe('the packaged CloudFormation template', () => {
   });
 
   it('with an existing bucket (--param rulesBucket=..., packaged by the global setup) creates none and reads that one', () => {
-    const existing = JSON.parse(
-      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
-    ) as Template;
+    const existing = packagedTemplate(EXISTING_BUCKET_PACKAGE);
     expect(existing.Conditions.CreateRulesBucket).toEqual({ 'Fn::Equals': ['team-rules', ''] });
     expect(JSON.stringify(existing.Resources.IamRoleLambdaExecution!.Properties.Policies)).toContain(
       '"CreateRulesBucket",{"Ref":"RulesBucket"},"team-rules"',
@@ -130,9 +121,7 @@ describe('the packaged CloudFormation template', () => {
   });
 
   it("with a cluster name, every function is told it (its bare tokens' cluster); those that run uploaded manifests, the snapshot age limit", () => {
-    const withCluster = JSON.parse(
-      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
-    ) as Template;
+    const withCluster = packagedTemplate(EXISTING_BUCKET_PACKAGE);
     const environments = Object.values(withCluster.Resources)
       .filter((resource) => resource.Type === 'AWS::Lambda::Function' && !SCHEDULED.includes(resource.Properties.Handler))
       .map((fn) => [fn.Properties.FunctionName, fn.Properties.Environment.Variables] as const);
@@ -145,9 +134,7 @@ describe('the packaged CloudFormation template', () => {
   });
 
   it('with a background audit, a scheduled function whose role alone may write and remove reports, and read the rules and snapshots', () => {
-    const withAudit = JSON.parse(
-      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
-    ) as Template;
+    const withAudit = packagedTemplate(EXISTING_BUCKET_PACKAGE);
     const audit = withAudit.Resources.BackgroundDashauditLambdaFunction!.Properties;
     expect(audit.Handler).toBe('functions/background-audit/handler.handler');
     expect(audit.Role).toEqual({ 'Fn::GetAtt': ['BackgroundAuditRole', 'Arn'] });
@@ -163,9 +150,7 @@ describe('the packaged CloudFormation template', () => {
   });
 
   it('with an EKS cluster to snapshot, a scheduled writer with a role of its own, which alone may write the snapshot', () => {
-    const withWriter = JSON.parse(
-      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
-    ) as Template;
+    const withWriter = packagedTemplate(EXISTING_BUCKET_PACKAGE);
     const writer = withWriter.Resources.ClusterDashsnapshotLambdaFunction!.Properties;
     expect(writer.Handler).toBe('functions/cluster-snapshot/handler.handler');
     expect(writer.Role).toEqual({ 'Fn::GetAtt': ['ClusterSnapshotRole', 'Arn'] });
@@ -187,7 +172,7 @@ describe('the packaged CloudFormation template', () => {
   });
 
   it("with snapshotFleet, a writer of the fleet's EKS clusters (fleet.yaml names them at each run), with no cluster of its own", () => {
-    const fleet = JSON.parse(readFileSync(join(LOCAL_STAGE_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+    const fleet = packagedTemplate(LOCAL_STAGE_PACKAGE);
     const writer = fleet.Resources.ClusterDashsnapshotLambdaFunction!.Properties;
     expect(writer.Handler).toBe('functions/cluster-snapshot/handler.handler');
     expect(Object.keys(writer.Environment.Variables).filter((name) => name.startsWith('CLUSTER_'))).toEqual([]);
@@ -195,9 +180,7 @@ describe('the packaged CloudFormation template', () => {
   });
 
   it('with a tokens parameter, every function is told its name and may read exactly that parameter', () => {
-    const withTokens = JSON.parse(
-      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
-    ) as Template;
+    const withTokens = packagedTemplate(EXISTING_BUCKET_PACKAGE);
     expect(withTokens.Conditions.HasTokensParameter).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['/portcullis/webhook-tokens', ''] }] });
     const resource = withTokens.Resources.TokensParameterPolicy!.Properties.PolicyDocument.Statement[0].Resource;
     expect(JSON.stringify(resource)).toContain('":parameter","/portcullis/webhook-tokens"');
@@ -209,9 +192,7 @@ describe('the packaged CloudFormation template', () => {
   });
 
   it('with a registry credentials parameter, the functions that verify images are told its name and may read exactly it', () => {
-    const configured = JSON.parse(
-      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
-    ) as Template;
+    const configured = packagedTemplate(EXISTING_BUCKET_PACKAGE);
     const statement = configured.Resources.RegistryCredentialsParameterPolicy!.Properties.PolicyDocument.Statement[0];
     expect(statement.Action).toEqual(['ssm:GetParameter']);
     expect(JSON.stringify(statement.Resource)).toContain('":parameter","/portcullis/registries"');
@@ -225,9 +206,7 @@ describe('the packaged CloudFormation template', () => {
   });
 
   it('with ECR repositories, the functions that verify images pull from exactly those with their own role', () => {
-    const configured = JSON.parse(
-      readFileSync(join(EXISTING_BUCKET_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8'),
-    ) as Template;
+    const configured = packagedTemplate(EXISTING_BUCKET_PACKAGE);
     const [token, pulls] = configured.Resources.EcrPullPolicy!.Properties.PolicyDocument.Statement;
     expect(token).toMatchObject({ Action: ['ecr:GetAuthorizationToken'], Resource: '*' });
     expect(pulls).toMatchObject({
@@ -257,172 +236,5 @@ describe('plain-text tokens (packaged by the global setup)', () => {
 
   it('--stage local may carry them, for local runs', () => {
     expect(readFileSync(join(LOCAL_STAGE_PACKAGE, 'cloudformation-template-update-stack.json'), 'utf8')).toContain(PLAIN_TEXT_TOKEN);
-  });
-});
-
-describe('monitoring: alarms, their notifications, the dashboard and saved queries', () => {
-  const packaged = (folder: string) =>
-    JSON.parse(readFileSync(join(folder, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
-  const alarmsOf = (stack: Template) =>
-    Object.values(stack.Resources)
-      .filter((resource) => resource.Type === 'AWS::CloudWatch::Alarm')
-      .map((resource) => resource.Properties);
-  const named = (stack: Template, name: string) => alarmsOf(stack).find((alarm) => alarm.AlarmName === name);
-  const functionId = (policy: string) => `${policy.charAt(0).toUpperCase()}${policy.slice(1).replace(/-/g, 'Dash')}LambdaFunction`;
-
-  it.each(policyRegistry.map((policy) => [policy.name, policy] as const))(
-    '%s: fail-open, rules unavailable, last known good for 15 minutes, errors, throttles, p99 latency',
-    (name, policy) => {
-      const own = [
-        { Name: 'service', Value: 'portcullis' },
-        { Name: 'Policy', Value: name },
-      ];
-      const fn = [{ Name: 'FunctionName', Value: { Ref: functionId(name) } }];
-      const expected = {
-        'failed-open': {
-          Namespace: 'Portcullis',
-          MetricName: 'FailedOpen',
-          Dimensions: own,
-          Statistic: 'Sum',
-          Period: 300,
-          EvaluationPeriods: 1,
-          Threshold: 1,
-        },
-        'rules-unavailable': {
-          Namespace: 'Portcullis',
-          MetricName: 'RulesUnavailable',
-          Dimensions: own,
-          Statistic: 'Sum',
-          Period: 300,
-          EvaluationPeriods: 1,
-          Threshold: 1,
-        },
-        'serving-last-known-good': {
-          Namespace: 'Portcullis',
-          MetricName: 'ServingLastKnownGood',
-          Dimensions: own,
-          Statistic: 'Maximum',
-          Period: 300,
-          EvaluationPeriods: 3,
-          DatapointsToAlarm: 3,
-          Threshold: 1,
-        },
-        errors: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: fn, Statistic: 'Sum', Period: 300, Threshold: 1 },
-        throttles: { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: fn, Statistic: 'Sum', Period: 300, Threshold: 1 },
-        'latency-p99': {
-          Namespace: 'AWS/Lambda',
-          MetricName: 'Duration',
-          Dimensions: fn,
-          ExtendedStatistic: 'p99',
-          Threshold: (webhookTimeoutSeconds(policy) * 1000) / 2,
-        },
-      };
-      for (const [what, properties] of Object.entries(expected)) {
-        const alarm = named(template, `portcullis-dev-${name}-${what}`);
-        expect(alarm, what).toMatchObject({
-          ...properties,
-          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-          TreatMissingData: 'notBreaching',
-        });
-        expect(alarm.AlarmDescription).toContain('When enforcement lapses');
-      }
-    },
-  );
-
-  it('fail-open per cluster: one alarm over a Metrics Insights query grouped by Cluster, each cluster a contributor', () => {
-    const alarm = named(template, 'portcullis-dev-failed-open-by-cluster');
-    expect(alarm).toMatchObject({
-      Metrics: [
-        {
-          Id: 'failedOpenByCluster',
-          Expression:
-            "SELECT SUM(FailedOpen) FROM SCHEMA(Portcullis, Cluster, service) WHERE service = 'portcullis' GROUP BY Cluster ORDER BY SUM() DESC",
-          Period: 300,
-          ReturnData: true,
-        },
-      ],
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      TreatMissingData: 'notBreaching',
-    });
-    expect(alarm.AlarmDescription).toContain('names it (Cluster)');
-  });
-
-  it('the HTTP API: any 5xx in 5 minutes', () => {
-    expect(named(template, 'portcullis-dev-http-api-5xx')).toMatchObject({
-      Namespace: 'AWS/ApiGateway',
-      MetricName: '5xx',
-      Dimensions: [
-        { Name: 'ApiId', Value: { Ref: 'HttpApi' } },
-        { Name: 'Stage', Value: '$default' },
-      ],
-      Statistic: 'Sum',
-      Threshold: 1,
-    });
-    expect(template.Resources.HttpApi?.Type).toBe('AWS::ApiGatewayV2::Api');
-  });
-
-  it('alarms notify the alarmTopicArn topic, or a topic made for alarmEmail; with neither, no one', () => {
-    const withTopic = packaged(EXISTING_BUCKET_PACKAGE);
-    const withEmail = packaged(LOCAL_STAGE_PACKAGE);
-    // Six per policy, one more per function that runs uploaded manifests (its cluster snapshot), the fleet's
-    // fail-open by cluster, the HTTP API's, the snapshot writer's and the background audit's.
-    const manifestFunctions = policyRegistry.filter((policy) => (policy as { routesEachPolicy?: boolean }).routesEachPolicy).length;
-    expect(manifestFunctions).toBe(2);
-    expect(alarmsOf(withTopic).length).toBe(policyRegistry.length * 6 + manifestFunctions + 4);
-    for (const alarm of alarmsOf(withTopic)) expect([alarm.AlarmActions, alarm.OKActions]).toEqual([[ALARM_TOPIC_ARN], [ALARM_TOPIC_ARN]]);
-    expect(withTopic.Resources.AlarmTopic).toBeUndefined();
-    for (const alarm of alarmsOf(withEmail)) expect(alarm.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
-    expect(withEmail.Resources.AlarmTopic).toMatchObject({
-      Type: 'AWS::SNS::Topic',
-      Properties: { KmsMasterKeyId: 'alias/aws/sns', Subscription: [{ Protocol: 'email', Endpoint: ALARM_EMAIL }] },
-    });
-    for (const alarm of alarmsOf(template)) expect(alarm.AlarmActions).toEqual([]);
-  });
-
-  it('a dashboard with decisions and denials per policy, fail-open, rules state, latency p50/p99, cold starts and throttles', () => {
-    const dashboard = template.Resources.Dashboard!;
-    expect(dashboard.Type).toBe('AWS::CloudWatch::Dashboard');
-    const body = JSON.parse(dashboard.Properties.DashboardBody['Fn::Sub']) as {
-      widgets: { properties: { title: string; metrics: [{ expression: string }][] } }[];
-    };
-    const byTitle = Object.fromEntries(
-      body.widgets.map((widget) => [widget.properties.title, widget.properties.metrics.map(([metric]) => metric.expression).join(' ')]),
-    );
-    expect(byTitle).toEqual({
-      'Decisions per policy and outcome': expect.stringContaining('{Portcullis,Outcome,Policy,service} MetricName="Decisions"'),
-      'Denials per policy': expect.stringContaining('Outcome="denied"'),
-      'Admitted without evaluation (FailedOpen)': expect.stringContaining('MetricName="FailedOpen"'),
-      'Rules state: serving last known good, unavailable, invalid versions; cluster snapshot unusable': expect.stringMatching(
-        /ServingLastKnownGood.*RulesUnavailable.*InvalidRulesVersion.*ClusterSnapshotUnavailable.*InvalidClusterSnapshot/,
-      ),
-      'Decision latency p50 and p99 (ms)': expect.stringMatching(/DecisionLatency"', 'p50'.*DecisionLatency"', 'p99'/),
-      'Cold starts': expect.stringContaining('MetricName="ColdStart"'),
-      Throttles: expect.stringContaining('MetricName="Throttles"'),
-      'Cluster snapshot age (seconds, oldest served)': expect.stringContaining('MetricName="ClusterSnapshotAge"'),
-      'Decisions per cluster': expect.stringContaining('{Portcullis,Cluster,service} MetricName="Decisions"'),
-      'Per cluster: admitted without evaluation, no usable rules, snapshot age': expect.stringMatching(
-        /Cluster,service\} MetricName="FailedOpen".*MetricName="RulesUnavailable".*MetricName="ClusterSnapshotAge"/,
-      ),
-    });
-  });
-
-  it('saved Logs Insights queries over every function’s log group', () => {
-    const queries = Object.values(template.Resources)
-      .filter((resource) => resource.Type === 'AWS::Logs::QueryDefinition')
-      .map((resource) => resource.Properties);
-    expect(queries.map((query) => query.Name).sort()).toEqual(
-      [
-        'decisions for one object (edit namespace and name)',
-        'decisions per cluster: last seen, rules versions served, fail-open',
-        'denials by policy and namespace',
-        'every fail-open with its reason',
-        'invalid rules documents',
-        'rules versions in service',
-      ].map((name) => `portcullis-dev/${name}`),
-    );
-    for (const query of queries)
-      expect(query.LogGroupNames).toEqual(policyRegistry.map((policy) => `/aws/lambda/portcullis-dev-${policy.name}`));
-    expect(queries.find((query) => query.Name.endsWith('fail-open with its reason')).QueryString).toContain('outcome = "failed-open"');
   });
 });
