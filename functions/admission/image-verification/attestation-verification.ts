@@ -34,23 +34,35 @@ function statementOf(payload: Buffer, digest: string): Statement | string {
   return { predicateType: statement.predicateType, predicate: statement.predicate };
 }
 
-/** Why none of the envelope's signatures verifies with the key, or undefined when one does. */
-function envelopeProblem(attestation: CosignAttestation, envelope: Envelope, check: KeyCheck): string | undefined {
-  if (envelope.signatures.length === 0) return 'an attestation has no signature';
-  // sigstore-js verifies a DSSE signature with Node's default: SHA-256 (EC, RSA), or the message whole (Ed25519).
-  const hash = ownHash(check, check.key.asymmetricKeyType === 'ed25519' ? null : 'sha256');
-  const signed = dsse.preAuthEncoding(envelope.payloadType, envelope.payload);
+/**
+ * Why none of the envelope's signatures verifies, each judged by `problemOf` as a DSSE bundle with the
+ * verification material given, or undefined when one does.
+ */
+function signaturesProblem(
+  envelope: Envelope,
+  material: { keyHint: string } | { certificate: Buffer; certificateChain: false },
+  problemOf: (bundle: ReturnType<typeof toDSSEBundle>) => string | undefined,
+): string | undefined {
   let problem: string | undefined;
   for (const signature of envelope.signatures) {
-    const bundle = toDSSEBundle({ artifact: envelope.payload, artifactType: envelope.payloadType, signature, keyHint: 'policy-key' });
-    problem = bundleProblem(bundle, check, {
-      logged: attestation.bundle,
-      kinds: DSSE_KINDS,
-      ...(hash !== undefined ? { ownCheck: { hash, signed } } : {}),
-    });
+    problem = problemOf(toDSSEBundle({ artifact: envelope.payload, artifactType: envelope.payloadType, signature, ...material }));
     if (!problem) return undefined;
   }
   return problem;
+}
+
+/** Why none of the envelope's signatures verifies with the key, or undefined when one does. */
+function envelopeProblem(attestation: CosignAttestation, envelope: Envelope, check: KeyCheck): string | undefined {
+  // sigstore-js verifies a DSSE signature with Node's default: SHA-256 (EC, RSA), or the message whole (Ed25519).
+  const hash = ownHash(check, check.key.asymmetricKeyType === 'ed25519' ? null : 'sha256');
+  const signed = dsse.preAuthEncoding(envelope.payloadType, envelope.payload);
+  return signaturesProblem(envelope, { keyHint: 'policy-key' }, (bundle) =>
+    bundleProblem(bundle, check, {
+      logged: attestation.bundle,
+      kinds: DSSE_KINDS,
+      ...(hash !== undefined ? { ownCheck: { hash, signed } } : {}),
+    }),
+  );
 }
 
 /**
@@ -58,23 +70,13 @@ function envelopeProblem(attestation: CosignAttestation, envelope: Envelope, che
  * judged after), or why no signature of it verifies.
  */
 function keylessCertificate(attestation: CosignAttestation, envelope: Envelope, check: KeylessCheck): FulcioCertificate | string {
-  if (envelope.signatures.length === 0) return 'an attestation has no signature';
   const certificate = fulcioCertificate(attestation.certificate);
   if (typeof certificate === 'string') return certificate;
-  let problem = '';
-  for (const signature of envelope.signatures) {
-    const bundle = toDSSEBundle({
-      artifact: envelope.payload,
-      artifactType: envelope.payloadType,
-      signature,
-      certificate: certificate.der,
-      certificateChain: false,
-    });
+  const problem = signaturesProblem(envelope, { certificate: certificate.der, certificateChain: false }, (bundle) => {
     const signer = verifiedBundle(bundle, keylessTrust(check), certificate.der, { logged: attestation.bundle, kinds: DSSE_KINDS });
-    if (typeof signer !== 'string') return certificate;
-    problem = signer;
-  }
-  return problem;
+    return typeof signer === 'string' ? signer : undefined;
+  });
+  return problem ?? certificate;
 }
 
 const DSSE_KINDS = ['dsse', 'intoto'];
@@ -86,6 +88,7 @@ type Verified = Statement & { identityProblem?: string };
 function verifiedStatement(attestation: CosignAttestation, digest: string, check: KeyCheck | KeylessCheck): Verified | string {
   const { envelope } = attestation;
   if (typeof envelope === 'string') return envelope;
+  if (envelope.signatures.length === 0) return 'an attestation has no signature';
   if ('key' in check) return envelopeProblem(attestation, envelope, check) ?? statementOf(envelope.payload, digest);
   const certificate = keylessCertificate(attestation, envelope, check);
   if (typeof certificate === 'string') return certificate;
