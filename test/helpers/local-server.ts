@@ -65,14 +65,34 @@ export async function startLocalServer(env: Record<string, string> = {}, timeout
 }
 
 /**
- * Kills a local stack started by a test (its whole process group), waits for it to exit, and removes its
- * folders; a killed bundler may still be finishing a write into its folder (ENOTEMPTY under load): retried.
+ * Stops a local stack started by a test as Ctrl-C stops it: SIGTERM to its process group, so the stack stops
+ * serverless-offline's own process group and s3rver (a SIGKILL left them serving, and rebuilding into removed
+ * folders, after the run), and SIGKILL for what is left after 10 s. Then removes its folders; a stopped
+ * bundler may still be finishing a write into its folder (ENOTEMPTY under load): retried.
  */
 export async function stopStack(stack: ChildProcess | undefined, folders: readonly string[]): Promise<void> {
-  if (stack?.pid && stack.exitCode === null && stack.signalCode === null) {
-    const exited = new Promise((resolve) => stack.once('exit', resolve));
-    process.kill(-stack.pid, 'SIGKILL');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  if (stack?.pid) {
+    const group = -stack.pid;
+    signalGroup(group, 'SIGTERM');
+    const deadline = Date.now() + 10_000;
+    while (groupIsAlive(group) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    signalGroup(group, 'SIGKILL');
   }
   for (const folder of folders) rmSync(folder, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
+
+function signalGroup(group: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(group, signal);
+  } catch {
+    // every process of the group has exited
+  }
+}
+
+const groupIsAlive = (group: number) => {
+  try {
+    return process.kill(group, 0);
+  } catch {
+    return false;
+  }
+};
