@@ -7,33 +7,13 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { sourceStamp } from '../infra/source-stamp.cjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const builds = join(root, '.build');
 const ENTRY = 'portcullis';
 // Older builds are removed once no command could still be loading a chunk of theirs.
 const STALE_BUILD_MS = 10 * 60 * 1000;
-
-/** The newest modification time and the number of the TypeScript sources under `folder`. */
-function sourcesUnder(folder, found = { newest: 0, count: 0 }) {
-  for (const entry of readdirSync(folder, { withFileTypes: true })) {
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) sourcesUnder(path, found);
-    else if (entry.name.endsWith('.ts') || entry.name.endsWith('.json')) {
-      found.newest = Math.max(found.newest, statSync(path).mtimeMs);
-      found.count++;
-    }
-  }
-  return found;
-}
-
-function buildStamp() {
-  const functions = sourcesUnder(join(root, 'functions'));
-  const infra = sourcesUnder(join(root, 'infra'));
-  const packageFiles = ['package.json', 'package-lock.json'].filter((file) => existsSync(join(root, file)));
-  const newest = Math.max(functions.newest, infra.newest, ...packageFiles.map((file) => statSync(join(root, file)).mtimeMs));
-  return `${Math.floor(newest)}-${functions.count + infra.count}`;
-}
 
 async function compile(out) {
   const { build } = await import('esbuild');
@@ -65,7 +45,7 @@ async function compile(out) {
   }
 }
 
-const out = join(builds, `cli-${buildStamp()}`);
+const out = join(builds, `cli-${sourceStamp(root)}`);
 if (!existsSync(join(out, `${ENTRY}.js`))) {
   mkdirSync(builds, { recursive: true });
   await compile(out);
