@@ -27,6 +27,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     // Only the unit project runs in threads, and there files share a worker's modules (see below).
+    // A test that reads rules documents synchronously imports test/helpers/engines.ts itself: loading them
+    // for every file was most of the packaged files' setup, and most of them never read a document.
     poolOptions: { threads: { isolate: false } },
     // Vitest leaves a core free by default: on a 2-core machine that is one worker.
     maxWorkers: availableParallelism(),
@@ -37,20 +39,19 @@ export default defineConfig({
       // The inner loop: sources only, no packaging (`npx vitest run test/unit`).
       // Threads start faster than forks, and no unit test needs a process of its own. Most files share one
       // module graph per worker: importing the engines again for every file was more than half the loop.
-      // A unit test that reads rules documents synchronously imports test/helpers/engines.ts itself.
       {
         extends: true,
         test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: OWN_MODULE_GRAPH, pool: 'threads', ...UNIT },
       },
       { extends: true, test: { name: 'unit-own-graph', include: OWN_MODULE_GRAPH, pool: 'forks', ...UNIT } },
-      // What runs the packaged functions, the CLI or the local server: packaged once before any of it.
+      // What runs the packaged functions, the CLI or the local server: packaged once, beside the unit tests.
       {
         extends: true,
         test: {
           name: 'packaged',
           include: ['test/{integration,e2e,corpora}/**/*.test.ts'],
           globalSetup: ['test/helpers/package-once.ts'],
-          setupFiles: ['test/helpers/quiet-logs.ts', 'test/helpers/engines.ts'],
+          setupFiles: ['test/helpers/packaged-ready.ts', 'test/helpers/quiet-logs.ts'],
         },
       },
     ],

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import '../helpers/engines.js';
 import type { ValidatingPolicy } from '../../functions/admission/policy.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import { deployWindowsPolicy } from '../../functions/deploy-windows/policy.js';

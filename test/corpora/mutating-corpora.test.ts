@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import { mutateRules } from '../../functions/admission/decide/mutate-rules.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import '../helpers/engines.js';
 import type { MutatingPolicy } from '../../functions/admission/policy.js';
 import { disableServiceLinksPolicy } from '../../functions/disable-service-links/policy.js';
 import { ORIGINAL_IMAGES_ANNOTATION, registryMirrorPolicy } from '../../functions/registry-mirror/policy.js';

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import '../helpers/engines.js';
 import type { RulesDocument } from '../../functions/admission/rules/rules-document-schema.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
 import type { TrustedRegistryParameters } from '../../functions/trusted-registry/rules.js';

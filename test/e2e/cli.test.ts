@@ -6,14 +6,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { portcullis } from '../helpers/portcullis-cli.js';
+import { portcullis, portcullisInProcess } from '../helpers/portcullis-cli.js';
 import { TEST_RULES } from '../helpers/test-rules.js';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 const run = promisify(execFile);
 
-// Independent processes that read only: run side by side (each is a CLI start, most of its time).
-describe.concurrent('portcullis', () => {
+// The command tree's answers to help and to usage mistakes, in-process; the same in a process of its own below.
+describe('portcullis', () => {
   // Every command and subcommand answers --help with exit 0 and its usage on stdout.
   it.each([
     [[]],
@@ -27,16 +27,9 @@ describe.concurrent('portcullis', () => {
     [['event']],
     [['webhook-config']],
   ])('%j --help', async (command) => {
-    const result = await portcullis([...command, '--help']);
+    const result = await portcullisInProcess([...command, '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Usage: portcullis${command.length > 0 ? ` ${command.join(' ')}` : ''}`);
-  });
-
-  it('--version prints the package version', async () => {
-    expect(await portcullis(['--version'])).toMatchObject({
-      code: 0,
-      stdout: `${JSON.parse(readFileSync('package.json', 'utf8')).version}\n`,
-    });
   });
 
   it.each([
@@ -44,7 +37,7 @@ describe.concurrent('portcullis', () => {
     [['invoke', 'trusted-registry'], "missing required argument 'event'"],
     [['event', 'x.yaml', '--frob'], "unknown option '--frob'"],
   ])('usage mistakes exit 2 and say what is wrong: %j', async (args, message) => {
-    const result = await portcullis(args);
+    const result = await portcullisInProcess(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
   });
@@ -208,11 +201,25 @@ describe('each command in a process of its own', () => {
     [['cluster', 'reads', '--rules', TEST_RULES], ''],
     [['fleet', 'plan', '--rules', 'test/fixtures/fleet'], 'prod-eu'],
     [['rego', 'eval', '-f', 'raw', '1 + 1'], '2'],
+    [['policy', '--help'], 'Usage: portcullis policy'],
   ])('%j', async (args, output) => {
     const result = await portcullis(args);
     expect(result.stderr).not.toMatch(/failed:|error:/);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(output);
+  });
+
+  it('--version prints the package version', async () => {
+    expect(await portcullis(['--version'])).toMatchObject({
+      code: 0,
+      stdout: `${JSON.parse(readFileSync('package.json', 'utf8')).version}\n`,
+    });
+  });
+
+  it('a usage mistake exits 2 and says what is wrong', async () => {
+    const result = await portcullis(['frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("unknown command 'frobnicate'");
   });
 });
 

@@ -3,6 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import '../helpers/engines.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import { eventFor, invoke } from '../helpers/invoke.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';

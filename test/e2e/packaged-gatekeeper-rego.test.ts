@@ -8,6 +8,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import '../helpers/engines.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import { httpApiEvent } from '../../infra/admission-event.js';
 import { assertionMismatch } from '../../infra/policy-tests/gator-suite.js';

@@ -6,6 +6,7 @@
 // listed here and in docs/bringing-policies.md with its reason.
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import '../helpers/engines.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import { corpusDocuments, corpusYaml, gatekeeperCases } from '../helpers/corpora.js';
 import { eventFor, type Handler, invoke } from '../helpers/invoke.js';

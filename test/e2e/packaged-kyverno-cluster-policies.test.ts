@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import '../helpers/engines.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import { kyvernoFailuresIn } from '../helpers/kyverno-blocked.js';
 import { CORPORA } from '../helpers/corpora.js';

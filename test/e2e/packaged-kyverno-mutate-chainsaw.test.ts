@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import '../helpers/engines.js';
 import { mutationsPolicy } from '../../functions/mutations/policy.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { type ChainsawCase, chainsawCases, holds } from '../helpers/chainsaw.js';

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import '../helpers/engines.js';
 import { mutationsPolicy } from '../../functions/mutations/policy.js';
 import { withoutEmpty } from '../../infra/policy-tests/mutation-outcome.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';

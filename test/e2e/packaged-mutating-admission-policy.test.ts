@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import '../helpers/engines.js';
 import type { Policy } from '../../functions/admission/policy.js';
 import { mutationsPolicy } from '../../functions/mutations/policy.js';
 import { webhookConfigurationObjects } from '../../infra/webhook-configuration.js';

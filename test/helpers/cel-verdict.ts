@@ -3,6 +3,7 @@
 import type { ClusterView } from '../../functions/admission/cluster/cluster-view.js';
 import { evaluateRules } from '../../functions/admission/decide/evaluate-rules.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import './engines.js';
 import { celPolicy } from '../../functions/cel/policy.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
 

@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import { mutateRules } from '../../functions/admission/decide/mutate-rules.js';
 import type { AdmissionRequest } from '../../functions/admission/review/admission-review-schema.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import './engines.js';
 import { mutationsPolicy } from '../../functions/mutations/policy.js';
 import { admissionReviewFor, type ReviewOptions } from '../../infra/admission-event.js';
 import { applyPatchStrictly } from './apply-patch.js';

@@ -1,6 +1,8 @@
-// Vitest global setup: package the functions with `sls package` before any test runs, so the end-to-end
-// tests exercise the zips and template that would be deployed, not the sources. Every packaging runs here,
-// one after another: a package run empties its folder, so no test may package while others read it. The
+// Vitest global setup: package the functions with `sls package`, so the end-to-end tests exercise the zips
+// and template that would be deployed, not the sources. Every packaging runs here, one after another: a
+// package run empties its folder, so no test may package while others read it. It runs beside the unit
+// tests, which need no package (awaited, it left a core idle for the half minute it takes): each packaged
+// test file waits for PACKAGED_MARKER first (packaged-ready.ts), and fails with the packaging's error. The
 // tests' build (.esbuild-test) and default package (.serverless-test, PACKAGE_FOLDER) are their own: a
 // developer's `npm start` or `sls package` is never pulled from under them, nor they from under it. In order:
 // - with WEBHOOK_TOKENS set on a deployable stage, which must be refused (its exit code and output are kept);
@@ -9,34 +11,59 @@
 // - with an existing rules bucket, a tokens parameter, an EKS cluster to snapshot and audit, and an alarm topic
 //   (its own folder);
 // - the default, into .serverless-test/.
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 
 export const TEST_PACKAGE = '.serverless-test';
 export const EXISTING_BUCKET_PACKAGE = '.serverless-existing-bucket';
 export const LOCAL_STAGE_PACKAGE = '.serverless-local-stage';
 /** `{ status, output }` of the packaging that must be refused. */
 export const REFUSED_TOKENS_RESULT = '.serverless-refused-tokens.json';
+/** Written once every packaging is done: `{ error }` when one failed. */
+export const PACKAGED_MARKER = '.serverless-packaged.json';
 export const PLAIN_TEXT_TOKEN = 'plain-text-token-0123456789abcdef';
 export const ALARM_TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:platform-alerts';
 export const ALARM_EMAIL = 'platform-oncall@example.com';
 
-export default function packageOnce(): void {
-  const run = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync('npx', ['sls', 'package', ...args], {
-      encoding: 'utf8',
-      env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild-test', ...env },
-    });
-  const mustSucceed = (args: string[], env?: Record<string, string>) => {
-    const result = run(args, env);
-    if (result.status !== 0) throw new Error(`sls package ${args.join(' ')} failed:\n${result.stderr}`);
-  };
-  const refused = run(['--stage', 'prod', '--package', '.serverless-refused'], { WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN });
-  writeFileSync(REFUSED_TOKENS_RESULT, JSON.stringify({ status: refused.status, output: refused.stdout + refused.stderr }));
-  mustSucceed(['--stage', 'local', '--package', LOCAL_STAGE_PACKAGE, `--param=alarmEmail=${ALARM_EMAIL}`, '--param=snapshotFleet=true'], {
-    WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN,
+export default function packageOnce(): () => Promise<void> {
+  rmSync(PACKAGED_MARKER, { force: true });
+  const packaging = packageAll().then(
+    () => writeFileSync(PACKAGED_MARKER, JSON.stringify({})),
+    (error: Error) => writeFileSync(PACKAGED_MARKER, JSON.stringify({ error: error.message })),
+  );
+  return () => packaging; // no packaging left running after the tests
+}
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn('npx', ['sls', 'package', ...args], {
+    env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', ESBUILD_WORK_FOLDER: '.esbuild-test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  mustSucceed([
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+async function mustSucceed(args: string[], env?: Record<string, string>): Promise<void> {
+  const result = await run(args, env);
+  if (result.status !== 0) throw new Error(`sls package ${args.join(' ')} failed:\n${result.stderr}`);
+}
+
+async function packageAll(): Promise<void> {
+  const refused = await run(['--stage', 'prod', '--package', '.serverless-refused'], { WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN });
+  writeFileSync(REFUSED_TOKENS_RESULT, JSON.stringify({ status: refused.status, output: refused.stdout + refused.stderr }));
+  await mustSucceed(
+    ['--stage', 'local', '--package', LOCAL_STAGE_PACKAGE, `--param=alarmEmail=${ALARM_EMAIL}`, '--param=snapshotFleet=true'],
+    {
+      WEBHOOK_TOKENS: PLAIN_TEXT_TOKEN,
+    },
+  );
+  await mustSucceed([
     '--package',
     EXISTING_BUCKET_PACKAGE,
     '--param=rulesBucket=team-rules',
@@ -49,5 +76,5 @@ export default function packageOnce(): void {
     '--param=backgroundAudit=true',
     `--param=alarmTopicArn=${ALARM_TOPIC_ARN}`,
   ]);
-  mustSucceed(['--package', TEST_PACKAGE]);
+  await mustSucceed(['--package', TEST_PACKAGE]);
 }

@@ -46,6 +46,7 @@ async function runInProcess(args: string[], env: CliEnv): Promise<CliResult> {
   const [{ runCli }, { captureDocuments }] = await Promise.all([
     import('../../infra/cli/run-cli.js'),
     import('../../infra/cli/cli-output.js'), // sends stdout to stderr, as the CLI does
+    import('./engines.js'), // loaded before a command reads a rules document, as bin/portcullis.mjs loads them
   ]);
   const output = { stdout: '', stderr: '' };
   const toStderr = ((chunk: string | Uint8Array) => {
