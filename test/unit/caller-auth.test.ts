@@ -1,7 +1,7 @@
 // Caller authentication through a real handler: tokens in the path or a Bearer header, rotation, 401s
 // that reveal nothing, and tokens read from an SSM parameter (the functions' own signed GetParameter call
-// against a loopback SSM endpoint that checks every signature with the AWS SDK's signer).
-import { createServer, type Server } from 'node:http';
+// against a loopback SSM endpoint that checks every signature with the AWS SDK's signer). Their re-read,
+// on the packaged function: test/integration/caller-auth-packaged.test.ts.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clusterOfToken } from '../../functions/admission/http/authenticate-caller.js';
 import { parseTokens } from '../../functions/admission/http/webhook-tokens.js';
@@ -9,10 +9,8 @@ import { configFromEnv } from '../../functions/admission/config.js';
 import { logger } from '../../functions/admission/observe/logger.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { trustedRegistryPolicy } from '../../functions/trusted-registry/policy.js';
-import { importPackagedHandler } from '../../infra/packaged-function.js';
 import { eventFor, type Handler, invoke, podManifest } from '../helpers/invoke.js';
-import { captureLogLines } from '../helpers/log-lines.js';
-import { sigV4Problem } from '../helpers/sigv4-verifier.js';
+import { fakeSsm } from '../helpers/ssm-server.js';
 import { TEST_RULES } from '../helpers/test-rules.js';
 
 process.env.AWS_ACCESS_KEY_ID ??= 'test';
@@ -216,42 +214,14 @@ describe('each cluster has its own tokens, and the token names the cluster', () 
 });
 
 describe('tokens from an SSM SecureString', () => {
-  let server: Server;
+  const ssm = fakeSsm();
+  const { calls } = ssm;
   let endpoint: string;
-  const calls: { target?: string; body: any }[] = [];
-  let failuresLeft = 0;
-  let storedTokens = 'ssm-token-abcdef,ssm-token-ghijkl';
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let text = '';
-      req.on('data', (chunk) => (text += chunk));
-      req.on('end', async () => {
-        const body = JSON.parse(text);
-        calls.push({ target: req.headers['x-amz-target'] as string, body });
-        const secretOf = (key: string) => (key === process.env.AWS_ACCESS_KEY_ID ? process.env.AWS_SECRET_ACCESS_KEY : undefined);
-        const signatureProblem = await sigV4Problem({ method: req.method ?? '', url: req.url ?? '', headers: req.headers }, secretOf, text);
-        if (signatureProblem) {
-          res
-            .writeHead(400, { 'content-type': 'application/x-amz-json-1.1' })
-            .end(JSON.stringify({ __type: 'InvalidSignatureException', message: signatureProblem }));
-          return;
-        }
-        if (failuresLeft > 0) {
-          failuresLeft -= 1;
-          res
-            .writeHead(400, { 'content-type': 'application/x-amz-json-1.1' })
-            .end(JSON.stringify({ __type: 'ParameterNotFound', message: 'no such parameter' }));
-          return;
-        }
-        res
-          .writeHead(200, { 'content-type': 'application/x-amz-json-1.1' })
-          .end(JSON.stringify({ Parameter: { Name: body.Name, Type: 'SecureString', Value: storedTokens, Version: 3 } }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    await ssm.start();
+    endpoint = ssm.endpoint();
   });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  afterAll(() => ssm.stop());
 
   it('reads the parameter once, decrypted, at init, and accepts its tokens', async () => {
     const handler = handlerWith({ WEBHOOK_TOKENS_PARAMETER: '/portcullis/webhook-tokens', SSM_ENDPOINT: endpoint });
@@ -264,13 +234,13 @@ describe('tokens from an SSM SecureString', () => {
   });
 
   it('a JSON parameter maps clusters to their tokens; an invalid one answers 503 and is logged saying what is wrong, never a token', async () => {
-    storedTokens = JSON.stringify({ 'prod-eu': ['prod-eu-token-0123'], staging: ['staging-token-0123'] });
+    ssm.tokens = JSON.stringify({ 'prod-eu': ['prod-eu-token-0123'], staging: ['staging-token-0123'] });
     const handler = handlerWith({ WEBHOOK_TOKENS_PARAMETER: '/portcullis/fleet-tokens', SSM_ENDPOINT: endpoint });
     const answer = await invoke(handler, withBearer('staging-token-0123'));
     expect(answer.body.response.auditAnnotations.cluster).toBe('staging');
     expect((await invoke(handler, withBearer('prod-eu-token-0123'))).body.response.auditAnnotations.cluster).toBe('prod-eu');
 
-    storedTokens = JSON.stringify({ 'prod-eu': ['shared-token-0123'], staging: ['shared-token-0123'] });
+    ssm.tokens = JSON.stringify({ 'prod-eu': ['shared-token-0123'], staging: ['shared-token-0123'] });
     const errors = vi.spyOn(logger, 'error');
     try {
       const refused = handlerWith({ WEBHOOK_TOKENS_PARAMETER: '/portcullis/clashing-tokens', SSM_ENDPOINT: endpoint });
@@ -283,12 +253,12 @@ describe('tokens from an SSM SecureString', () => {
       expect(JSON.stringify(errors.mock.calls)).not.toContain('shared-token');
     } finally {
       errors.mockRestore();
-      storedTokens = 'ssm-token-abcdef,ssm-token-ghijkl';
+      ssm.tokens = 'ssm-token-abcdef,ssm-token-ghijkl';
     }
   });
 
   it('a failed read answers 503 (the apiserver then applies its failurePolicy) and is retried', async () => {
-    failuresLeft = 2; // the read at init and the one the first request retries
+    ssm.failuresLeft = 2; // the read at init and the one the first request retries
     const handler = handlerWith({ WEBHOOK_TOKENS_PARAMETER: '/portcullis/other', SSM_ENDPOINT: endpoint });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await invoke(handler, withBearer('ssm-token-abcdef'))).toMatchObject({
@@ -297,62 +267,6 @@ describe('tokens from an SSM SecureString', () => {
     });
     expect((await invoke(handler, withBearer('ssm-token-abcdef'))).statusCode).toBe(200); // retried, now read
     expect(calls.filter((call) => call.body.Name === '/portcullis/other')).toHaveLength(3);
-  });
-
-  describe('re-read with a bounded age, on the packaged function', () => {
-    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    const packagedWith = async (parameter: string) =>
-      (
-        await importPackagedHandler('trusted-registry', {
-          RULES_DIR: TEST_RULES,
-          WEBHOOK_TOKENS_PARAMETER: parameter,
-          SSM_ENDPOINT: endpoint,
-          WEBHOOK_TOKENS_MAX_AGE_SECONDS: '0.3',
-          POWERTOOLS_LOG_LEVEL: 'INFO',
-        })
-      ).handler as Handler;
-    const reads = (parameter: string) => calls.filter((call) => call.body.Name === parameter).length;
-
-    it('a revoked token stops working once the set is older than WEBHOOK_TOKENS_MAX_AGE_SECONDS (plus one request)', async () => {
-      storedTokens = 'old-token-0123456789,new-token-0123456789';
-      const handler = await packagedWith('/portcullis/rotating');
-      expect((await invoke(handler, withBearer('old-token-0123456789'))).statusCode).toBe(200);
-      storedTokens = 'new-token-0123456789'; // the old token is revoked
-      expect((await invoke(handler, withBearer('old-token-0123456789'))).statusCode).toBe(200); // within the age
-      await sleep(350);
-      await invoke(handler, withBearer('new-token-0123456789')); // notices the age; re-reads in the background
-      await sleep(50);
-      expect((await invoke(handler, withBearer('old-token-0123456789'))).statusCode).toBe(401);
-      expect((await invoke(handler, withBearer('new-token-0123456789'))).statusCode).toBe(200);
-      // At init, then once at the age; never per request (that would be 5). Under load a request can take
-      // longer than the 0.3 s age, so one more window may pass between the steps: a third read at most.
-      expect(reads('/portcullis/rotating')).toBeGreaterThanOrEqual(2);
-      expect(reads('/portcullis/rotating')).toBeLessThanOrEqual(3);
-    });
-
-    it('a failed re-read keeps the previous tokens, is logged, and is retried', async () => {
-      storedTokens = 'kept-token-0123456789';
-      const handler = await packagedWith('/portcullis/flaky');
-      const logs = captureLogLines();
-      try {
-        expect((await invoke(handler, withBearer('kept-token-0123456789'))).statusCode).toBe(200);
-        failuresLeft = 1;
-        await sleep(350);
-        expect((await invoke(handler, withBearer('kept-token-0123456789'))).statusCode).toBe(200); // starts the re-read
-        await sleep(50);
-        expect((await invoke(handler, withBearer('kept-token-0123456789'))).statusCode).toBe(200); // it failed: kept
-        expect(logs.withMessage('webhook tokens refresh failed; keeping the previous tokens')).toEqual([
-          expect.objectContaining({ parameter: '/portcullis/flaky', error: 'ParameterNotFound' }),
-        ]);
-        expect(JSON.stringify(logs.lines())).not.toContain('kept-token-0123456789');
-        await sleep(350);
-        await invoke(handler, withBearer('kept-token-0123456789'));
-        await sleep(50);
-        expect(reads('/portcullis/flaky')).toBe(3); // init, the failed re-read, the retry
-      } finally {
-        logs.restore();
-      }
-    });
   });
 
   it('refuses a parameter name that is not a path', () => {
