@@ -1,8 +1,7 @@
-// One HTTPS GET or HEAD to a registry, its body read up to a limit: a manifest or blob larger than the limit
-// stops the read (never buffered whole), and the caller's signal (the request's deadline) aborts the call
-// wherever it is. Redirects are returned, not followed: the client decides what a redirect may carry.
-// node:https loads on the first call, so a function that reads no registry never loads it.
-import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
+// One HTTPS GET or HEAD to a registry (bounded-https.ts: a manifest or blob larger than the limit stops the
+// read, the request's deadline aborts it, redirects are returned for the client to decide), in a registry's words.
+import type { IncomingHttpHeaders } from 'node:http';
+import { boundedHttps } from '../network/bounded-https.js';
 
 export interface RegistryResponse {
   status: number;
@@ -41,55 +40,13 @@ export class RegistryLimitError extends RegistryError {
   }
 }
 
-const agents = new Map<string, Agent>();
-
-function agentFor(ca: string | undefined): Agent {
-  const key = ca ?? '';
-  let agent = agents.get(key);
-  if (!agent) {
-    const https = process.getBuiltinModule('node:https') as typeof import('node:https');
-    const tls = process.getBuiltinModule('node:tls') as typeof import('node:tls');
-    agent = new https.Agent({ keepAlive: true, ...(ca ? { ca: [...tls.rootCertificates, ca] } : {}) });
-    agents.set(key, agent);
-  }
-  return agent;
-}
+const REGISTRY_FAILURES = {
+  tooLarge: (message: string) => new RegistryLimitError(message),
+  unreachable: (described: string) => new RegistryError(`${described}: the registry could not be reached`),
+};
 
 /** Sends the request; resolves with the status, headers and body (redirects included, unfollowed). */
 export function registryGet(url: URL, { method = 'GET', headers = {}, signal, maxBytes, ca }: RegistryGet): Promise<RegistryResponse> {
   if (url.protocol !== 'https:') return Promise.reject(new RegistryError(`${url.origin}: registries are reached over HTTPS only`));
-  const https = process.getBuiltinModule('node:https') as typeof import('node:https');
-  return new Promise((resolve, reject) => {
-    const described = `${method} ${url.origin}${url.pathname}`;
-    const call = https.request(url, { method, headers, agent: agentFor(ca), signal }, (response: IncomingMessage) => {
-      const declared = Number(response.headers['content-length'] ?? 0);
-      if (declared > maxBytes) {
-        response.destroy();
-        reject(new RegistryLimitError(`${described}: the answer is ${declared} bytes, more than the ${maxBytes} read at most`));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) {
-          response.destroy();
-          reject(new RegistryLimitError(`${described}: the answer is more than the ${maxBytes} bytes read at most`));
-          return;
-        }
-        chunks.push(chunk);
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
-      response.on('error', (error) => reject(failure(described, error, signal)));
-    });
-    call.on('error', (error) => reject(failure(described, error, signal)));
-    call.end();
-  });
-}
-
-// The transport's own words (refused, reset, a certificate's name) stay out of the message: it reaches the
-// requester, and must not tell them how hosts of the network answer.
-function failure(described: string, _error: Error, signal: AbortSignal): Error {
-  if (signal.aborted) return signal.reason instanceof Error ? signal.reason : new RegistryError(`${described}: aborted`);
-  return new RegistryError(`${described}: the registry could not be reached`);
+  return boundedHttps(url, { method, headers, signal, maxBytes, ...(ca ? { ca } : {}) }, REGISTRY_FAILURES);
 }
