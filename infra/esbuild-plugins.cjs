@@ -31,14 +31,15 @@ const aws4CryptoOnDemand = {
 
 // esbuild puts the code a function's entry shares with its lazy modules into one chunk per set of importers.
 // A lazy module (each engine's evaluator, CEL's mutation, Rego's GraphQL built-ins, the image verification
-// that shares rule-reading helpers with the Kyverno engine) that reached only its own engine split the
-// engines' code on the cold path into a chunk per engine and one for the runtime they share. Each is given
+// that shares rule-reading helpers with the Kyverno engine, Kyverno CEL's HTTP calls) that reached only its
+// own engine split the engines' code on the cold path into a chunk per engine and one for the runtime they
+// share. Each is given
 // here, at build time, the imports that give every lazy module the same importers: the stack's shared chunk
 // and the engines' registry (every engine's entry). Costless at run time (the entry has evaluated those
 // before any lazy module loads), and no engine's source reaches the registry (test/unit/engine-boundaries).
 // test/e2e/packaged-bundles.test.ts counts the chunks.
 const LAZY_MODULES =
-  /[\\/]functions[\\/](?:engines[\\/](?:[^\\/]+[\\/]evaluator|cel[\\/]mutate|rego[\\/]builtins[\\/]graphql[\\/]documents)|admission[\\/]image-verification[\\/]verified-images)\.ts$/;
+  /[\\/]functions[\\/](?:engines[\\/](?:[^\\/]+[\\/]evaluator|cel[\\/]mutate|rego[\\/]builtins[\\/]graphql[\\/]documents|runtime[\\/]answer-http-calls)|admission[\\/]image-verification[\\/]verified-images)\.ts$/;
 const LAYOUT_IMPORTS = ['admission/shared-chunk.ts', 'engines/registry.ts']
   .map((file) => `import ${JSON.stringify(join(__dirname, '../functions', file))};`)
   .join(' ');

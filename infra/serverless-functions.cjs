@@ -41,9 +41,12 @@ module.exports = async ({ options, resolveVariable }) => {
   // Image verification runs in the functions that run uploaded manifests: they read the registries' credentials.
   const registryCredentialsParameter = await resolveVariable('param:registryCredentialsParameter');
   const ecrRepositories = await resolveVariable('param:ecrRepositories');
-  const registries = {
+  // So do Kyverno CEL's http calls, to the hosts the deployment names.
+  const httpCallHosts = await resolveVariable('param:httpCallHosts');
+  const outside = {
     ...(registryCredentialsParameter ? { REGISTRY_CREDENTIALS_PARAMETER: registryCredentialsParameter } : {}),
     ...(ecrRepositories ? { REGISTRY_ECR: 'true' } : {}),
+    ...(httpCallHosts ? { HTTP_CALL_HOSTS: httpCallHosts } : {}),
   };
   const functions = {};
   for (const { name, kind, route, routesEachPolicy } of registeredPolicies()) {
@@ -59,7 +62,7 @@ module.exports = async ({ options, resolveVariable }) => {
         RULES_PREFIX: '${env:RULES_PREFIX, param:rulesPrefix}',
         RULES_TTL_SECONDS: '${env:RULES_TTL_SECONDS, param:rulesTtlSeconds}',
         ...optional,
-        ...(routesEachPolicy ? { ...snapshot, ...registries } : {}),
+        ...(routesEachPolicy ? { ...snapshot, ...outside } : {}),
       },
       events: (routesEachPolicy ? [route, `${route}/{policy}`, `${route}/{policy}/{token}`] : [route, `${route}/{token}`]).map((path) => ({
         httpApi: { method: 'POST', path },

@@ -9,6 +9,7 @@ import type { ValidatingPolicy } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
 import { engineRuleReads, loadEngineRule } from '../engines/engine.js';
 import { loadEnginesWrittenIn } from '../engines/registry.js';
+import { answeringHttpCalls } from '../engines/runtime/http-calls.js';
 import { CEL_REFUSALS, POLICY_FORMATS } from '../formats/all-formats.js';
 import { claimedBy, isManifestData, loadEnginesFor, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { type CelParameters, CelParametersSchema } from './rules.js';
@@ -57,8 +58,8 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     const images = run.engine.imagesToVerify?.(request, run.rule, engineContext, 'validate');
     if (images && images.length > 0)
       return imageVerdicts(images, deadline).then((verdicts) =>
-        run.engine.validate(request, run.rule, { ...engineContext, imageVerdicts: verdicts }),
+        answeringHttpCalls(() => run.engine.validate(request, run.rule, { ...engineContext, imageVerdicts: verdicts }), deadline),
       );
-    return run.engine.validate(request, run.rule, engineContext);
+    return answeringHttpCalls(() => run.engine.validate(request, run.rule, engineContext), deadline);
   },
 };

@@ -3,6 +3,7 @@
 // Each rule runs on the engine its format named (engines/), which returns the object as the rule leaves it;
 // the stack makes the answer's patch from the object before and after.
 import { imageVerdicts } from '../admission/image-verification/image-verdicts.js';
+import { answeringHttpCalls } from '../engines/runtime/http-calls.js';
 import type { MutatingPolicy } from '../admission/policy.js';
 import { engineRuleReads, loadEngineRule } from '../engines/engine.js';
 import { claimedBy, isManifestData, loadEnginesFor, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
@@ -41,8 +42,8 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
     const images = run.engine.imagesToVerify?.(request, run.rule, engineContext, 'mutate');
     if (images && images.length > 0)
       return imageVerdicts(images, deadline).then((verdicts) =>
-        run.engine.mutate(request, run.rule, original, { ...engineContext, imageVerdicts: verdicts }),
+        answeringHttpCalls(() => run.engine.mutate(request, run.rule, original, { ...engineContext, imageVerdicts: verdicts }), deadline),
       );
-    return run.engine.mutate(request, run.rule, original, engineContext);
+    return answeringHttpCalls(() => run.engine.mutate(request, run.rule, original, engineContext), deadline);
   },
 };

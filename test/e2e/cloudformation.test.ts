@@ -221,6 +221,18 @@ describe('the packaged CloudFormation template', () => {
     ]);
     expect(template.Resources.EcrPullPolicy!.Condition).toBe('HasEcrRepositories');
   });
+
+  it('with hosts for HTTP calls, only the functions that run Kyverno CEL are told them; without, none is', () => {
+    const hostsOf = (resources: typeof template.Resources) =>
+      Object.values(resources)
+        .filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment.Variables.HTTP_CALL_HOSTS !== undefined)
+        .map((fn) => [fn.Properties.Handler, fn.Properties.Environment.Variables.HTTP_CALL_HOSTS]);
+    expect(hostsOf(packagedTemplate(EXISTING_BUCKET_PACKAGE).Resources).sort()).toEqual([
+      ['functions/cel/handler.handler', 'policy-api.example.com,scanner.example.com:8443'],
+      ['functions/mutations/handler.handler', 'policy-api.example.com,scanner.example.com:8443'],
+    ]);
+    expect(hostsOf(template.Resources)).toEqual([]);
+  });
 });
 
 describe('plain-text tokens (packaged by the global setup)', () => {

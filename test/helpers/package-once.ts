@@ -8,8 +8,8 @@
 // - with WEBHOOK_TOKENS set on a deployable stage, which must be refused (its exit code and output are kept);
 // - with WEBHOOK_TOKENS on --stage local, which may carry them, an alarm email, and the fleet's clusters to
 //   snapshot (its own folder);
-// - with an existing rules bucket, a tokens parameter, an EKS cluster to snapshot and audit, and an alarm topic
-//   (its own folder);
+// - with an existing rules bucket, a tokens parameter, registry credentials, hosts for HTTP calls, an EKS
+//   cluster to snapshot and audit, and an alarm topic (its own folder);
 // - the default, into .serverless-test/.
 import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -70,6 +70,7 @@ async function packageAll(): Promise<void> {
     '--param=tokensParameter=/portcullis/webhook-tokens',
     '--param=registryCredentialsParameter=/portcullis/registries',
     '--param=ecrRepositories=arn:aws:ecr:*:123456789012:repository/team/*',
+    '--param=httpCallHosts=policy-api.example.com,scanner.example.com:8443',
     '--param=clusterName=prod',
     '--param=clusterEndpoint=https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com',
     '--param=clusterCertificateAuthority=LS0tLS1CRUdJTi==',

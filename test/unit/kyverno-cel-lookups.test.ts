@@ -53,7 +53,9 @@ const GLOBAL_MOCKS = `globalContextEntries:
 
 describe("Kyverno CEL's http and globalContext", () => {
   it('are refused at upload, with the reason', () => {
-    expect(refusalOf(vpol('http.Get("https://svc.example.com/a").allowed'))).toMatch(/http\.Get calls the network/);
+    expect(refusalOf(vpol('http.Get("https://svc.example.com/a").allowed'))).toMatch(
+      /http\.Get calls the network \(a deployment allows it to the hosts its httpCallHosts parameter names\)/,
+    );
     expect(refusalOf(vpol('http.Post("https://svc.example.com/a", {}).allowed'))).toMatch(/http\.Post calls the network/);
     expect(refusalOf(vpol('size(globalContext.Get("deployments", "")) > 0'))).toMatch(/globalContext\.Get reads cached cluster data/);
     expect(refusalOf(vpol('size(globalContext.get("deployments", "")) > 0'))).toMatch(/globalContext\.get reads cached cluster data/);

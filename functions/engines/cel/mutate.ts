@@ -20,35 +20,8 @@ import { LazyVariables } from './lazy-variables.js';
 import type { CelMutation } from './mutation-rule.js';
 import { namespaceObjectOf } from './namespace-object.js';
 import { type CelProgram, toCel } from './program.js';
+import { jsonOf } from './values.js';
 import { requestBinding } from './request-binding.js';
-
-/** A CEL value as JSON: ints as numbers, maps as objects; anything JSON cannot hold is an error. */
-function jsonOf(value: unknown, where: string): unknown {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new Error(`${where}: ${value} is not a JSON number`);
-    return value;
-  }
-  if (typeof value === 'bigint') {
-    if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER))
-      throw new Error(`${where}: ${value} is too large for JSON`);
-    return Number(value);
-  }
-  if (Array.isArray(value)) return value.map((item, index) => jsonOf(item, `${where}[${index}]`));
-  const entries =
-    value instanceof Map
-      ? [...value.entries()]
-      : value && Object.getPrototypeOf(value) === Object.prototype
-        ? Object.entries(value)
-        : undefined;
-  if (!entries) throw new Error(`${where}: a ${(value as object)?.constructor?.name ?? typeof value} cannot be written into an object`);
-  const object: Record<string, unknown> = {};
-  for (const [key, item] of entries) {
-    if (typeof key !== 'string') throw new Error(`${where}: a map key must be a string`);
-    Object.defineProperty(object, key, { value: jsonOf(item, `${where}.${key}`), enumerable: true, writable: true, configurable: true });
-  }
-  return object;
-}
 
 /** A JSONPatch expression's value as RFC 6902 operations, or an error saying which is wrong. */
 function operationsOf(value: unknown): Operation[] {

@@ -23,6 +23,7 @@ import { MAX_OBJECT_DEPTH, ObjectTooDeepError } from '../../admission/decide/obj
 import { CostBudget } from '../runtime/cost-budget.js';
 import { certainlyFails, type CompiledExpression, compileExpression } from './fast-path.js';
 import { KYVERNO_FUNCTIONS, LIBRARY_FUNCTIONS } from './libraries/all-libraries.js';
+import { httpCallsAllowed } from '../runtime/http-calls.js';
 import { PROTOTYPE_KEYS } from './values.js';
 import type { Environment } from '@marcbachmann/cel-js';
 
@@ -80,14 +81,17 @@ const KYVERNO_LOOKUPS: Record<string, string> = {
   'resource.Post': "Kyverno's resource.Post calls the cluster",
   'globalContext.Get': "Kyverno's globalContext.Get reads cached cluster data",
   'globalContext.get': "Kyverno's globalContext.get reads cached cluster data",
-  'http.Get': "Kyverno's http.Get calls the network",
-  'http.Post': "Kyverno's http.Post calls the network",
-  'http.Client': "Kyverno's http.Client calls the network",
+  'http.Get': "Kyverno's http.Get calls the network (a deployment allows it to the hosts its httpCallHosts parameter names)",
+  'http.Post': "Kyverno's http.Post calls the network (a deployment allows it to the hosts its httpCallHosts parameter names)",
+  'http.Client': "Kyverno's http.Client calls the network (a deployment allows it to the hosts its httpCallHosts parameter names)",
   'image.GetMetadata': "Kyverno's image.GetMetadata reads a registry",
   'imagedata.Get': "Kyverno's imagedata.Get reads a registry",
 };
 // What a test suite's mocks answer (apiCallResponses, globalContextEntries), as Kyverno's CLI answers them.
 const SUITE_ANSWERED = new Set(['globalContext.Get', 'globalContext.get', 'http.Get', 'http.Post', 'http.Client']);
+// What the functions call when the deployment names hosts they may call (http-calls.ts).
+const DEPLOYMENT_ALLOWED = new Set(['http.Get', 'http.Post', 'http.Client']);
+const deploymentAllowsCalls = httpCallsAllowed();
 let suiteAnswersLookups = false;
 
 /**
@@ -110,6 +114,8 @@ interface Usage {
   refusals: Set<string>;
   /** What resource.Get and resource.List read of the cluster. */
   clusterReads: ClusterRead[];
+  /** Whether it calls out (http.Get, http.Post): its value is not the request's alone, and is not shared. */
+  callsOut: boolean;
   /** Map literal keys the engine would drop without a word (it builds the map as a plain object). */
   droppedKeys: Set<string>;
 }
@@ -120,7 +126,9 @@ function collectUsage(node: ExpressionNode, into: Usage): Usage {
   if (call) {
     into.calls.add(call.name);
     const lookup = `${call.receiver}.${call.name}`;
-    const refusal = call.receiver && !(suiteAnswersLookups && SUITE_ANSWERED.has(lookup)) && KYVERNO_LOOKUPS[lookup];
+    const answered = (suiteAnswersLookups && SUITE_ANSWERED.has(lookup)) || (deploymentAllowsCalls && DEPLOYMENT_ALLOWED.has(lookup));
+    const refusal = call.receiver && !answered && KYVERNO_LOOKUPS[lookup];
+    if (DEPLOYMENT_ALLOWED.has(lookup)) into.callsOut = true;
     if (refusal) into.refusals.add(refusal);
     if (call.receiver === 'resource' && ['Get', 'List', 'get', 'list'].includes(call.name)) {
       const read = resourceRead(call.name, (node.args as [string, ExpressionNode, ExpressionNode[]])[2] ?? []);
@@ -195,6 +203,7 @@ function compileProgram(source: string, { constructsObjects = false, environment
     calls: new Set(),
     refusals: new Set(),
     clusterReads: [],
+    callsOut: false,
     droppedKeys: new Set(),
   });
   for (const [name, reason] of Object.entries(NEEDS_THE_CLUSTER)) if (usage.identifiers.has(name)) usage.refusals.add(reason);
@@ -260,7 +269,7 @@ function compileProgram(source: string, { constructsObjects = false, environment
     usesRegex,
     reads,
     usesKyvernoLibrary: [...usage.calls].some((name) => KYVERNO_FUNCTIONS.has(name)),
-    readsOnlyTheRequest: reads.every((name) => REQUEST_VARIABLES.has(name)) && usage.clusterReads.length === 0,
+    readsOnlyTheRequest: reads.every((name) => REQUEST_VARIABLES.has(name)) && usage.clusterReads.length === 0 && !usage.callsOut,
     clusterReads: uniqueReads(usage.clusterReads),
     run: (bindings, budget = new CostBudget()) => run(bindings, budget, true),
     runUnworded: (bindings, budget) => run(bindings, budget, false),

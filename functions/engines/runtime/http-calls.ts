@@ -1,0 +1,135 @@
+// Kyverno CEL's http.Get and http.Post in the functions, to the hosts the deployment names (HTTP_CALL_HOSTS,
+// from the httpCallHosts parameter) and nowhere else. A CEL call is synchronous and a network call is not, so
+// a rule runs, the calls it asked for and got no answer to are made (answer-http-calls.ts, within the
+// request's deadline), and the rule runs again with their answers, until it asks for nothing new. Without
+// HTTP_CALL_HOSTS, both stay refused at upload (program.ts), as they always were.
+import type { WorkDeadline } from '../../admission/decide/deadline.js';
+
+/** One call as the policy made it: the same call twice in an evaluation is made once. */
+export interface HttpCallRequest {
+  method: 'GET' | 'POST';
+  url: URL;
+  headers: Record<string, string>;
+  /** A POST's data, as JSON. */
+  body?: string;
+  /** http.Client(caBundle)'s certificate authorities, trusted beside the system's. */
+  ca?: string;
+}
+
+/** The decoded JSON body of a 2xx answer, or why there is none (Kyverno's words, as its rule error). */
+export type HttpCallAnswer = { ok: true; body: unknown } | { ok: false; error: string };
+
+/** Distinct calls one rule evaluation makes at most, and rounds of calls that depend on earlier answers. */
+export const MAX_HTTP_CALLS = 16;
+export const MAX_HTTP_ROUNDS = 4;
+
+/** The calls of one rule evaluation: answered ones, and those asked for since the last round. */
+export class HttpCalls {
+  private readonly answers = new Map<string, HttpCallAnswer>();
+  readonly pending = new Map<string, HttpCallRequest>();
+
+  /** The answer to `request`, or undefined after noting it as a call to make. */
+  answer(request: HttpCallRequest): HttpCallAnswer | undefined {
+    const key = keyOf(request);
+    const answer = this.answers.get(key);
+    if (!answer) this.pending.set(key, request);
+    return answer;
+  }
+
+  settle(key: string, answer: HttpCallAnswer): void {
+    this.pending.delete(key);
+    this.answers.set(key, answer);
+  }
+
+  get made(): number {
+    return this.answers.size;
+  }
+}
+
+const keyOf = ({ method, url, headers, body, ca }: HttpCallRequest) =>
+  JSON.stringify([method, url.href, headers, body ?? null, ca ?? null]);
+
+let current: HttpCalls | undefined;
+
+/** The calls of the evaluation in progress: absent where calls are not made (policy test answers from its mocks). */
+export const currentHttpCalls = (): HttpCalls | undefined => current;
+
+function withHttpCalls<T>(calls: HttpCalls, work: () => T): T {
+  const previous = current;
+  current = calls;
+  try {
+    return work();
+  } finally {
+    current = previous;
+  }
+}
+
+/** A host the deployment allows calls to, as `host:port` (443 unless the entry names a port). */
+const HOST_ENTRY = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(?::(\d{1,5}))?$/;
+
+interface AllowedHosts {
+  hosts: ReadonlySet<string>;
+  /** Entries that are not a host or host:port: every call is refused until the deployment's setting is fixed. */
+  invalid: readonly string[];
+}
+
+function parseAllowedHosts(setting: string): AllowedHosts {
+  const hosts = new Set<string>();
+  const invalid: string[] = [];
+  for (const entry of setting.split(',').map((part) => part.trim().toLowerCase())) {
+    if (!entry) continue;
+    const match = HOST_ENTRY.exec(entry);
+    if (match) hosts.add(`${match[1]}:${match[2] ?? '443'}`);
+    else invalid.push(entry);
+  }
+  return { hosts, invalid };
+}
+
+// Read at import, as the functions read their configuration.
+const ALLOWED = parseAllowedHosts(process.env.HTTP_CALL_HOSTS ?? '');
+
+/** Whether the deployment allows calls to any host: then http.Get and http.Post compile. */
+export const httpCallsAllowed = (): boolean => ALLOWED.hosts.size > 0 || ALLOWED.invalid.length > 0;
+
+/** Why a call to `url` is not made, or undefined when the deployment allows it. */
+export function callProblem(url: URL): string | undefined {
+  const { hosts, invalid } = ALLOWED;
+  if (invalid.length > 0)
+    return `the deployment's HTTP_CALL_HOSTS has ${invalid.map((entry) => JSON.stringify(entry)).join(', ')}, which is not a host or host:port: no call is made until it is fixed`;
+  if (url.protocol !== 'https:') return `${url.origin}: calls are made over HTTPS only`;
+  if (url.username || url.password) return `${url.origin}: a URL may not carry credentials`;
+  const host = `${url.hostname}:${url.port || '443'}`;
+  if (!hosts.has(host)) return `${host} is not a host the deployment allows calls to (HTTP_CALL_HOSTS)`;
+  return undefined;
+}
+
+/** A deadline for tools that run rules without one. */
+const DEFAULT_BUDGET_MS = 10_000;
+
+/** A run of the evaluation: its value, or what it threw (a mutation throws where a validation reports). */
+export type Outcome<T> = { value: T } | { error: unknown };
+
+export const settled = <T>(outcome: Outcome<T>): T => {
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
+};
+
+/**
+ * Runs `work` (a rule's evaluation) with its HTTP calls answered: directly when the deployment allows no
+ * calls or the rule made none, else again after each round of calls, all within the request's deadline.
+ */
+export function answeringHttpCalls<T>(work: () => T, deadline: WorkDeadline | undefined): T | Promise<T> {
+  if (!httpCallsAllowed()) return work();
+  const calls = new HttpCalls();
+  const run = (): Outcome<T> => {
+    try {
+      return { value: withHttpCalls(calls, work) };
+    } catch (error) {
+      return { error };
+    }
+  };
+  const first = run();
+  if (calls.pending.size === 0) return settled(first);
+  const signal = AbortSignal.timeout(Math.max(1, Math.ceil(deadline?.remainingMs() ?? DEFAULT_BUDGET_MS)));
+  return import('./answer-http-calls.js').then(({ answerHttpCalls }) => answerHttpCalls(calls, run, signal)).then(settled);
+}
