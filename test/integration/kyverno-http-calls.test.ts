@@ -42,6 +42,8 @@ beforeAll(async () => {
       if (request.url === '/list') return json(200, ['not', 'an', 'object']);
       if (request.url === '/moved') return response.writeHead(302, { location: 'https://example.com/' }).end();
       if (path === '/hang') return; // never answers
+      if (path === '/text') return response.writeHead(200, { 'content-type': 'text/plain' }).end('token-0123456789abcdef');
+      if (path === '/flag') return json(200, { enabled: false });
       if (request.url === '/large') return json(200, { data: 'x'.repeat(2 * 1024 * 1024) });
       return json(404, { message: 'no such thing' });
     });
@@ -122,6 +124,7 @@ describe("Kyverno CEL's http calls, to the hosts the deployment names", () => {
     ['/nothing', 'request failed: HTTP 404 Not Found'],
     ['/list', 'request failed: Unable to decode JSON body'],
     ['/moved', 'request failed: HTTP 302 Found'],
+    ['/text', 'request failed: Unable to decode JSON body: not JSON'],
     ['/large', 'more than the 1048576 bytes read at most (a limit of Portcullis)'],
   ])('%s is the rule error (%s): denied under Fail, failed open under Ignore with it as the reason', async (path, error) => {
     const denied = await verdictOf(vpol(`${client()}.Get("${origin}${path}").size() > 0`), pod('ghcr.io/web:1'));
@@ -172,10 +175,43 @@ describe("Kyverno CEL's http calls, to the hosts the deployment names", () => {
     expect(outcome.verdict.status?.message).toContain("/hang: the request's deadline passed");
   });
 
+  it("a POST behind a call whose answer makes it unneeded is never sent, as in Kyverno's evaluation", async () => {
+    const text = vpol(`!${client()}.Get("${origin}/flag").enabled || ${client()}.Post("${origin}/review", {"image": "x"}).approved`);
+    expect((await verdictOf(text, pod('ghcr.io/web:1'))).allowed).toBe(true);
+    expect(seen.map(({ method, url }) => `${method} ${url}`)).toEqual(['GET /flag']);
+  });
+
+  it('the library reached other than as http.Get(…) still calls out, and its answer is not kept as the first run left it', async () => {
+    const text = vpol(`dyn(${client()}).Get("${origin}/teams/web").owner == "team-web"`);
+    expect(functions.refusalOf(text)).toBeUndefined();
+    expect((await verdictOf(text, pod('ghcr.io/web:1'))).allowed).toBe(true);
+    expect(seen.map(({ url }) => url)).toEqual(['/teams/web']);
+  });
+
+  it('a header that would steer the call (Host) is the rule error, and nothing is sent', async () => {
+    const verdict = await verdictOf(
+      vpol(`${client()}.Get("${origin}/registries", {"Host": "admin.internal"}).allowed.size() > 0`),
+      pod('ghcr.io/web:1'),
+    );
+    expect(verdict.allowed).toBe(false);
+    expect(verdict.status?.message).toContain("the Host header is not a policy's to set");
+    expect(seen).toEqual([]);
+  });
+
   it('a host the deployment does not name is never called: the rule error says so', async () => {
     const verdict = await verdictOf(vpol(`${client()}.Get("https://127.0.0.1:1/registries").allowed.size() > 0`), pod('ghcr.io/web:1'));
     expect(verdict.allowed).toBe(false);
     expect(verdict.status?.message).toContain('127.0.0.1:1 is not a host the deployment allows calls to (HTTP_CALL_HOSTS)');
+    const credentials = await verdictOf(
+      vpol(`${client()}.Get("https://user:pw@${new URL(origin).host}/registries").allowed.size() > 0`),
+      pod('ghcr.io/web:1'),
+    );
+    expect(credentials.status?.message).toContain('a URL may not carry credentials');
+    const plain = await verdictOf(
+      vpol(`${client()}.Get("http://${new URL(origin).host}/registries").allowed.size() > 0`),
+      pod('ghcr.io/web:1'),
+    );
+    expect(plain.status?.message).toContain('calls are made over HTTPS only');
     expect(seen).toEqual([]);
   });
 

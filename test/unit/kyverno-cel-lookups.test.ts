@@ -57,6 +57,7 @@ describe("Kyverno CEL's http and globalContext", () => {
       /http\.Get calls the network \(a deployment allows it to the hosts its httpCallHosts parameter names\)/,
     );
     expect(refusalOf(vpol('http.Post("https://svc.example.com/a", {}).allowed'))).toMatch(/http\.Post calls the network/);
+    expect(refusalOf(vpol('dyn(http).Get("https://svc.example.com/a").allowed'))).toMatch(/Kyverno's http library calls the network/);
     expect(refusalOf(vpol('size(globalContext.Get("deployments", "")) > 0'))).toMatch(/globalContext\.Get reads cached cluster data/);
     expect(refusalOf(vpol('size(globalContext.get("deployments", "")) > 0'))).toMatch(/globalContext\.get reads cached cluster data/);
   });

@@ -21,6 +21,8 @@ export interface HttpsRequest {
   maxBytes: number;
   /** Certificate authorities (PEM) trusted beside the system's, for a service with a private CA. */
   ca?: string;
+  /** Trust `ca` alone, not the system's authorities beside it. */
+  caOnly?: boolean;
 }
 
 /** The caller's errors, in its own words: an answer past `maxBytes`, and a call that got no answer. */
@@ -29,15 +31,23 @@ export interface HttpsFailures {
   unreachable(described: string): Error;
 }
 
+// A connection pool per set of trusted authorities; a policy's CA may come from a request, so at most a few
+// are kept, the oldest closed first.
 const agents = new Map<string, Agent>();
+const MAX_AGENTS = 8;
 
-function agentFor(ca: string | undefined): Agent {
-  const key = ca ?? '';
+function agentFor(ca: string | undefined, caOnly: boolean): Agent {
+  const key = `${caOnly ? 'only' : 'added'}:${ca ?? ''}`;
   let agent = agents.get(key);
   if (!agent) {
     const https = process.getBuiltinModule('node:https') as typeof import('node:https');
     const tls = process.getBuiltinModule('node:tls') as typeof import('node:tls');
-    agent = new https.Agent({ keepAlive: true, ...(ca ? { ca: [...tls.rootCertificates, ca] } : {}) });
+    agent = new https.Agent({ keepAlive: true, ...(ca ? { ca: caOnly ? [ca] : [...tls.rootCertificates, ca] } : {}) });
+    const oldest = agents.size >= MAX_AGENTS ? agents.keys().next().value : undefined;
+    if (oldest !== undefined) {
+      agents.get(oldest)!.destroy();
+      agents.delete(oldest);
+    }
     agents.set(key, agent);
   }
   return agent;
@@ -46,13 +56,13 @@ function agentFor(ca: string | undefined): Agent {
 /** Sends the request; resolves with the status, headers and body (redirects included, unfollowed). */
 export function boundedHttps(
   url: URL,
-  { method, headers = {}, body, signal, maxBytes, ca }: HttpsRequest,
+  { method, headers = {}, body, signal, maxBytes, ca, caOnly = false }: HttpsRequest,
   failures: HttpsFailures,
 ): Promise<HttpsResponse> {
   const https = process.getBuiltinModule('node:https') as typeof import('node:https');
   return new Promise((resolve, reject) => {
     const described = `${method} ${url.origin}${url.pathname}`;
-    const call = https.request(url, { method, headers, agent: agentFor(ca), signal }, (response: IncomingMessage) => {
+    const call = https.request(url, { method, headers, agent: agentFor(ca, caOnly), signal }, (response: IncomingMessage) => {
       const declared = Number(response.headers['content-length'] ?? 0);
       if (declared > maxBytes) {
         response.destroy();

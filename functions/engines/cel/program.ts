@@ -23,7 +23,7 @@ import { MAX_OBJECT_DEPTH, ObjectTooDeepError } from '../../admission/decide/obj
 import { CostBudget } from '../runtime/cost-budget.js';
 import { certainlyFails, type CompiledExpression, compileExpression } from './fast-path.js';
 import { KYVERNO_FUNCTIONS, LIBRARY_FUNCTIONS } from './libraries/all-libraries.js';
-import { httpCallsAllowed } from '../runtime/http-calls.js';
+import { httpCallsAllowed } from '../runtime/http-call-hosts.js';
 import { PROTOTYPE_KEYS } from './values.js';
 import type { Environment } from '@marcbachmann/cel-js';
 
@@ -92,6 +92,8 @@ const SUITE_ANSWERED = new Set(['globalContext.Get', 'globalContext.get', 'http.
 // What the functions call when the deployment names hosts they may call (http-calls.ts).
 const DEPLOYMENT_ALLOWED = new Set(['http.Get', 'http.Post', 'http.Client']);
 const deploymentAllowsCalls = httpCallsAllowed();
+const HTTP_LIBRARY_REFUSAL =
+  "Kyverno's http library calls the network (a deployment allows it to the hosts its httpCallHosts parameter names)";
 let suiteAnswersLookups = false;
 
 /**
@@ -207,6 +209,12 @@ function compileProgram(source: string, { constructsObjects = false, environment
     droppedKeys: new Set(),
   });
   for (const [name, reason] of Object.entries(NEEDS_THE_CLUSTER)) if (usage.identifiers.has(name)) usage.refusals.add(reason);
+  // Kyverno's http library reached other than as `http.Get(…)` (`dyn(http).Get(…)`): calls out all the same.
+  if (!environment && usage.identifiers.has('http')) {
+    usage.callsOut = true;
+    const answered = suiteAnswersLookups || deploymentAllowsCalls;
+    if (!answered && ![...usage.refusals].some((reason) => reason.startsWith("Kyverno's http."))) usage.refusals.add(HTTP_LIBRARY_REFUSAL);
+  }
   if (usage.refusals.size > 0) return `cannot run without the cluster: ${[...usage.refusals].join('; ')}`;
   if (usage.identifiers.has('namespaceObject')) usage.clusterReads.push(NAMESPACES);
   if (usage.droppedKeys.size > 0)

@@ -31,6 +31,9 @@ export async function answerHttpCalls<T>(calls: HttpCalls, again: () => Outcome<
     for (const [index, [key]] of asked.entries()) calls.settle(key, answers[index]!);
     const result = again();
     if (calls.pending.size === 0) return result;
+    // Past the last round every call asked for is answered with its error, so none should be left; if one
+    // is, the evaluation ends here as an error rather than run on.
+    if (pastTheLast) return { error: new Error(`the rule asked for calls in more than ${MAX_HTTP_ROUNDS} rounds (a limit of Portcullis)`) };
   }
 }
 
@@ -50,7 +53,8 @@ async function call({ method, url, headers, body, ca }: HttpCallRequest, signal:
         ...(body !== undefined ? { body } : {}),
         signal,
         maxBytes: MAX_HTTP_ANSWER_BYTES,
-        ...(ca ? { ca } : {}),
+        // As Kyverno's http.Client(caBundle): the bundle's authorities only.
+        ...(ca ? { ca, caOnly: true } : {}),
       },
       FAILURES,
     );
@@ -62,7 +66,8 @@ async function call({ method, url, headers, body, ca }: HttpCallRequest, signal:
       return { ok: false, error: 'Unable to decode JSON body: not a JSON object' };
     return { ok: true, body: decoded };
   } catch (error) {
-    if (error instanceof SyntaxError) return { ok: false, error: `Unable to decode JSON body: ${error.message}` };
+    // Not the parser's words: they quote the body, which may be anything the service answers.
+    if (error instanceof SyntaxError) return { ok: false, error: 'Unable to decode JSON body: not JSON' };
     return {
       ok: false,
       error: signal.aborted ? `${method} ${url.origin}${url.pathname}: the request's deadline passed` : (error as Error).message,

@@ -1,9 +1,10 @@
 // Kyverno CEL's http.Get and http.Post in the functions, to the hosts the deployment names (HTTP_CALL_HOSTS,
 // from the httpCallHosts parameter) and nowhere else. A CEL call is synchronous and a network call is not, so
 // a rule runs, the calls it asked for and got no answer to are made (answer-http-calls.ts, within the
-// request's deadline), and the rule runs again with their answers, until it asks for nothing new. Without
-// HTTP_CALL_HOSTS, both stay refused at upload (program.ts), as they always were.
+// request's deadline), and the rule runs again with their answers, until it asks for nothing new. Which
+// hosts: http-call-hosts.ts; without any, both stay refused at upload (program.ts).
 import type { WorkDeadline } from '../../admission/decide/deadline.js';
+import { httpCallsAllowed } from './http-call-hosts.js';
 
 /** One call as the policy made it: the same call twice in an evaluation is made once. */
 export interface HttpCallRequest {
@@ -32,7 +33,9 @@ export class HttpCalls {
   answer(request: HttpCallRequest): HttpCallAnswer | undefined {
     const key = keyOf(request);
     const answer = this.answers.get(key);
-    if (!answer) this.pending.set(key, request);
+    // A POST after a call still to be made waits for a later round: the answer it waits for may mean, as
+    // in Kyverno, that the POST is never sent (a false `a && b`).
+    if (!answer && !(request.method === 'POST' && this.pending.size > 0)) this.pending.set(key, request);
     return answer;
   }
 
@@ -62,45 +65,6 @@ function withHttpCalls<T>(calls: HttpCalls, work: () => T): T {
   } finally {
     current = previous;
   }
-}
-
-/** A host the deployment allows calls to, as `host:port` (443 unless the entry names a port). */
-const HOST_ENTRY = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(?::(\d{1,5}))?$/;
-
-interface AllowedHosts {
-  hosts: ReadonlySet<string>;
-  /** Entries that are not a host or host:port: every call is refused until the deployment's setting is fixed. */
-  invalid: readonly string[];
-}
-
-function parseAllowedHosts(setting: string): AllowedHosts {
-  const hosts = new Set<string>();
-  const invalid: string[] = [];
-  for (const entry of setting.split(',').map((part) => part.trim().toLowerCase())) {
-    if (!entry) continue;
-    const match = HOST_ENTRY.exec(entry);
-    if (match) hosts.add(`${match[1]}:${match[2] ?? '443'}`);
-    else invalid.push(entry);
-  }
-  return { hosts, invalid };
-}
-
-// Read at import, as the functions read their configuration.
-const ALLOWED = parseAllowedHosts(process.env.HTTP_CALL_HOSTS ?? '');
-
-/** Whether the deployment allows calls to any host: then http.Get and http.Post compile. */
-export const httpCallsAllowed = (): boolean => ALLOWED.hosts.size > 0 || ALLOWED.invalid.length > 0;
-
-/** Why a call to `url` is not made, or undefined when the deployment allows it. */
-export function callProblem(url: URL): string | undefined {
-  const { hosts, invalid } = ALLOWED;
-  if (invalid.length > 0)
-    return `the deployment's HTTP_CALL_HOSTS has ${invalid.map((entry) => JSON.stringify(entry)).join(', ')}, which is not a host or host:port: no call is made until it is fixed`;
-  if (url.protocol !== 'https:') return `${url.origin}: calls are made over HTTPS only`;
-  if (url.username || url.password) return `${url.origin}: a URL may not carry credentials`;
-  const host = `${url.hostname}:${url.port || '443'}`;
-  if (!hosts.has(host)) return `${host} is not a host the deployment allows calls to (HTTP_CALL_HOSTS)`;
-  return undefined;
 }
 
 /** A deadline for tools that run rules without one. */

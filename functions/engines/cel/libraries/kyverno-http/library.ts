@@ -7,7 +7,8 @@ import { currentCluster, currentEvaluation } from '../../../runtime/evaluation.j
 import { toCel } from '../../program.js';
 import { celMapEntries, jsonOf } from '../../values.js';
 import type { CelLibrary } from '../cel-library.js';
-import { callProblem, currentHttpCalls } from '../../../runtime/http-calls.js';
+import { callProblem } from '../../../runtime/http-call-hosts.js';
+import { currentHttpCalls } from '../../../runtime/http-calls.js';
 
 /** What http.Client(caBundle) returns: the namespace's own type, carrying the CA its calls trust. */
 const caOf = new WeakMap<object, string>();
@@ -47,12 +48,28 @@ function call(http: object, method: 'GET' | 'POST', target: string, headers: unk
   return toCel(answer.body, `${method} ${url.origin}${url.pathname}`);
 }
 
+// Headers that say where a request goes or how it is framed: the call's URL and the client decide them, so
+// that a header (perhaps built from the request) cannot steer a call to another virtual host.
+const CLIENT_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
+
 function headersOf(headers: unknown, name: string): Record<string, string> {
   const plain: Record<string, string> = {};
   for (const [key, value] of celMapEntries(headers) ?? []) {
     if (typeof key !== 'string' || typeof value !== 'string')
       throw new ClusterLookupError(`${name}: headers are a map of strings to strings`);
-    plain[key.toLowerCase()] = value;
+    const header = key.toLowerCase();
+    if (CLIENT_HEADERS.has(header)) throw new ClusterLookupError(`${name}: the ${key} header is not a policy's to set`);
+    plain[header] = value;
   }
   return plain;
 }
