@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { verdict } from './child-process.js';
+import { CHILD_NODE, verdict } from './child-process.js';
 import { temporaryDirectory } from '../infra/temporary-directory.js';
 import { clusterPods } from './cluster-pods.js';
 
@@ -24,7 +24,7 @@ function runAudit(file: string, output: string): Promise<{ wallSeconds: number; 
     let stderr = '';
     // Only PATH and HOME, as Lambda would start a process: no NODE_EXTRA_CA_CERTS, no NODE_OPTIONS.
     const child = spawn(
-      process.execPath,
+      CHILD_NODE,
       ['bin/portcullis.mjs', 'audit', '--rules', 'policies', '--from', file, '-o', 'json', '--now', '2026-11-18T10:00:00Z'],
       {
         stdio: ['ignore', openSync(output, 'w'), 'pipe'],

@@ -1,5 +1,5 @@
 // Running benchmark children: a new Node process per measurement, timed from spawn to its first output.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -12,6 +12,10 @@ export const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
 // On this machine's Node 20 the AWS SDK warns on stderr, where the children report; Lambda's Node 22 does not.
 const NODE_20_QUIET = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
+/** The Node the children run on: BENCH_NODE (bench/all.ts runs every script on Lambda's and on this machine's), else this one. */
+export const CHILD_NODE = process.env.BENCH_NODE || process.execPath;
+export const CHILD_NODE_VERSION = execFileSync(CHILD_NODE, ['--version'], { encoding: 'utf8' }).trim();
+
 /**
  * Runs `node args…` with only PATH, HOME and `env`, as Lambda starts a function: nothing inherited from this
  * shell (NODE_EXTRA_CA_CERTS alone adds ~75 ms to every Node start; NODE_OPTIONS, AWS_CA_BUNDLE, …).
@@ -21,7 +25,7 @@ export function runChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{
     const start = process.hrtime.bigint();
     let firstOutputNs: number | undefined;
     let stderr = '';
-    const child = spawn(process.execPath, args, {
+    const child = spawn(CHILD_NODE, args, {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...NODE_20_QUIET, ...env },
     });
@@ -40,7 +44,7 @@ export function runChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{
 export function runToExit(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ elapsedNs: number; code: number | null }> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, {
+    const child = spawn(CHILD_NODE, args, {
       stdio: 'ignore',
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...NODE_20_QUIET, ...env },
     });

@@ -24,7 +24,18 @@ import { policyRegistry } from '../functions/registry.js';
 import { MIRRORED_IMAGES, sampleDeployment, sampleDeploymentEvent, sampleEvent } from './sample-review.js';
 import { celPolicy } from '../functions/cel/policy.js';
 import { CelParametersSchema } from '../functions/cel/rules.js';
-import { medianRun, ms, quantile, ratioSpread, runChild, verdict, type WarmRun, warmChild, warmRatio } from './child-process.js';
+import {
+  CHILD_NODE_VERSION,
+  medianRun,
+  ms,
+  quantile,
+  ratioSpread,
+  runChild,
+  verdict,
+  type WarmRun,
+  warmChild,
+  warmRatio,
+} from './child-process.js';
 import { coldPathBytes } from './loaded-code.js';
 import { temporaryDirectory } from '../infra/temporary-directory.js';
 import * as v from '../functions/admission/schema.js';
@@ -279,7 +290,7 @@ const coldRow = (name: string, target?: number) => {
 };
 
 console.log(`
-Portcullis benchmark — node ${process.version}
+Portcullis benchmark — the functions on node ${CHILD_NODE_VERSION} (the cel expressions' own line: node ${process.version})
 
 warm, per request (${WARM_ITERATIONS} interleaved; the process with the median ratio of ${WARM_PROCESSES})   median       p99   floor median   ratio (target ≤ ${TARGETS.warm}×, p99 ≤ ${TARGETS.warmP99Ms} ms)
 ${warmRuns
