@@ -10,12 +10,24 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { join } from 'node:path';
 import { deployedVariables, unpackFunction } from '../infra/packaged-function.js';
-import { BENCH_PACKAGE } from './bench-package.js';
+import { BENCH_PACKAGE, lambdaMemoryMb } from './bench-package.js';
 import { parseRulesDocument } from '../functions/admission/rules/parse-rules-document.js';
 import type { RulesDocument } from '../functions/admission/rules/rules-document-schema.js';
 import { celPolicy } from '../functions/cel/policy.js';
 import { kyvernoSuites } from '../test/helpers/kyverno-vpol.js';
-import { medianRun, ms, quantile, ratioSpread, runChild, verdict, type WarmRun, warmChild, warmRatio } from './child-process.js';
+import {
+  heldMemory,
+  medianRun,
+  memoryAfterFirstAnswer,
+  ms,
+  quantile,
+  ratioSpread,
+  runChild,
+  verdict,
+  type WarmRun,
+  warmChild,
+  warmRatio,
+} from './child-process.js';
 import { coldPathBytes } from './loaded-code.js';
 import { onCelRoute, sampleEvent } from './sample-review.js';
 import { temporaryDirectory } from '../infra/temporary-directory.js';
@@ -84,6 +96,7 @@ const { run: warm, ratios: warmRatios } = medianRun(warmRuns);
 const { run: routed, ratios: routedRatios } = medianRun(routedRuns);
 
 const loaded = coldPathBytes(handlerFile);
+const held = await memoryAfterFirstAnswer(handlerFile, eventFile, env(corpusJson));
 
 const median = (values: number[]) => quantile(values, 0.5);
 const coldRatio = median(cold.corpusJson) / median(cold.oneRule);
@@ -103,5 +116,6 @@ warm, per request with the corpus loaded (${WARM_ITERATIONS} interleaved; the pr
   ratio median ${corpusRatio.toFixed(2)}× (target ≤ ${TARGETS.warm}×: ${verdict(corpusRatio <= TARGETS.warm)}) (${ratioSpread(warmRatios)})
   one policy's route, /validate/cel/${ROUTED_POLICY} (as registered)   ${ms(median(routed.handlerNs))} ms  ${ms(quantile(routed.handlerNs, 0.99))} ms
   its floor                ${ms(median(routed.floorNs))} ms;  ratio ${routedRatio.toFixed(2)}× (target ≤ ${TARGETS.warm}×: ${verdict(routedRatio <= TARGETS.warm)}) (${ratioSpread(routedRatios)})
+memory held after the first answer, the corpus loaded (after a full GC)   ${heldMemory(held, lambdaMemoryMb())}
 code loaded at cold start  ${(loaded / 1024).toFixed(1)} KB (target ≤ ${TARGETS.loadedKb} KB: ${verdict(loaded <= TARGETS.loadedKb * 1024)})
 `);

@@ -20,12 +20,18 @@ export const CHILD_NODE_VERSION = execFileSync(CHILD_NODE, ['--version'], { enco
  * Runs `node args…` with only PATH, HOME and `env`, as Lambda starts a function: nothing inherited from this
  * shell (NODE_EXTRA_CA_CERTS alone adds ~75 ms to every Node start; NODE_OPTIONS, AWS_CA_BUNDLE, …).
  */
-export function runChild(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ elapsedNs: number; stderr: string }> {
+export function runChild(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  { oneCpu = false } = {},
+): Promise<{ elapsedNs: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     let firstOutputNs: number | undefined;
     let stderr = '';
-    const child = spawn(CHILD_NODE, args, {
+    // One CPU, as a small Lambda function gets less than (a 256 MB one, about a seventh of a vCPU: 1,769
+    // MB buy a whole one): V8's background compiling then competes with the request.
+    const child = spawn(oneCpu ? 'taskset' : CHILD_NODE, oneCpu ? ['-c', '0', CHILD_NODE, ...args] : args, {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...NODE_20_QUIET, ...env },
     });
@@ -102,4 +108,20 @@ export function celRulesFolder(parent: string, name: string, documents: string):
   mkdirSync(folder);
   writeFileSync(join(folder, 'cel.yaml'), JSON.stringify(parseAllDocuments(documents).map((document) => document.toJS())));
   return folder;
+}
+
+/** What a function holds after its first answers (twice, then a full GC): heap used and resident set, in bytes. */
+export type HeldMemory = { heapUsed: number; rss: number };
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+/** `heap … / resident …`, and the share of the memory the function is given. */
+export const heldMemory = ({ heapUsed, rss }: HeldMemory, givenMb: number) =>
+  `heap ${mb(heapUsed)} / resident ${mb(rss)} (${((100 * rss) / (givenMb * 1024 * 1024)).toFixed(0)}% of the ${givenMb} MB a function is given)`;
+
+export async function memoryAfterFirstAnswer(
+  handlerFile: string,
+  eventFile: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ heapUsed: number; rss: number }> {
+  const { stderr } = await runChild(['--expose-gc', 'bench/memory-child.mjs', handlerFile, eventFile], env);
+  return JSON.parse(stderr.trim().split('\n').at(-1)!) as HeldMemory;
 }

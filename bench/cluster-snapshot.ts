@@ -13,18 +13,20 @@ import { deployedVariables, unpackFunction } from '../infra/packaged-function.js
 import { temporaryDirectory } from '../infra/temporary-directory.js';
 import { CORPORA } from '../test/helpers/corpora.js';
 import { startTestS3 } from '../test/helpers/s3-server.js';
-import { BENCH_PACKAGE } from './bench-package.js';
+import { BENCH_PACKAGE, lambdaMemoryMb } from './bench-package.js';
 import {
   celRulesFolder,
+  heldMemory,
   medianRun,
+  memoryAfterFirstAnswer,
   ms,
   quantile,
   ratioSpread,
   runChild,
   verdict,
-  type WarmRun,
   warmChild,
   warmRatio,
+  type WarmRun,
 } from './child-process.js';
 import { onCelRoute, sampleDeploymentEvent } from './sample-review.js';
 
@@ -124,6 +126,7 @@ console.log('warm…');
 const warm: WarmRun[] = [];
 for (let round = 0; round < WARM_PROCESSES; round++) warm.push(await warmChild(handlerFile, eventFile, WARM_ITERATIONS, withSnapshot));
 const { run, ratios } = medianRun(warm);
+const held = await memoryAfterFirstAnswer(handlerFile, eventFile, withSnapshot);
 if (!run.allowed) throw new Error(`${POLICY} denied the sample: its NetworkPolicy in the snapshot should select it`);
 
 const median = (values: number[]) => quantile(values, 0.5);
@@ -137,4 +140,5 @@ warm, per request with the snapshot cached (${WARM_ITERATIONS} interleaved; the 
 cold start, new process → first answer (median of ${COLD_ROUNDS}, interleaved)
   folder: with the snapshot ${ms(median(cold.folder))} ms, without one ${ms(median(cold.none))} ms: ${folderRatio.toFixed(2)}× (target ≤ ${TARGETS.coldWithSnapshot}×: ${verdict(folderRatio <= TARGETS.coldWithSnapshot)})
   S3 (s3rver): with the snapshot ${ms(median(cold.s3))} ms, without one ${ms(median(cold.s3None))} ms: ${s3Ratio.toFixed(2)}× (target ≤ ${TARGETS.coldWithSnapshot}×: ${verdict(s3Ratio <= TARGETS.coldWithSnapshot)})
+memory held after the first answer, the snapshot read (after a full GC)   ${heldMemory(held, lambdaMemoryMb())}
 `);

@@ -21,19 +21,21 @@ import { deployedVariables, unpackFunction } from '../infra/packaged-function.js
 import { temporaryDirectory } from '../infra/temporary-directory.js';
 import { CORPORA } from '../test/helpers/corpora.js';
 import { gatorTests, libraryTemplates, regoOnly } from '../test/helpers/gatekeeper-rego.js';
-import { BENCH_PACKAGE } from './bench-package.js';
+import { BENCH_PACKAGE, lambdaMemoryMb } from './bench-package.js';
 import {
   celRulesFolder,
+  heldMemory,
   medianRun,
+  memoryAfterFirstAnswer,
   ms,
   quantile,
   ratioSpread,
   runChild,
   timePolicyValidate,
   verdict,
-  type WarmRun,
   warmChild,
   warmRatio,
+  type WarmRun,
 } from './child-process.js';
 import { onCelRoute, sampleEvent } from './sample-review.js';
 
@@ -104,6 +106,7 @@ for (const [name, folder] of Object.entries(ROUTES)) {
   for (let round = 0; round < WARM_PROCESSES; round++)
     warm[name]!.push(await warmChild(handlerFile, file, WARM_ITERATIONS, env(corpusRules)));
 }
+const held = await memoryAfterFirstAnswer(handlerFile, routed(oneTemplate), env(corpusRules));
 console.log('evaluation alone…');
 const labelsRego = join(CORPORA, 'gatekeeper-rego/src/general/requiredlabels/src.rego');
 const evaluations: Record<string, number[][]> = { rbac: [], labels: [] };
@@ -136,6 +139,7 @@ cel with Gatekeeper's Rego templates as one bundle (${event.body!.length} byte P
 cold start, new process → first answer on /validate/cel/${oneTemplate.constraint} (median of ${COLD_ROUNDS}, interleaved)
   whole bundle (JSON) ${ms(median(cold.corpus))} ms, allowedrepos alone ${ms(median(cold.oneTemplate))} ms; ratio ${coldRatio.toFixed(2)}× (target ≤ ${TARGETS.coldVsOneTemplate}×: ${verdict(coldRatio <= TARGETS.coldVsOneTemplate)})
   without the ${texts.size - unreferential.length} referential templates (they read the cluster) ${ms(median(cold.unreferential))} ms; ratio ${unreferentialRatio.toFixed(2)}× (target ≤ ${TARGETS.coldVsOneTemplate}×: ${verdict(unreferentialRatio <= TARGETS.coldVsOneTemplate)})
+memory held after the first answer, the whole bundle loaded (after a full GC)   ${heldMemory(held, lambdaMemoryMb())}
 policy validate of the whole bundle (median of ${VALIDATE_ROUNDS}, new process each)   ${validateMs.toFixed(0)} ms (target ≤ ${TARGETS.validateMs} ms: ${verdict(validateMs <= TARGETS.validateMs)})
 warm, per request on one constraint's route with the bundle loaded (${WARM_ITERATIONS} interleaved; the process with the median ratio of ${WARM_PROCESSES})   median      p99
 ${warmLines.join('\n')}

@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
 import { LOCAL_CREDENTIALS } from '../infra/local-settings.js';
 import { deployedVariables, unpackFunction } from '../infra/packaged-function.js';
-import { BENCH_PACKAGE } from './bench-package.js';
+import { BENCH_PACKAGE, lambdaMemoryMb } from './bench-package.js';
 import { startTestS3 } from '../test/helpers/s3-server.js';
 import { gatekeeperLibraryMutators } from '../test/helpers/corpora.js';
 import { parse } from 'yaml';
@@ -27,6 +27,8 @@ import { CelParametersSchema } from '../functions/cel/rules.js';
 import {
   CHILD_NODE_VERSION,
   medianRun,
+  heldMemory,
+  memoryAfterFirstAnswer,
   ms,
   quantile,
   ratioSpread,
@@ -124,6 +126,14 @@ for (let round = 0; round < WARM_PROCESSES; round++) {
       .push(await warmChild(handlerOf(policy), writeEvent(`${policy}-${index}`, event), WARM_ITERATIONS, env));
   }
 }
+console.log('memory after the first answer…');
+const memory = new Map<string, { heapUsed: number; rss: number }>();
+for (const [index, testCase] of WARM_CASES.entries()) {
+  const [policy, event] = testCase;
+  const rules = BENCH_RULES.has(policy) ? benchRules : join(roots.get(policy)!, 'policies');
+  const env = { ...deployed(policy), RULES_DIR: rules, POWERTOOLS_LOG_LEVEL: 'INFO' };
+  memory.set(labelOf(testCase), await memoryAfterFirstAnswer(handlerOf(policy), writeEvent(`${policy}-${index}`, event), env));
+}
 const warmRuns = WARM_CASES.map((testCase) => ({
   policy: labelOf(testCase),
   bytes: testCase[1].body!.length,
@@ -172,7 +182,7 @@ const COLD_FUNCTIONS = [
   ['trusted-registry', sampleEvent()],
   ['cel', sampleDeploymentEvent('/validate/cel')],
 ] as const;
-const coldCases: { name: string; args: string[]; env: Record<string, string> }[] = [];
+const coldCases: { name: string; args: string[]; env: Record<string, string>; oneCpu?: boolean }[] = [];
 for (const [name, event] of COLD_FUNCTIONS) {
   const yamlFolder = join(roots.get(name)!, 'policies');
   const stored = JSON.stringify(parse(readFileSync(join(yamlFolder, `${name}.yaml`), 'utf8')));
@@ -243,11 +253,16 @@ coldCases.push(
   },
   { name: 'bare', args: ['bench/bare-child.mjs', eventFile], env: {} },
 );
+// The same on one CPU, as Lambda gives a small function less than one.
+for (const name of ['trusted-registry, folder', 'cel, folder', 'bare']) {
+  const { args, env } = coldCases.find((testCase) => testCase.name === name)!;
+  coldCases.push({ name: `${name}, one CPU`, args, env, oneCpu: true });
+}
 
 console.log(`cold: ${COLD_ROUNDS} interleaved rounds of ${coldCases.length} new processes…`);
 const cold = new Map<string, number[]>(coldCases.map(({ name }) => [name, []]));
 for (let round = 0; round < COLD_ROUNDS; round++) {
-  for (const { name, args, env } of coldCases) cold.get(name)!.push((await runChild(args, env)).elapsedNs);
+  for (const { name, args, env, oneCpu } of coldCases) cold.get(name)!.push((await runChild(args, env, { oneCpu })).elapsedNs);
 }
 const coldMedian = (name: string) => quantile(cold.get(name)!, 0.5);
 
@@ -317,6 +332,11 @@ ${coldRow('cel engine alone')}  (bare Node + the engine: environment, every expr
   cel over its engine alone: folder ${(coldMedian('cel, folder') / coldMedian('cel engine alone')).toFixed(2)}×, S3 ${(coldMedian('cel, S3') / coldMedian('cel engine alone')).toFixed(2)}× (what the admission stack adds on top of the engine; not a target)
   bare Node, no libraries           ${ms(bare).padStart(9)} ms
   (documents as \`policy push\` stores them, JSON, unless marked YAML; S3 is s3rver on loopback)
+  on one CPU (taskset -c 0; a 256 MB function gets about a seventh of a vCPU after its init phase, so expect its first answer slower still), against bare Node on one CPU:
+${['trusted-registry, folder', 'cel, folder', 'bare'].map((name) => `  ${`${name}, one CPU`.padEnd(34)}${ms(coldMedian(`${name}, one CPU`)).padStart(9)} ms  ${(coldMedian(`${name}, one CPU`) / coldMedian('bare, one CPU')).toFixed(2)}× (two CPUs: ${(coldMedian(name) / bare).toFixed(2)}×)`).join('\n')}
+
+memory held after the first answer (after a full GC)
+${[...memory].map(([label, held]) => `  ${`${label} `.padEnd(41)}${heldMemory(held, lambdaMemoryMb())}`).join('\n')}
 
 S3 requests, ${S3_ADMISSIONS} admissions at ${S3_RATE}/s over ${(rateRun.elapsedMs / 1000).toFixed(1)} s, default TTL 5 s
   GETs ${s3Gets} (init load + one conditional GET per elapsed 5 s window = ${1 + Math.floor(rateRun.elapsedMs / 5000)}); ${((s3Gets * 1000) / S3_ADMISSIONS).toFixed(1)} per 1,000 admissions; failed open ${rateRun.failedOpen}
