@@ -7,7 +7,7 @@ import { DEFAULT_POD_CONTROLLERS } from '../admission/kubernetes/pod-controllers
 import { imageVerdicts } from '../admission/image-verification/image-verdicts.js';
 import type { ValidatingPolicy } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
-import { engineRuleReads, loadEngineRule } from '../engines/engine.js';
+import { type EngineContext, engineRuleReads, loadEngineRule } from '../engines/engine.js';
 import { loadEnginesWrittenIn } from '../engines/registry.js';
 import { answeringHttpCalls } from '../engines/runtime/http-calls.js';
 import { CEL_REFUSALS, POLICY_FORMATS } from '../formats/all-formats.js';
@@ -55,11 +55,11 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     // A literal of one shape, not a spread of the context: the engines read it on every step.
     const { now, deadline, cluster } = context;
     const engineContext = { now, deadline, cluster, podTemplate, embedded: run.embedded };
+    const validate = (ruleContext: EngineContext) =>
+      answeringHttpCalls(() => run.engine.validate(request, run.rule, ruleContext), deadline);
     const images = run.engine.imagesToVerify?.(request, run.rule, engineContext, 'validate');
     if (images && images.length > 0)
-      return imageVerdicts(images, deadline).then((verdicts) =>
-        answeringHttpCalls(() => run.engine.validate(request, run.rule, { ...engineContext, imageVerdicts: verdicts }), deadline),
-      );
-    return answeringHttpCalls(() => run.engine.validate(request, run.rule, engineContext), deadline);
+      return imageVerdicts(images, deadline).then((verdicts) => validate({ ...engineContext, imageVerdicts: verdicts }));
+    return validate(engineContext);
   },
 };

@@ -5,7 +5,7 @@
 import { imageVerdicts } from '../admission/image-verification/image-verdicts.js';
 import { answeringHttpCalls } from '../engines/runtime/http-calls.js';
 import type { MutatingPolicy } from '../admission/policy.js';
-import { engineRuleReads, loadEngineRule } from '../engines/engine.js';
+import { type EngineContext, engineRuleReads, loadEngineRule } from '../engines/engine.js';
 import { claimedBy, isManifestData, loadEnginesFor, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { MUTATION_FORMATS, MUTATION_REFUSALS } from '../formats/mutation-formats.js';
 import { type MutationParameters, MutationParametersSchema } from './rules.js';
@@ -40,10 +40,10 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
     const engineContext = { now, deadline, cluster, podTemplate };
     // A verifyImages rule pins digests: its images are verified first, within the request's deadline.
     const images = run.engine.imagesToVerify?.(request, run.rule, engineContext, 'mutate');
+    const mutate = (ruleContext: EngineContext) =>
+      answeringHttpCalls(() => run.engine.mutate(request, run.rule, original, ruleContext), deadline);
     if (images && images.length > 0)
-      return imageVerdicts(images, deadline).then((verdicts) =>
-        answeringHttpCalls(() => run.engine.mutate(request, run.rule, original, { ...engineContext, imageVerdicts: verdicts }), deadline),
-      );
-    return answeringHttpCalls(() => run.engine.mutate(request, run.rule, original, engineContext), deadline);
+      return imageVerdicts(images, deadline).then((verdicts) => mutate({ ...engineContext, imageVerdicts: verdicts }));
+    return mutate(engineContext);
   },
 };

@@ -69,3 +69,10 @@ export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<vo
   });
   await Promise.race([work, waited]).finally(() => clearTimeout(timer));
 }
+
+/** A deadline for tools that run rules without one (policy test bounds its cases otherwise). */
+const TOOLS_BUDGET_MS = 10_000;
+
+/** The signal that ends the network calls of work under `deadline` when it passes. */
+export const deadlineSignal = (deadline: WorkDeadline | undefined): AbortSignal =>
+  AbortSignal.timeout(Math.max(1, Math.ceil(deadline?.remainingMs() ?? TOOLS_BUDGET_MS)));

@@ -1,17 +1,15 @@
 // What the functions call to have a rule's images verified before the rule runs: the verification code
 // (registry client, sigstore-js) loads here on first use, in a chunk of its own, never at cold start.
-import type { WorkDeadline } from '../decide/deadline.js';
+import { deadlineSignal, type WorkDeadline } from '../decide/deadline.js';
 import type { ImageCheck, ImageVerdict } from './image-check.js';
 import { ecrCredentials } from './ecr-credentials.js';
 import { registryCredentials } from './registry-credentials.js';
 
-/** A deadline for tools that run rules without one (policy test bounds its cases otherwise). */
-const DEFAULT_BUDGET_MS = 10_000;
 // Read at import, as the functions read their configuration: certificate authorities trusted beside the system's.
 const REGISTRY_CA_PEM = process.env.REGISTRY_CA_PEM || undefined;
 
 export async function imageVerdicts(checks: readonly ImageCheck[], deadline: WorkDeadline | undefined): Promise<Map<string, ImageVerdict>> {
-  const signal = AbortSignal.timeout(Math.max(1, Math.ceil(deadline?.remainingMs() ?? DEFAULT_BUDGET_MS)));
+  const signal = deadlineSignal(deadline);
   const [{ verifiedImages }, configured, ecr] = await Promise.all([
     import('./verified-images.js'),
     registryCredentials(signal),

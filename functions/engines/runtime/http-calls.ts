@@ -3,7 +3,7 @@
 // a rule runs, the calls it asked for and got no answer to are made (answer-http-calls.ts, within the
 // request's deadline), and the rule runs again with their answers, until it asks for nothing new. Which
 // hosts: http-call-hosts.ts; without any, both stay refused at upload (program.ts).
-import type { WorkDeadline } from '../../admission/decide/deadline.js';
+import { deadlineSignal, type WorkDeadline } from '../../admission/decide/deadline.js';
 import { httpCallsAllowed } from './http-call-hosts.js';
 
 /** One call as the policy made it: the same call twice in an evaluation is made once. */
@@ -13,7 +13,7 @@ export interface HttpCallRequest {
   headers: Record<string, string>;
   /** A POST's data, as JSON. */
   body?: string;
-  /** http.Client(caBundle)'s certificate authorities, trusted beside the system's. */
+  /** http.Client(caBundle)'s certificate authorities, trusted instead of the system's (as Kyverno's client). */
   ca?: string;
 }
 
@@ -67,13 +67,10 @@ function withHttpCalls<T>(calls: HttpCalls, work: () => T): T {
   }
 }
 
-/** A deadline for tools that run rules without one. */
-const DEFAULT_BUDGET_MS = 10_000;
-
 /** A run of the evaluation: its value, or what it threw (a mutation throws where a validation reports). */
 export type Outcome<T> = { value: T } | { error: unknown };
 
-export const settled = <T>(outcome: Outcome<T>): T => {
+const settled = <T>(outcome: Outcome<T>): T => {
   if ('error' in outcome) throw outcome.error;
   return outcome.value;
 };
@@ -94,6 +91,6 @@ export function answeringHttpCalls<T>(work: () => T, deadline: WorkDeadline | un
   };
   const first = run();
   if (calls.pending.size === 0) return settled(first);
-  const signal = AbortSignal.timeout(Math.max(1, Math.ceil(deadline?.remainingMs() ?? DEFAULT_BUDGET_MS)));
+  const signal = deadlineSignal(deadline);
   return import('./answer-http-calls.js').then(({ answerHttpCalls }) => answerHttpCalls(calls, run, signal)).then(settled);
 }

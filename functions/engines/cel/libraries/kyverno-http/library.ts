@@ -7,6 +7,7 @@ import { currentCluster, currentEvaluation } from '../../../runtime/evaluation.j
 import { toCel } from '../../program.js';
 import { celMapEntries, jsonOf } from '../../values.js';
 import type { CelLibrary } from '../cel-library.js';
+import { certificateBlocks } from '../../../../admission/image-verification/public-keys.js';
 import { callProblem } from '../../../runtime/http-call-hosts.js';
 import { currentHttpCalls } from '../../../runtime/http-calls.js';
 
@@ -76,7 +77,7 @@ function headersOf(headers: unknown, name: string): Record<string, string> {
 
 function client(http: object, caBundle: string): object {
   if (!caBundle) return http;
-  if (!/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.test(caBundle))
+  if (certificateBlocks(caBundle).length === 0)
     throw new ClusterLookupError("Kyverno's http.Client: failed to parse PEM CA bundle for APICall");
   const withCa = Object.create(Object.getPrototypeOf(http)) as object;
   caOf.set(withCa, caBundle);
