@@ -45,7 +45,7 @@ describe('portcullis', () => {
 
 describe('portcullis event', () => {
   it('turns a manifest into an HTTP API event with an UPDATE review carrying the old object', async () => {
-    const { stdout, code } = await portcullis([
+    const { stdout, code } = await portcullisInProcess([
       'event',
       'events/trusted-registry/manifests/pod-update-new.yaml',
       '--operation',
@@ -87,17 +87,19 @@ describe('portcullis event', () => {
         items: [pod('a'), pod('b'), { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } }],
       }),
     );
-    const written = await portcullis(['event', join(dir, 'pods.json'), '--out-dir', join(dir, 'events')]);
+    const written = await portcullisInProcess(['event', join(dir, 'pods.json'), '--out-dir', join(dir, 'events')]);
     expect(written.code).toBe(0);
     expect(written.stdout).toBe('');
     expect(readdirSync(join(dir, 'events'))).toEqual(['000-pod-a.json', '001-pod-b.json', '002-deployment-web.json']);
     const review = JSON.parse(JSON.parse(readFileSync(join(dir, 'events', '001-pod-b.json'), 'utf8')).body);
     expect(review.request).toMatchObject({ name: 'b', namespace: 'shop', kind: { kind: 'Pod' } });
-    const picked = await portcullis(['event', join(dir, 'pods.json'), '--index', '2']);
+    const picked = await portcullisInProcess(['event', join(dir, 'pods.json'), '--index', '2']);
     expect(JSON.parse(JSON.parse(picked.stdout).body).request.kind.kind).toBe('Deployment');
     // Multi-document YAML is read the same way.
     writeFileSync(join(dir, 'two.yaml'), `${stringify(pod('x'))}---\n${stringify(pod('y'))}`);
-    expect(JSON.parse(JSON.parse((await portcullis(['event', join(dir, 'two.yaml'), '--index', '1'])).stdout).body).request.name).toBe('y');
+    expect(
+      JSON.parse(JSON.parse((await portcullisInProcess(['event', join(dir, 'two.yaml'), '--index', '1'])).stdout).body).request.name,
+    ).toBe('y');
   });
 
   it.each([
@@ -114,7 +116,7 @@ describe('portcullis event', () => {
     [['no-such-file.yaml'], 'cannot read no-such-file.yaml'],
     [[], "missing required argument 'file'"],
   ])('refuses %j with a clear message and exit code 2', async (args, message) => {
-    const failure = await portcullis(['event', ...args]);
+    const failure = await portcullisInProcess(['event', ...args]);
     expect(failure.code).toBe(2);
     expect(failure.stderr).toContain(message);
   });
@@ -125,7 +127,7 @@ describe('portcullis event', () => {
       join(dir, 'two.yaml'),
       'apiVersion: v1\nkind: Pod\nmetadata: { name: a }\n---\napiVersion: v1\nkind: Pod\nmetadata: { name: b }\n',
     );
-    const result = await portcullis(['event', join(dir, 'two.yaml')]);
+    const result = await portcullisInProcess(['event', join(dir, 'two.yaml')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('holds 2 objects: write one event each with --out-dir DIR, or pick one with --index N');
   });
@@ -159,7 +161,7 @@ describe('portcullis invoke', () => {
       join(dir, 'job.yaml'),
       'apiVersion: batch/v1\nkind: Job\nmetadata: { name: j }\nspec: { template: { spec: { containers: [{ name: c, image: "192.168.64.1:5000/tools:2" }] } } }\n',
     );
-    const { stdout } = await portcullis(['event', join(dir, 'job.yaml')]);
+    const { stdout } = await portcullisInProcess(['event', join(dir, 'job.yaml')]);
     writeFileSync(join(dir, 'job.json'), stdout);
     const result = await portcullis(['invoke', 'trusted-registry', join(dir, 'job.json'), '-o', 'yaml']);
     expect(result.code).toBe(0);
@@ -173,7 +175,7 @@ describe('portcullis invoke', () => {
       join(dir, 'pod.yaml'),
       'apiVersion: v1\nkind: Pod\nmetadata: { name: web, namespace: a }\nspec: { containers: [{ name: web, image: nginx }] }\n',
     );
-    const { stdout } = await portcullis(['event', '--policy', 'mutations', join(dir, 'pod.yaml')]);
+    const { stdout } = await portcullisInProcess(['event', '--policy', 'mutations', join(dir, 'pod.yaml')]);
     writeFileSync(join(dir, 'pod.json'), stdout);
     const result = await portcullis(['invoke', 'mutations', join(dir, 'pod.json')], { RULES_DIR: dir });
     expect(result.code).toBe(0);
@@ -182,7 +184,7 @@ describe('portcullis invoke', () => {
   });
 
   it('names the known policies when given an unknown one (exit 2)', async () => {
-    const failure = await portcullis(['invoke', 'no-such-policy', 'events/trusted-registry/pod-bad-repo.json']);
+    const failure = await portcullisInProcess(['invoke', 'no-such-policy', 'events/trusted-registry/pod-bad-repo.json']);
     expect(failure.code).toBe(2);
     expect(failure.stderr).toContain('unknown policy "no-such-policy"; known: trusted-registry');
   });
@@ -191,6 +193,7 @@ describe('portcullis invoke', () => {
 // The commands' logic is tested in-process (portcullisInProcess); here each runs once as a user runs it.
 describe('each command in a process of its own', () => {
   it.each([
+    [['event', 'events/trusted-registry/manifests/pod-allowed.yaml'], '"rawPath": "/validate/trusted-registry"'],
     [['policy', 'validate', join(TEST_RULES, 'trusted-registry.yaml')], 'valid trusted-registry rules'],
     [['policy', 'test', 'test/fixtures/policy-tests'], ' passed, 0 failed'],
     [['webhook-config', '--url', 'https://portcullis.example.com', '--rules', TEST_RULES], 'kind: ValidatingWebhookConfiguration'],

@@ -1,6 +1,8 @@
 // How long the stack may spend on rules loading plus evaluation: the configured budget, capped by Lambda's
 // remaining time and by the timeout the apiserver put in the URL (counted from when the gateway received the
 // request, so a cold start is included), each less a safety margin so the answer always arrives in time.
+import { setMaxListeners } from 'node:events';
+
 export const SAFETY_MARGIN_MS = 250;
 
 export interface DeadlineInputs {
@@ -73,6 +75,14 @@ export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<vo
 /** A deadline for tools that run rules without one (policy test bounds its cases otherwise). */
 const TOOLS_BUDGET_MS = 10_000;
 
-/** The signal that ends the network calls of work under `deadline` when it passes. */
-export const deadlineSignal = (deadline: WorkDeadline | undefined): AbortSignal =>
-  AbortSignal.timeout(Math.max(1, Math.ceil(deadline?.remainingMs() ?? TOOLS_BUDGET_MS)));
+/**
+ * The signal that ends the network calls of work under `deadline` when it passes. Every call in flight
+ * listens to it, and one evaluation may make dozens at once (an image per container, 16 HTTP calls), each
+ * bounded by its caller's limits: Node's warning at 11 listeners would be noise in the function's log, and
+ * the signal is dropped with the evaluation, so listeners cannot pile up.
+ */
+export function deadlineSignal(deadline: WorkDeadline | undefined): AbortSignal {
+  const signal = AbortSignal.timeout(Math.max(1, Math.ceil(deadline?.remainingMs() ?? TOOLS_BUDGET_MS)));
+  setMaxListeners(0, signal);
+  return signal;
+}
