@@ -98,6 +98,21 @@ describe('metrics', () => {
     expect(logs.withMessage('admission decision').map((line) => line.failedOpen)).toEqual([false, false]);
   });
 
+  it("a request's decision line and metric line reach stdout in one write, each a whole line of its own", async () => {
+    const { handler } = await packagedWithRules(GOOD);
+    await invoke(handler, badRepo());
+    logs.clear();
+    await invoke(handler, badRepo());
+    const [write, ...others] = logs.stdoutWrites();
+    expect(others).toEqual([]);
+    const lines = write!.split('\n');
+    expect(lines.at(-1)).toBe('');
+    expect(lines.slice(0, -1).map((line) => JSON.parse(line))).toMatchObject([
+      { message: 'admission decision', outcome: 'denied' },
+      { _aws: expect.any(Object), Outcome: 'denied' },
+    ]);
+  });
+
   it('an invalid new version: InvalidRulesVersion once, then ServingLastKnownGood 1 on every decision', async () => {
     const { handler, replaceRules } = await packagedWithRules(GOOD);
     await invoke(handler, badRepo());

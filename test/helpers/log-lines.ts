@@ -3,17 +3,22 @@
 export interface CapturedLogs {
   lines: () => Record<string, any>[];
   withMessage: (message: string) => Record<string, any>[];
+  /** What each write to stdout carried, in order. */
+  stdoutWrites: () => string[];
   clear: () => void;
   restore: () => void;
 }
 
 export function captureLogLines(): CapturedLogs {
   let text = '';
+  let writes: string[] = [];
   const streams = [process.stdout, process.stderr];
   const originals = streams.map((stream) => stream.write);
   for (const stream of streams) {
     stream.write = ((chunk: string | Uint8Array) => {
-      text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      const written = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      text += written;
+      if (stream === process.stdout) writes.push(written);
       return true;
     }) as typeof stream.write;
   }
@@ -25,8 +30,10 @@ export function captureLogLines(): CapturedLogs {
   return {
     lines,
     withMessage: (message) => lines().filter((line) => line.message === message),
+    stdoutWrites: () => writes,
     clear: () => {
       text = '';
+      writes = [];
     },
     restore: () => {
       for (const [index, stream] of streams.entries()) stream.write = originals[index]!;

@@ -10,6 +10,7 @@ import { evaluateRules } from './evaluate-rules.js';
 import { nestedDeeperThan, ObjectTooDeepError } from './object-depth.js';
 import { rulesRoutedTo } from './routed-rules.js';
 import { writeDecision } from '../observe/decision-log.js';
+import { inOneWrite } from '../observe/stdout-lines.js';
 import type { AdmissionEvent } from '../http/middlewares.js';
 import type { Outcome, PolicyMetrics } from '../observe/metrics.js';
 import type { Policy } from '../policy.js';
@@ -264,21 +265,23 @@ export function createDecideAdmission<P>(
     const outcome = outcomeOf(decision);
     const durationMs = Date.now() - startedAt;
     const lastKnownGood = progress.rules?.ok ? progress.rules.lastKnownGood : undefined;
-    logDecision(cluster, review.request, decision, outcome, rules, durationMs, lastKnownGood, progress.snapshot);
-    if (progress.snapshot)
-      metrics?.clusterSnapshot({
+    inOneWrite(() => {
+      logDecision(cluster, review.request, decision, outcome, rules, durationMs, lastKnownGood, progress.snapshot);
+      if (progress.snapshot)
+        metrics?.clusterSnapshot({
+          cluster,
+          ageSeconds: progress.snapshot.ageSeconds,
+          unavailable: progress.snapshot.unavailable !== undefined,
+        });
+      metrics?.decision({
         cluster,
-        ageSeconds: progress.snapshot.ageSeconds,
-        unavailable: progress.snapshot.unavailable !== undefined,
+        outcome,
+        latencyMs: durationMs,
+        servingLastKnownGood: lastKnownGood !== undefined,
+        rulesUnavailable: decision.failed !== undefined && !progress.rules?.ok,
       });
-    heartbeat?.(cluster, decision.rulesVersion, lastKnownGood);
-    metrics?.decision({
-      cluster,
-      outcome,
-      latencyMs: durationMs,
-      servingLastKnownGood: lastKnownGood !== undefined,
-      rulesUnavailable: decision.failed !== undefined && !progress.rules?.ok,
     });
+    heartbeat?.(cluster, decision.rulesVersion, lastKnownGood);
     return { apiVersion: review.apiVersion, kind: 'AdmissionReview', response: toAdmissionResponse(review.request.uid, decision.verdict) };
   };
 }

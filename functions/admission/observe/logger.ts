@@ -9,6 +9,7 @@
 import type { Context } from 'aws-lambda';
 import { getNumberFromEnv, getStringFromEnv, getXRayTraceIdFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 import { sourceMappedStack } from './source-mapped-stack.js';
+import { writeStdoutLine } from './stdout-lines.js';
 
 /** The `service` of every log line, and the dimension of that name on every metric. */
 export const SERVICE_NAME = 'portcullis';
@@ -117,7 +118,7 @@ export class StructuredLogger {
     const traceId = getXRayTraceIdFromEnv();
     if (traceId) line.xray_trace_id = traceId;
     for (const key in fields) if (!isEmpty(fields[key])) line[key] = fields[key];
-    if (level === 'INFO') process.stdout.write(`${decisionJson(line)}\n`);
+    if (level === 'INFO') writeStdoutLine(`${decisionJson(line)}\n`);
     else process.stderr.write(`${JSON.stringify(line, jsonReplacer)}\n`);
   }
 }

@@ -10,6 +10,7 @@
 // read by Powertools' own parser: POWERTOOLS_METRICS_DISABLED when set, else POWERTOOLS_DEV.
 import { getBooleanFromEnv, isDevMode } from '@aws-lambda-powertools/commons/utils/env';
 import { SERVICE_NAME } from './logger.js';
+import { writeStdoutLine } from './stdout-lines.js';
 
 export const METRICS_NAMESPACE = 'Portcullis';
 
@@ -99,7 +100,7 @@ export function createPolicyMetrics(policyName: string): PolicyMetrics {
    * (which ClusterNameSchema holds to lower-case letters, digits, - and ., nothing JSON escapes).
    */
   function write({ head, dimensions }: ReturnType<typeof emfLine>, values: string): void {
-    if (enabled) process.stdout.write(`${head}${Date.now()}}${dimensions}${values}}\n`);
+    if (enabled) writeStdoutLine(`${head}${Date.now()}}${dimensions}${values}}\n`);
   }
 
   return {

@@ -38,7 +38,8 @@ function setValue(walk: Walk, current: unknown, exists: boolean): unknown {
     if (setter.assignIf && !assignIfHolds(setter.assignIf, current, exists)) return current;
     if (setter.fromMetadata) return walk.metadata[setter.fromMetadata];
     walk.budget.charge(units(setter.value));
-    return structuredClone(setter.value);
+    // A value already in place is kept, not copied: every pass after the first finds most of them so.
+    return exists && isDeepStrictEqual(setter.value, current) ? current : structuredClone(setter.value);
   }
   if (setter.type === 'image') {
     if (exists && typeof current !== 'string')
