@@ -389,6 +389,46 @@ describe('each distinct rule is validated and compiled once for the whole fleet'
     expect(byName(staging.document.rules, 'only-small/only-small')).toBeDefined();
     expect(byName(staging.document.rules, 'require-team/require-team')).toBeUndefined(); // placed on env=prod
   });
+
+  it("within the TTL a warm request gets the last request's rules at once, as loading would give them; after it, every change is seen", async () => {
+    put('fleet.yaml', FLEET);
+    put('cel.yaml', BUNDLE);
+    put('clusters/staging/cel.yaml', vap('only-small', 'size(object.spec.containers) <= 1', 'one container'));
+    let now = 0;
+    const source = (fileName?: (name: string) => string) =>
+      directoryRulesSource({ directory: folder.dir(), maxBytes: 1 << 20, ttlMs: 1000, now: () => now, ...(fileName ? { fileName } : {}) });
+    const load = createClusterRulesLoader(
+      celPolicy,
+      { rules: source(), fleet: source(() => 'fleet.yaml'), overlays: source(overlayFileName) },
+      { maxBytes: 1 << 20, patienceMs: 100 },
+    );
+    const names = (rules: ReturnType<typeof load.now>) => (rules?.ok ? rules.document.rules.map((rule) => rule.name) : rules);
+    expect(load.now('prod-eu')).toBeUndefined(); // nothing loaded yet
+    const [prodEu, staging] = [await load('prod-eu'), await load('staging')];
+    expect(load.now('prod-eu')).toBe(prodEu); // prod-eu has no overlay: its absence is known too
+    expect(load.now('staging')).toBe(staging);
+    put('cel.yaml', vap('only-small', 'size(object.spec.containers) <= 1', 'one container'));
+    now = 999; // within the TTL the sources do not look, so loading gives the same rules
+    expect(load.now('prod-eu')).toBe(prodEu);
+    expect(await load('prod-eu')).toBe(prodEu);
+
+    now = 1000;
+    expect(load.now('prod-eu')).toBeUndefined();
+    expect(names(await load('prod-eu'))).toEqual(['only-small/only-small']);
+    expect(names(load.now('prod-eu'))).toEqual(['only-small/only-small']);
+
+    put('clusters/prod-eu/cel.yaml', vap('no-latest', NO_LATEST, 'no latest'));
+    now = 2000;
+    expect(load.now('prod-eu')).toBeUndefined(); // a new overlay is read, parsed and merged
+    expect(names(await load('prod-eu'))).toEqual(['only-small/only-small', 'no-latest/no-latest']);
+
+    put('cel.yaml', 'rules: [{ name: broken');
+    now = 3000;
+    expect(load.now('prod-eu')).toBeUndefined();
+    const lastGood = await load('prod-eu');
+    expect(lastGood).toMatchObject({ ok: true, lastKnownGood: expect.stringContaining('invalid') });
+    expect(load.now('prod-eu')).toBeUndefined(); // last good rules are served the long way, saying why each time
+  });
 });
 
 describe('the sample fleet', () => {

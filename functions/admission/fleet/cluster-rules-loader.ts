@@ -14,7 +14,7 @@ import type { Policy } from '../policy.js';
 import { readRulesData, validateRulesDataInSlices } from '../rules/parse-rules-version.js';
 import { createRuleCache, type RuleCache } from '../rules/rule-cache.js';
 import type { FailurePolicy, RulesDocument } from '../rules/rules-document-schema.js';
-import { createVersionedLoader, type Loaded, summary } from '../rules/rules-loader.js';
+import { createVersionedLoader, type Loaded, summary, type VersionedLoader } from '../rules/rules-loader.js';
 import { type RulesSource, RulesUnavailableError } from '../rules/rules-source.js';
 import { waitAtMost } from '../decide/deadline.js';
 import { type Fleet, fleetOf, FLEET_FILE } from './fleet-document.js';
@@ -53,6 +53,12 @@ export interface ClusterRulesLoaderOptions {
 export type ClusterRulesLoader<P> = ((cluster: string) => Promise<LoadedRules<P>>) & {
   /** Loads what every cluster's rules start from (the fleet-wide document, fleet.yaml), as a cold start does. */
   prefetch(): Promise<void>;
+  /**
+   * The cluster's rules as the last request got them, when every part answers at once as it did then;
+   * undefined when they must be loaded. A warm request takes no promise through three loaders and two
+   * sources for what has not changed.
+   */
+  now(cluster: string): LoadedRules<P> | undefined;
 };
 
 interface ClusterState<P> {
@@ -140,7 +146,7 @@ export function createClusterRulesLoader<P>(
       },
     });
 
-  const overlayLoaders = new Map<string, () => Promise<Loaded<OverlayData>>>();
+  const overlayLoaders = new Map<string, VersionedLoader<OverlayData>>();
   function loadOverlay(cluster: string): Promise<Loaded<OverlayData>> | undefined {
     const overlays = sources.overlays;
     if (!overlays) return undefined;
@@ -277,9 +283,31 @@ export function createClusterRulesLoader<P>(
     return { ok: false, reason, version: loaded.version, failurePolicy: loaded.failurePolicy ?? failurePolicy };
   }
 
+  /** Whether the loader answers at once with `part` (an absent document as absent: no part). */
+  function answersNow(loader: VersionedLoader<unknown> | undefined, part: unknown): boolean {
+    if (!loader) return part === undefined;
+    try {
+      const answer = loader.now();
+      return answer !== undefined && answer === part;
+    } catch (error) {
+      return part === undefined && error instanceof RulesUnavailableError && error.notFound;
+    }
+  }
+
+  function rulesNow(cluster: string): LoadedRules<P> | undefined {
+    const state = states.get(cluster);
+    if (!state?.result?.ok || state.computing || !state.parts) return undefined;
+    const { result } = state;
+    // Stale parts are answered anew by loadRules, with why they are stale.
+    const [fleetWide, overlay, fleet] = state.parts;
+    const overlayLoader = sources.overlays ? overlayLoaders.get(cluster) : undefined;
+    if (sources.overlays && !overlayLoader) return undefined;
+    return answersNow(loadFleetWide, fleetWide) && answersNow(overlayLoader, overlay) && answersNow(loadFleet, fleet) ? result : undefined;
+  }
+
   async function prefetch(): Promise<void> {
     await Promise.all([loadFleetWide().catch(() => undefined), loadFleet?.().catch(() => undefined)]);
   }
 
-  return Object.assign(loadRules, { prefetch });
+  return Object.assign(loadRules, { prefetch, now: rulesNow });
 }

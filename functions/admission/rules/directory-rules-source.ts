@@ -60,11 +60,17 @@ export function directoryRulesSource({
   const cache = new Map<string, CachedFile>();
   const pathOf = (policyName: string) => join(directory, fileName(policyName));
 
+  function cachedRules(policyName: string): RawRules | undefined {
+    const cached = cache.get(policyName);
+    return cached && now() - cached.checkedAt < ttlMs ? answered(cached.rules) : undefined;
+  }
+
   async function load(policyName: string): Promise<RawRules> {
+    const fresh = cachedRules(policyName);
+    if (fresh) return fresh;
     const path = pathOf(policyName);
     const cached = cache.get(policyName);
     const checkedAt = now();
-    if (cached && checkedAt - cached.checkedAt < ttlMs) return answered(cached.rules);
     try {
       const info = statSync(path);
       const stamp = `${info.mtimeMs}:${info.size}`;
@@ -105,5 +111,5 @@ export function directoryRulesSource({
     }
   }
 
-  return { describe: pathOf, load };
+  return { describe: pathOf, load, cached: cachedRules };
 }

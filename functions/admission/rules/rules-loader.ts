@@ -52,7 +52,15 @@ export function summary(errors: string[]): string {
   return `${errors[0] ?? 'invalid'}${more}`;
 }
 
-export function createVersionedLoader<T>(options: VersionedLoaderOptions<T>): () => Promise<Loaded<T>> {
+export type VersionedLoader<T> = (() => Promise<Loaded<T>>) & {
+  /**
+   * The answer load gave last, when the source answers at once with the same version (within its TTL) and
+   * that version is the newest, valid and fresh; undefined when load must run. Throws what the source throws.
+   */
+  now(): Loaded<T> | undefined;
+};
+
+export function createVersionedLoader<T>(options: VersionedLoaderOptions<T>): VersionedLoader<T> {
   const { source, name } = options;
   let newest: Version<T> | undefined;
   let lastGood: { value: T; version: string } | undefined;
@@ -72,7 +80,12 @@ export function createVersionedLoader<T>(options: VersionedLoaderOptions<T>): ()
     return entry;
   }
 
-  return async function load(): Promise<Loaded<T>> {
+  function now(): Loaded<T> | undefined {
+    const raw = source.cached?.(name);
+    return raw && !raw.stale && newest?.version === raw.version ? newest.answer : undefined;
+  }
+
+  async function load(): Promise<Loaded<T>> {
     const raw = await source.load(name);
     if (newest?.version !== raw.version) newest = startParsing(raw);
     const current = newest;
@@ -96,5 +109,7 @@ export function createVersionedLoader<T>(options: VersionedLoaderOptions<T>): ()
       version,
       failurePolicy: result && !result.ok ? result.failurePolicy : undefined,
     };
-  };
+  }
+
+  return Object.assign(load, { now });
 }

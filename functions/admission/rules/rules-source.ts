@@ -24,6 +24,12 @@ export interface RulesSource {
   /** Where the rules of `policyName` live, for messages. */
   describe(policyName: string): string;
   load(policyName: string): Promise<RawRules>;
+  /**
+   * What load would answer without looking, while the TTL says there is nothing to look at: the cached
+   * rules, or the cached unavailability thrown; undefined when load must look. Warm requests answer from it
+   * without a promise (rules-loader.ts).
+   */
+  cached?(policyName: string): RawRules | undefined;
 }
 
 /** Where a source finds a policy's rules document: `<policy>.yaml`. */

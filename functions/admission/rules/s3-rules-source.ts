@@ -168,11 +168,16 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
     return entry.lastError ? { ...entry.cached, stale: entry.lastError } : entry.cached;
   }
 
+  function cached(policyName: string): RawRules | undefined {
+    const entry = entries.get(policyName);
+    return entry && now() - entry.checkedAt < ttlMs ? served(entry) : undefined;
+  }
+
   async function load(policyName: string): Promise<RawRules> {
+    const fresh = cached(policyName);
+    if (fresh) return fresh;
     let entry = entries.get(policyName);
     if (!entry) entries.set(policyName, (entry = { checkedAt: Number.NEGATIVE_INFINITY }));
-    const fresh = now() - entry.checkedAt < ttlMs;
-    if (fresh) return served(entry);
 
     const current = entry;
     current.inflight ??= revalidate(policyName, current).finally(() => {
@@ -188,5 +193,5 @@ export function s3RulesSource(options: S3RulesSourceOptions): RulesSource {
     return served(current);
   }
 
-  return { describe, load };
+  return { describe, load, cached };
 }
