@@ -7,7 +7,7 @@
 // the image's parts. Copy on write: containers on the path are copied when something under them changes,
 // so the input is never changed and an unchanged object is returned as it was.
 import { isDeepStrictEqual } from 'node:util';
-import { isJsonObject } from '../../admission/kubernetes/json-object.js';
+import { isJsonObject, jsonCopy } from '../../admission/kubernetes/json-object.js';
 import type { CostBudget } from '../runtime/cost-budget.js';
 import { units } from '../runtime/size-units.js';
 import { mutatedImage } from './image.js';
@@ -39,7 +39,7 @@ function setValue(walk: Walk, current: unknown, exists: boolean): unknown {
     if (setter.fromMetadata) return walk.metadata[setter.fromMetadata];
     walk.budget.charge(units(setter.value));
     // A value already in place is kept, not copied: every pass after the first finds most of them so.
-    return exists && isDeepStrictEqual(setter.value, current) ? current : structuredClone(setter.value);
+    return exists && isDeepStrictEqual(setter.value, current) ? current : jsonCopy(setter.value);
   }
   if (setter.type === 'image') {
     if (exists && typeof current !== 'string')
@@ -48,14 +48,14 @@ function setValue(walk: Walk, current: unknown, exists: boolean): unknown {
       );
     return mutatedImage(exists ? (current as string) : '', setter.parts);
   }
-  if (!exists) return setter.operation === 'merge' ? structuredClone(setter.values) : current;
+  if (!exists) return setter.operation === 'merge' ? jsonCopy(setter.values) : current;
   if (!Array.isArray(current)) throw new MutationError(`${JSON.stringify(current)} is not a list of values, cannot treat it as a set`);
   walk.budget.charge(current.length * Math.max(1, setter.values.length));
   if (setter.operation === 'prune') return current.filter((item) => !setter.values.some((value) => isDeepStrictEqual(value, item)));
   let merged = current;
   for (const value of setter.values) {
     walk.budget.charge(merged.length);
-    if (!merged.some((item) => isDeepStrictEqual(value, item))) merged = [...merged, structuredClone(value)];
+    if (!merged.some((item) => isDeepStrictEqual(value, item))) merged = [...merged, jsonCopy(value)];
   }
   return merged;
 }
@@ -134,10 +134,8 @@ function setListMember(walk: Walk, list: unknown[], node: PathNode & { type: 'li
   if (at !== -1 ? !existsOkay(walk, depth) : !missingOkay(walk, depth)) return list;
   walk.budget.charge(units(setter.value));
   if (at !== -1)
-    return isDeepStrictEqual(list[at], setter.value)
-      ? list
-      : list.map((member, index) => (index === at ? structuredClone(setter.value) : member));
-  return [...list, structuredClone(setter.value)];
+    return isDeepStrictEqual(list[at], setter.value) ? list : list.map((member, index) => (index === at ? jsonCopy(setter.value) : member));
+  return [...list, jsonCopy(setter.value)];
 }
 
 /** The object as the mutator leaves it (itself when unchanged). */

@@ -4,6 +4,7 @@
 // then the rule's own validation; a rule's validate.cel and celPreconditions are another engine's (the
 // context's `embedded`), judged where Kyverno's validate.cel handler judges them, once the preconditions hold.
 // An autogen rule judges or patches the controller's pod template as a Pod.
+import { jsonCopy } from '../../admission/kubernetes/json-object.js';
 import { podContainers } from '../../admission/kubernetes/pod-containers.js';
 import { isPodController, POD_CONTROLLERS, podFromTemplate } from '../../admission/kubernetes/pod-controllers.js';
 import type { Findings } from '../../admission/policy.js';
@@ -128,7 +129,7 @@ function pinnedDigests(request: AdmissionRequest, rule: KyvernoRule, object: unk
     if (verdict.outcome === 'verified') pins.set(found.image, verdict.digest);
   }
   if (pins.size === 0) return object;
-  const copy = structuredClone(object);
+  const copy = jsonCopy(object);
   for (const container of podContainers(request.kind.kind, copy))
     if (typeof container.image === 'string' && pins.has(container.image))
       container.target.image = `${container.image}@${pins.get(container.image)}`;

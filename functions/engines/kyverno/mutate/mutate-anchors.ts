@@ -5,7 +5,7 @@
 // global condition `<(key)` that matches nowhere skips the whole patch. Condition keys are then removed,
 // and so is whatever held nothing but them. Ported as Kyverno has it, quirks included (one copy of a list
 // pattern serves every resource element in turn), so patches agree with Kyverno's.
-import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
+import { isJsonObject, jsonCopy } from '../../../admission/kubernetes/json-object.js';
 import { type Anchor, parseAnchor } from '../anchor/anchor.js';
 import type { CostBudget } from '../../runtime/cost-budget.js';
 import { matchPattern } from '../validate/pattern.js';
@@ -91,7 +91,7 @@ class Preprocessing {
       const global = hasAnchors(element, isGlobal);
       let globalPassed = false;
       let lastGlobal: GlobalConditionError | undefined;
-      const copy = structuredClone(element);
+      const copy = jsonCopy(element);
       for (const resourceElement of resourceElements) {
         this.budget.charge(1);
         try {
@@ -130,7 +130,7 @@ class Preprocessing {
 function withElementName(pattern: unknown[], element: unknown, resourceElement: unknown): void {
   const name = isJsonObject(resourceElement) ? resourceElement.name : undefined;
   if (isNilOrEmpty(name)) return;
-  const copy = structuredClone(element);
+  const copy = jsonCopy(element);
   if (deleteAnchors(copy, true, false)) return;
   (copy as Json).name = name;
   pattern.push(copy);
@@ -180,7 +180,7 @@ function deleteAnchorsInList(node: unknown[], traverseMaps: boolean): boolean {
  * patch does not apply). Errors other than a failed condition are the rule's errors.
  */
 export function resolveAnchors(patch: unknown, resource: unknown, budget: CostBudget): unknown {
-  const pattern = structuredClone(patch);
+  const pattern = jsonCopy(patch);
   try {
     new Preprocessing(budget).walk(pattern, resource);
   } catch (error) {
