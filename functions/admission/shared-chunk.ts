@@ -13,6 +13,7 @@ import './decide/deadline.js';
 import './decide/match-rule.js';
 import './kubernetes/go-duration.js';
 import './kubernetes/json-object.js';
+import './kubernetes/json-patch-operations.js';
 import './kubernetes/kind-resource.js';
 import './observe/logger.js';
 import './review/admission-response.js';
