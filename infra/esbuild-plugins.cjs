@@ -35,12 +35,14 @@ const aws4CryptoOnDemand = {
 // own engine split the engines' code on the cold path into a chunk per engine and one for the runtime they
 // share. Each is given
 // here, at build time, the imports that give every lazy module the same importers: the stack's shared chunk
-// and the engines' registry (every engine's entry). Costless at run time (the entry has evaluated those
-// before any lazy module loads), and no engine's source reaches the registry (test/unit/engine-boundaries).
+// and the engines' registry (every engine's entry), with the image lookups the stack installs and Kyverno's
+// lazily loaded context loader reads (which the registry does not reach). Costless at run time (the entry
+// has evaluated those before any lazy module loads), and no engine's source reaches the registry
+// (test/unit/engine-boundaries).
 // test/e2e/packaged-bundles.test.ts counts the chunks.
 const LAZY_MODULES =
-  /[\\/]functions[\\/](?:engines[\\/](?:[^\\/]+[\\/]evaluator|cel[\\/]mutate|rego[\\/]builtins[\\/]graphql[\\/]documents|runtime[\\/]answer-http-calls)|admission[\\/]image-verification[\\/]verified-images)\.ts$/;
-const LAYOUT_IMPORTS = ['admission/shared-chunk.ts', 'engines/registry.ts']
+  /[\\/]functions[\\/](?:engines[\\/](?:[^\\/]+[\\/]evaluator|cel[\\/]mutate|rego[\\/]builtins[\\/]graphql[\\/]documents|runtime[\\/]answer-http-calls)|admission[\\/]image-verification[\\/](?:verified-images|image-data))\.ts$/;
+const LAYOUT_IMPORTS = ['admission/shared-chunk.ts', 'engines/registry.ts', 'engines/runtime/image-lookups.ts']
   .map((file) => `import ${JSON.stringify(join(__dirname, '../functions', file))};`)
   .join(' ');
 const engineLazyModulesShareOneChunk = {

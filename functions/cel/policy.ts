@@ -9,7 +9,7 @@ import type { ValidatingPolicy } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
 import { type EngineContext, engineRuleReads, loadEngineRule } from '../engines/engine.js';
 import { loadEnginesWrittenIn } from '../engines/registry.js';
-import { answeringHttpCalls } from '../engines/runtime/http-calls.js';
+import { answeringLookups } from '../engines/runtime/lookups.js';
 import { CEL_REFUSALS, POLICY_FORMATS } from '../formats/all-formats.js';
 import { claimedBy, isManifestData, loadEnginesFor, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { type CelParameters, CelParametersSchema } from './rules.js';
@@ -56,7 +56,11 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     const { now, deadline, cluster } = context;
     const engineContext = { now, deadline, cluster, podTemplate, embedded: run.embedded };
     const validate = (ruleContext: EngineContext) =>
-      answeringHttpCalls(() => run.engine.validate(request, run.rule, ruleContext), deadline);
+      answeringLookups(
+        () => run.engine.validate(request, run.rule, ruleContext),
+        deadline,
+        run.engine.readsImageRegistries?.(run.rule) ?? false,
+      );
     const images = run.engine.imagesToVerify?.(request, run.rule, engineContext, 'validate');
     if (images && images.length > 0)
       return imageVerdicts(images, deadline).then((verdicts) => validate({ ...engineContext, imageVerdicts: verdicts }));

@@ -3,7 +3,7 @@
 // Each rule runs on the engine its format named (engines/), which returns the object as the rule leaves it;
 // the stack makes the answer's patch from the object before and after.
 import { imageVerdicts } from '../admission/image-verification/image-verdicts.js';
-import { answeringHttpCalls } from '../engines/runtime/http-calls.js';
+import { answeringLookups } from '../engines/runtime/lookups.js';
 import type { MutatingPolicy } from '../admission/policy.js';
 import { type EngineContext, engineRuleReads, loadEngineRule } from '../engines/engine.js';
 import { claimedBy, isManifestData, loadEnginesFor, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
@@ -41,7 +41,11 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
     // A verifyImages rule pins digests: its images are verified first, within the request's deadline.
     const images = run.engine.imagesToVerify?.(request, run.rule, engineContext, 'mutate');
     const mutate = (ruleContext: EngineContext) =>
-      answeringHttpCalls(() => run.engine.mutate(request, run.rule, original, ruleContext), deadline);
+      answeringLookups(
+        () => run.engine.mutate(request, run.rule, original, ruleContext),
+        deadline,
+        run.engine.readsImageRegistries?.(run.rule) ?? false,
+      );
     if (images && images.length > 0)
       return imageVerdicts(images, deadline).then((verdicts) => mutate({ ...engineContext, imageVerdicts: verdicts }));
     return mutate(engineContext);

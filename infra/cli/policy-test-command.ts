@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { configFromEnv } from '../../functions/admission/config.js';
 import { createAdmissionHandler } from '../../functions/admission/create-admission-handler.js';
 import { parseRulesDocument } from '../../functions/admission/rules/parse-rules-document.js';
+import { readImageRegistries } from '../../functions/engines/runtime/image-lookups.js';
 import { type CaseOutcome, failed } from '../policy-tests/case-outcome.js';
 import { junitReport } from '../policy-tests/junit-report.js';
 import { regoFilesIn, runOpaTests } from '../policy-tests/opa-test.js';
@@ -160,16 +161,25 @@ export function registerPolicyTestCommand(policy: Command): void {
     )
     .option('--policy <name>', 'with a rules document: the policy it is for (default: the file name)')
     .option('--timeout <duration>', 'how long each test case may run before it is stopped and reported as an error', DEFAULT_TEST_TIMEOUT)
+    .option('--registry', "read image registries for Kyverno's imageRegistry context entries, as kyverno test --registry does (anonymously; REGISTRY_CA_PEM adds certificate authorities)")
     .addOption(outputOption(['table', 'json', 'yaml'], 'table').choices(['table', 'json', 'yaml', 'junit']))
     .addHelpText(
       'after',
       '\nExit 1 when a case does not get its expected result. Skipped cases (policies that need the cluster, mocked\nvalues, todo_test_ rules) are listed with the reason and do not fail the run.',
     )
-    .action(async (paths: string[], options: { policy?: string; output: TestOutput; timeout: string }) => {
+    .action(async (paths: string[], options: { policy?: string; output: TestOutput; timeout: string; registry?: boolean }) => {
       // The stack's decision lines and metrics are for the functions; here the report is the output.
       dropStackOutput();
       const rulesDocument = paths.length === 1 && isFile(paths[0]!) && !isTestFile(paths[0]!) && !paths[0]!.endsWith('.rego');
       const timeoutMs = parseTimeout(options.timeout);
-      process.exitCode = rulesDocument ? await showFixtureDecisions(paths[0]!, options) : await runTests(paths, options.output, timeoutMs);
+      // As kyverno test: without --registry an imageRegistry entry is the suite's values or the rule's error.
+      readImageRegistries(options.registry === true);
+      try {
+        process.exitCode = rulesDocument
+          ? await showFixtureDecisions(paths[0]!, options)
+          : await runTests(paths, options.output, timeoutMs);
+      } finally {
+        readImageRegistries(true);
+      }
     });
 }

@@ -250,6 +250,7 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
     }
     const cluster = completeView(withRequestNamespace(clusterObjects, request.request.namespace), {
       variables: caseValues?.variables,
+      ...(caseValues && Object.keys(caseValues.foreachVariables).length > 0 ? { foreachVariables: caseValues.foreachVariables } : {}),
       answers,
     });
     const admission = withRequestFields(request.request, caseValues?.requestFields ?? []);

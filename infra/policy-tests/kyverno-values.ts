@@ -16,7 +16,11 @@ export interface ValuesFile {
   namespaceSelector?: { name?: string; labels?: Record<string, string> }[];
   /** Objects the suite sends as a subresource of a parent (a Scale of a Deployment), as `kubectl api-resources` names them. */
   subresources?: { subresource?: ApiResource; parentResource?: ApiResource }[];
-  policies?: { name?: string; resources?: { name?: string; values?: ValueMap }[]; rules?: { name?: string; values?: ValueMap }[] }[];
+  policies?: {
+    name?: string;
+    resources?: { name?: string; values?: ValueMap }[];
+    rules?: { name?: string; values?: ValueMap; foreachValues?: Record<string, unknown[]> }[];
+  }[];
 }
 
 interface ApiResource {
@@ -51,6 +55,8 @@ export interface CaseValues {
   /** Other fields of the request the values set by their dotted path (`request.oldObject.metadata.labels.x`). */
   requestFields: { path: string[]; value: unknown }[];
   variables: ValueMap;
+  /** Values per foreach element (a rule's `foreachValues`): element i of a loop gets item i of each list. */
+  foreachVariables: Record<string, unknown[]>;
 }
 
 const REQUEST_FIELDS = new Set(['request.operation', 'request.namespace']);
@@ -65,10 +71,14 @@ const pathOf = (key: string): string[] => [...key.matchAll(/"([^"]*)"|[^.]+/g)].
 /** The values for a policy's rule (or any rule when the suite names none) and a resource, most specific last. */
 export function valuesFor(values: ValuesFile, policy: string, rule: string | undefined, resource: string): CaseValues {
   const merged: ValueMap = { ...values.globalValues };
+  const foreachVariables: Record<string, unknown[]> = {};
   for (const entry of values.policies ?? []) {
     if (entry.name !== policy) continue;
     for (const ruleValues of entry.rules ?? [])
-      if (rule === undefined || ruleValues.name === rule) Object.assign(merged, ruleValues.values);
+      if (rule === undefined || ruleValues.name === rule) {
+        Object.assign(merged, ruleValues.values);
+        for (const [name, list] of Object.entries(ruleValues.foreachValues ?? {})) if (Array.isArray(list)) foreachVariables[name] = list;
+      }
     for (const resourceValues of entry.resources ?? []) if (resourceValues.name === resource) Object.assign(merged, resourceValues.values);
   }
   const operation = merged['request.operation'];
@@ -81,6 +91,7 @@ export function valuesFor(values: ValuesFile, policy: string, rule: string | und
       .filter(([key]) => isRequestField(key))
       .map(([key, value]) => ({ path: pathOf(key).slice(1), value })),
     variables: Object.fromEntries(Object.entries(merged).filter(([key]) => !REQUEST_FIELDS.has(key) && !isRequestField(key))),
+    foreachVariables,
   };
 }
 

@@ -1,9 +1,11 @@
 // Finds and runs test files of the formats `policy test` reads: Portcullis's PolicyTest, Kyverno's
 // kyverno-test.yaml and gator's suite.yaml, told apart by their kind, and OPA's compliance case files
 // (`{"cases": [...]}`, JSON or YAML). A folder is searched (dot-folders such as .kyverno-test included) for
-// files of those kinds; a file given by name must be one.
+// files of those kinds, Kyverno's by their name, kyverno-test.yaml, as `kyverno test` finds them (a suite
+// kept under another name, such as disabled-test.yaml, is one its authors do not run); a file given by name
+// must be one.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { CaseOutcome } from './case-outcome.js';
 import type { TestLimits } from '../../functions/engines/runtime/test-limits.js';
@@ -13,6 +15,9 @@ import { isKyvernoTest, runKyvernoTest } from './kyverno-test.js';
 import { InvalidTestFileError, isPortcullisTest, runPortcullisTest } from './portcullis-test.js';
 
 type Header = { apiVersion?: unknown; kind?: unknown };
+
+/** The name `kyverno test` looks for in a folder (its --file-name default). */
+const KYVERNO_TEST_FILE = 'kyverno-test.yaml';
 
 /** The file's first document when it is a test of a format `policy test` reads; undefined otherwise. */
 function testDocument(file: string): Header | undefined {
@@ -53,7 +58,9 @@ export function findTestFiles(paths: string[]): { file: string; document: Header
     }
     if (isFolder)
       return testCandidatesUnder(path).flatMap((file) =>
-        [testDocument(file)].filter((document) => document !== undefined).map((document) => ({ file, document })),
+        [testDocument(file)]
+          .filter((document) => document !== undefined && (!isKyvernoTest(document as never) || basename(file) === KYVERNO_TEST_FILE))
+          .map((document) => ({ file, document: document! })),
       );
     const document = testDocument(path);
     if (!document)

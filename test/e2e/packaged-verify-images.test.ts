@@ -2,7 +2,7 @@
 // registry: a signed image admitted, an unsigned one denied with Kyverno's message, an attestation's conditions
 // judged, a keyless signature verified, the verification code
 // loaded only when a rule first verifies an image, and a registry that hangs resolved by the failure policy
-// within the request's deadline.
+// within the request's deadline; and an imageRegistry context entry reading an image's config from it.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -158,6 +158,44 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
     const { handler } = await packagedWithRules('cel', rules(`${host}/*`), { POLICY_TIMEOUT_MS: '500' });
     const started = Date.now();
     const answer = await invoke(handler, eventFor(podRunning(`${host}/team/app@${signed}`)), lambdaContext(5_000));
+    expect(answer.body.response.allowed).toBe(false);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    hanging.close();
+  });
+
+  it("an imageRegistry context entry reads the image's config from the registry; a registry that hangs is resolved within the deadline", async () => {
+    const labels = `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata: {name: image-labels}
+spec:
+  failurePolicy: Fail
+  rules:
+    - name: content-v1
+      match: {any: [{resources: {kinds: [Pod]}}]}
+      validate:
+        failureAction: Enforce
+        message: "{{ element.image }} is labelled {{ imageData.config.Labels.content }}"
+        foreach:
+          - list: request.object.spec.containers
+            context:
+              - name: imageData
+                imageRegistry: {reference: "{{ element.image }}", jmesPath: configData}
+            deny:
+              conditions:
+                any: [{key: "{{ imageData.config.Labels.content }}", operator: NotEquals, value: v1}]
+`;
+    const { handler } = await packagedWithRules('cel', labels, { REGISTRY_CA_PEM: registry.ca });
+    expect((await invoke(handler, eventFor(podRunning(`${registry.host}/team/app:v1`)))).body.response.allowed).toBe(true);
+    await pushImage(registry, 'team/app', 'v2');
+    const denied = (await invoke(handler, eventFor(podRunning(`${registry.host}/team/app:v2`)))).body.response;
+    expect(denied.allowed).toBe(false);
+    expect(denied.status.message.replace(/\s+/g, ' ')).toContain(`${registry.host}/team/app:v2 is labelled v2`);
+    const hanging = createNetServer(() => {});
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(hanging.address() as { port: number }).port}`;
+    const timed = await packagedWithRules('cel', labels, { POLICY_TIMEOUT_MS: '500' });
+    const started = Date.now();
+    const answer = await invoke(timed.handler, eventFor(podRunning(`${host}/team/app:v1`)), lambdaContext(5_000));
     expect(answer.body.response.allowed).toBe(false);
     expect(Date.now() - started).toBeLessThan(2_000);
     hanging.close();

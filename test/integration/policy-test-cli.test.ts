@@ -147,11 +147,11 @@ describe("policy test: the ecosystem's suites as written", () => {
     const outcomes = outcomesOf(result.stdout);
     expect(outcomes.filter(({ status }) => status === 'failed')).toEqual([]);
     expect(outcomes.filter(({ status }) => status === 'passed').length).toBeGreaterThan(2300);
-    // Only what writes to the cluster or reads an image registry is skipped: what reads the cluster runs.
+    // Only what writes to the cluster is skipped: what reads the cluster runs. (The suite its authors keep
+    // as disabled-test.yaml, which reads a registry, is not run, as kyverno test does not find it.)
     const skipped = outcomes.filter(({ status }) => status === 'skipped');
-    for (const outcome of skipped)
-      expect(outcome.detail).toMatch(/generate rules write to the cluster|imageRegistry reads an image registry/);
-    expect(skipped.length).toBe(6);
+    for (const outcome of skipped) expect(outcome.detail).toMatch(/generate rules write to the cluster/);
+    expect(skipped.length).toBe(4);
     expect(result.code).toBe(0);
   });
 

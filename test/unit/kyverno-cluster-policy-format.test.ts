@@ -203,7 +203,11 @@ describe('refused when the rules are read, with the reason', () => {
       { context: [{ name: 's', apiCall: { urlPath: '/api/v1/secrets' } }] },
       /context s: apiCall.urlPath reads Secrets: a cluster snapshot holds their metadata only/,
     ],
-    ['an imageRegistry context', { context: [{ name: 'i', imageRegistry: { reference: 'x' } }] }, /imageRegistry reads an image registry/],
+    [
+      "an imageRegistry context with credentials of its own (the deployment's are used)",
+      { context: [{ name: 'i', imageRegistry: { reference: 'x', imageRegistryCredentials: { secrets: ['regcred'] } } }] },
+      /context i: imageRegistry.imageRegistryCredentials: registry credentials from Secrets and credential helpers are not read/,
+    ],
     ['validate.manifests', { validate: { manifests: { attestors: [] } } }, /validate.manifests verifies signatures/],
     ['random()', { validate: { message: "{{ random('[a-z]') }}", deny: {} } }, /random\(\) .*could not be reproduced/],
   ])('%s', (_name, extra, reason) => {

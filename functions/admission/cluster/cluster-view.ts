@@ -50,6 +50,8 @@ export interface ClusterView {
    * or configMap entry so): such an entry takes its value from here, not from the objects. Never in a snapshot.
    */
   readonly variables?: Readonly<Record<string, unknown>>;
+  /** A test suite's values per foreach element (`foreachValues`): the loop's element at index i gets each list's item i. */
+  readonly foreachVariables?: Readonly<Record<string, readonly unknown[]>>;
   /** A test suite's answers to what Kyverno's CEL asks outside the cluster (HTTP calls, global context). Never in a snapshot. */
   readonly answers?: SuiteAnswers;
 }
@@ -125,6 +127,8 @@ export interface ViewOptions {
    */
   complete?: boolean;
   variables?: Record<string, unknown>;
+  /** Values per element of a rule's foreach loops (`foreachValues`), the element's by its index. */
+  foreachVariables?: Record<string, readonly unknown[]>;
   answers?: SuiteAnswers;
 }
 
@@ -141,7 +145,7 @@ function namedIn(entry: ResourceIndex, namespace: string): Map<string, Record<st
 
 export function clusterView(
   collections: readonly (Collection | GroupedCollection)[],
-  { takenAt, complete = false, variables, answers }: ViewOptions = {},
+  { takenAt, complete = false, variables, foreachVariables, answers }: ViewOptions = {},
 ): ClusterView {
   const grouped = collections.map((collection) => ('items' in collection ? groupedByNamespace(collection) : collection));
   const index = new Map<string, ResourceIndex>();
@@ -170,6 +174,7 @@ export function clusterView(
   return {
     ...(takenAt !== undefined ? { takenAt } : {}),
     ...(variables ? { variables } : {}),
+    ...(foreachVariables ? { foreachVariables } : {}),
     ...(answers ? { answers } : {}),
     get collections() {
       materialized ??= grouped.map(({ groups, ...header }) => ({ ...header, items: groups.flatMap((group) => group.items()) }));
@@ -206,7 +211,7 @@ const notHeld = (type: ResourceType, namespace?: string, name?: string) =>
  */
 export function completeView(
   objects: readonly Record<string, unknown>[],
-  mocks: Pick<ViewOptions, 'variables' | 'answers'> = {},
+  mocks: Pick<ViewOptions, 'variables' | 'foreachVariables' | 'answers'> = {},
 ): ClusterView {
   const collections = new Map<string, Collection>();
   for (const object of objects) {

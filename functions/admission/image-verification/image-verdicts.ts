@@ -2,22 +2,18 @@
 // (registry client, sigstore-js) loads here on first use, in a chunk of its own, never at cold start.
 import { deadlineSignal, type WorkDeadline } from '../decide/deadline.js';
 import type { ImageCheck, ImageVerdict } from './image-check.js';
-import { ecrCredentials } from './ecr-credentials.js';
-import { registryCredentials } from './registry-credentials.js';
+import { registryAccess } from './registry-access.js';
 
 // Read at import, as the functions read their configuration: certificate authorities trusted beside the system's.
-const REGISTRY_CA_PEM = process.env.REGISTRY_CA_PEM || undefined;
+export const REGISTRY_CA_PEM = process.env.REGISTRY_CA_PEM || undefined;
 
 export async function imageVerdicts(checks: readonly ImageCheck[], deadline: WorkDeadline | undefined): Promise<Map<string, ImageVerdict>> {
   const signal = deadlineSignal(deadline);
-  const [{ verifiedImages }, configured, ecr] = await Promise.all([
+  const [{ verifiedImages }, access] = await Promise.all([
     import('./verified-images.js'),
-    registryCredentials(signal),
-    ecrCredentials(registriesOf(checks), signal),
+    registryAccess(registriesOf(checks), REGISTRY_CA_PEM, signal),
   ]);
-  // The deployment's config.json, where it names a registry, wins over an ECR token.
-  const credentials = ecr.size > 0 ? new Map([...ecr, ...configured]) : configured;
-  return verifiedImages(checks, signal, { ca: REGISTRY_CA_PEM, credentials });
+  return verifiedImages(checks, signal, access);
 }
 
 /** Every registry the checks read: the images', and those their signatures are kept in. */

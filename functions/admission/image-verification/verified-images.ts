@@ -3,28 +3,14 @@
 // asks (image-verdicts.ts), so a function whose rules verify no image never loads the registry client or
 // sigstore-js. What each attestor entry trusts is attestor-checks.ts's. A registry is reached with the
 // deployment's credentials for it (anonymously without), trusting the system's certificate authorities and
-// the deployment's REGISTRY_CA_PEM.
-import { type RegistryClient, registryClient } from '../registry/registry-client.js';
+// the deployment's REGISTRY_CA_PEM (registry-access.ts).
 import { attestorSetOf, needsRe2 } from './attestor-checks.js';
 import type { ReadBudget } from './cosign-attestations.js';
 import type { ImageCheck, ImageVerdict } from './image-check.js';
-import type { CredentialsByRegistry } from './registry-credentials.js';
+import type { RegistryAccess } from './registry-access.js';
+import { clientOf } from './registry-client-of.js';
 import { VerdictCache } from './verdict-cache.js';
 import { digestOf, MAX_REQUEST_ATTESTATION_BYTES, verifyImage } from './verify-image.js';
-
-export interface RegistryAccess {
-  /** The deployment's REGISTRY_CA_PEM, read when the function was. */
-  ca: string | undefined;
-  /** The deployment's registry credentials, as last read (registry-credentials.ts). */
-  credentials: CredentialsByRegistry;
-}
-
-let client: RegistryClient | undefined;
-let credentials: CredentialsByRegistry = new Map();
-function clientOf(access: RegistryAccess): RegistryClient {
-  credentials = access.credentials;
-  return (client ??= registryClient({ ...(access.ca ? { ca: access.ca } : {}), credentialsFor: (registry) => credentials.get(registry) }));
-}
 
 const cache = new VerdictCache();
 /** Images verified for one request at most, all at once: a Pod has a few; a request naming hundreds is refused. */

@@ -5,7 +5,7 @@ import type { Engine } from '../engine.js';
 import { OnDemand } from '../runtime/on-demand.js';
 import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
 import { expandKyvernoRule } from './autogen/expand.js';
-import { clusterReadsOf } from './policy/cluster-use.js';
+import { clusterReadsOf, readsImageRegistries } from './policy/cluster-use.js';
 import type { Evaluator } from './evaluator.js';
 import { callsRegexFunctions, type KyvernoRule, kyvernoRuleSchemaOf, type WrittenRule } from './policy/rule-schema.js';
 
@@ -30,6 +30,7 @@ export const kyvernoEngine: Engine<KyvernoRule, KyvernoRule> = {
   mutate: (request, rule, object, context) => evaluator.get().mutate(request, rule, object, context),
   expand: expandKyvernoRule,
   clusterReads: (rule) => clusterReadsOf(rule),
+  readsImageRegistries,
 };
 
 /** What a mutate-existing rule would do to the candidates it targets, for the tools (the functions refuse such rules). */

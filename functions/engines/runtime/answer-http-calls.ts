@@ -1,10 +1,9 @@
-// The calls a rule evaluation asked for (http-calls.ts), made all at once within the request's deadline, and
-// the evaluation run again with their answers, round after round while it asks for new ones. A call that
-// cannot be made, or one past our limits, is answered with its error, which the rule's next run meets as
-// Kyverno's rule error (its failure policy decides): a limit never stands in for an answer. Loaded the first
-// time a rule makes a call.
+// The calls a rule evaluation asked for (http-calls.ts) in one round, made all at once within the request's
+// deadline; the rule then runs again with their answers (lookups.ts). A call that cannot be made, or one
+// past our limits, is answered with its error, which the rule's next run meets as Kyverno's rule error (its
+// failure policy decides): a limit never stands in for an answer. Loaded the first time a rule makes a call.
 import { boundedHttps } from '../../admission/network/bounded-https.js';
-import { type HttpCallAnswer, type HttpCallRequest, type HttpCalls, MAX_HTTP_CALLS, MAX_HTTP_ROUNDS, type Outcome } from './http-calls.js';
+import { type HttpCallAnswer, type HttpCallRequest, type HttpCalls, MAX_HTTP_CALLS } from './http-calls.js';
 
 /** Bytes of an answer read at most: a policy reads a small JSON document, never a download. */
 export const MAX_HTTP_ANSWER_BYTES = 1024 * 1024;
@@ -14,27 +13,20 @@ const limit = (what: string): HttpCallAnswer => ({
   error: `${what} (a limit of Portcullis: the rule's failure policy decides)`,
 });
 
-export async function answerHttpCalls<T>(calls: HttpCalls, again: () => Outcome<T>, signal: AbortSignal): Promise<Outcome<T>> {
-  for (let round = 1; ; round++) {
-    const asked = [...calls.pending];
-    const room = Math.max(0, MAX_HTTP_CALLS - calls.made);
-    const pastTheLast = round > MAX_HTTP_ROUNDS;
-    const answers = await Promise.all(
-      asked.map(([, request], index) =>
-        pastTheLast
-          ? limit(`the rule asked for calls in more than ${MAX_HTTP_ROUNDS} rounds, each waiting for the last`)
-          : index >= room
-            ? limit(`more than ${MAX_HTTP_CALLS} HTTP calls in one evaluation`)
-            : call(request, signal),
-      ),
-    );
-    for (const [index, [key]] of asked.entries()) calls.settle(key, answers[index]!);
-    const result = again();
-    if (calls.pending.size === 0) return result;
-    // Past the last round every call asked for is answered with its error, so none should be left; if one
-    // is, the evaluation ends here as an error rather than run on.
-    if (pastTheLast) return { error: new Error(`the rule asked for calls in more than ${MAX_HTTP_ROUNDS} rounds (a limit of Portcullis)`) };
-  }
+/** Answers the calls asked for since the last round; past the last round (`maxRounds`), each with its error. */
+export async function answerHttpRound(calls: HttpCalls, round: number, maxRounds: number, signal: AbortSignal): Promise<void> {
+  const asked = [...calls.pending];
+  const room = Math.max(0, MAX_HTTP_CALLS - calls.made);
+  const answers = await Promise.all(
+    asked.map(([, request], index) =>
+      round > maxRounds
+        ? limit(`the rule asked for calls in more than ${maxRounds} rounds, each waiting for the last`)
+        : index >= room
+          ? limit(`more than ${MAX_HTTP_CALLS} HTTP calls in one evaluation`)
+          : call(request, signal),
+    ),
+  );
+  for (const [index, [key]] of asked.entries()) calls.settle(key, answers[index]!);
 }
 
 const FAILURES = {

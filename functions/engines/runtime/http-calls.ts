@@ -1,10 +1,8 @@
 // Kyverno CEL's http.Get and http.Post in the functions, to the hosts the deployment names (HTTP_CALL_HOSTS,
 // from the httpCallHosts parameter) and nowhere else. A CEL call is synchronous and a network call is not, so
 // a rule runs, the calls it asked for and got no answer to are made (answer-http-calls.ts, within the
-// request's deadline), and the rule runs again with their answers, until it asks for nothing new. Which
-// hosts: http-call-hosts.ts; without any, both stay refused at upload (program.ts).
-import { deadlineSignal, type WorkDeadline } from '../../admission/decide/deadline.js';
-import { httpCallsAllowed } from './http-call-hosts.js';
+// request's deadline), and the rule runs again with their answers, until it asks for nothing new
+// (lookups.ts). Which hosts: http-call-hosts.ts; without any, both stay refused at upload (program.ts).
 
 /** One call as the policy made it: the same call twice in an evaluation is made once. */
 export interface HttpCallRequest {
@@ -20,9 +18,8 @@ export interface HttpCallRequest {
 /** The decoded JSON body of a 2xx answer, or why there is none (Kyverno's words, as its rule error). */
 export type HttpCallAnswer = { ok: true; body: unknown } | { ok: false; error: string };
 
-/** Distinct calls one rule evaluation makes at most, and rounds of calls that depend on earlier answers. */
+/** Distinct calls one rule evaluation makes at most. */
 export const MAX_HTTP_CALLS = 16;
-export const MAX_HTTP_ROUNDS = 4;
 
 /** The calls of one rule evaluation: answered ones, and those asked for since the last round. */
 export class HttpCalls {
@@ -57,7 +54,7 @@ let current: HttpCalls | undefined;
 /** The calls of the evaluation in progress: absent where calls are not made (policy test answers from its mocks). */
 export const currentHttpCalls = (): HttpCalls | undefined => current;
 
-function withHttpCalls<T>(calls: HttpCalls, work: () => T): T {
+export function withHttpCalls<T>(calls: HttpCalls | undefined, work: () => T): T {
   const previous = current;
   current = calls;
   try {
@@ -65,32 +62,4 @@ function withHttpCalls<T>(calls: HttpCalls, work: () => T): T {
   } finally {
     current = previous;
   }
-}
-
-/** A run of the evaluation: its value, or what it threw (a mutation throws where a validation reports). */
-export type Outcome<T> = { value: T } | { error: unknown };
-
-const settled = <T>(outcome: Outcome<T>): T => {
-  if ('error' in outcome) throw outcome.error;
-  return outcome.value;
-};
-
-/**
- * Runs `work` (a rule's evaluation) with its HTTP calls answered: directly when the deployment allows no
- * calls or the rule made none, else again after each round of calls, all within the request's deadline.
- */
-export function answeringHttpCalls<T>(work: () => T, deadline: WorkDeadline | undefined): T | Promise<T> {
-  if (!httpCallsAllowed()) return work();
-  const calls = new HttpCalls();
-  const run = (): Outcome<T> => {
-    try {
-      return { value: withHttpCalls(calls, work) };
-    } catch (error) {
-      return { error };
-    }
-  };
-  const first = run();
-  if (calls.pending.size === 0) return settled(first);
-  const signal = deadlineSignal(deadline);
-  return import('./answer-http-calls.js').then(({ answerHttpCalls }) => answerHttpCalls(calls, run, signal)).then(settled);
 }

@@ -37,8 +37,9 @@ export function setSuiteValues(data: Record<string, unknown>, values: Readonly<R
 
 /** Whether a suite's values stand in for the entry: a value under its name, or under a field of it. */
 export const mockedBySuite = (name: string, context: VariableContext): boolean =>
-  context.cluster?.variables !== undefined &&
-  Object.keys(context.cluster.variables).some((path) => path === name || path.startsWith(`${name}.`));
+  (context.cluster?.variables !== undefined &&
+    Object.keys(context.cluster.variables).some((path) => path === name || path.startsWith(`${name}.`))) ||
+  (context.cluster?.foreachVariables !== undefined && Object.hasOwn(context.cluster.foreachVariables, name));
 
 /** The API's answer to a GET by URL path; a list's items, walked by the jmesPath and the rule, charged as handed over. */
 function apiAnswer(view: ClusterView, path: string, context: VariableContext): unknown {

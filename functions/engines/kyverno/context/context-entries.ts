@@ -1,7 +1,10 @@
 // A rule's (or a foreach element's) context entries, loaded in order before its preconditions, as Kyverno's
 // context loader loads them: a `variable` (a value, or a JMESPath over the context or over that value, else
-// the default), or a read of the cluster (`apiCall`, `configMap`, `globalReference`: cluster-lookups.ts). An
-// entry a test suite's values stand in for keeps those values, as Kyverno's CLI keeps them.
+// the default), a read of the cluster (`apiCall`, `configMap`, `globalReference`: cluster-lookups.ts), or an
+// image's data from its registry (`imageRegistry`). An entry a test suite's values stand in for keeps those
+// values, as Kyverno's CLI keeps them.
+import { jsonCopy } from '../../../admission/kubernetes/json-object.js';
+import { currentImageLookups } from '../../runtime/image-lookups.js';
 import type { ContextEntry } from '../policy/rule-schema.js';
 import { searchJmesPath } from '../jmespath/jmespath.js';
 import { autogenQuery, substituteVariables, type VariableContext } from '../variables/variables.js';
@@ -21,12 +24,35 @@ function variableValue(name: string, variable: NonNullable<ContextEntry['variabl
   return result;
 }
 
+/**
+ * The image's data (image-data.ts), or its JMESPath's result over it. Not yet fetched, the entry is noted and
+ * the rule's run stops here: it runs again once the data is in (lookups.ts). A registry that cannot answer is
+ * the rule's error, before its preconditions, as in Kyverno.
+ */
+function imageRegistryValue(name: string, entry: NonNullable<ContextEntry['imageRegistry']>, context: VariableContext): unknown {
+  const reference = substituteVariables(entry.reference, context);
+  if (typeof reference !== 'string') throw new Error(`context ${name}: image reference must be a string`);
+  const lookups = currentImageLookups();
+  if (!lookups)
+    throw new Error(
+      `context ${name}: imageRegistry is not read here: image registries are not read by policy test (as kyverno test without --registry); give ${name} in the suite's values`,
+    );
+  const answer = lookups.answer(reference);
+  if (!answer) throw new Error(`context ${name}: the data of ${reference} is being fetched`);
+  if (!answer.ok) throw new Error(`context ${name}: failed to fetch image descriptor: ${reference}, error: ${answer.error}`);
+  // The rule may change what its context holds; the answer serves the rule's next run too.
+  const data = jsonCopy(answer.data);
+  if (entry.jmesPath === undefined) return data;
+  return searchJmesPath(String(substituteVariables(entry.jmesPath, context)), data, context.scope);
+}
+
 export function loadContext(entries: readonly ContextEntry[] | undefined, context: VariableContext): void {
-  for (const { name, variable, apiCall, configMap, globalReference } of entries ?? []) {
+  for (const { name, variable, apiCall, configMap, globalReference, imageRegistry } of entries ?? []) {
     if (variable) context.data[name] = variableValue(name, variable, context);
     else if (mockedBySuite(name, context)) continue;
     else if (apiCall) context.data[name] = apiCallValue(name, apiCall, context);
     else if (configMap) context.data[name] = configMapValue(name, configMap, context);
     else if (globalReference) context.data[name] = globalReferenceValue(name, globalReference, context);
+    else if (imageRegistry) context.data[name] = imageRegistryValue(name, imageRegistry, context);
   }
 }

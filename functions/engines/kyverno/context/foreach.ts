@@ -5,6 +5,7 @@ import type { Loop } from '../policy/rule-schema.js';
 import { searchJmesPath } from '../jmespath/jmespath.js';
 import { evaluateConditions } from '../variables/conditions.js';
 import { autogenQuery, type VariableContext } from '../variables/variables.js';
+import { setSuiteValues } from './cluster-lookups.js';
 import { loadContext } from './context-entries.js';
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 
@@ -42,6 +43,10 @@ export function elementApplies(
   const data = scoped.data;
   data.element = data[`element${nesting}`] = element;
   data.elementIndex = data[`elementIndex${nesting}`] = index;
+  // A test suite's values for this element (foreachValues), before the loop's context, as Kyverno's CLI adds them.
+  const suiteValues = scoped.cluster?.foreachVariables;
+  if (suiteValues)
+    for (const [name, list] of Object.entries(suiteValues)) if (index < list.length) setSuiteValues(data, { [name]: list[index] });
   loadContext(loop.context, scoped);
   return evaluateConditions(loop.preconditions, scoped).holds;
 }

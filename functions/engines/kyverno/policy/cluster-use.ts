@@ -31,8 +31,14 @@ function contextEntries(part: unknown): Entry[] {
 function readOfEntry(entry: Entry): ClusterRead | undefined | { refusal: string } {
   const name = `context ${String(entry.name)}`;
   if (entry.variable !== undefined) return undefined;
-  if (entry.imageRegistry !== undefined)
-    return { refusal: `${name}: imageRegistry reads an image registry, which the function cannot reach` };
+  // An image's data is read from its registry, not the cluster (image-lookups.ts), with the deployment's access.
+  if (isJsonObject(entry.imageRegistry)) {
+    if (entry.imageRegistry.imageRegistryCredentials !== undefined)
+      return {
+        refusal: `${name}: imageRegistry.imageRegistryCredentials: registry credentials from Secrets and credential helpers are not read (the deployment's are used: docs/operations.md)`,
+      };
+    return undefined;
+  }
   const { apiCall, configMap, globalReference } = entry as {
     apiCall?: Record<string, unknown>;
     configMap?: Record<string, unknown>;
@@ -62,7 +68,7 @@ function readOfEntry(entry: Entry): ClusterRead | undefined | { refusal: string 
     const read = readOf(CONFIG_MAPS, typeof configMap.namespace === 'string' ? configMap.namespace : 'default', configMap.name);
     return typeof read === 'string' ? { refusal: `${name}: configMap ${read}` } : read;
   }
-  return { refusal: `${name}: expected one of variable, apiCall, configMap, globalReference` };
+  return { refusal: `${name}: expected one of variable, apiCall, configMap, globalReference, imageRegistry` };
 }
 
 /** The reads of a match or exclude block's filters: Namespaces for a namespaceSelector, bindings for roles. */
@@ -97,6 +103,18 @@ export function clusterUseOf(rule: Record<string, unknown>): { reads: ClusterRea
 
 // Asked for every rule a request matches: known once per rule of a rules version.
 const readsByRule = new WeakMap<object, readonly ClusterRead[]>();
+const readsImagesByRule = new WeakMap<object, boolean>();
+
+/** Whether a rule (its foreach loops included) has imageRegistry context entries, which read registries. */
+export function readsImageRegistries(rule: object): boolean {
+  let reads = readsImagesByRule.get(rule);
+  if (reads === undefined) {
+    const { validate, mutate } = rule as Record<string, unknown>;
+    reads = [rule, validate, mutate].flatMap(contextEntries).some((entry) => entry.imageRegistry !== undefined);
+    readsImagesByRule.set(rule, reads);
+  }
+  return reads;
+}
 
 /** What a rule the schema read reads of the cluster (its refusals were said when the format read it). */
 export function clusterReadsOf(rule: object): readonly ClusterRead[] {

@@ -51,7 +51,7 @@ export type ResourceFilter = v.InferOutput<typeof ResourceFilterSchema>;
 export type MatchBlock = v.InferOutput<typeof MatchBlockSchema>;
 
 type Conditions = Condition[] | { any?: Condition[]; all?: Condition[] };
-// One source per entry: a variable, or a read of the cluster (answered from the cluster view).
+// One source per entry: a variable, a read of the cluster (answered from the cluster view), or an image's data.
 const ContextEntrySchema = v.pipe(
   v.strictObject({
     name: v.pipe(v.string(), v.minLength(1)),
@@ -67,6 +67,8 @@ const ContextEntrySchema = v.pipe(
       }),
     ),
     configMap: v.optional(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), namespace: v.optional(v.string()) })),
+    // An image's data from its registry (image-lookups.ts); credentials are the deployment's, refused here.
+    imageRegistry: v.optional(v.strictObject({ reference: v.pipe(v.string(), v.minLength(1)), jmesPath: v.optional(v.string()) })),
     // A GlobalContextEntry's value, its definition resolved from the bundle by the format.
     globalReference: v.optional(
       v.strictObject({
@@ -83,8 +85,9 @@ const ContextEntrySchema = v.pipe(
   }),
   v.check(
     (entry) =>
-      [entry.variable, entry.apiCall, entry.configMap, entry.globalReference].filter((source) => source !== undefined).length === 1,
-    'expected exactly one of variable, apiCall, configMap, globalReference',
+      [entry.variable, entry.apiCall, entry.configMap, entry.globalReference, entry.imageRegistry].filter((source) => source !== undefined)
+        .length === 1,
+    'expected exactly one of variable, apiCall, configMap, globalReference, imageRegistry',
   ),
 );
 export type ContextEntry = v.InferOutput<typeof ContextEntrySchema>;

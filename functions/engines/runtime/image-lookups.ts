@@ -1,0 +1,51 @@
+// The image data a rule evaluation asks of registries (Kyverno's imageRegistry context entries): the data of
+// each reference, as Kyverno's context loader makes it, fetched between runs of the rule (lookups.ts). The
+// functions read registries; `policy test` does not, as `kyverno test` without --registry: the suite's
+// values stand in for the entry, and an entry they do not give is the rule's error.
+
+/** Kyverno's image data for a reference (image, resolvedImage, registry, repository, identifier, manifest, configData), or why there is none. */
+export type ImageLookupAnswer = { ok: true; data: Record<string, unknown> } | { ok: false; error: string };
+
+/** The image lookups of one rule evaluation: answered ones, and those asked for since the last round. */
+export class ImageLookups {
+  private readonly answers = new Map<string, ImageLookupAnswer>();
+  readonly pending = new Set<string>();
+
+  /** The answer for `reference`, or undefined after noting it as one to fetch. */
+  answer(reference: string): ImageLookupAnswer | undefined {
+    const answer = this.answers.get(reference);
+    if (!answer) this.pending.add(reference);
+    return answer;
+  }
+
+  settle(reference: string, answer: ImageLookupAnswer): void {
+    this.pending.delete(reference);
+    this.answers.set(reference, answer);
+  }
+
+  get made(): number {
+    return this.answers.size;
+  }
+}
+
+let registryReads = true;
+/** `policy test` turns registry reads off, as `kyverno test` runs without --registry. */
+export function readImageRegistries(allowed: boolean): void {
+  registryReads = allowed;
+}
+export const imageRegistriesRead = (): boolean => registryReads;
+
+let current: ImageLookups | undefined;
+
+/** The lookups of the evaluation in progress: absent where registries are not read (lookups.ts installs them). */
+export const currentImageLookups = (): ImageLookups | undefined => current;
+
+export function withImageLookups<T>(lookups: ImageLookups | undefined, work: () => T): T {
+  const previous = current;
+  current = lookups;
+  try {
+    return work();
+  } finally {
+    current = previous;
+  }
+}
