@@ -161,7 +161,10 @@ export function registerPolicyTestCommand(policy: Command): void {
     )
     .option('--policy <name>', 'with a rules document: the policy it is for (default: the file name)')
     .option('--timeout <duration>', 'how long each test case may run before it is stopped and reported as an error', DEFAULT_TEST_TIMEOUT)
-    .option('--registry', "read image registries for Kyverno's imageRegistry context entries, as kyverno test --registry does (anonymously; REGISTRY_CA_PEM adds certificate authorities)")
+    .option(
+      '--registry',
+      "read image registries for Kyverno's imageRegistry context entries, as kyverno test --registry does (REGISTRY_CA_PEM adds certificate authorities)",
+    )
     .addOption(outputOption(['table', 'json', 'yaml'], 'table').choices(['table', 'json', 'yaml', 'junit']))
     .addHelpText(
       'after',

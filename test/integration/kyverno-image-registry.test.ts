@@ -97,6 +97,18 @@ describe.runIf(registryInstalled())('imageRegistry context entries', () => {
     );
   });
 
+  it('a foreach over six images reads them all in one round, and judges each', async () => {
+    const images = await Promise.all(
+      ['a', 'b', 'c', 'd', 'e', 'f'].map(async (name) => {
+        await pushImage(registry, `team/${name}`, 'v1');
+        return `${registry.host}/team/${name}:v1`;
+      }),
+    );
+    expect((await verdictOf(policy(), podRunning(...images))).allowed).toBe(true);
+    const denied = await verdictOf(policy(), podRunning(...images, `${registry.host}/team/bad:v1`));
+    expect(denied.status?.message?.replace(/\s+/g, ' ')).toContain(`image ${registry.host}/team/bad:v1 is`);
+  });
+
   it("reads an index's linux/amd64 image, with the index's digest as resolvedImage; a jmesPath selects from the data", async () => {
     const selected = policy({ jmesPath: 'configData.config.Labels.content', key: '{{ imageData }}' });
     expect((await verdictOf(selected, podRunning(`${registry.host}/team/multi:multi`))).allowed).toBe(true);

@@ -204,6 +204,14 @@ describe('refused when the rules are read, with the reason', () => {
       /context s: apiCall.urlPath reads Secrets: a cluster snapshot holds their metadata only/,
     ],
     [
+      'an imageRegistry context in a verifyImages rule',
+      {
+        context: [{ name: 'i', imageRegistry: { reference: 'x' } }],
+        verifyImages: [{ imageReferences: ['*'], attestors: [{ entries: [{ keys: { publicKeys: 'k' } }] }] }],
+      },
+      /context: imageRegistry in a verifyImages rule is not read yet/,
+    ],
+    [
       "an imageRegistry context with credentials of its own (the deployment's are used)",
       { context: [{ name: 'i', imageRegistry: { reference: 'x', imageRegistryCredentials: { secrets: ['regcred'] } } }] },
       /context i: imageRegistry.imageRegistryCredentials: registry credentials from Secrets and credential helpers are not read/,

@@ -20,16 +20,22 @@ export async function answerImageRound(lookups: ImageLookups, round: number, max
   const asked = [...lookups.pending].map((written) => ({ written, reference: parseImageReference(written) }));
   const room = Math.max(0, MAX_IMAGE_LOOKUPS - lookups.made);
   const registries = asked.flatMap(({ reference }) => reference?.registry ?? []);
-  const [{ imageData }, access] = await Promise.all([import('./image-data.js'), registryAccess(registries, REGISTRY_CA_PEM, signal)]);
+  const [{ imageData }, access] = await Promise.all([
+    import('./image-data.js'),
+    // Credentials that cannot be read (SSM, ECR) are every image's error, not the evaluation's.
+    registryAccess(registries, REGISTRY_CA_PEM, signal).catch((error: Error) => error),
+  ]);
   const answers = await Promise.all(
     asked.map(({ written, reference }, index) =>
       round > maxRounds
         ? limit(`the rule read image data in more than ${maxRounds} rounds, each waiting for the last`)
         : index >= room
           ? limit(`more than ${MAX_IMAGE_LOOKUPS} images' data read in one evaluation`)
-          : reference
-            ? imageData(written, reference, access, signal)
-            : { ok: false as const, error: `${JSON.stringify(written)} is not an image reference` },
+          : !reference
+            ? { ok: false as const, error: `${JSON.stringify(written)} is not an image reference` }
+            : access instanceof Error
+              ? { ok: false as const, error: `registry credentials: ${access.message}` }
+              : imageData(written, reference, access, signal),
     ),
   );
   for (const [index, { written }] of asked.entries()) lookups.settle(written, answers[index]!);

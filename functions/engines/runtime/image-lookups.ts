@@ -28,6 +28,29 @@ export class ImageLookups {
   }
 }
 
+/**
+ * Thrown where a rule reads an image's data not fetched yet: its run ends there and is repeated once the
+ * data is in. A foreach loop goes on to its next element first (foreachPending), so that one run notes every
+ * element's image and they are fetched together.
+ */
+export class LookupPending extends Error {
+  constructor() {
+    super('image data is being fetched');
+    this.name = 'LookupPending';
+  }
+}
+
+/** Runs a foreach element's `work`; a pending lookup is noted in `pending` and the loop goes on. */
+export function foreachPending<T>(pending: { found: boolean }, work: () => T): T | undefined {
+  try {
+    return work();
+  } catch (error) {
+    if (!(error instanceof LookupPending)) throw error;
+    pending.found = true;
+    return undefined;
+  }
+}
+
 let registryReads = true;
 /** `policy test` turns registry reads off, as `kyverno test` runs without --registry. */
 export function readImageRegistries(allowed: boolean): void {

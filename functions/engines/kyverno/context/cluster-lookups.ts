@@ -36,10 +36,11 @@ export function setSuiteValues(data: Record<string, unknown>, values: Readonly<R
 }
 
 /** Whether a suite's values stand in for the entry: a value under its name, or under a field of it. */
+const names = (values: Readonly<Record<string, unknown>> | undefined, name: string): boolean =>
+  values !== undefined && Object.keys(values).some((path) => path === name || path.startsWith(`${name}.`));
+
 export const mockedBySuite = (name: string, context: VariableContext): boolean =>
-  (context.cluster?.variables !== undefined &&
-    Object.keys(context.cluster.variables).some((path) => path === name || path.startsWith(`${name}.`))) ||
-  (context.cluster?.foreachVariables !== undefined && Object.hasOwn(context.cluster.foreachVariables, name));
+  names(context.cluster?.variables, name) || names(context.cluster?.foreachVariables, name);
 
 /** The API's answer to a GET by URL path; a list's items, walked by the jmesPath and the rule, charged as handed over. */
 function apiAnswer(view: ClusterView, path: string, context: VariableContext): unknown {

@@ -4,7 +4,8 @@
 // image's data from its registry (`imageRegistry`). An entry a test suite's values stand in for keeps those
 // values, as Kyverno's CLI keeps them.
 import { jsonCopy } from '../../../admission/kubernetes/json-object.js';
-import { currentImageLookups } from '../../runtime/image-lookups.js';
+import { currentImageLookups, LookupPending } from '../../runtime/image-lookups.js';
+import { units } from '../../runtime/size-units.js';
 import type { ContextEntry } from '../policy/rule-schema.js';
 import { searchJmesPath } from '../jmespath/jmespath.js';
 import { autogenQuery, substituteVariables, type VariableContext } from '../variables/variables.js';
@@ -38,9 +39,10 @@ function imageRegistryValue(name: string, entry: NonNullable<ContextEntry['image
       `context ${name}: imageRegistry is not read here: image registries are not read by policy test (as kyverno test without --registry); give ${name} in the suite's values`,
     );
   const answer = lookups.answer(reference);
-  if (!answer) throw new Error(`context ${name}: the data of ${reference} is being fetched`);
+  if (!answer) throw new LookupPending();
   if (!answer.ok) throw new Error(`context ${name}: failed to fetch image descriptor: ${reference}, error: ${answer.error}`);
-  // The rule may change what its context holds; the answer serves the rule's next run too.
+  // The rule may change what its context holds; the answer serves the rule's next run too. Charged as handed over.
+  context.scope.budget.charge(units(answer.data));
   const data = jsonCopy(answer.data);
   if (entry.jmesPath === undefined) return data;
   return searchJmesPath(String(substituteVariables(entry.jmesPath, context)), data, context.scope);

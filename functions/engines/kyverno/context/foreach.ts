@@ -46,7 +46,11 @@ export function elementApplies(
   // A test suite's values for this element (foreachValues), before the loop's context, as Kyverno's CLI adds them.
   const suiteValues = scoped.cluster?.foreachVariables;
   if (suiteValues)
-    for (const [name, list] of Object.entries(suiteValues)) if (index < list.length) setSuiteValues(data, { [name]: list[index] });
+    for (const [name, list] of Object.entries(suiteValues)) {
+      // Past the list's end the element has no value (Kyverno's CLI fails there), never the previous element's.
+      if (index < list.length) setSuiteValues(data, { [name]: list[index] });
+      else delete data[name.split('.')[0]!];
+    }
   loadContext(loop.context, scoped);
   return evaluateConditions(loop.preconditions, scoped).holds;
 }

@@ -6,6 +6,7 @@
 // patched by strategic merge is walked from its end unless `order` says otherwise, as Kyverno does). As in
 // Kyverno, the variables read the request as the rule found it. An autogen rule patches the controller's pod
 // template as Kyverno's rewritten rule does: the template is patched as a Pod, then written back.
+import { foreachPending, LookupPending } from '../../runtime/image-lookups.js';
 import { isPodController, mutatedAsPod, type PodController } from '../../../admission/kubernetes/pod-controllers.js';
 import { typeOfKind } from '../../../admission/kubernetes/apply-schema.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
@@ -52,6 +53,8 @@ function foreachPatched(
   kind: { group: string; kind: string },
 ): unknown {
   let result = resource;
+  // An element whose image data is not fetched yet is passed over, so that the run notes every element's.
+  const pending = { found: false };
   for (const loop of loops) {
     const elements = elementsOf(loop.list, context);
     const order = elements.map((_, index) => index);
@@ -63,14 +66,18 @@ function foreachPatched(
       if (elements[index] === null || elements[index] === undefined) continue;
       // Kyverno resets the context per element: a nested loop's result is seen only within its element.
       scoped.data.request = context.data.request;
-      if (!elementApplies(loop, scoped, elements[index], index, nesting)) continue;
-      result = loop.foreach ? foreachPatched(loop.foreach, result, scoped, nesting + 1, kind) : patched(result, loop, scoped, kind);
+      result =
+        foreachPending(pending, () => {
+          if (!elementApplies(loop, scoped, elements[index], index, nesting)) return result;
+          return loop.foreach ? foreachPatched(loop.foreach, result, scoped, nesting + 1, kind) : patched(result, loop, scoped, kind);
+        }) ?? result;
     }
     // As Kyverno's AddResource after each loop: the next loop's `request.object` is the object patched so far
     // (a mutate-existing rule's target too).
     context.data.request = { ...(context.data.request as Json), object: result as Json };
     withUserRoles(context.data.request, context.cluster);
   }
+  if (pending.found) throw new LookupPending();
   return result;
 }
 

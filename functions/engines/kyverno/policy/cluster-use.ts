@@ -88,6 +88,9 @@ const READS_USER_ROLES = /\brequest\.(roles|clusterRoles)\b/;
 /** What the rule reads of the cluster, each collection once, or why it cannot run here. */
 export function clusterUseOf(rule: Record<string, unknown>): { reads: ClusterRead[] } | { refusal: string } {
   const reads: ClusterRead[] = [];
+  // Its images are verified before the rule runs (imagesToVerify), where no image data can be fetched yet.
+  if (rule.verifyImages !== undefined && contextEntries(rule).some((entry) => entry.imageRegistry !== undefined))
+    return { refusal: 'context: imageRegistry in a verifyImages rule is not read yet (its images are verified before the rule runs)' };
   const parts = [rule, rule.validate, rule.mutate];
   for (const entry of parts.flatMap(contextEntries)) {
     const read = readOfEntry(entry);

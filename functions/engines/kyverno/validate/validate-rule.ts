@@ -5,6 +5,7 @@
 // `element<N>` when nested). As in Kyverno: a deny whose conditions hold fails with the rule's message; a
 // foreach fails at the first element that fails and applies when at least one element did; patterns do not
 // judge a deleted resource. The message's variables are resolved only for a failure.
+import { foreachPending, LookupPending } from '../../runtime/image-lookups.js';
 import type { PodController } from '../../../admission/kubernetes/pod-controllers.js';
 import type { ClusterView } from '../../../admission/cluster/cluster-view.js';
 import type { WorkDeadline } from '../../../admission/decide/deadline.js';
@@ -81,6 +82,8 @@ function foreachOutcome(
   nesting: number,
 ): RuleOutcome | undefined {
   let applied = 0;
+  // An element whose image data is not fetched yet is passed over, so that the run notes every element's.
+  const pending = { found: false };
   for (const loop of loops) {
     let elements: unknown[];
     try {
@@ -93,17 +96,20 @@ function foreachOutcome(
     for (let index = 0; index < elements.length; index++) {
       const element = elements[index];
       if (element === null || element === undefined) continue;
-      if (!elementApplies(loop, scoped, element, index, nesting)) continue;
-      let outcome: RuleOutcome | undefined;
-      if (loop.deny) outcome = denyOutcome(rule, loop.deny.conditions, scoped);
-      else if (loop.pattern !== undefined || loop.anyPattern !== undefined)
-        outcome = patternOutcome(rule, loop, loop.elementScope === false ? resource : element, scoped, '');
-      else if (loop.foreach) outcome = foreachOutcome(rule, loop.foreach, resource, scoped, nesting + 1);
+      const outcome = foreachPending(pending, () => {
+        if (!elementApplies(loop, scoped, element, index, nesting)) return undefined;
+        if (loop.deny) return denyOutcome(rule, loop.deny.conditions, scoped);
+        if (loop.pattern !== undefined || loop.anyPattern !== undefined)
+          return patternOutcome(rule, loop, loop.elementScope === false ? resource : element, scoped, '');
+        if (loop.foreach) return foreachOutcome(rule, loop.foreach, resource, scoped, nesting + 1);
+        return undefined;
+      });
       if (!outcome || outcome.status === 'skip') continue;
       if (outcome.status === 'fail') return { status: 'fail', message: `validation failure: ${outcome.message}` };
       applied++;
     }
   }
+  if (pending.found) throw new LookupPending();
   return applied === 0 ? undefined : { status: 'pass' };
 }
 
