@@ -1,32 +1,24 @@
 // The calls a rule evaluation asked for (http-calls.ts) in one round, made all at once within the request's
-// deadline; the rule then runs again with their answers (lookups.ts). A call that cannot be made, or one
-// past our limits, is answered with its error, which the rule's next run meets as Kyverno's rule error (its
-// failure policy decides): a limit never stands in for an answer. Loaded the first time a rule makes a call.
+// deadline; the rule then runs again with their answers (lookups.ts). A call that cannot be made is answered
+// with its error, which the rule's next run meets as Kyverno's rule error (its failure policy decides), and
+// so is one past our limits (pending-answers.ts). Loaded the first time a rule makes a call.
 import { boundedHttps } from '../../admission/network/bounded-https.js';
-import { type HttpCallAnswer, type HttpCallRequest, type HttpCalls, MAX_HTTP_CALLS } from './http-calls.js';
+import type { HttpCallAnswer, HttpCallRequest, HttpCalls } from './http-calls.js';
 
 /** Bytes of an answer read at most: a policy reads a small JSON document, never a download. */
 export const MAX_HTTP_ANSWER_BYTES = 1024 * 1024;
 
-const limit = (what: string): HttpCallAnswer => ({
-  ok: false,
-  error: `${what} (a limit of Portcullis: the rule's failure policy decides)`,
-});
-
-/** Answers the calls asked for since the last round; past the last round (`maxRounds`), each with its error. */
-export async function answerHttpRound(calls: HttpCalls, round: number, maxRounds: number, signal: AbortSignal): Promise<void> {
-  const asked = [...calls.pending];
-  const room = Math.max(0, MAX_HTTP_CALLS - calls.made);
-  const answers = await Promise.all(
-    asked.map(([, request], index) =>
-      round > maxRounds
-        ? limit(`the rule asked for calls in more than ${maxRounds} rounds, each waiting for the last`)
-        : index >= room
-          ? limit(`more than ${MAX_HTTP_CALLS} HTTP calls in one evaluation`)
-          : call(request, signal),
-    ),
+/** Answers the calls asked for since the last round (pending-answers.ts). */
+export function answerHttpRound(calls: HttpCalls, round: number, maxRounds: number, signal: AbortSignal): Promise<void> {
+  return calls.answerRound(
+    round,
+    maxRounds,
+    (request) => call(request, signal),
+    (reached, most) =>
+      reached === 'rounds'
+        ? `the rule asked for calls in more than ${most} rounds, each waiting for the last`
+        : `more than ${most} HTTP calls in one evaluation`,
   );
-  for (const [index, [key]] of asked.entries()) calls.settle(key, answers[index]!);
 }
 
 const FAILURES = {

@@ -47,3 +47,20 @@ export function withCluster<T>(view: ClusterView | undefined, work: () => T): T 
     cluster = previous;
   }
 }
+
+/** A value of the evaluation in progress, set around `work` and restored after it (the two above, on every evaluation's path, are written out). */
+export function ambient<T>() {
+  let current: T | undefined;
+  return {
+    current: (): T | undefined => current,
+    with<R>(value: T | undefined, work: () => R): R {
+      const previous = current;
+      current = value;
+      try {
+        return work();
+      } finally {
+        current = previous;
+      }
+    },
+  };
+}

@@ -4,6 +4,9 @@
 // request's deadline), and the rule runs again with their answers, until it asks for nothing new
 // (lookups.ts). Which hosts: http-call-hosts.ts; without any, both stay refused at upload (program.ts).
 
+import { ambient } from './evaluation.js';
+import { PendingAnswers } from './pending-answers.js';
+
 /** One call as the policy made it: the same call twice in an evaluation is made once. */
 export interface HttpCallRequest {
   method: 'GET' | 'POST';
@@ -22,44 +25,24 @@ export type HttpCallAnswer = { ok: true; body: unknown } | { ok: false; error: s
 export const MAX_HTTP_CALLS = 16;
 
 /** The calls of one rule evaluation: answered ones, and those asked for since the last round. */
-export class HttpCalls {
-  private readonly answers = new Map<string, HttpCallAnswer>();
-  readonly pending = new Map<string, HttpCallRequest>();
+export class HttpCalls extends PendingAnswers<HttpCallRequest, HttpCallAnswer> {
+  constructor() {
+    super(MAX_HTTP_CALLS);
+  }
 
   /** The answer to `request`, or undefined after noting it as a call to make. */
   answer(request: HttpCallRequest): HttpCallAnswer | undefined {
-    const key = keyOf(request);
-    const answer = this.answers.get(key);
     // A POST after a call still to be made waits for a later round: the answer it waits for may mean, as
     // in Kyverno, that the POST is never sent (a false `a && b`).
-    if (!answer && !(request.method === 'POST' && this.pending.size > 0)) this.pending.set(key, request);
-    return answer;
-  }
-
-  settle(key: string, answer: HttpCallAnswer): void {
-    this.pending.delete(key);
-    this.answers.set(key, answer);
-  }
-
-  get made(): number {
-    return this.answers.size;
+    return this.answerOf(keyOf(request), request, !(request.method === 'POST' && this.pending.size > 0));
   }
 }
 
 const keyOf = ({ method, url, headers, body, ca }: HttpCallRequest) =>
   JSON.stringify([method, url.href, headers, body ?? null, ca ?? null]);
 
-let current: HttpCalls | undefined;
+const calls = ambient<HttpCalls>();
 
 /** The calls of the evaluation in progress: absent where calls are not made (policy test answers from its mocks). */
-export const currentHttpCalls = (): HttpCalls | undefined => current;
-
-export function withHttpCalls<T>(calls: HttpCalls | undefined, work: () => T): T {
-  const previous = current;
-  current = calls;
-  try {
-    return work();
-  } finally {
-    current = previous;
-  }
-}
+export const currentHttpCalls = calls.current;
+export const withHttpCalls = calls.with;

@@ -4,27 +4,23 @@
 // values stand in for the entry, and an entry they do not give is the rule's error.
 
 /** Kyverno's image data for a reference (image, resolvedImage, registry, repository, identifier, manifest, configData), or why there is none. */
+import { ambient } from './evaluation.js';
+import { PendingAnswers } from './pending-answers.js';
+
 export type ImageLookupAnswer = { ok: true; data: Record<string, unknown> } | { ok: false; error: string };
 
+/** Distinct image references one rule evaluation reads at most. */
+export const MAX_IMAGE_LOOKUPS = 16;
+
 /** The image lookups of one rule evaluation: answered ones, and those asked for since the last round. */
-export class ImageLookups {
-  private readonly answers = new Map<string, ImageLookupAnswer>();
-  readonly pending = new Set<string>();
+export class ImageLookups extends PendingAnswers<string, ImageLookupAnswer> {
+  constructor() {
+    super(MAX_IMAGE_LOOKUPS);
+  }
 
   /** The answer for `reference`, or undefined after noting it as one to fetch. */
   answer(reference: string): ImageLookupAnswer | undefined {
-    const answer = this.answers.get(reference);
-    if (!answer) this.pending.add(reference);
-    return answer;
-  }
-
-  settle(reference: string, answer: ImageLookupAnswer): void {
-    this.pending.delete(reference);
-    this.answers.set(reference, answer);
-  }
-
-  get made(): number {
-    return this.answers.size;
+    return this.answerOf(reference, reference);
   }
 }
 
@@ -58,17 +54,8 @@ export function readImageRegistries(allowed: boolean): void {
 }
 export const imageRegistriesRead = (): boolean => registryReads;
 
-let current: ImageLookups | undefined;
+const lookups = ambient<ImageLookups>();
 
 /** The lookups of the evaluation in progress: absent where registries are not read (lookups.ts installs them). */
-export const currentImageLookups = (): ImageLookups | undefined => current;
-
-export function withImageLookups<T>(lookups: ImageLookups | undefined, work: () => T): T {
-  const previous = current;
-  current = lookups;
-  try {
-    return work();
-  } finally {
-    current = previous;
-  }
-}
+export const currentImageLookups = lookups.current;
+export const withImageLookups = lookups.with;
