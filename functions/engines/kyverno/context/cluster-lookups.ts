@@ -49,7 +49,8 @@ function apiAnswer(view: ClusterView, path: string, context: VariableContext): u
   return answer;
 }
 
-const throughJmesPath = (value: unknown, jmesPath: string | undefined, context: VariableContext): unknown =>
+/** A lookup's value through its entry's jmesPath (its variables substituted first), or as it is without one. */
+export const throughJmesPath = (value: unknown, jmesPath: string | undefined, context: VariableContext): unknown =>
   jmesPath === undefined ? value : searchJmesPath(String(substituteVariables(jmesPath, context)), value, context.scope);
 
 /** An apiCall entry's value: the API's answer to its GET, through its jmesPath; its default when the GET fails. */

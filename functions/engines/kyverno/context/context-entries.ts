@@ -9,7 +9,7 @@ import { units } from '../../runtime/size-units.js';
 import type { ContextEntry } from '../policy/rule-schema.js';
 import { searchJmesPath } from '../jmespath/jmespath.js';
 import { autogenQuery, substituteVariables, type VariableContext } from '../variables/variables.js';
-import { apiCallValue, configMapValue, globalReferenceValue, mockedBySuite } from './cluster-lookups.js';
+import { apiCallValue, configMapValue, globalReferenceValue, mockedBySuite, throughJmesPath } from './cluster-lookups.js';
 
 function variableValue(name: string, variable: NonNullable<ContextEntry['variable']>, context: VariableContext): unknown {
   const value = variable.value === undefined ? undefined : substituteVariables(variable.value, context);
@@ -43,9 +43,7 @@ function imageRegistryValue(name: string, entry: NonNullable<ContextEntry['image
   if (!answer.ok) throw new Error(`context ${name}: failed to fetch image descriptor: ${reference}, error: ${answer.error}`);
   // The rule may change what its context holds; the answer serves the rule's next run too. Charged as handed over.
   context.scope.budget.charge(units(answer.data));
-  const data = jsonCopy(answer.data);
-  if (entry.jmesPath === undefined) return data;
-  return searchJmesPath(String(substituteVariables(entry.jmesPath, context)), data, context.scope);
+  return throughJmesPath(jsonCopy(answer.data), entry.jmesPath, context);
 }
 
 export function loadContext(entries: readonly ContextEntry[] | undefined, context: VariableContext): void {
