@@ -57,7 +57,7 @@ export interface Engine<Validation = unknown, Mutation = unknown> {
    * the function then loads and hands over as the context's `cluster`; none when absent or empty.
    */
   clusterReads?(rule: Validation | Mutation): readonly ClusterRead[];
-  /** Whether running the rule reads image registries (Kyverno's imageRegistry context entries): lookups.ts answers them. */
+  /** Whether the rule reads image registries (imageRegistry context entries, image.GetMetadata): lookups.ts answers. */
   readsImageRegistries?(rule: Validation | Mutation): boolean;
   /**
    * The images of the request the rule needs verified (signatures in a registry) to validate, or to mutate

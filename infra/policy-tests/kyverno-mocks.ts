@@ -81,12 +81,15 @@ export interface SuiteMocks {
   apiCalls: ApiCallMock[];
   /** The names the suite's values give a policy's context, whatever the rule or resource. */
   valueNames: (policy: string) => Set<string>;
+  /** The context file's image data, by reference (contextImages). */
+  images: Map<string, unknown>;
 }
 
 export function suiteMocks(
   folder: string,
   test: { globalContextEntries?: GlobalContextMock[]; apiCallResponses?: ApiCallMock[] },
   valueNames: SuiteMocks['valueNames'],
+  images: SuiteMocks['images'],
 ): SuiteMocks {
   const globalEntries = new Map(
     (test.globalContextEntries ?? []).map((mock) => {
@@ -97,7 +100,7 @@ export function suiteMocks(
       }
     }),
   );
-  return { globalEntries, apiCalls: test.apiCallResponses ?? [], valueNames };
+  return { globalEntries, apiCalls: test.apiCallResponses ?? [], valueNames, images };
 }
 
 /** One context entry as the suite answers it: unchanged, a variable holding the mocked answer, or dropped. */
@@ -138,9 +141,9 @@ export function withSuiteMocks<M extends { metadata?: { name?: string } }>(manif
 }
 
 /**
- * The suite's answers to Kyverno CEL's http and globalContext libraries: an HTTP call gets the mock's whole
- * response (`body`, `statusCode`), whatever its status, as Kyverno's CLI hands it over; a global context
- * entry its mocked value.
+ * The suite's answers to Kyverno CEL's http, globalContext and imagedata libraries: an HTTP call gets the
+ * mock's whole response (`body`, `statusCode`), whatever its status, as Kyverno's CLI hands it over; a global
+ * context entry its mocked value; an image the context file's data for it.
  */
 export function suiteAnswers(mocks: SuiteMocks): SuiteAnswers {
   return {
@@ -149,5 +152,6 @@ export function suiteAnswers(mocks: SuiteMocks): SuiteAnswers {
       return mock ? { found: true, value: mock.response ?? {} } : { found: false };
     },
     globalEntry: (name) => (mocks.globalEntries.has(name) ? { found: true, value: mocks.globalEntries.get(name) } : { found: false }),
+    imageData: (reference) => (mocks.images.has(reference) ? { found: true, value: mocks.images.get(reference) } : { found: false }),
   };
 }

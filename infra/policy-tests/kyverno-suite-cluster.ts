@@ -39,10 +39,43 @@ export function bindingsOf({ userInfo, roles, clusterRoles }: SuiteUserInfo): Re
 
 /** A suite's context or ClusterResource file (`cli.kyverno.io` Context, ClusterResource): the cluster's objects, `spec.resources`. */
 export function contextObjects(file: string): Record<string, unknown>[] {
-  const context = parse(readFileSync(file, 'utf8')) as { spec?: { resources?: unknown } } | null;
-  const resources = context?.spec?.resources ?? [];
+  const resources = contextSpec(file).resources ?? [];
   if (!Array.isArray(resources)) throw new Error(`${file}: spec.resources: expected a list of objects`);
   return resources as Record<string, unknown>[];
+}
+
+/**
+ * A context file's image data (`spec.images`) by the reference as written, as Kyverno's CLI hands each to
+ * image.GetMetadata: its fields as Go marshals them, `image`, `resolvedImage`, `registry` and `repository`
+ * always there (empty when not given), the others only when given.
+ */
+export function contextImages(file: string): Map<string, unknown> {
+  const images = contextSpec(file).images ?? [];
+  if (!Array.isArray(images)) throw new Error(`${file}: spec.images: expected a list of image data`);
+  return new Map(
+    images.map((data: Record<string, unknown> | null, index) => {
+      if (typeof data?.image !== 'string') throw new Error(`${file}: spec.images[${index}].image: expected an image reference`);
+      const given = (key: string) => (data[key] === undefined || data[key] === null || data[key] === '' ? {} : { [key]: data[key] });
+      const text = (key: string) => (typeof data[key] === 'string' ? data[key] : '');
+      const value = {
+        image: data.image,
+        resolvedImage: text('resolvedImage'),
+        registry: text('registry'),
+        repository: text('repository'),
+        ...given('tag'),
+        ...given('digest'),
+        ...given('imageIndex'),
+        ...given('manifest'),
+        ...given('config'),
+      };
+      return [data.image, value];
+    }),
+  );
+}
+
+function contextSpec(file: string): { resources?: unknown; images?: unknown } {
+  const context = parse(readFileSync(file, 'utf8')) as { spec?: { resources?: unknown; images?: unknown } } | null;
+  return context?.spec ?? {};
 }
 
 /**

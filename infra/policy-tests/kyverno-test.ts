@@ -23,6 +23,7 @@ import { offlineRequest } from '../../functions/audit/offline-request.js';
 import { yamlDocuments } from './yaml-documents.js';
 import {
   bindingsOf,
+  contextImages,
   contextObjects,
   findResource,
   placedInNamespace,
@@ -174,7 +175,8 @@ async function runTest(file: string, test: KyvernoTest, limits: TestLimits): Pro
   const valuesFile = test.variables ?? (typeof test.values === 'string' ? test.values : undefined);
   const values =
     typeof test.values === 'object' && test.values !== null ? test.values : valuesFile ? readValues(join(folder, valuesFile)) : undefined;
-  const mocks = suiteMocks(folder, test, (policy) => valueNamesFor(values, policy));
+  const images = test.context ? contextImages(join(folder, test.context)) : new Map<string, unknown>();
+  const mocks = suiteMocks(folder, test, (policy) => valueNamesFor(values, policy), images);
   const manifests = written.map((manifest) => withSuiteMocks(manifest, mocks));
   const answers = suiteAnswers(mocks);
   // The cluster the suite describes: the context file's objects and the values' Namespaces.

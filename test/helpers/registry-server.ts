@@ -222,11 +222,10 @@ export async function pushManifest(registry: TestRegistry, repository: string, m
   return digest;
 }
 
-/** An image of one layer: its manifest's digest. */
-export async function pushImage(registry: TestRegistry, repository: string, tag: string, content = tag): Promise<string> {
-  const config = Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', config: { Labels: { content } } }));
-  const layer = Buffer.from(`layer of ${repository}:${content}`);
-  const manifest = {
+/** A linux image's manifest, its config (the architecture, a `content` label) pushed. */
+async function imageManifest(registry: TestRegistry, repository: string, architecture: string, content: string, layers: object[]) {
+  const config = Buffer.from(JSON.stringify({ architecture, os: 'linux', config: { Labels: { content } } }));
+  return {
     schemaVersion: 2,
     mediaType: 'application/vnd.oci.image.manifest.v1+json',
     config: {
@@ -234,11 +233,40 @@ export async function pushImage(registry: TestRegistry, repository: string, tag:
       digest: await pushBlob(registry, repository, config),
       size: config.length,
     },
-    layers: [
-      { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: await pushBlob(registry, repository, layer), size: layer.length },
-    ],
+    layers,
   };
-  return pushManifest(registry, repository, manifest, tag);
+}
+
+/** An image of one layer: its manifest's digest. */
+export async function pushImage(registry: TestRegistry, repository: string, tag: string, content = tag): Promise<string> {
+  const layer = Buffer.from(`layer of ${repository}:${content}`);
+  const layers = [
+    { mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: await pushBlob(registry, repository, layer), size: layer.length },
+  ];
+  return pushManifest(registry, repository, await imageManifest(registry, repository, 'amd64', content, layers), tag);
+}
+
+/**
+ * An index of one layerless linux image per architecture, each config labelled `content` (as pushImage's),
+ * pushed under `tag`: the index's digest.
+ */
+export async function pushPlatformIndex(
+  registry: TestRegistry,
+  repository: string,
+  tag: string,
+  platforms: { architecture: string; content: string }[],
+): Promise<string> {
+  const manifests = [];
+  for (const { architecture, content } of platforms) {
+    const manifest = await imageManifest(registry, repository, architecture, content, []);
+    manifests.push({
+      mediaType: manifest.mediaType,
+      digest: await pushManifest(registry, repository, manifest),
+      size: JSON.stringify(manifest).length,
+      platform: { os: 'linux', architecture },
+    });
+  }
+  return pushManifest(registry, repository, { schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json', manifests }, tag);
 }
 
 async function pushToken(registry: TestRegistry, repository: string) {

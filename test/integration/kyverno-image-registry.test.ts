@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
 import { podRunning } from '../helpers/invoke.js';
 import { portcullisInProcess } from '../helpers/portcullis-cli.js';
-import { pushBlob, pushImage, pushManifest, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
+import { pushImage, pushPlatformIndex, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
 // Imported once the registry's CA is in the environment: the function reads REGISTRY_CA_PEM when it is imported.
 const celVerdicts = () => import('../helpers/cel-verdict.js');
 let verdictOf: Awaited<ReturnType<typeof celVerdicts>>['verdictOf'];
@@ -56,34 +56,10 @@ describe.runIf(registryInstalled())('imageRegistry context entries', () => {
     await pushImage(registry, 'team/app', 'v1');
     await pushImage(registry, 'team/bad', 'v1', 'forbidden');
     // An index of two images: Kyverno reads the linux/amd64 one.
-    const child = async (architecture: string, content: string) => {
-      const config = Buffer.from(JSON.stringify({ architecture, os: 'linux', config: { Labels: { content } } }));
-      const manifest = {
-        schemaVersion: 2,
-        mediaType: 'application/vnd.oci.image.manifest.v1+json',
-        config: {
-          mediaType: 'application/vnd.oci.image.config.v1+json',
-          digest: await pushBlob(registry, 'team/multi', config),
-          size: config.length,
-        },
-        layers: [],
-      };
-      return { digest: await pushManifest(registry, 'team/multi', manifest), size: JSON.stringify(manifest).length };
-    };
-    const [arm, amd] = [await child('arm64', 'arm64-only'), await child('amd64', 'amd64')];
-    multi = await pushManifest(
-      registry,
-      'team/multi',
-      {
-        schemaVersion: 2,
-        mediaType: 'application/vnd.oci.image.index.v1+json',
-        manifests: [
-          { mediaType: 'application/vnd.oci.image.manifest.v1+json', ...arm, platform: { os: 'linux', architecture: 'arm64' } },
-          { mediaType: 'application/vnd.oci.image.manifest.v1+json', ...amd, platform: { os: 'linux', architecture: 'amd64' } },
-        ],
-      },
-      'multi',
-    );
+    multi = await pushPlatformIndex(registry, 'team/multi', 'multi', [
+      { architecture: 'arm64', content: 'arm64-only' },
+      { architecture: 'amd64', content: 'amd64' },
+    ]);
   });
   afterAll(() => registry?.stop());
 

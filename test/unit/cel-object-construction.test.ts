@@ -71,9 +71,11 @@ describe('object construction', () => {
   });
 });
 
-describe('has() of a field selected from an indexed value, which the engine does not parse', () => {
+describe("has() of a field selected from an indexed value or a call's, which the engine does not parse", () => {
   it.each([
     ['has(object.spec.containers[idx].env)', '("env" in object.spec.containers[idx])'],
+    ['has(f(x).manifest.annotations)', '("annotations" in f(x).manifest)'],
+    ['has(a.b) && f(x)', 'has(a.b) && f(x)'],
     ['has(a[0].b) && has(a.b)', '("b" in a[0]) && has(a.b)'],
     ['"has(a[0].b)" == x', '"has(a[0].b)" == x'],
   ])('%s', (source, rewritten) => {
@@ -84,5 +86,11 @@ describe('has() of a field selected from an indexed value, which the engine does
     const program = compileCel('has(object.items[0].env) && !has(object.items[1].env)');
     if (typeof program === 'string') throw new Error(program);
     expect(program.run({ object: { items: [{ env: [] }, {}] } })).toBe(true);
+  });
+
+  it("tests presence in a call's value as has() does", () => {
+    const program = compileCel('has(object.items.filter(i, i.on)[0].env) && !has(dyn(object).items[1].env)');
+    if (typeof program === 'string') throw new Error(program);
+    expect(program.run({ object: { items: [{ on: true, env: [] }, { on: false }] } })).toBe(true);
   });
 });

@@ -35,6 +35,7 @@ describe('kyverno-test mocks', () => {
       ],
     },
     () => new Set(['imageData']),
+    new Map(),
   );
 
   it("answers a globalReference from the entry's data, its fieldPath and the reference's jmesPath", () => {

@@ -68,6 +68,8 @@ export interface SuiteAnswers {
   httpCall(method: string, url: string): MockedAnswer;
   /** A global context entry's value, by the entry's name. */
   globalEntry(name: string): MockedAnswer;
+  /** An image's data (Kyverno CEL's image.GetMetadata), by the reference as the policy wrote it. */
+  imageData(reference: string): MockedAnswer;
 }
 
 const typeKey = ({ apiVersion, resource }: ResourceType) => `${apiVersion} ${resource}`;

@@ -1,11 +1,9 @@
-// The image data Kyverno's imageRegistry context entries read, as its context loader makes it
-// (pkg/engine/context/loaders/imagedata.go): the reference as written, `resolvedImage` (its repository at the
-// digest the registry gave), `registry`, `repository`, `identifier` (the tag, the digest, or both), the raw
-// `manifest` and the `configData` blob of the image; for an index, those of its linux/amd64 image, as
-// go-containerregistry picks by default. Loaded the first time a rule asks (image-data-round.ts).
+// An image's manifest and config as a registry gives them, for Kyverno's imageRegistry context entries and
+// its CEL image.GetMetadata (each shapes them as its loader does): for an index, those of its linux/amd64
+// image, as go-containerregistry picks by default. Loaded the first time a rule asks (image-data-round.ts).
 import type { ImageReference } from '../kubernetes/image-reference.js';
 import type { Manifest } from '../registry/registry-client.js';
-import type { ImageLookupAnswer } from '../../engines/runtime/image-lookups.js';
+import type { FetchedImage, ImageLookupAnswer } from '../../engines/runtime/image-lookups.js';
 import type { RegistryAccess } from './registry-access.js';
 import { clientOf } from './registry-client-of.js';
 
@@ -29,23 +27,20 @@ export async function imageData(
     const image = INDEX_TYPES.has(top.mediaType) ? await client.manifest(location, platformDigest(top), signal) : top;
     const config = (image.json.config as { digest?: unknown } | undefined)?.digest;
     if (typeof config !== 'string') return { ok: false, error: `the manifest of ${reference.normalised} names no config blob` };
-    const configData: unknown = JSON.parse((await client.blob(location, config, signal, MAX_CONFIG_BYTES)).toString('utf8'));
-    // As go-containerregistry names Docker Hub.
-    const registry = reference.registry === 'docker.io' ? 'index.docker.io' : reference.registry;
-    const identifier =
-      reference.tag && reference.digest ? `${reference.tag}@${reference.digest}` : (reference.digest ?? reference.tag ?? 'latest');
-    return {
-      ok: true,
-      data: {
-        image: written,
-        resolvedImage: `${registry}/${reference.repository}@${top.digest}`,
-        registry,
-        repository: reference.repository,
-        identifier,
-        manifest: image.json,
-        configData,
-      },
+    const configText = (await client.blob(location, config, signal, MAX_CONFIG_BYTES)).toString('utf8');
+    const fetched: FetchedImage = {
+      written,
+      // As go-containerregistry names Docker Hub.
+      registry: reference.registry === 'docker.io' ? 'index.docker.io' : reference.registry,
+      repository: reference.repository,
+      ...(reference.tag || !reference.digest ? { tag: reference.tag ?? 'latest' } : {}),
+      ...(reference.digest ? { digest: reference.digest } : {}),
+      resolvedDigest: top.digest,
+      ...(image === top ? {} : { index: top.json }),
+      manifest: image.json,
+      config: JSON.parse(configText),
     };
+    return { ok: true, image: fetched };
   } catch (error) {
     if (signal.aborted) return { ok: false, error: `${reference.normalised}: the request's deadline passed` };
     return {

@@ -33,6 +33,7 @@ export const celEngine: Engine<CelValidation, CelMutation> = {
   validate: validateWithCel,
   mutate: (request, rule, object, context) => mutation.get().mutateWithCel(request, rule, object, context),
   clusterReads: (rule) => rule.clusterReads,
+  readsImageRegistries: (rule) => rule.readsImageRegistries,
   webhookMatchConditions(rule) {
     // The API server's own environment has object, oldObject and request (and authorizer, which cel
     // refuses), and none of Kyverno's functions.

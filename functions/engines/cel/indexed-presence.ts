@@ -1,12 +1,13 @@
-// `has(a.b[i].c)`: CEL's presence test of a field selected from an indexed value, which Kubernetes' and
-// Kyverno's policies write (`has(object.spec.containers[idx].env)`) and the engine does not parse (it takes
-// has() of a dotted name only). Rewritten before the expression is compiled into the test it means on a map,
+// `has(a.b[i].c)`, `has(f(x).c)`: CEL's presence test of a field selected from an indexed value or a call's,
+// which Kubernetes' and Kyverno's policies write (`has(object.spec.containers[idx].env)`,
+// `has(image.GetMetadata(ref).manifest.annotations)`) and the engine does not parse (it takes has() of a
+// dotted name only). Rewritten before the expression is compiled into the test it means on a map,
 // `"c" in a.b[i]`; has() of a dotted name is left as written. Read token by token, so text in strings and
 // comments is never rewritten.
 import { tokensOf } from './object-construction.js';
 
-/** Whether the expression may hold such a test: has( followed, before its `)`, by a `[`. */
-export const mayTestIndexedPresence = (source: string) => /\bhas\s*\([^)]*\[/.test(source);
+/** Whether the expression may hold such a test: has( followed, before its `)`, by a `[` or a `(`. */
+export const mayTestIndexedPresence = (source: string) => /\bhas\s*\([^)]*[[(]/.test(source);
 
 export function withIndexedPresence(source: string): string {
   const tokens = tokensOf(source).filter((token) => token.kind !== 'space');
@@ -25,7 +26,7 @@ export function withIndexedPresence(source: string): string {
     const argument = tokens.slice(index + 2, close);
     const field = argument.at(-1);
     const dot = argument.at(-2);
-    if (field?.kind !== 'identifier' || dot?.text !== '.' || !argument.some((token) => token.text === '[')) continue;
+    if (field?.kind !== 'identifier' || dot?.text !== '.' || !argument.some((token) => token.text === '[' || token.text === '(')) continue;
     const operand = source.slice(argument[0]!.start, dot.start);
     edits.push({ start: tokens[index]!.start, end: tokens[close]!.start + 1, text: `(${JSON.stringify(field.text)} in ${operand})` });
     index = close;

@@ -71,6 +71,7 @@ export function celMutationOf(fields: MutationFields) {
     usesRegex: programs.some((program) => program.usesRegex),
     readsNamespaceObject: programs.some((program) => program.reads.includes('namespaceObject')),
     clusterReads: uniqueReads(programs.flatMap((program) => program.clusterReads)),
+    readsImageRegistries: programs.some((program) => program.readsImageRegistries),
     matchConditions: fields.matchConditions.map(({ name, expression }) => ({ name, program: expression })),
     // Each variable by name, made once per rules version; evaluated lazily per request.
     declaredVariables: new Map<string, CelProgram>(fields.variables.map(({ name, expression }) => [name, expression])),

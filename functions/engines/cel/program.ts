@@ -1,8 +1,8 @@
 // CEL expressions as Kubernetes admission policies write them. Compiling parses the expression and type
 // checks it against the environment (environment.ts), so a syntax error, an unknown function or an
 // undeclared variable is an invalid rules document at `policy validate`, not a failure at admission.
-// Features that need the cluster (namespaceObject, authorizer, Kyverno's resource/http/image lookups) are
-// refused here, with the reason. Programs run metered: every evaluation step is charged to a cost budget.
+// What a function cannot answer (authorizer, Kyverno's resource.Post and global context, its http calls
+// where the deployment allows no host) is refused here, with the reason. Programs run metered: every evaluation step is charged to a cost budget.
 import { type ClusterRead, NAMESPACES, readOf, uniqueReads } from '../../admission/cluster/cluster-reads.js';
 import {
   CEL_VARIABLES,
@@ -42,6 +42,8 @@ export interface CelProgram {
   readsOnlyTheRequest: boolean;
   /** What it reads of the cluster (namespaceObject, Kyverno's resource.Get and resource.List). */
   clusterReads: readonly ClusterRead[];
+  /** Reads image data from registries (Kyverno's image.GetMetadata): its rule runs with image lookups (lookups.ts). */
+  readsImageRegistries: boolean;
   /** The value, evaluated with every step charged to `budget`; throws on an evaluation error or a spent budget. */
   run(bindings: Record<string, unknown>, budget?: CostBudget): unknown;
   /**
@@ -84,11 +86,12 @@ const KYVERNO_LOOKUPS: Record<string, string> = {
   'http.Get': "Kyverno's http.Get calls the network (a deployment allows it to the hosts its httpCallHosts parameter names)",
   'http.Post': "Kyverno's http.Post calls the network (a deployment allows it to the hosts its httpCallHosts parameter names)",
   'http.Client': "Kyverno's http.Client calls the network (a deployment allows it to the hosts its httpCallHosts parameter names)",
-  'image.GetMetadata': "Kyverno's image.GetMetadata reads a registry",
   'imagedata.Get': "Kyverno's imagedata.Get reads a registry",
 };
 // What a test suite's mocks answer (apiCallResponses, globalContextEntries), as Kyverno's CLI answers them.
 const SUITE_ANSWERED = new Set(['globalContext.Get', 'globalContext.get', 'http.Get', 'http.Post', 'http.Client']);
+// What reads image registries: the functions with the deployment's registry access, `policy test` from the suite's context.
+const READS_IMAGES = 'image.GetMetadata';
 // What the functions call when the deployment names hosts they may call (http-calls.ts).
 const DEPLOYMENT_ALLOWED = new Set(['http.Get', 'http.Post', 'http.Client']);
 const deploymentAllowsCalls = httpCallsAllowed();
@@ -116,8 +119,10 @@ interface Usage {
   refusals: Set<string>;
   /** What resource.Get and resource.List read of the cluster. */
   clusterReads: ClusterRead[];
-  /** Whether it calls out (http.Get, http.Post): its value is not the request's alone, and is not shared. */
+  /** Whether it calls out (http.Get, http.Post, image.GetMetadata): its value is not the request's alone, and is not shared. */
   callsOut: boolean;
+  /** Whether it reads image data from registries (image.GetMetadata). */
+  readsImages: boolean;
   /** Map literal keys the engine would drop without a word (it builds the map as a plain object). */
   droppedKeys: Set<string>;
 }
@@ -131,6 +136,7 @@ function collectUsage(node: ExpressionNode, into: Usage): Usage {
     const answered = (suiteAnswersLookups && SUITE_ANSWERED.has(lookup)) || (deploymentAllowsCalls && DEPLOYMENT_ALLOWED.has(lookup));
     const refusal = call.receiver && !answered && KYVERNO_LOOKUPS[lookup];
     if (DEPLOYMENT_ALLOWED.has(lookup)) into.callsOut = true;
+    if (lookup === READS_IMAGES) into.readsImages = into.callsOut = true;
     if (refusal) into.refusals.add(refusal);
     if (call.receiver === 'resource' && ['Get', 'List', 'get', 'list'].includes(call.name)) {
       const read = resourceRead(call.name, (node.args as [string, ExpressionNode, ExpressionNode[]])[2] ?? []);
@@ -206,6 +212,7 @@ function compileProgram(source: string, { constructsObjects = false, environment
     refusals: new Set(),
     clusterReads: [],
     callsOut: false,
+    readsImages: false,
     droppedKeys: new Set(),
   });
   for (const [name, reason] of Object.entries(NEEDS_THE_CLUSTER)) if (usage.identifiers.has(name)) usage.refusals.add(reason);
@@ -279,6 +286,7 @@ function compileProgram(source: string, { constructsObjects = false, environment
     usesKyvernoLibrary: [...usage.calls].some((name) => KYVERNO_FUNCTIONS.has(name)),
     readsOnlyTheRequest: reads.every((name) => REQUEST_VARIABLES.has(name)) && usage.clusterReads.length === 0 && !usage.callsOut,
     clusterReads: uniqueReads(usage.clusterReads),
+    readsImageRegistries: usage.readsImages,
     run: (bindings, budget = new CostBudget()) => run(bindings, budget, true),
     runUnworded: (bindings, budget) => run(bindings, budget, false),
   };

@@ -90,6 +90,7 @@ export function celValidationOf(fields: ValidationFields) {
     readsRequest: programs.some((program) => program.reads.includes('request')),
     readsNamespaceObject: programs.some((program) => program.reads.includes('namespaceObject')),
     clusterReads: uniqueReads(programs.flatMap((program) => program.clusterReads)),
+    readsImageRegistries: programs.some((program) => program.readsImageRegistries),
   };
 }
 export type CelValidation = ReturnType<typeof celValidationOf>;

@@ -1,19 +1,41 @@
-// The image data a rule evaluation asks of registries (Kyverno's imageRegistry context entries): the data of
-// each reference, as Kyverno's context loader makes it, fetched between runs of the rule (lookups.ts). The
-// functions read registries; `policy test` does not, as `kyverno test` without --registry: the suite's
-// values stand in for the entry, and an entry they do not give is the rule's error.
-
-/** Kyverno's image data for a reference (image, resolvedImage, registry, repository, identifier, manifest, configData), or why there is none. */
+// The image data a rule evaluation asks of registries (Kyverno's imageRegistry context entries, Kyverno CEL's
+// image.GetMetadata): each reference's manifest and config, fetched between runs of the rule (lookups.ts) and
+// shaped by each format as its own loader shapes them. The functions read registries; `policy test` does
+// not, as `kyverno test`: the suite's values or context stand in, and what they do not give is the rule's error.
 import { ambient } from './evaluation.js';
 import { PendingAnswers } from './pending-answers.js';
 
-export type ImageLookupAnswer = { ok: true; data: Record<string, unknown> } | { ok: false; error: string };
+/** An image as its registry gave it, its reference as written and as go-containerregistry parses it. */
+export interface FetchedImage {
+  written: string;
+  /** As go-containerregistry names it: Docker Hub is `index.docker.io`. */
+  registry: string;
+  repository: string;
+  /** As written; a reference with neither tag nor digest is `latest`. */
+  tag?: string;
+  digest?: string;
+  /** The digest the registry answered the reference with (an index's, for an image of several platforms). */
+  resolvedDigest: string;
+  /** The index the reference names, if it names one. */
+  index?: Record<string, unknown>;
+  /** The image's manifest (an index's linux/amd64 image) and its config blob, as JSON. */
+  manifest: Record<string, unknown>;
+  config: unknown;
+}
+
+export type ImageLookupAnswer = { ok: true; image: FetchedImage } | { ok: false; error: string };
 
 /** Distinct image references one rule evaluation reads at most. */
 export const MAX_IMAGE_LOOKUPS = 16;
 
 /** The image lookups of one rule evaluation: answered ones, and those asked for since the last round. */
 export class ImageLookups extends PendingAnswers<string, ImageLookupAnswer> {
+  /**
+   * A run made only to find more images to fetch in the same round (lookups.ts): a lookup not answered yet
+   * gives a stand-in, so that a `map()` goes on to its next element where an error would end it.
+   */
+  discovering = false;
+
   constructor() {
     super(MAX_IMAGE_LOOKUPS);
   }

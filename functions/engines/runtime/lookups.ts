@@ -1,7 +1,8 @@
 // What a rule evaluation asks of the world outside it and cannot wait for, being synchronous: Kyverno CEL's
-// http.Get and http.Post (http-calls.ts) and Kyverno's imageRegistry context entries (image-lookups.ts). The
-// rule runs; what it asked for and got no answer to is fetched, all at once within the request's deadline;
-// the rule runs again with the answers, round after round while it asks for new ones. Past the last round
+// http.Get and http.Post (http-calls.ts), Kyverno's imageRegistry context entries and its CEL
+// image.GetMetadata (image-lookups.ts). The rule runs; what it asked for and got no answer to is fetched, all
+// at once within the request's deadline; the rule runs again with the answers, round after round while it
+// asks for new ones. Past the last round
 // every new ask is answered with its error, and an evaluation still asking ends as an error: the rule's
 // failure policy decides, as for every limit of ours.
 import { deadlineSignal, type WorkDeadline } from '../../admission/decide/deadline.js';
@@ -39,7 +40,22 @@ export function answeringLookups<T>(work: () => T, deadline: WorkDeadline | unde
   };
   const first = run();
   if (!calls?.pending.size && !images?.pending.size) return settled(first);
+  discoverImages(run, images);
   return answerRounds(run, calls, images, deadlineSignal(deadline)).then(settled);
+}
+
+/**
+ * With images to fetch, runs once more with stand-ins for the unanswered ones (image-lookups.ts) to note any
+ * further images the rule reads, so that they are fetched in the same round; that run's outcome is dropped.
+ */
+function discoverImages(run: () => unknown, images: ImageLookups | undefined): void {
+  if (!images?.pending.size) return;
+  images.discovering = true;
+  try {
+    run();
+  } finally {
+    images.discovering = false;
+  }
 }
 
 async function answerRounds<T>(
@@ -56,6 +72,7 @@ async function answerRounds<T>(
     ]);
     const result = run();
     if (!calls?.pending.size && !images?.pending.size) return result;
+    discoverImages(run, images);
     // Past the last round every ask is answered with its error, so none should be left; if one is, the
     // evaluation ends here as an error rather than run on.
     if (round > MAX_LOOKUP_ROUNDS)

@@ -1,8 +1,8 @@
 // The CEL environment's libraries beyond the engine's own, in one list: Kubernetes' (as the API server has
-// them for admission policies) and Kyverno's, its resource lookups answered from the cluster view. Kyverno's
-// lookups of registries, HTTP and global context, and its writes, are refused at compile (program.ts), HTTP
-// and global context answered only by a test suite's mocks; its time, transform,
-// random, x509 and yaml libraries are not here, so an expression that calls them does not compile, never
+// them for admission policies) and Kyverno's, its resource lookups answered from the cluster view and its
+// image data from registries. Its HTTP calls are made only to the hosts a deployment allows, global context
+// is answered only by a test suite's mocks, and its writes are refused at compile (program.ts); its time,
+// transform, random, x509 and yaml libraries are not here, so an expression that calls them does not compile, never
 // fails at admission.
 import type { CelLibrary } from './cel-library.js';
 import { celRegexLibrary } from './cel-regex/library.js';
@@ -14,6 +14,7 @@ import { kyvernoGlobalContextLibrary } from './kyverno-globalcontext/library.js'
 import { kyvernoHashLibrary } from './kyverno-hash/library.js';
 import { kyvernoHttpLibrary } from './kyverno-http/library.js';
 import { kyvernoImageLibrary } from './kyverno-image/library.js';
+import { kyvernoImageDataLibrary } from './kyverno-imagedata/library.js';
 import { kyvernoJsonLibrary } from './kyverno-json/library.js';
 import { kyvernoMathLibrary } from './kyverno-math/library.js';
 import { kyvernoResourceLibrary } from './kyverno-resource/library.js';
@@ -48,6 +49,7 @@ export const CEL_LIBRARIES: readonly CelLibrary[] = [
   kyvernoResourceLibrary,
   kyvernoHttpLibrary,
   kyvernoGlobalContextLibrary,
+  kyvernoImageDataLibrary,
 ];
 
 /** Every function the libraries declare, and `type`, which the engine overloads for each type they add. */

@@ -47,7 +47,7 @@ export function functionNamesOf(libraries: readonly CelLibrary[]): Set<string> {
 export function identifiersOf(libraries: readonly CelLibrary[]): Set<string> {
   const names = new Set<string>();
   for (const library of libraries) {
-    for (const { constant, type = constant } of library.namespaces ?? []) names.add(constant).add(type);
+    for (const { constant, type = constant } of library.namespaces ?? []) names.add(constant).add(type.split('.')[0]!);
     for (const type of Object.keys(library.types ?? {})) names.add(type.split('.')[0]!);
   }
   return names;

@@ -4,7 +4,7 @@
 // image's data from its registry (`imageRegistry`). An entry a test suite's values stand in for keeps those
 // values, as Kyverno's CLI keeps them.
 import { jsonCopy } from '../../../admission/kubernetes/json-object.js';
-import { currentImageLookups, LookupPending } from '../../runtime/image-lookups.js';
+import { currentImageLookups, type FetchedImage, LookupPending } from '../../runtime/image-lookups.js';
 import { units } from '../../runtime/size-units.js';
 import type { ContextEntry } from '../policy/rule-schema.js';
 import { searchJmesPath } from '../jmespath/jmespath.js';
@@ -26,7 +26,25 @@ function variableValue(name: string, variable: NonNullable<ContextEntry['variabl
 }
 
 /**
- * The image's data (image-data.ts), or its JMESPath's result over it. Not yet fetched, the entry is noted and
+ * An image's data as Kyverno's context loader makes it (pkg/engine/context/loaders/imagedata.go): the
+ * reference as written, `resolvedImage` (its repository at the digest the registry gave), `registry`,
+ * `repository`, `identifier` (the tag, the digest, or both), the raw `manifest` and the `configData` blob.
+ */
+function contextImageData(image: FetchedImage): Record<string, unknown> {
+  const identifier = image.tag && image.digest ? `${image.tag}@${image.digest}` : (image.digest ?? image.tag);
+  return {
+    image: image.written,
+    resolvedImage: `${image.registry}/${image.repository}@${image.resolvedDigest}`,
+    registry: image.registry,
+    repository: image.repository,
+    identifier,
+    manifest: image.manifest,
+    configData: image.config,
+  };
+}
+
+/**
+ * The image's data, or its JMESPath's result over it. Not yet fetched, the entry is noted and
  * the rule's run stops here: it runs again once the data is in (lookups.ts). A registry that cannot answer is
  * the rule's error, before its preconditions, as in Kyverno.
  */
@@ -42,8 +60,9 @@ function imageRegistryValue(name: string, entry: NonNullable<ContextEntry['image
   if (!answer) throw new LookupPending();
   if (!answer.ok) throw new Error(`context ${name}: failed to fetch image descriptor: ${reference}, error: ${answer.error}`);
   // The rule may change what its context holds; the answer serves the rule's next run too. Charged as handed over.
-  context.scope.budget.charge(units(answer.data));
-  return throughJmesPath(jsonCopy(answer.data), entry.jmesPath, context);
+  const data = contextImageData(answer.image);
+  context.scope.budget.charge(units(data));
+  return throughJmesPath(jsonCopy(data), entry.jmesPath, context);
 }
 
 export function loadContext(entries: readonly ContextEntry[] | undefined, context: VariableContext): void {

@@ -10,6 +10,7 @@ import type { CelLibrary } from '../cel-library.js';
 import { certificateBlocks } from '../../../../admission/image-verification/public-keys.js';
 import { callProblem } from '../../../runtime/http-call-hosts.js';
 import { currentHttpCalls } from '../../../runtime/http-calls.js';
+import { currentImageLookups } from '../../../runtime/image-lookups.js';
 
 /** What http.Client(caBundle) returns: the namespace's own type, carrying the CA its calls trust. */
 const caOf = new WeakMap<object, string>();
@@ -26,6 +27,8 @@ function call(http: object, method: 'GET' | 'POST', target: string, headers: unk
   }
   const calls = currentHttpCalls();
   if (!calls) throw new ClusterLookupError(`${name} calls the network, which is not reached here`);
+  // A run that reads stand-ins for images makes no call: its URL may be built from one.
+  if (currentImageLookups()?.discovering) throw new ClusterLookupError(`${name}: not made while image data is fetched`);
   let url: URL;
   try {
     url = new URL(target);
