@@ -68,9 +68,10 @@ async function runTests(paths: string[], output: TestOutput, timeoutMs: number):
     );
   // Rego unit tests, as `opa test` runs the paths' .rego files together.
   const outcomes: CaseOutcome[] = regoFiles.length > 0 ? await runOpaTests(regoFiles, limits) : [];
-  for (const { file, document } of files) {
+  for (const found of files) {
+    const { file } = found;
     try {
-      outcomes.push(...(await runTestFile(file, document, limits)));
+      outcomes.push(...(await runTestFile(found, limits)));
     } catch (error) {
       if (error instanceof InvalidTestFileError) throw new UsageError(error.message);
       if (error instanceof UsageError) throw error;
