@@ -9,7 +9,7 @@ import * as v from '../../../admission/schema.js';
 import { issueLines } from '../../../admission/schema-issues.js';
 import { AnyAllConditionsListSchema } from '../policy/conditions-schema.js';
 import type { Condition } from '../variables/condition-types.js';
-import { attestorSet, isObject, locationOf, REFUSED, unread } from './attestor-entries.js';
+import { attestorSet, isObject, locationOf, REFUSED, unread } from '../../../admission/image-verification/attestor-entries.js';
 
 type AnyAllConditions = { any?: Condition[]; all?: Condition[] };
 

@@ -4,15 +4,9 @@
 // wildcards or by regular expression), its certificate authorities (`roots`, else Sigstore's public-good
 // Fulcio) and its CT log; the transparency log required unless `rekor.ignoreTlog` (Sigstore's public Rekor,
 // or the one `rekor.pubkey` names). What is not run here yet is refused with the reason, never skipped.
-import type {
-  AttestorEntrySpec,
-  AttestorSetSpec,
-  ImageLocationSpec,
-  KeyEntrySpec,
-  KeylessEntrySpec,
-} from '../../../admission/image-verification/image-check.js';
-import { certificatesProblem, logKeyProblem, publicKeyOf } from '../../../admission/image-verification/public-keys.js';
-import { parseImageReference } from '../../../admission/kubernetes/image-reference.js';
+import type { AttestorEntrySpec, AttestorSetSpec, ImageLocationSpec, KeyEntrySpec, KeylessEntrySpec } from './image-check.js';
+import { certificatesProblem, logKeyProblem, publicKeyOf } from './public-keys.js';
+import { parseImageReference } from '../kubernetes/image-reference.js';
 
 export const REFUSED = 'cannot run here';
 const PUBLIC_REKOR = 'https://rekor.sigstore.dev';
