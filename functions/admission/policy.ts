@@ -12,7 +12,7 @@ import type { Rule, RulesDocument } from './rules/rules-document-schema.js';
 
 /** Uploaded manifests as a native rules document, and where each rule's fields were written, for errors. */
 export type ManifestTranslation =
-  | { ok: true; data: unknown; describeRule(index: number): { label: string; parametersAt: string; matchAt: string } | undefined }
+  | { ok: true; data: unknown; describeRule(index: number): RuleOrigin | undefined }
   | { ok: false; errors: string[] };
 
 interface PolicyBase<P> {
@@ -95,6 +95,14 @@ export interface Violation {
  * A validating policy's answer: its violations (strings, or with a reason), audit annotations it adds, and
  * why it did not apply when its own conditions ruled the request out (reports call that `skip`).
  */
+/** Where a manifest wrote a rule's parts, to name them in errors (see the formats' TranslatedRule). */
+export interface RuleOrigin {
+  label: string;
+  parametersAt: string;
+  matchAt: string;
+  parametersIn?: string;
+}
+
 export type Findings = string[] | { violations: (string | Violation)[]; auditAnnotations?: Record<string, string>; skipped?: string };
 
 export interface ValidatingPolicy<P> extends PolicyBase<P> {

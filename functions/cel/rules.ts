@@ -22,13 +22,14 @@ export const CelParametersSchema = v.pipe(
     if (!dataset.typed) return;
     const named = namedEnginesIn(dataset.value, 'validating');
     if (named.length > 1) addIssue({ message: `expected one engine's rule, not ${named.map(({ name }) => name).join(' and ')}` });
-    if (dataset.value.validations.length === 0 && named.length === 0)
+    // An ImageValidatingPolicy may judge only what its validationConfigurations require of its images.
+    if (dataset.value.validations.length === 0 && named.length === 0 && !dataset.value.imageValidation)
       addIssue({ path: v.issuePath('validations'), message: 'required: at least one validation' });
   }),
   v.transform((parameters): { run: EngineRule; podControllers: string[] } => {
     const cel = celValidationOf(parameters);
     const [named] = namedEnginesIn(parameters, 'validating');
-    const writesCel = cel.validations.length > 0 || cel.matchConditions.length > 0 || cel.auditAnnotations.length > 0;
+    const writesCel = cel.validations.length > 0 || cel.matchConditions.length > 0 || cel.auditAnnotations.length > 0 || cel.images;
     const run = named
       ? engineRule(named, (parameters as Record<string, unknown>)[named.name], writesCel ? engineRule(celEngine, cel) : undefined)
       : engineRule(celEngine, cel);

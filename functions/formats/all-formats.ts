@@ -2,6 +2,7 @@
 // (the mutations function's are in mutation-formats.ts).
 import { gatekeeperFormat } from './gatekeeper-constraint-template.js';
 import { kyvernoClusterPolicyValidateRulesFormat } from './kyverno-cluster-policy-validate-rules.js';
+import { kyvernoImageValidatingPolicyFormat } from './kyverno-image-validating-policy.js';
 import { kyvernoValidatingPolicyFormat } from './kyverno-validating-policy.js';
 import type { PolicyFormat } from './policy-format.js';
 import { validatingAdmissionPolicyFormat } from './validating-admission-policy.js';
@@ -9,6 +10,7 @@ import { validatingAdmissionPolicyFormat } from './validating-admission-policy.j
 export const POLICY_FORMATS: readonly PolicyFormat[] = [
   validatingAdmissionPolicyFormat,
   kyvernoValidatingPolicyFormat,
+  kyvernoImageValidatingPolicyFormat,
   gatekeeperFormat,
   kyvernoClusterPolicyValidateRulesFormat,
 ];
@@ -24,7 +26,6 @@ export const CEL_REFUSALS: Readonly<Record<string, string>> = {
   ClusterPolicy: 'a ClusterPolicy with only mutate rules is run by the mutations function',
   Policy: 'a Policy with only mutate rules is run by the mutations function',
   PolicyException: 'it names a policy with only mutate rules, which the mutations function runs',
-  ImageValidatingPolicy: 'image verification needs registry access',
   GeneratingPolicy: 'generation writes to the cluster',
   DeletingPolicy: 'deletion acts on the cluster',
   Assign: GATEKEEPER_MUTATORS,

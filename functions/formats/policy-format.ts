@@ -27,6 +27,8 @@ export interface TranslatedRule {
   /** Where the rule's parameters and match were written in the manifest (`spec`, `spec.matchConstraints`). */
   parametersAt: string;
   matchAt: string;
+  /** The parameter the manifest's fields at parametersAt are read into, when not the parameters themselves (`imageValidation`). */
+  parametersIn?: string;
 }
 
 export const nameOf = (manifest: Manifest): string => (typeof manifest.metadata?.name === 'string' ? manifest.metadata.name : '');

@@ -94,7 +94,8 @@ export const isKyvernoTest = (document: Manifest) =>
 const documentsOf = (file: string) => yamlDocuments<Manifest>(file);
 
 const isRunnableKind = (manifest: Manifest) =>
-  (((manifest.kind === 'ValidatingPolicy' && isAdmissionMode(manifest)) || manifest.kind === 'MutatingPolicy') &&
+  ((((manifest.kind === 'ValidatingPolicy' || manifest.kind === 'ImageValidatingPolicy') && isAdmissionMode(manifest)) ||
+    manifest.kind === 'MutatingPolicy') &&
     String(manifest.apiVersion).startsWith('policies.kyverno.io/')) ||
   (/^(Validating|Mutating)AdmissionPolicy(Binding)?$/.test(manifest.kind ?? '') &&
     String(manifest.apiVersion).startsWith('admissionregistration.k8s.io/')) ||
@@ -107,7 +108,7 @@ const isAdmissionMode = (manifest: Manifest) => {
 
 /** Why the suite's manifest is not run: a kind Portcullis does not run. */
 function whyNotRun(manifest: Manifest): string {
-  return `${manifest.kind} ${manifest.metadata?.name} is not a ValidatingPolicy, MutatingPolicy or ClusterPolicy: Portcullis runs those only`;
+  return `${manifest.kind} ${manifest.metadata?.name} is not a ValidatingPolicy, ImageValidatingPolicy, MutatingPolicy or ClusterPolicy: Portcullis runs those only`;
 }
 
 /**

@@ -65,6 +65,30 @@ describe.runIf(registryInstalled())('verifyImages on the packaged cel function',
     expect(denied.body.response.status.message).toMatch(/failed to verify image[\s\S]*no matching signatures/);
   });
 
+  it('an ImageValidatingPolicy: its part loads with the document, and verifyImageSignatures admits the signed image only', async () => {
+    const policy = `apiVersion: policies.kyverno.io/v1
+kind: ImageValidatingPolicy
+metadata: {name: signed-images}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  matchImageReferences: [{glob: "${registry.host}/team/*"}]
+  attestors:
+    - name: team
+      cosign:
+        key: {data: ${JSON.stringify(publicPem)}}
+        ctlog: {url: "https://rekor.sigstore.dev", insecureIgnoreTlog: true}
+  validations:
+    - expression: "images.containers.all(i, verifyImageSignatures(i, [attestors.team]) > 0)"
+      message: unsigned image
+`;
+    const { handler } = await packagedWithRules('cel', policy, { REGISTRY_CA_PEM: registry.ca });
+    const admitted = await invoke(handler, eventFor(podRunning(`${registry.host}/team/app@${signed}`)));
+    expect(admitted.body.response, JSON.stringify(admitted.body.response)).toMatchObject({ allowed: true });
+    const denied = await invoke(handler, eventFor(podRunning(`${registry.host}/team/unsigned@${unsigned}`)));
+    expect(denied.body.response.status.message).toContain('unsigned image');
+  });
+
   it('verifies an attestation and judges its conditions: the provenance the rule asks for admits, another denies', async () => {
     const attested = rules(`${registry.host}/team/*`).replace(
       '          attestors:',

@@ -16,6 +16,8 @@ import { judgedIdentity, type KeylessCheck, keylessTrust } from './keyless-verif
 interface Statement {
   predicateType: string;
   predicate: unknown;
+  /** The whole statement (`_type`, `subject`, `predicateType`, `predicate`), as ImageValidatingPolicy's extractPayload gives it. */
+  statement: unknown;
 }
 
 /** The in-toto statement, if it names the image's digest among its subjects (cosign's claim check). */
@@ -31,7 +33,7 @@ function statementOf(payload: Buffer, digest: string): Statement | string {
   const names = (subject: { digest?: { sha256?: unknown } }) =>
     typeof subject?.digest?.sha256 === 'string' && `sha256:${subject.digest.sha256}` === digest;
   if (!subjects.some(names)) return 'no matching subject digest found';
-  return { predicateType: statement.predicateType, predicate: statement.predicate };
+  return { predicateType: statement.predicateType, predicate: statement.predicate, statement };
 }
 
 /**
@@ -120,5 +122,5 @@ export function verifyAttestations(
   if (ofType.length === 0) return { problem: `attestations not found for predicate type ${predicateType}`, stage: 'statements' };
   const stranger = ofType.find((statement) => statement.identityProblem !== undefined);
   if (stranger) return { problem: stranger.identityProblem!, stage: 'statements' };
-  return { predicates: ofType.map(({ predicate }) => predicate) };
+  return { predicates: ofType.map(({ predicate }) => predicate), statements: ofType.map(({ statement }) => statement) };
 }

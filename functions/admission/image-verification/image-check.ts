@@ -74,7 +74,9 @@ export interface ImageCheck {
  * An attestor entry's attestations: the predicates of the type it verified, or why it verified none (`fetch`
  * when no attestation verified at all, which Kyverno reports without the entry's path).
  */
-export type AttestationEntryOutcome = { predicates: readonly unknown[] } | { problem: string; stage: 'fetch' | 'statements' };
+export type AttestationEntryOutcome =
+  | { predicates: readonly unknown[]; statements: readonly unknown[] }
+  | { problem: string; stage: 'fetch' | 'statements' };
 
 /** Per attestation of the check, per attestor set, what each entry verified (in the check's order). */
 export type AttestationOutcomes = readonly (readonly (readonly AttestationEntryOutcome[])[])[];

@@ -1,32 +1,48 @@
-// One round of image data for the references a rule evaluation asked for (Kyverno's imageRegistry context
-// entries, image-lookups.ts), fetched all at once within the request's deadline with the deployment's
-// registry access; past our limits, each answered with its error, which the rule's failure policy resolves.
-// The fetching itself (image-data.ts) loads the first time a rule asks.
+// One round of what a rule evaluation asked of registries since the last (image-lookups.ts): images' data
+// (image-data.ts) and images verified by a check (verified-images.ts), all at once within the request's
+// deadline with the deployment's registry access; past our limits, each answered with its error, which the
+// rule's failure policy resolves. The fetching and verifying code loads the first time a rule asks.
 import { parseImageReference } from '../kubernetes/image-reference.js';
-import type { ImageLookupAnswer, ImageLookups } from '../../engines/runtime/image-lookups.js';
-import { REGISTRY_CA_PEM } from './image-verdicts.js';
+import type { ImageAsk, ImageLookupAnswer, ImageLookups, ImageVerificationAnswer } from '../../engines/runtime/image-lookups.js';
+import type { ImageCheck, ImageVerdict } from './image-check.js';
+import { REGISTRY_CA_PEM, registriesOf } from './image-verdicts.js';
 import { registryAccess } from './registry-access.js';
 
-/** Answers the references asked for since the last round (pending-answers.ts), with the deployment's registry access. */
+/** Answers what was asked since the last round (pending-answers.ts), with the deployment's registry access. */
 export async function answerImageRound(lookups: ImageLookups, round: number, maxRounds: number, signal: AbortSignal): Promise<void> {
-  const registries = [...lookups.pending.keys()].flatMap((written) => parseImageReference(written)?.registry ?? []);
-  const [{ imageData }, access] = await Promise.all([
+  const asked = [...lookups.pending.values()];
+  const checks = asked.flatMap((ask) => ('verify' in ask ? [ask.verify] : []));
+  const registries = [
+    ...asked.flatMap((ask) => ('data' in ask ? (parseImageReference(ask.data)?.registry ?? []) : [])),
+    ...registriesOf(checks),
+  ];
+  const [{ imageData }, { verifiedImages }, access] = await Promise.all([
     import('./image-data.js'),
+    checks.length > 0 ? import('./verified-images.js') : { verifiedImages: undefined },
     // Credentials that cannot be read (SSM, ECR) are every image's error, not the evaluation's.
     registryAccess(registries, REGISTRY_CA_PEM, signal).catch((error: Error) => error),
   ]);
   await lookups.answerRound(
     round,
     maxRounds,
-    async (written): Promise<ImageLookupAnswer> => {
-      const reference = parseImageReference(written);
-      if (!reference) return { ok: false, error: `${JSON.stringify(written)} is not an image reference` };
+    async (ask: ImageAsk): Promise<ImageLookupAnswer | ImageVerificationAnswer> => {
       if (access instanceof Error) return { ok: false, error: `registry credentials: ${access.message}` };
-      return imageData(written, reference, access, signal);
+      if ('verify' in ask) return verification(ask.verify, (check) => verifiedImages!([check], signal, access));
+      const reference = parseImageReference(ask.data);
+      if (!reference) return { ok: false, error: `${JSON.stringify(ask.data)} is not an image reference` };
+      return imageData(ask.data, reference, access, signal);
     },
     (reached, most) =>
       reached === 'rounds'
-        ? `the rule read image data in more than ${most} rounds, each waiting for the last`
-        : `more than ${most} images' data read in one evaluation`,
+        ? `the rule asked registries in more than ${most} rounds, each waiting for the last`
+        : `more than ${most} images' data or verifications asked for in one evaluation`,
   );
+}
+
+async function verification(
+  check: ImageCheck,
+  verify: (check: ImageCheck) => Promise<Map<string, ImageVerdict>>,
+): Promise<ImageVerificationAnswer> {
+  const verdict = (await verify(check)).get(check.key);
+  return verdict ? { ok: true, verdict } : { ok: false, error: `no verdict for ${check.reference.normalised}` };
 }

@@ -17,7 +17,7 @@ export async function imageVerdicts(checks: readonly ImageCheck[], deadline: Wor
 }
 
 /** Every registry the checks read: the images', and those their signatures are kept in. */
-function* registriesOf(checks: readonly ImageCheck[]): Generator<string> {
+export function* registriesOf(checks: readonly ImageCheck[]): Generator<string> {
   for (const check of checks) {
     yield check.reference.registry;
     if (check.repository) yield check.repository.registry;

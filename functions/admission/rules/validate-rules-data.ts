@@ -5,7 +5,7 @@
 // new version in slices while requests are answered from the last good one (parse-rules-version.ts). With a
 // rule cache (rule-cache.ts), a rule written exactly as one validated before is not validated, nor its
 // expressions compiled, again: a fleet's documents share most of their rules.
-import type { Policy } from '../policy.js';
+import type { Policy, RuleOrigin } from '../policy.js';
 import {
   crossRuleIssues,
   type FailurePolicy,
@@ -46,7 +46,7 @@ export function* validationSteps<P>(policy: Policy<P>, given: unknown, cache?: R
   let data = given;
   let stated = v.safeParse(FailurePolicySchema, (data as { failurePolicy?: unknown } | null)?.failurePolicy);
   const invalid = (errors: string[]): ParsedRules<P> => ({ ok: false, errors, failurePolicy: stated.success ? stated.output : undefined });
-  let describeRule: ((index: number) => { label: string; parametersAt: string; matchAt: string } | undefined) | undefined;
+  let describeRule: ((index: number) => RuleOrigin | undefined) | undefined;
   try {
     if (Array.isArray(data) || policy.manifests?.detect(data)) {
       if (!policy.manifests)
@@ -91,14 +91,15 @@ export function* validationSteps<P>(policy: Policy<P>, given: unknown, cache?: R
 }
 
 /** A translated rule's errors, named where the manifest wrote the field (`ValidatingPolicy x: spec.validations[0]…`). */
-function manifestIssueLines(
-  issues: readonly Issue[],
-  origin: { label: string; parametersAt: string; matchAt: string } | undefined,
-): string[] {
+function manifestIssueLines(issues: readonly Issue[], origin: RuleOrigin | undefined): string[] {
   // An engine's rule rides in the field of its name, and its part (`validate`) under it: where the manifest
   // wrote that part is parametersAt already (`spec.rules[0].validate`), so `.kyverno.validate` is not repeated.
   const part = /\.(\w+)$/.exec(origin?.parametersAt ?? '')?.[1];
-  const repeated = part ? new RegExp(`^parameters\\.\\w+\\.${part}(?=[.[:])`) : undefined;
+  const repeated = origin?.parametersIn
+    ? new RegExp(`^parameters\\.${origin.parametersIn}(?=[.[:])`)
+    : part
+      ? new RegExp(`^parameters\\.\\w+\\.${part}(?=[.[:])`)
+      : undefined;
   return issueLines(issues).map((line) => {
     const where = (repeated ? line.replace(repeated, origin!.parametersAt) : line)
       .replace(/^parameters(?=[.[:])/, origin?.parametersAt ?? 'spec')

@@ -7,6 +7,7 @@
 import type { Engine } from '../engine.js';
 import { OnDemand } from '../runtime/on-demand.js';
 import { loadRegexEngine, regexEngineLoaded } from '../runtime/re2.js';
+import { imageValidationPart } from './image-validation-part.js';
 import type { CelMutation } from './mutation-rule.js';
 import type { CelProgram } from './program.js';
 import { validateWithCel } from './validate.js';
@@ -22,11 +23,15 @@ const isMutation = (rule: CelValidation | CelMutation): rule is CelMutation => '
 export const celEngine: Engine<CelValidation, CelMutation> = {
   name: 'cel',
   load(rule) {
-    // Asked before every rule of every request: nothing is allocated when nothing is missing.
+    // Asked before every rule of every request: nothing is allocated when nothing is missing. Without a rule,
+    // what reading a document may need: an ImageValidatingPolicy's part (its format asks for it).
     const mutating = rule !== undefined && !mutation.loaded && isMutation(rule);
     const regex = rule?.usesRegex === true && !regexEngineLoaded();
-    if (!mutating && !regex) return undefined;
-    return Promise.all([mutating && mutation.load(), regex && loadRegexEngine()]).then(() => undefined);
+    const images = rule === undefined && !imageValidationPart.loaded;
+    if (!mutating && !regex && !images) return undefined;
+    return Promise.all([mutating && mutation.load(), regex && loadRegexEngine(), images && imageValidationPart.load()]).then(
+      () => undefined,
+    );
   },
   // Its schemas compile every expression when the rules are read: nothing is left to check.
   check: () => [],

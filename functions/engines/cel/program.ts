@@ -90,8 +90,10 @@ const KYVERNO_LOOKUPS: Record<string, string> = {
 };
 // What a test suite's mocks answer (apiCallResponses, globalContextEntries), as Kyverno's CLI answers them.
 const SUITE_ANSWERED = new Set(['globalContext.Get', 'globalContext.get', 'http.Get', 'http.Post', 'http.Client']);
-// What reads image registries: the functions with the deployment's registry access, `policy test` from the suite's context.
+// What reads image registries: image data (the functions with the deployment's registry access, `policy
+// test` from the suite's context) and an ImageValidatingPolicy's verifications.
 const READS_IMAGES = 'image.GetMetadata';
+const VERIFIES_IMAGES = new Set(['verifyImageSignatures', 'verifyAttestationSignatures', 'extractPayload', 'getImageData']);
 // What the functions call when the deployment names hosts they may call (http-calls.ts).
 const DEPLOYMENT_ALLOWED = new Set(['http.Get', 'http.Post', 'http.Client']);
 const deploymentAllowsCalls = httpCallsAllowed();
@@ -136,7 +138,7 @@ function collectUsage(node: ExpressionNode, into: Usage): Usage {
     const answered = (suiteAnswersLookups && SUITE_ANSWERED.has(lookup)) || (deploymentAllowsCalls && DEPLOYMENT_ALLOWED.has(lookup));
     const refusal = call.receiver && !answered && KYVERNO_LOOKUPS[lookup];
     if (DEPLOYMENT_ALLOWED.has(lookup)) into.callsOut = true;
-    if (lookup === READS_IMAGES) into.readsImages = into.callsOut = true;
+    if (lookup === READS_IMAGES || (!call.receiver && VERIFIES_IMAGES.has(call.name))) into.readsImages = into.callsOut = true;
     if (refusal) into.refusals.add(refusal);
     if (call.receiver === 'resource' && ['Get', 'List', 'get', 'list'].includes(call.name)) {
       const read = resourceRead(call.name, (node.args as [string, ExpressionNode, ExpressionNode[]])[2] ?? []);

@@ -18,12 +18,13 @@ import { withCluster } from '../runtime/evaluation.js';
 import type { EngineContext } from '../engine.js';
 import { LazyVariables } from './lazy-variables.js';
 import { namespaceObjectOf } from './namespace-object.js';
+import { imageValidationPart } from './image-validation-part.js';
 import { paramsFor } from './params-by-request.js';
 import { type CelProgram, runCel, type SharedResults, toCel } from './program.js';
 import { requestBinding } from './request-binding.js';
 import type { CelValidation, VariableSource } from './validation-rule.js';
 
-function booleanOf(value: unknown, where: string): boolean {
+export function booleanOf(value: unknown, where: string): boolean {
   if (typeof value !== 'boolean') throw new Error(`${where}: returned ${typeof value}, expected a bool`);
   return value;
 }
@@ -79,7 +80,7 @@ function bindingsOf(request: WithBindings, judgesPodTemplate: boolean): RequestB
  * (Kubernetes' per-call limit, which also stops it at the deadline). An object, not closures made per
  * rule: a bundle of manifests is dozens of rules on every request.
  */
-class RuleExpressions {
+export class RuleExpressions {
   readonly bindings: Record<string, unknown>;
 
   constructor(
@@ -151,6 +152,10 @@ function validationFindings(
     violations.push(reason ? { message: text, reason } : { message: text });
   }
   if (violations.length === 0 && firstError !== undefined) throw firstError;
+  return { violations, auditAnnotations: auditAnnotationsOf(rule, expressions) };
+}
+
+export function auditAnnotationsOf(rule: CelValidation, expressions: RuleExpressions): Record<string, string> {
   const auditAnnotations: Record<string, string> = {};
   for (const { key, program } of rule.auditAnnotations) {
     // As Kubernetes: a null value adds no annotation; anything but a string or null is an error.
@@ -159,7 +164,7 @@ function validationFindings(
     if (typeof value !== 'string') throw new Error(`auditAnnotations ${key}: returned ${typeof value}, expected a string or null`);
     auditAnnotations[key] = value;
   }
-  return { violations, auditAnnotations };
+  return auditAnnotations;
 }
 
 /** The rule's findings on the request: skipped by a false matchCondition, else its violations. */
@@ -189,5 +194,7 @@ function validated(request: AdmissionRequest, rule: CelValidation, context: Engi
   const expressions = new RuleExpressions(rule, rule.params, request, converted, judged, context.deadline, context.cluster);
   const unmet = unmetMatchCondition(rule, expressions);
   if (unmet) return { violations: [], skipped: unmet };
-  return validationFindings(rule, expressions);
+  return rule.images
+    ? imageValidationPart.get().imageValidationFindings(rule, rule.images, expressions, request)
+    : validationFindings(rule, expressions);
 }

@@ -1,7 +1,10 @@
-// The image data a rule evaluation asks of registries (Kyverno's imageRegistry context entries, Kyverno CEL's
-// image.GetMetadata): each reference's manifest and config, fetched between runs of the rule (lookups.ts) and
-// shaped by each format as its own loader shapes them. The functions read registries; `policy test` does
-// not, as `kyverno test`: the suite's values or context stand in, and what they do not give is the rule's error.
+// What a rule evaluation asks of registries, fetched between runs of the rule (lookups.ts): an image's data
+// (Kyverno's imageRegistry context entries, Kyverno CEL's image.GetMetadata and getImageData), each
+// reference's manifest and config, shaped by each format as its own loader shapes them; and an image's
+// verification (an ImageValidatingPolicy's verifyImageSignatures and verifyAttestationSignatures). The
+// functions read registries for both; `policy test` verifies images but reads no image data, as `kyverno
+// test` without --registry: the suite's values or context stand in, and what they do not give is the rule's error.
+import type { ImageCheck, ImageVerdict } from '../../admission/image-verification/image-check.js';
 import { ambient } from './evaluation.js';
 import { PendingAnswers } from './pending-answers.js';
 
@@ -24,25 +27,36 @@ export interface FetchedImage {
 }
 
 export type ImageLookupAnswer = { ok: true; image: FetchedImage } | { ok: false; error: string };
+/** An image's verdict under a check, or why there is none (one of our limits). */
+export type ImageVerificationAnswer = { ok: true; verdict: ImageVerdict } | { ok: false; error: string };
 
-/** Distinct image references one rule evaluation reads at most. */
+/** What a rule asked: a reference's data, or an image verified as a check says. */
+export type ImageAsk = { data: string } | { verify: ImageCheck };
+
+/** Distinct images' data and verifications one rule evaluation asks for at most. */
 export const MAX_IMAGE_LOOKUPS = 16;
 
 /** The image lookups of one rule evaluation: answered ones, and those asked for since the last round. */
-export class ImageLookups extends PendingAnswers<string, ImageLookupAnswer> {
+export class ImageLookups extends PendingAnswers<ImageAsk, ImageLookupAnswer | ImageVerificationAnswer> {
   /**
    * A run made only to find more images to fetch in the same round (lookups.ts): a lookup not answered yet
    * gives a stand-in, so that a `map()` goes on to its next element where an error would end it.
    */
   discovering = false;
 
-  constructor() {
+  /** `dataRead`: whether images' data is read (`policy test` reads none without --registry; verifications are made). */
+  constructor(readonly dataRead = true) {
     super(MAX_IMAGE_LOOKUPS);
   }
 
-  /** The answer for `reference`, or undefined after noting it as one to fetch. */
+  /** The data of `reference`, or undefined after noting it as one to fetch. */
   answer(reference: string): ImageLookupAnswer | undefined {
-    return this.answerOf(reference, reference);
+    return this.answerOf(`data ${reference}`, { data: reference }) as ImageLookupAnswer | undefined;
+  }
+
+  /** The verdict on the check's image, or undefined after noting it as one to verify. */
+  verdict(check: ImageCheck): ImageVerificationAnswer | undefined {
+    return this.answerOf(`verify ${check.key}`, { verify: check }) as ImageVerificationAnswer | undefined;
   }
 }
 

@@ -29,7 +29,7 @@ const settled = <T>(outcome: Outcome<T>): T => {
  */
 export function answeringLookups<T>(work: () => T, deadline: WorkDeadline | undefined, readsImageRegistries: boolean): T | Promise<T> {
   const calls = httpCallsAllowed() ? new HttpCalls() : undefined;
-  const images = readsImageRegistries && imageRegistriesRead() ? new ImageLookups() : undefined;
+  const images = readsImageRegistries ? new ImageLookups(imageRegistriesRead()) : undefined;
   if (!calls && !images) return work();
   const run = (): Outcome<T> => {
     try {

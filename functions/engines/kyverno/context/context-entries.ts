@@ -52,7 +52,7 @@ function imageRegistryValue(name: string, entry: NonNullable<ContextEntry['image
   const reference = substituteVariables(entry.reference, context);
   if (typeof reference !== 'string') throw new Error(`context ${name}: image reference must be a string`);
   const lookups = currentImageLookups();
-  if (!lookups)
+  if (!lookups?.dataRead)
     throw new Error(
       `context ${name}: imageRegistry is not read here: image registries are not read by policy test (as kyverno test without --registry); give ${name} in the suite's values`,
     );

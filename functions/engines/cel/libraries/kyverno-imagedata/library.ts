@@ -38,7 +38,8 @@ const standIn = (reference: string) =>
 // One CEL value per fetched image: a policy reads the same image's data in several places of one expression.
 const celValues = new WeakMap<FetchedImage, unknown>();
 
-function getMetadata(_image: unknown, reference: string): unknown {
+/** The data of the image `reference` names, as a CEL value: from the suite's context in `policy test`, else its registry. */
+export function imageMetadata(reference: string): unknown {
   currentEvaluation()?.budget.charge(1);
   const answers = currentCluster()?.answers;
   if (answers) {
@@ -47,7 +48,7 @@ function getMetadata(_image: unknown, reference: string): unknown {
     return toCel(answer.value, `image data of ${reference}`);
   }
   const lookups = currentImageLookups();
-  if (!lookups) throw new ClusterLookupError("Kyverno's image.GetMetadata reads a registry, which is not read here");
+  if (!lookups?.dataRead) throw new ClusterLookupError("Kyverno's image.GetMetadata reads a registry, which is not read here");
   const answer = lookups.answer(reference);
   if (!answer) {
     // Not fetched yet: the rule runs again once it is (lookups.ts), and this run's result is dropped.
@@ -66,6 +67,6 @@ export const kyvernoImageDataLibrary: CelLibrary = {
   // `image` is a function too (kyverno.image's older name for parseImageReference).
   namespaces: [{ constant: 'image', type: 'imagedata.Context' }],
   functions: {
-    'imagedata.Context.GetMetadata(string): dyn': getMetadata,
+    'imagedata.Context.GetMetadata(string): dyn': (_image: unknown, reference: string) => imageMetadata(reference),
   },
 };

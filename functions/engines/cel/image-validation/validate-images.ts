@@ -1,0 +1,126 @@
+// An ImageValidatingPolicy on one request, as Kyverno's image verification evaluator runs it once its
+// matchConditions hold: a PolicyException whose matchConditions all hold skips it; then the images its
+// extractors find (containers, initContainers, ephemeralContainers where the resource keeps its pod spec,
+// then its own `images`), each list kept to those matchImageReferences selects; then verifyDigest (a
+// selected image without a digest fails); then the validations in order, the first false one failing with
+// its message; then its auditAnnotations; then `required`: every selected image verified by one of the
+// policy's calls. An error (a registry that cannot answer, an expression that fails) is the rule's error.
+import type { Findings } from '../../../admission/policy.js';
+import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
+import { parseImageReference } from '../../../admission/kubernetes/image-reference.js';
+import { podSpecOf } from '../../../admission/kubernetes/pod-containers.js';
+import { currentEvaluation } from '../../runtime/evaluation.js';
+import type { CelProgram } from '../program.js';
+import { toCel } from '../program.js';
+import { auditAnnotationsOf, booleanOf, type RuleExpressions } from '../validate.js';
+import type { CelValidation } from '../validation-rule.js';
+import { type ImageEvaluation, type ImagePolicy, selectsImage, withImageEvaluation } from './image-policy.js';
+
+const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+
+const fieldOf = (value: unknown, key: string): unknown =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+
+/**
+ * The images the default extractors find, by list: every list named, empty where the pod spec has none; none
+ * for a kind without a pod spec (Kyverno's defaults leave ReplicationControllers out too).
+ */
+function defaultImages(request: AdmissionRequest): Map<string, string[]> {
+  const kind = request.kind.kind;
+  const spec = kind === 'ReplicationController' ? undefined : podSpecOf(kind, request.object ?? request.oldObject);
+  const images = new Map<string, string[]>();
+  if (!spec) return images;
+  for (const list of CONTAINER_LISTS) {
+    const containers = fieldOf(spec, list);
+    const written = Array.isArray(containers) ? containers.map((container) => fieldOf(container, 'image')) : [];
+    images.set(
+      list,
+      written.filter((image): image is string => typeof image === 'string'),
+    );
+  }
+  return images;
+}
+
+function extractedImages(policy: ImagePolicy, request: AdmissionRequest, expressions: RuleExpressions): Map<string, string[]> {
+  const images = defaultImages(request);
+  for (const { name, program } of policy.extractors) {
+    const value = expressions.run(program, `images ${name}`);
+    if (!Array.isArray(value) || !value.every((image) => typeof image === 'string'))
+      throw new Error(`images ${name}: expected a list of strings, got ${Array.isArray(value) ? 'a list of other values' : typeof value}`);
+    images.set(name, value as string[]);
+  }
+  return images;
+}
+
+/** The exceptions whose matchConditions all hold (none written: every request), by name. */
+function exceptingNames(policy: ImagePolicy, expressions: RuleExpressions): string[] {
+  return policy.exceptions
+    .filter(({ name, matchConditions }) =>
+      matchConditions.every(({ name: condition, program }) =>
+        booleanOf(expressions.run(program, `PolicyException ${name} matchConditions ${condition}`), `matchConditions ${condition}`),
+      ),
+    )
+    .map(({ name }) => name);
+}
+
+function digestProblem(images: readonly string[]): string | undefined {
+  for (const image of images) {
+    const reference = parseImageReference(image);
+    if (!reference) throw new Error(`image ${image}: could not parse reference`);
+    if (!reference.digest) return `image ${image} does not have a digest`;
+  }
+  return undefined;
+}
+
+/** Kyverno's `required`: each selected image verified by a call that named attestors. */
+function unverified(images: readonly string[], verified: ReadonlyMap<string, boolean>): string[] {
+  return images.flatMap((image) => {
+    const outcome = verified.get(image);
+    if (outcome === true) return [];
+    return [
+      outcome === false
+        ? `image ${image} failed signature or attestation verification`
+        : `image ${image} is not verified: no policy performed a signature or attestation check on it`,
+    ];
+  });
+}
+
+export function imageValidationFindings(
+  rule: CelValidation,
+  policy: ImagePolicy,
+  expressions: RuleExpressions,
+  request: AdmissionRequest,
+): Findings {
+  const excepting = exceptingNames(policy, expressions);
+  if (excepting.length > 0) return { violations: [], skipped: `rule is skipped due to policy exception: ${excepting.join(', ')}` };
+  const runReference = (program: CelProgram, ref: string) => program.run({ ref }, currentEvaluation()?.budget);
+  const selected = new Map(
+    [...extractedImages(policy, request, expressions)].map(([name, images]) => [
+      name,
+      images.filter((image) => selectsImage(policy, image, runReference)),
+    ]),
+  );
+  const judged = [...new Set([...selected.values()].flat())];
+  const withoutDigest = policy.verifyDigest ? digestProblem(judged) : undefined;
+  if (withoutDigest) return { violations: [{ message: withoutDigest }] };
+  Object.assign(expressions.bindings, {
+    images: toCel(Object.fromEntries(selected)),
+    attestors: new Map(policy.attestors),
+    attestations: new Map([...policy.attestations.keys()].map((name) => [name, name])),
+  });
+  const evaluation: ImageEvaluation = { policy, verified: new Map(), statements: new Map() };
+  return withImageEvaluation(evaluation, (): Findings => {
+    for (const [index, { program, message, messageProgram, reason }] of rule.validations.entries()) {
+      if (booleanOf(expressions.run(program, program.source), program.source)) continue;
+      const text =
+        (messageProgram && expressions.message(messageProgram)) ?? message ?? `CEL expression validation failed at index ${index}`;
+      return {
+        violations: [reason ? { message: text, reason } : { message: text }],
+        auditAnnotations: auditAnnotationsOf(rule, expressions),
+      };
+    }
+    const auditAnnotations = auditAnnotationsOf(rule, expressions);
+    const missing = policy.required ? unverified(judged, evaluation.verified) : [];
+    return { violations: missing.length > 0 ? [{ message: missing.join('; ') }] : [], auditAnnotations };
+  });
+}
