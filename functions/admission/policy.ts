@@ -91,18 +91,21 @@ export interface Violation {
   reason?: DenialReason;
 }
 
+/** Where a manifest wrote a rule's parts, to name its fields in errors. */
+export interface RuleOrigin {
+  /** `ValidatingPolicy require-labels`, for error messages. */
+  label: string;
+  /** Where the rule's parameters and match were written in the manifest (`spec`, `spec.matchConstraints`). */
+  parametersAt: string;
+  matchAt: string;
+  /** The parameter the manifest's fields at parametersAt are read into, when not the parameters themselves (`imageValidation`). */
+  parametersIn?: string;
+}
+
 /**
  * A validating policy's answer: its violations (strings, or with a reason), audit annotations it adds, and
  * why it did not apply when its own conditions ruled the request out (reports call that `skip`).
  */
-/** Where a manifest wrote a rule's parts, to name them in errors (see the formats' TranslatedRule). */
-export interface RuleOrigin {
-  label: string;
-  parametersAt: string;
-  matchAt: string;
-  parametersIn?: string;
-}
-
 export type Findings = string[] | { violations: (string | Violation)[]; auditAnnotations?: Record<string, string>; skipped?: string };
 
 export interface ValidatingPolicy<P> extends PolicyBase<P> {

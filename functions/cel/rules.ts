@@ -22,6 +22,17 @@ export const CelParametersSchema = v.pipe(
     if (!dataset.typed) return;
     const named = namedEnginesIn(dataset.value, 'validating');
     if (named.length > 1) addIssue({ message: `expected one engine's rule, not ${named.map(({ name }) => name).join(' and ')}` });
+    // An ImageValidatingPolicy's rule is its own: lists beside it would be dropped, params would never reach it.
+    if (dataset.value.imageValidation) {
+      for (const field of ['validations', 'variables', 'matchConditions', 'auditAnnotations'] as const)
+        if (dataset.value[field].length > 0)
+          addIssue({ path: v.issuePath(field), message: 'a rule with imageValidation writes its CEL lists inside imageValidation' });
+      if (dataset.value.paramsByRequest || named.length > 0)
+        addIssue({
+          path: v.issuePath('imageValidation'),
+          message: "expected imageValidation alone: no paramsByRequest, no other engine's rule",
+        });
+    }
     // An ImageValidatingPolicy may judge only what its validationConfigurations require of its images.
     if (dataset.value.validations.length === 0 && named.length === 0 && !dataset.value.imageValidation)
       addIssue({ path: v.issuePath('validations'), message: 'required: at least one validation' });

@@ -1,7 +1,7 @@
 // Kyverno's ImageValidatingPolicy (policies.kyverno.io v1alpha1, v1beta1, v1: one spec) as one cel rule whose
 // `imageValidation` parameter holds the policy's fields (engines/cel/image-validation), with the
 // PolicyExceptions (policies.kyverno.io) that name it. As Kyverno: validationActions [Deny], failurePolicy
-// Fail, autogen for Pod policies. A policy switched off for admission makes no rule; one in JSON mode judges
+// Fail and for matchConditions only (an evaluation's error denies), autogen for Pod policies. A policy switched off for admission makes no rule; one in JSON mode judges
 // payloads, not admission requests, and is refused, as are credentials from Secrets and what would let an
 // image by tag in unpinned (mutateDigest is not run yet).
 import { celEngine } from '../engines/cel/index.js';
@@ -73,6 +73,7 @@ function rulesFromImagePolicy(policy: Manifest, exceptions: readonly Manifest[])
       ...(spec.attestations !== undefined ? { attestations: spec.attestations } : {}),
       ...(verifyDigest !== undefined ? { verifyDigest } : {}),
       ...(required !== undefined ? { required } : {}),
+      ...(spec.failurePolicy !== undefined ? { failurePolicy: spec.failurePolicy } : {}),
       exceptions: exceptionsFor(name, exceptions, label, errors),
     },
   };
@@ -80,7 +81,9 @@ function rulesFromImagePolicy(policy: Manifest, exceptions: readonly Manifest[])
   const rule = {
     name,
     mode: 'enforce',
-    failurePolicy: spec.failurePolicy ?? 'Fail',
+    // As Kyverno's webhook: an error denies whatever the failurePolicy, which decides matchConditions' errors
+    // only (the policy's own); otherwise an image a Pod names on a registry that errs would be admitted unverified.
+    failurePolicy: 'Fail',
     validationActions: spec.validationActions ?? ['Deny'],
     origin: { kind: KIND, name },
     match,

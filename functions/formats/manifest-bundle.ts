@@ -69,7 +69,7 @@ export function rulesFromManifests(documents: unknown[], { formats, refusals }: 
         label: translated[index].label,
         parametersAt: translated[index].parametersAt,
         matchAt: translated[index].matchAt,
-        parametersIn: translated[index].parametersIn,
+        ...(translated[index].parametersIn ? { parametersIn: translated[index].parametersIn } : {}),
       },
   };
 }

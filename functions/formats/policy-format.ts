@@ -4,6 +4,7 @@
 // actions (mode or validationActions), a failure policy, and its origin, the name reports give it. Matching,
 // actions, failure policy, metrics, registration, `policy test` and `audit` read those rules, never a format.
 // Adding a format is a module here and a line in all-formats.ts.
+import type { RuleOrigin } from '../admission/policy.js';
 import type { Engine } from '../engines/engine.js';
 
 export type Manifest = {
@@ -20,15 +21,8 @@ export function annotationsOf(manifest: Manifest): Record<string, unknown> {
 }
 
 /** A native rule (before validation) and how to name its fields in errors. */
-export interface TranslatedRule {
+export interface TranslatedRule extends RuleOrigin {
   rule: Record<string, unknown>;
-  /** `ValidatingPolicy require-labels`, for error messages. */
-  label: string;
-  /** Where the rule's parameters and match were written in the manifest (`spec`, `spec.matchConstraints`). */
-  parametersAt: string;
-  matchAt: string;
-  /** The parameter the manifest's fields at parametersAt are read into, when not the parameters themselves (`imageValidation`). */
-  parametersIn?: string;
 }
 
 export const nameOf = (manifest: Manifest): string => (typeof manifest.metadata?.name === 'string' ? manifest.metadata.name : '');

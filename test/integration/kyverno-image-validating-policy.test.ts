@@ -30,14 +30,24 @@ interface PolicyOptions {
   validations?: string[];
   configurations?: string;
   extra?: string;
+  name?: string;
+  /** More of the spec, as lines indented by two. */
+  spec?: string;
 }
 
-function policy({ references, validations = [SIGNED], configurations = '', extra = '' }: PolicyOptions): string {
+function policy({
+  references,
+  validations = [SIGNED],
+  configurations = '',
+  extra = '',
+  name = 'signed-images',
+  spec = '',
+}: PolicyOptions): string {
   return `apiVersion: policies.kyverno.io/v1beta1
 kind: ImageValidatingPolicy
-metadata: {name: signed-images}
+metadata: {name: ${name}}
 spec:
-  matchConstraints:
+${spec}  matchConstraints:
     resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
   matchImageReferences: [{glob: ${JSON.stringify(references)}}]
 ${configurations ? `  validationConfigurations: ${configurations}\n` : ''}  attestors:
@@ -151,6 +161,30 @@ spec:
     expect((await verdictOf(policy({ references: team() }), deployment)).allowed).toBe(false);
   });
 
+  it('an error denies whatever the failurePolicy, which decides only matchConditions: a Pod cannot turn verification off', async () => {
+    const ignoring = (more = '') => policy({ references: '127.0.0.1:1/*', spec: `  failurePolicy: Ignore\n${more}` });
+    const unreachable = await verdictOf(ignoring(), podRunning(`127.0.0.1:1/team/app@${signed}`));
+    expect(unreachable.allowed).toBe(false);
+    expect(unreachable.status?.message).toMatch(/failed to get imagedata/);
+    const failingCondition = ignoring('  matchConditions: [{name: odd, expression: "object.metadata.labels.missing == \'x\'"}]\n');
+    expect((await verdictOf(failingCondition, podRunning(`127.0.0.1:1/team/app@${signed}`))).allowed).toBe(true);
+  });
+
+  it("one policy's images are its own: a variable written alike in two policies is not shared between them", async () => {
+    const variable = (name: string, references: string) =>
+      policy({
+        name,
+        references,
+        spec: '  variables: [{name: imgs, expression: "images.containers"}]\n',
+        validations: ['variables.imgs.all(i, verifyImageSignatures(i, [attestors.team]) > 0)'],
+        configurations: '{required: false}',
+      });
+    const both = `${variable('only-app', `${registry.host}/team/app*`)}---\n${variable('all-team', team())}`;
+    const denied = await verdictOf(both, podRunning(image('team/unsigned', unsigned)));
+    expect(denied.allowed).toBe(false);
+    expect(denied.status?.message).toContain('all-team');
+  });
+
   it('refuses at upload what is not run yet, with the reason', () => {
     const notary = policy({ references: team() }).replace('cosign:\n        key:', 'notary:\n        certs:');
     expect(refusalOf(notary)).toMatch(/attestors\[0\]\.notary: cannot run here: Notary signatures are not verified yet/);
@@ -161,6 +195,11 @@ spec:
     expect(refusalOf(policy({ references: '[' }))).toMatch(/matchImageReferences\[0\]\.glob: "\[" is not a glob/);
     expect(refusalOf(policy({ references: team(), validations: ['images.containers.size() > 0 && unknownFn()'] }))).toMatch(
       /spec\.validations\[0\]\.expression: does not compile/,
+    );
+    const native = (parameters: string) => `rules:\n  - name: r\n    match: {kinds: [Pod]}\n    parameters: ${parameters}\n`;
+    expect(refusalOf(native('{imageValidation: {required: false}}'))).toBeUndefined();
+    expect(refusalOf(native('{validations: [{expression: "true"}], imageValidation: {required: false}}'))).toMatch(
+      /validations: a rule with imageValidation writes its CEL lists inside imageValidation/,
     );
   });
 

@@ -224,6 +224,8 @@ function compileProgram(source: string, { constructsObjects = false, environment
     const answered = suiteAnswersLookups || deploymentAllowsCalls;
     if (!answered && ![...usage.refusals].some((reason) => reason.startsWith("Kyverno's http."))) usage.refusals.add(HTTP_LIBRARY_REFUSAL);
   }
+  // Kyverno's image namespace reached other than as `image.GetMetadata(…)` (`dyn(image).GetMetadata(…)`).
+  if (usage.identifiers.has('image')) usage.readsImages = usage.callsOut = true;
   if (usage.refusals.size > 0) return `cannot run without the cluster: ${[...usage.refusals].join('; ')}`;
   if (usage.identifiers.has('namespaceObject')) usage.clusterReads.push(NAMESPACES);
   if (usage.droppedKeys.size > 0)
@@ -286,7 +288,9 @@ function compileProgram(source: string, { constructsObjects = false, environment
     usesRegex,
     reads,
     usesKyvernoLibrary: [...usage.calls].some((name) => KYVERNO_FUNCTIONS.has(name)),
-    readsOnlyTheRequest: reads.every((name) => REQUEST_VARIABLES.has(name)) && usage.clusterReads.length === 0 && !usage.callsOut,
+    // Another environment's own variables (an ImageValidatingPolicy's images) are not the request's.
+    readsOnlyTheRequest:
+      !environment && reads.every((name) => REQUEST_VARIABLES.has(name)) && usage.clusterReads.length === 0 && !usage.callsOut,
     clusterReads: uniqueReads(usage.clusterReads),
     readsImageRegistries: usage.readsImages,
     run: (bindings, budget = new CostBudget()) => run(bindings, budget, true),

@@ -133,6 +133,16 @@ function unmetMatchCondition(rule: CelValidation, expressions: RuleExpressions):
   return undefined;
 }
 
+/** As unmetMatchCondition, a condition's error a reason to skip too (an ImageValidatingPolicy's failurePolicy Ignore). */
+function unmetOrFailing(rule: CelValidation, expressions: RuleExpressions): string | undefined {
+  try {
+    return unmetMatchCondition(rule, expressions);
+  } catch (error) {
+    if (error instanceof DeadlineExceededError) throw error;
+    return `${(error as Error).message} (failurePolicy Ignore)`;
+  }
+}
+
 /** The validations' violations and the audit annotations, or the first error when nothing is violated. */
 function validationFindings(
   rule: CelValidation,
@@ -192,7 +202,7 @@ function validated(request: AdmissionRequest, rule: CelValidation, context: Engi
     return { violations: [], auditAnnotations };
   }
   const expressions = new RuleExpressions(rule, rule.params, request, converted, judged, context.deadline, context.cluster);
-  const unmet = unmetMatchCondition(rule, expressions);
+  const unmet = rule.images?.ignoresMatchConditionErrors ? unmetOrFailing(rule, expressions) : unmetMatchCondition(rule, expressions);
   if (unmet) return { violations: [], skipped: unmet };
   return rule.images
     ? imageValidationPart.get().imageValidationFindings(rule, rule.images, expressions, request)

@@ -1,8 +1,8 @@
 // What a rule evaluation asks of the world outside it and cannot wait for, being synchronous: Kyverno CEL's
-// http.Get and http.Post (http-calls.ts), Kyverno's imageRegistry context entries and its CEL
-// image.GetMetadata (image-lookups.ts). The rule runs; what it asked for and got no answer to is fetched, all
-// at once within the request's deadline; the rule runs again with the answers, round after round while it
-// asks for new ones. Past the last round
+// http.Get and http.Post (http-calls.ts), and images' data and verifications (image-lookups.ts: imageRegistry
+// context entries, image.GetMetadata, an ImageValidatingPolicy's verify functions). The rule runs; what it
+// asked for and got no answer to is fetched, all at once within the request's deadline; the rule runs again
+// with the answers, round after round while it asks for new ones. Past the last round
 // every new ask is answered with its error, and an evaluation still asking ends as an error: the rule's
 // failure policy decides, as for every limit of ours.
 import { deadlineSignal, type WorkDeadline } from '../../admission/decide/deadline.js';

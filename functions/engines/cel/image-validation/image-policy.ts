@@ -3,7 +3,7 @@
 // extractors and its own), its attestors and attestations, and what the image functions of one evaluation
 // need to see: the policy in progress and what its calls verified (required).
 import type { AttestorSetSpec } from '../../../admission/image-verification/image-check.js';
-import { ambient } from '../../runtime/evaluation.js';
+import { ambient, currentEvaluation } from '../../runtime/evaluation.js';
 import { re2Matches } from '../../runtime/re2.js';
 import type { CelProgram } from '../program.js';
 
@@ -42,6 +42,8 @@ export interface ImagePolicy {
   attestations: ReadonlyMap<string, Attestation>;
   verifyDigest: boolean;
   required: boolean;
+  /** The policy's failurePolicy Ignore: an error in its (or an exception's) matchConditions means no match. */
+  ignoresMatchConditionErrors: boolean;
   exceptions: readonly ImageException[];
 }
 
@@ -59,11 +61,11 @@ export const currentImageEvaluation = evaluation.current;
 export const withImageEvaluation = evaluation.with;
 
 /** Whether matchImageReferences selects `image` (every image, when it names none), as Kyverno's MatchImage. */
-export function selectsImage(policy: ImagePolicy, image: string, runReference: (program: CelProgram, ref: string) => unknown): boolean {
+export function selectsImage(policy: ImagePolicy, image: string): boolean {
   if (policy.globs.length === 0 && policy.referenceExpressions.length === 0) return true;
   if (policy.globs.some((pattern) => re2Matches(image, pattern))) return true;
   return policy.referenceExpressions.some((program) => {
-    const selected = runReference(program, image);
+    const selected = program.run({ ref: image }, currentEvaluation()?.budget);
     if (typeof selected !== 'boolean')
       throw new Error(`matchImageReferences: ${program.source}: returned ${typeof selected}, expected a bool`);
     return selected;

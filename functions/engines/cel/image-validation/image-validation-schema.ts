@@ -70,6 +70,7 @@ function cosignEntries(cosign: Written, at: string, problems: string[]): Written
   }
   if (isObject(cosign.key)) {
     unread(cosign.key, KEY_FIELDS, `${at}.key`, problems);
+    if (log?.tsaCertChain !== undefined) problems.push(`${at}.ctlog.tsaCertChain: ${REFUSED}: signed timestamps are not read yet`);
     for (const field of ['kms', 'expression'])
       if (cosign.key[field] !== undefined)
         problems.push(`${at}.key.${field}: ${REFUSED}: keys are read from the policy's PEM (key.data) only`);
@@ -166,6 +167,7 @@ export function imageValidationSchema() {
       attestations: v.optional(v.array(v.unknown()), () => []),
       verifyDigest: v.optional(v.boolean(), true),
       required: v.optional(v.boolean(), true),
+      failurePolicy: v.optional(v.picklist(['Ignore', 'Fail']), 'Fail'),
       exceptions: v.optional(
         v.array(
           v.strictObject({
@@ -177,7 +179,8 @@ export function imageValidationSchema() {
       ),
     }),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const { matchImageReferences, images, attestors, attestations, verifyDigest, required, exceptions, ...lists } = dataset.value;
+      const { matchImageReferences, images, attestors, attestations, verifyDigest, required, failurePolicy, exceptions, ...lists } =
+        dataset.value;
       const problems: string[] = [];
       const globs = matchImageReferences.flatMap(({ glob }, index) => {
         if (glob === undefined) return [];
@@ -207,6 +210,7 @@ export function imageValidationSchema() {
         attestations: new Map(readAttestations.map((attestation) => [attestation!.name, attestation!])),
         verifyDigest,
         required,
+        ignoresMatchConditionErrors: failurePolicy === 'Ignore',
         exceptions: exceptions.map(({ name, matchConditions }) => ({
           name,
           matchConditions: matchConditions.map((condition) => ({ name: condition.name, program: condition.expression })),

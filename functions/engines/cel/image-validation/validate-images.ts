@@ -9,8 +9,7 @@ import type { Findings } from '../../../admission/policy.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
 import { parseImageReference } from '../../../admission/kubernetes/image-reference.js';
 import { podSpecOf } from '../../../admission/kubernetes/pod-containers.js';
-import { currentEvaluation } from '../../runtime/evaluation.js';
-import type { CelProgram } from '../program.js';
+import { DeadlineExceededError } from '../../../admission/decide/deadline.js';
 import { toCel } from '../program.js';
 import { auditAnnotationsOf, booleanOf, type RuleExpressions } from '../validate.js';
 import type { CelValidation } from '../validation-rule.js';
@@ -52,15 +51,23 @@ function extractedImages(policy: ImagePolicy, request: AdmissionRequest, express
   return images;
 }
 
-/** The exceptions whose matchConditions all hold (none written: every request), by name. */
+/**
+ * The exceptions whose matchConditions all hold (none written: every request), by name, each judged alone. An
+ * error in one's conditions is the rule's error, or, under failurePolicy Ignore, an exception that does not
+ * apply: the images are still verified (Kyverno's handling of matchConditions errors).
+ */
 function exceptingNames(policy: ImagePolicy, expressions: RuleExpressions): string[] {
-  return policy.exceptions
-    .filter(({ name, matchConditions }) =>
-      matchConditions.every(({ name: condition, program }) =>
+  const applies = ({ name, matchConditions }: ImagePolicy['exceptions'][number]) => {
+    try {
+      return matchConditions.every(({ name: condition, program }) =>
         booleanOf(expressions.run(program, `PolicyException ${name} matchConditions ${condition}`), `matchConditions ${condition}`),
-      ),
-    )
-    .map(({ name }) => name);
+      );
+    } catch (error) {
+      if (error instanceof DeadlineExceededError || !policy.ignoresMatchConditionErrors) throw error;
+      return false;
+    }
+  };
+  return policy.exceptions.filter(applies).map(({ name }) => name);
 }
 
 function digestProblem(images: readonly string[]): string | undefined {
@@ -93,11 +100,10 @@ export function imageValidationFindings(
 ): Findings {
   const excepting = exceptingNames(policy, expressions);
   if (excepting.length > 0) return { violations: [], skipped: `rule is skipped due to policy exception: ${excepting.join(', ')}` };
-  const runReference = (program: CelProgram, ref: string) => program.run({ ref }, currentEvaluation()?.budget);
   const selected = new Map(
     [...extractedImages(policy, request, expressions)].map(([name, images]) => [
       name,
-      images.filter((image) => selectsImage(policy, image, runReference)),
+      images.filter((image) => selectsImage(policy, image)),
     ]),
   );
   const judged = [...new Set([...selected.values()].flat())];

@@ -7,10 +7,8 @@
 import { ClusterLookupError } from '../../../../admission/cluster/cluster-view.js';
 import type { ImageCheck, ImageVerdict } from '../../../../admission/image-verification/image-check.js';
 import { parseImageReference } from '../../../../admission/kubernetes/image-reference.js';
-import { currentEvaluation } from '../../../runtime/evaluation.js';
 import { currentImageLookups } from '../../../runtime/image-lookups.js';
 import { Attestor, currentImageEvaluation, type ImageEvaluation, selectsImage } from '../../image-validation/image-policy.js';
-import type { CelProgram } from '../../program.js';
 import { toCel } from '../../program.js';
 import type { CelLibrary } from '../cel-library.js';
 import { imageMetadata } from '../kyverno-imagedata/library.js';
@@ -27,11 +25,9 @@ function attestorsOf(list: unknown, name: string): Attestor[] {
   return items as Attestor[];
 }
 
-const runReference = (program: CelProgram, ref: string) => program.run({ ref }, currentEvaluation()?.budget);
-
 /** The image as parsed, or undefined when matchImageReferences does not select it (the functions then count 0). */
 function selected(evaluation: ImageEvaluation, image: string) {
-  if (!selectsImage(evaluation.policy, image, runReference)) return undefined;
+  if (!selectsImage(evaluation.policy, image)) return undefined;
   const reference = parseImageReference(image);
   if (!reference) throw new ClusterLookupError(`failed to get imagedata: could not parse reference: ${image}`);
   return reference;
