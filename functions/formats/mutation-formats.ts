@@ -1,6 +1,7 @@
 // Every input format an uploaded bundle of the mutations function may use, in the order their rules apply.
 import { gatekeeperMutatorsFormat } from './gatekeeper-mutators.js';
 import { kyvernoClusterPolicyMutateRulesFormat } from './kyverno-cluster-policy-mutate-rules.js';
+import { kyvernoImageDigestFormat } from './kyverno-image-validating-policy.js';
 import { kyvernoMutatingPolicyFormat } from './kyverno-mutating-policy.js';
 import { mutatingAdmissionPolicyFormat } from './mutating-admission-policy.js';
 import type { PolicyFormat } from './policy-format.js';
@@ -9,6 +10,7 @@ export const MUTATION_FORMATS: readonly PolicyFormat[] = [
   mutatingAdmissionPolicyFormat,
   kyvernoMutatingPolicyFormat,
   kyvernoClusterPolicyMutateRulesFormat,
+  kyvernoImageDigestFormat,
   gatekeeperMutatorsFormat,
 ];
 
@@ -22,7 +24,6 @@ export const MUTATION_REFUSALS: Readonly<Record<string, string>> = {
   ClusterPolicy: 'a ClusterPolicy without mutate rules is run by the cel function',
   Policy: 'a Policy without mutate rules is run by the cel function',
   PolicyException: 'it names no policy with mutate rules in the bundle',
-  ImageValidatingPolicy: 'image verification needs registry access',
   GeneratingPolicy: 'generation writes to the cluster',
   DeletingPolicy: 'deletion acts on the cluster',
   ConstraintTemplate: 'Gatekeeper templates validate: they are run by the cel function, not mutations',

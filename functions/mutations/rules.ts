@@ -21,10 +21,13 @@ export const MutationParametersSchema = v.pipe(
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const named = namedEnginesIn(dataset.value, 'mutating');
-    if ((dataset.value.mutations.length === 0) === (named.length === 0) || named.length > 1)
+    const kinds = [dataset.value.mutations.length > 0, dataset.value.imageDigests !== undefined, named.length > 0].filter(Boolean);
+    if (kinds.length !== 1 || named.length > 1)
       addIssue({
-        message: `expected either mutations (one or more) or one other engine's rule (${namedEngineNames('mutating')})`,
+        message: `expected either mutations (one or more), imageDigests, or one other engine's rule (${namedEngineNames('mutating')})`,
       });
+    else if (dataset.value.imageDigests && (dataset.value.variables.length > 0 || dataset.value.matchConditions.length > 0))
+      addIssue({ message: 'a rule with imageDigests writes its matchConditions inside imageDigests' });
   }),
   v.transform((parameters): { run: EngineRule; podControllers: string[] } => {
     const [named] = namedEnginesIn(parameters, 'mutating');

@@ -87,6 +87,12 @@ spec:
     expect(admitted.body.response, JSON.stringify(admitted.body.response)).toMatchObject({ allowed: true });
     const denied = await invoke(handler, eventFor(podRunning(`${registry.host}/team/unsigned@${unsigned}`)));
     expect(denied.body.response.status.message).toContain('unsigned image');
+    // Its mutateDigest on the packaged mutations function: the tag pinned to the digest the registry gives.
+    const mutations = await packagedWithRules('mutations', policy, { REGISTRY_CA_PEM: registry.ca });
+    const pinned = await invoke(mutations.handler, eventFor(podRunning(`${registry.host}/team/app:v1`)));
+    expect(JSON.parse(Buffer.from(pinned.body.response.patch, 'base64').toString('utf8'))).toEqual([
+      { op: 'replace', path: '/spec/containers/0/image', value: `${registry.host}/team/app:v1@${signed}` },
+    ]);
   });
 
   it('verifies an attestation and judges its conditions: the provenance the rule asks for admits, another denies', async () => {

@@ -11,12 +11,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
 import { attestationLayer, pushAttestations, pushSignatures, signatureLayer } from '../helpers/cosign-signing.js';
+import { applyPatchStrictly } from '../helpers/apply-patch.js';
 import { podRunning } from '../helpers/invoke.js';
+import { admissionReviewFor } from '../../infra/admission-event.js';
 import { portcullisInProcess } from '../helpers/portcullis-cli.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
 
 // Imported once the registry's CA is in the environment: the function reads REGISTRY_CA_PEM when it is imported.
-const celVerdicts = () => import('../helpers/cel-verdict.js');
+const celVerdicts = async () => ({
+  ...(await import('../helpers/cel-verdict.js')),
+  ...(await import('../../functions/admission/decide/mutate-rules.js')),
+  ...(await import('../../functions/admission/rules/parse-rules-document.js')),
+  ...(await import('../../functions/mutations/policy.js')),
+});
+let functions: Awaited<ReturnType<typeof celVerdicts>>;
 let verdictOf: Awaited<ReturnType<typeof celVerdicts>>['verdictOf'];
 let refusalOf: Awaited<ReturnType<typeof celVerdicts>>['refusalOf'];
 
@@ -76,7 +84,8 @@ describe.runIf(registryInstalled())('ImageValidatingPolicy in the cel function',
   beforeAll(async () => {
     registry = await startRegistry({ anonymousPull: true });
     process.env.REGISTRY_CA_PEM = registry.ca;
-    ({ verdictOf, refusalOf } = await celVerdicts());
+    functions = await celVerdicts();
+    ({ verdictOf, refusalOf } = functions);
     signed = await pushImage(registry, 'team/app', 'v1');
     await pushSignatures(registry, 'team/app', signed, [await signatureLayer(registry, 'team/app', signed, signer.privateKey)]);
     unsigned = await pushImage(registry, 'team/unsigned', 'v1');
@@ -185,13 +194,40 @@ spec:
     expect(denied.status?.message).toContain('all-team');
   });
 
+  it('mutateDigest: the mutations function pins each selected image named by tag to its digest, and leaves the others', async () => {
+    const pinned = async (text: string, ...images: string[]) => {
+      const parsed = functions.parseRulesDocument(functions.mutationsPolicy, text);
+      if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+      const request = admissionReviewFor(podRunning(...images)).request as never;
+      const outcome = await functions.mutateRules(functions.mutationsPolicy, parsed.document, request, { now: new Date() });
+      if (!outcome.verdict.patch) return images;
+      return applyPatchStrictly(podRunning(...images), outcome.verdict.patch).spec.containers.map(
+        (container: { image: string }) => container.image,
+      );
+    };
+    const tagged = [`${registry.host}/team/app:v1`, `${registry.host}/team/unsigned:v1`, 'nginx:1.27', image('team/app', signed)];
+    expect(await pinned(policy({ references: team() }), ...tagged)).toEqual([
+      `${registry.host}/team/app:v1@${signed}`,
+      `${registry.host}/team/unsigned:v1@${unsigned}`,
+      'nginx:1.27',
+      image('team/app', signed),
+    ]);
+    expect(await pinned(policy({ references: team(), configurations: '{mutateDigest: false}' }), ...tagged)).toEqual(tagged);
+    const missing = functions.parseRulesDocument(functions.mutationsPolicy, policy({ references: team() }));
+    if (!missing.ok) throw new Error(missing.errors.join('\n'));
+    const request = admissionReviewFor(podRunning(`${registry.host}/team/none:v1`)).request as never;
+    // The rule's error, which the stack resolves by the document's failure policy (Fail: denied).
+    await expect(functions.mutateRules(functions.mutationsPolicy, missing.document, request, { now: new Date() })).rejects.toThrow(
+      /failed to update digest of .*team\/none:v1/,
+    );
+  });
+
   it('refuses at upload what is not run yet, with the reason', () => {
     const notary = policy({ references: team() }).replace('cosign:\n        key:', 'notary:\n        certs:');
     expect(refusalOf(notary)).toMatch(/attestors\[0\]\.notary: cannot run here: Notary signatures are not verified yet/);
     expect(refusalOf(policy({ references: team() }).replace('intoto: {type:', 'referrer: {type:'))).toMatch(
       /attestations\[0\]\.referrer: cannot run here: OCI referrer artifacts are not read yet/,
     );
-    expect(refusalOf(policy({ references: team(), configurations: '{verifyDigest: false}' }))).toMatch(/mutateDigest: tags are not pinned/);
     expect(refusalOf(policy({ references: '[' }))).toMatch(/matchImageReferences\[0\]\.glob: "\[" is not a glob/);
     expect(refusalOf(policy({ references: team(), validations: ['images.containers.size() > 0 && unknownFn()'] }))).toMatch(
       /spec\.validations\[0\]\.expression: does not compile/,

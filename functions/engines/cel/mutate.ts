@@ -7,7 +7,7 @@
 // cost budget. A rule written for Pods patches a controller's pod template as a Pod (Kyverno's autogen).
 import { applyPatch, type Operation } from 'fast-json-patch/index.mjs';
 import type { ClusterView } from '../../admission/cluster/cluster-view.js';
-import type { WorkDeadline } from '../../admission/decide/deadline.js';
+import { DeadlineExceededError, type WorkDeadline } from '../../admission/decide/deadline.js';
 import { typeOfKind } from '../../admission/kubernetes/apply-schema.js';
 import { checkedOperations } from '../../admission/kubernetes/json-patch-operations.js';
 import { mutatedAsPod, type PodController } from '../../admission/kubernetes/pod-controllers.js';
@@ -17,6 +17,7 @@ import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../runtime/cost-budget.js
 import { withCluster } from '../runtime/evaluation.js';
 import type { EngineContext } from '../engine.js';
 import { LazyVariables } from './lazy-variables.js';
+import { imageValidationPart } from './image-validation-part.js';
 import type { CelMutation } from './mutation-rule.js';
 import { namespaceObjectOf } from './namespace-object.js';
 import { type CelProgram, toCel } from './program.js';
@@ -67,6 +68,21 @@ function bindingsFor(values: RequestValues, rule: CelMutation, object: unknown, 
   return bindings;
 }
 
+/** Whether the rule's matchConditions all hold; an ImageValidatingPolicy's errors mean no, under its failurePolicy Ignore. */
+function conditionsHold(rule: CelMutation, bindings: Record<string, unknown>, budget: () => CostBudget): boolean {
+  try {
+    for (const { name, program } of rule.matchConditions) {
+      const holds = program.run(bindings, budget());
+      if (typeof holds !== 'boolean') throw new Error(`matchConditions ${name}: returned ${typeof holds}, expected a bool`);
+      if (!holds) return false;
+    }
+    return true;
+  } catch (error) {
+    if (error instanceof DeadlineExceededError || !rule.digests?.ignoresMatchConditionErrors) throw error;
+    return false;
+  }
+}
+
 /** The object as a MutatingAdmissionPolicy's (or MutatingPolicy's) conditions and mutations leave it. */
 function mutatedByExpressions(
   request: AdmissionRequest,
@@ -87,11 +103,9 @@ function mutatedByExpressions(
   // The conditions and the first mutation see the same object: one conversion, one set of variables.
   const budget = () => new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline);
   let bindings = bindingsFor(values, rule, object, deadline);
-  for (const { name, program } of rule.matchConditions) {
-    const holds = program.run(bindings, budget());
-    if (typeof holds !== 'boolean') throw new Error(`matchConditions ${name}: returned ${typeof holds}, expected a bool`);
-    if (!holds) return view;
-  }
+  if (!conditionsHold(rule, bindings, budget)) return view;
+  if (rule.digests)
+    return imageValidationPart.get().pinnedDigests(rule.digests, object, kind.kind, (program) => program.run(bindings, budget()));
   for (const [index, { patchType, program }] of rule.patches.entries()) {
     const value = program.run(bindings, budget());
     object = patchType === 'JSONPatch' ? withJsonPatch(object, value, index) : withApplyConfiguration(object, value, index, kind);

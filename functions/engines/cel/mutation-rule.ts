@@ -7,6 +7,8 @@ import { uniqueReads } from '../../admission/cluster/cluster-reads.js';
 import * as v from '../../admission/schema.js';
 import { CelNameSchema, celExpressionSchema } from './expression-schema.js';
 import { applyConfigurationTypeProblem } from './object-construction.js';
+import type { ImageValidationParameter } from './image-validation/image-validation.js';
+import { imageValidationPart } from './image-validation-part.js';
 import { type CelProgram, toCel } from './program.js';
 
 const FIELD_OF = { JSONPatch: 'jsonPatch', ApplyConfiguration: 'applyConfiguration' } as const;
@@ -53,6 +55,8 @@ export function mutationEntries() {
     variables: v.optional(v.array(v.strictObject({ name: CelNameSchema, expression: Expression })), () => []),
     matchConditions: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), expression: Expression })), () => []),
     params: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+    // An ImageValidatingPolicy's mutateDigest: its matchConditions, matchImageReferences and exceptions (loaded with the engine).
+    imageDigests: v.optional(v.lazy((): v.GenericSchema<unknown, ImageValidationParameter> => imageValidationPart.schema())),
   };
 }
 
@@ -60,19 +64,29 @@ type MutationFields = v.InferOutput<ReturnType<typeof v.strictObject<ReturnType<
 
 /** The rule as the engine runs it, made once per rules version from the fields as validated. */
 export function celMutationOf(fields: MutationFields) {
+  // An ImageValidatingPolicy's conditions are its own, compiled in its environment.
+  const matchConditionsWritten = fields.imageDigests?.lists.matchConditions ?? fields.matchConditions;
+  const digests = fields.imageDigests?.policy;
   const programs = [
     ...fields.mutations.map(({ program }) => program),
     ...fields.variables.map(({ expression }) => expression),
-    ...fields.matchConditions.map(({ expression }) => expression),
+    ...matchConditionsWritten.map(({ expression }) => expression),
+    ...(digests
+      ? [
+          ...digests.referenceExpressions,
+          ...digests.exceptions.flatMap(({ matchConditions }) => matchConditions.map(({ program }) => program)),
+        ]
+      : []),
   ];
   return {
     patches: fields.mutations,
-    // Loads RE2 before the rule first runs (the engine's load).
-    usesRegex: programs.some((program) => program.usesRegex),
+    digests,
+    // Loads RE2 before the rule first runs (the engine's load); matchImageReferences' globs run on it.
+    usesRegex: programs.some((program) => program.usesRegex) || (digests?.globs.length ?? 0) > 0,
     readsNamespaceObject: programs.some((program) => program.reads.includes('namespaceObject')),
     clusterReads: uniqueReads(programs.flatMap((program) => program.clusterReads)),
-    readsImageRegistries: programs.some((program) => program.readsImageRegistries),
-    matchConditions: fields.matchConditions.map(({ name, expression }) => ({ name, program: expression })),
+    readsImageRegistries: digests !== undefined || programs.some((program) => program.readsImageRegistries),
+    matchConditions: matchConditionsWritten.map(({ name, expression }) => ({ name, program: expression })),
     // Each variable by name, made once per rules version; evaluated lazily per request.
     declaredVariables: new Map<string, CelProgram>(fields.variables.map(({ name, expression }) => [name, expression])),
     // params are CEL values from the start: converted once per rules version.

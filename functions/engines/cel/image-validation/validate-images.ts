@@ -10,12 +10,12 @@ import type { AdmissionRequest } from '../../../admission/review/admission-revie
 import { parseImageReference } from '../../../admission/kubernetes/image-reference.js';
 import { podSpecOf } from '../../../admission/kubernetes/pod-containers.js';
 import { DeadlineExceededError } from '../../../admission/decide/deadline.js';
-import { toCel } from '../program.js';
+import { type CelProgram, toCel } from '../program.js';
 import { auditAnnotationsOf, booleanOf, type RuleExpressions } from '../validate.js';
 import type { CelValidation } from '../validation-rule.js';
 import { type ImageEvaluation, type ImagePolicy, selectsImage, withImageEvaluation } from './image-policy.js';
 
-const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+export const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 
 const fieldOf = (value: unknown, key: string): unknown =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
@@ -56,11 +56,11 @@ function extractedImages(policy: ImagePolicy, request: AdmissionRequest, express
  * error in one's conditions is the rule's error, or, under failurePolicy Ignore, an exception that does not
  * apply: the images are still verified (Kyverno's handling of matchConditions errors).
  */
-function exceptingNames(policy: ImagePolicy, expressions: RuleExpressions): string[] {
+export function exceptingNames(policy: ImagePolicy, run: (program: CelProgram, where: string) => unknown): string[] {
   const applies = ({ name, matchConditions }: ImagePolicy['exceptions'][number]) => {
     try {
       return matchConditions.every(({ name: condition, program }) =>
-        booleanOf(expressions.run(program, `PolicyException ${name} matchConditions ${condition}`), `matchConditions ${condition}`),
+        booleanOf(run(program, `PolicyException ${name} matchConditions ${condition}`), `matchConditions ${condition}`),
       );
     } catch (error) {
       if (error instanceof DeadlineExceededError || !policy.ignoresMatchConditionErrors) throw error;
@@ -98,7 +98,7 @@ export function imageValidationFindings(
   expressions: RuleExpressions,
   request: AdmissionRequest,
 ): Findings {
-  const excepting = exceptingNames(policy, expressions);
+  const excepting = exceptingNames(policy, (program, where) => expressions.run(program, where));
   if (excepting.length > 0) return { violations: [], skipped: `rule is skipped due to policy exception: ${excepting.join(', ')}` };
   const selected = new Map(
     [...extractedImages(policy, request, expressions)].map(([name, images]) => [
