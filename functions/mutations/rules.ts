@@ -26,8 +26,18 @@ export const MutationParametersSchema = v.pipe(
       addIssue({
         message: `expected either mutations (one or more), imageDigests, or one other engine's rule (${namedEngineNames('mutating')})`,
       });
-    else if (dataset.value.imageDigests && (dataset.value.variables.length > 0 || dataset.value.matchConditions.length > 0))
-      addIssue({ message: 'a rule with imageDigests writes its matchConditions inside imageDigests' });
+    else if (dataset.value.imageDigests) {
+      const { lists, policy } = dataset.value.imageDigests;
+      if (dataset.value.variables.length > 0 || dataset.value.matchConditions.length > 0 || dataset.value.params)
+        addIssue({ message: 'a rule with imageDigests writes its matchConditions inside imageDigests, and no params' });
+      // Only what pinning reads: anything else would be read and never run.
+      const unread = lists.validations.length + lists.variables.length + lists.auditAnnotations.length;
+      if (unread > 0 || policy.attestors.size > 0 || policy.attestations.size > 0 || policy.extractors.length > 0)
+        addIssue({
+          path: v.issuePath('imageDigests'),
+          message: 'expected matchConditions, matchImageReferences, exceptions and failurePolicy only',
+        });
+    }
   }),
   v.transform((parameters): { run: EngineRule; podControllers: string[] } => {
     const [named] = namedEnginesIn(parameters, 'mutating');

@@ -216,6 +216,16 @@ spec:
     const missing = functions.parseRulesDocument(functions.mutationsPolicy, policy({ references: team() }));
     if (!missing.ok) throw new Error(missing.errors.join('\n'));
     const request = admissionReviewFor(podRunning(`${registry.host}/team/none:v1`)).request as never;
+    const native = (digests: string) =>
+      functions.parseRulesDocument(
+        functions.mutationsPolicy,
+        `rules:\n  - name: r\n    match: {kinds: [Pod]}\n    parameters: {imageDigests: ${digests}}\n`,
+      );
+    expect(native(`{matchImageReferences: [{glob: "${team()}"}]}`).ok).toBe(true);
+    const unread = native('{validations: [{expression: "true"}]}');
+    expect(unread.ok ? '' : unread.errors.join('\n')).toMatch(
+      /imageDigests: expected matchConditions, matchImageReferences, exceptions and failurePolicy only/,
+    );
     // The rule's error, which the stack resolves by the document's failure policy (Fail: denied).
     await expect(functions.mutateRules(functions.mutationsPolicy, missing.document, request, { now: new Date() })).rejects.toThrow(
       /failed to update digest of .*team\/none:v1/,

@@ -15,7 +15,7 @@ import { auditAnnotationsOf, booleanOf, type RuleExpressions } from '../validate
 import type { CelValidation } from '../validation-rule.js';
 import { type ImageEvaluation, type ImagePolicy, selectsImage, withImageEvaluation } from './image-policy.js';
 
-export const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
 
 const fieldOf = (value: unknown, key: string): unknown =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
