@@ -13,6 +13,7 @@ import {
   exceptionsOf,
   isException,
   isPolicy,
+  extractorsOf,
   kyvernoRuleOf,
   matchProblem,
   modelRuleOf,
@@ -74,7 +75,9 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], entries:
           ...model,
           reinvocationPolicy: 'IfNeeded',
           origin,
-          parameters: { kyverno: kyvernoRuleOf(shared, rule, ruleName, { verifyImages: rule.verifyImages as unknown[] }) },
+          parameters: {
+            kyverno: kyvernoRuleOf(shared, rule, ruleName, { verifyImages: rule.verifyImages as unknown[], ...extractorsOf(rule) }),
+          },
         },
         label: `${label} rule ${ruleName}`,
         parametersAt: `spec.rules[${index}].verifyImages`,

@@ -102,7 +102,10 @@ export function kyvernoRuleOf(
   { policy, exceptions, controllers }: PolicyContext,
   rule: WrittenRule,
   ruleName: string,
-  part: { validate: Record<string, unknown> } | { mutate: Record<string, unknown> } | { verifyImages: unknown[] },
+  part:
+    | { validate: Record<string, unknown> }
+    | { mutate: Record<string, unknown> }
+    | { verifyImages: unknown[]; imageExtractors?: unknown },
 ): KyvernoRuleInput {
   const excepted = (name: string) => exceptionsFor(exceptions, exceptedName(policy), name);
   const ruleExceptions = excepted(ruleName);
@@ -117,9 +120,15 @@ export function kyvernoRuleOf(
     ...(ruleExceptions.length > 0 ? { exceptions: ruleExceptions as KyvernoRuleInput['exceptions'] } : {}),
     ...(autogen.length > 0 ? { autogen: autogen as KyvernoRuleInput['autogen'] } : {}),
     // As written: the schema checks it when the rules are read.
-    ...(part as Pick<KyvernoRuleInput, 'validate' | 'mutate' | 'verifyImages'>),
+    ...(part as Pick<KyvernoRuleInput, 'validate' | 'mutate' | 'verifyImages' | 'imageExtractors'>),
   };
 }
+
+/** A verifyImages rule's own image locations, as written (the engine's schema reads them). */
+export const extractorsOf = (rule: WrittenRule) => {
+  const { imageExtractors } = rule as { imageExtractors?: unknown };
+  return imageExtractors === undefined ? {} : { imageExtractors };
+};
 
 /**
  * What every rule of the model made from a ClusterPolicy rule has: its name (`<policy>/<rule>`), its

@@ -16,6 +16,7 @@ import {
   exceptionsOf,
   isException,
   isPolicy,
+  extractorsOf,
   kyvernoRuleOf,
   matchProblem,
   modelRuleOf,
@@ -130,10 +131,6 @@ function verifyImagesRule(
   index: number,
 ): { rule: TranslatedRule; action: string; overrides: Override[] } | { error: string } {
   const spec = shared.policy.spec ?? {};
-  if ((rule as { imageExtractors?: unknown }).imageExtractors !== undefined)
-    return {
-      error: 'imageExtractors: cannot run here: custom image extractors are not run yet (the containers of Pods and pod templates are)',
-    };
   const entries = (Array.isArray(rule.verifyImages) ? rule.verifyImages : []) as Record<string, unknown>[];
   const written = [...new Set(entries.map((entry) => entry?.failureAction).filter((action) => action !== undefined))];
   if (written.length > 1)
@@ -141,7 +138,7 @@ function verifyImagesRule(
   const actions = actionsOf(spec, written.length > 0 ? { failureAction: written[0] } : {});
   if (actions.problem) return { error: actions.problem };
   const model = modelRuleOf(shared.policy, ruleName);
-  const parameters = { kyverno: kyvernoRuleOf(shared, rule, ruleName, { verifyImages: entries }) };
+  const parameters = { kyverno: kyvernoRuleOf(shared, rule, ruleName, { verifyImages: entries, ...extractorsOf(rule) }) };
   return {
     rule: {
       rule: { ...model, ...(spec.background === false ? { background: false } : {}), parameters },

@@ -155,6 +155,36 @@ describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
     ).toBe(true);
   });
 
+  it("imageExtractors: a kind's own image locations, a jmesPath turning the field into the image; other kinds by default", async () => {
+    const extracted = policy(`${registry.host}/team/*`)
+      .replace('match: {any: [{resources: {kinds: [Pod]}}]}', 'match: {any: [{resources: {kinds: [Pod, DataVolume, Task]}}]}')
+      .replace(
+        '      verifyImages:',
+        `      imageExtractors:
+        DataVolume: [{path: /spec/source/registry/url, jmesPath: "trim_prefix(@, 'docker://')"}]
+        Task: [{path: /spec/steps/*/image}]
+      verifyImages:`,
+      );
+    const dataVolume = (reference: string) => ({
+      apiVersion: 'cdi.kubevirt.io/v1beta1',
+      kind: 'DataVolume',
+      metadata: { name: 'disk', namespace: 'default' },
+      spec: { source: { registry: { url: `docker://${reference}` } } },
+    });
+    const task = (...references: string[]) => ({
+      apiVersion: 'tekton.dev/v1',
+      kind: 'Task',
+      metadata: { name: 'build', namespace: 'default' },
+      spec: { steps: references.map((reference, index) => ({ name: `s${index}`, image: reference })) },
+    });
+    expect((await verdictOf(extracted, dataVolume(image('team/app', signed)))).allowed).toBe(true);
+    expect((await verdictOf(extracted, dataVolume(image('team/unsigned', unsigned)))).allowed).toBe(false);
+    expect((await verdictOf(extracted, task(image('team/app', signed), image('team/unsigned', unsigned)))).allowed).toBe(false);
+    expect((await verdictOf(extracted, task(image('team/app', signed)))).allowed).toBe(true);
+    // A Pod, which names no extractors of its own, is read by default.
+    expect((await verdictOf(extracted, podRunning(image('team/unsigned', unsigned)))).allowed).toBe(false);
+  });
+
   it('a registry that cannot be reached resolves by the failure policy', async () => {
     const unreachable = podRunning(`127.0.0.1:1/team/app@${signed}`);
     const failing = await verdictOf(policy('127.0.0.1:1/*'), unreachable);
@@ -171,6 +201,11 @@ describe('verifyImages refused at upload, with the reason', () => {
       'mutateDigest with the Audit action',
       base.replace('          mutateDigest: false\n', '').replace('failureAction: Enforce', 'failureAction: Audit'),
       /mutateDigest: must be set to false for 'Audit' failure action/,
+    ],
+    [
+      'imageExtractors whose path names no field',
+      base.replace('      verifyImages:', '      imageExtractors: {Task: [{path: /spec/steps/*}]}\n      verifyImages:'),
+      /spec\.rules\[0\]\.imageExtractors\.Task\[0\]\.path: expected a path that ends at the field holding the image, or value/,
     ],
     [
       'certificates attestors',

@@ -54,11 +54,11 @@ function imagesOfRule(request: AdmissionRequest, rule: KyvernoRule, context: Eng
   const input = inputOf(request, rule, context);
   // A precondition's error is the rule's, said by validate; no image is verified for it.
   if ('status' in selectRule(rule, input)) return [];
-  return imagesOfInput(request, rule.verifyImages, input);
+  return imagesOfInput(request, rule, input);
 }
 
 /** The images of what the rule judges (a controller's template as a Pod), those the old object had aside. */
-function imagesOfInput(request: AdmissionRequest, verifyImages: NonNullable<KyvernoRule['verifyImages']>, input: RuleInput) {
+function imagesOfInput(request: AdmissionRequest, { verifyImages, imageExtractors }: KyvernoRule, input: RuleInput) {
   const kind = input.controller ? 'Pod' : request.kind.kind;
   const old =
     request.operation === 'UPDATE'
@@ -66,7 +66,7 @@ function imagesOfInput(request: AdmissionRequest, verifyImages: NonNullable<Kyve
         ? podFromTemplate(input.controller, request.oldObject)
         : request.oldObject
       : undefined;
-  return imagesToVerify(kind, input.resource, verifyImages, old);
+  return imagesToVerify(kind, input.resource, verifyImages!, old, imageExtractors);
 }
 
 function validate(request: AdmissionRequest, rule: KyvernoRule, context: EngineContext): Findings {
@@ -75,8 +75,7 @@ function validate(request: AdmissionRequest, rule: KyvernoRule, context: EngineC
   const input = inputOf(request, rule, context);
   const selected = selectRule(rule, input);
   if ('status' in selected) return findingsOf(selected);
-  if (rule.verifyImages)
-    return findingsOf(judgeImages(imagesOfInput(request, rule.verifyImages, input), context.imageVerdicts, selected.context));
+  if (rule.verifyImages) return findingsOf(judgeImages(imagesOfInput(request, rule, input), context.imageVerdicts, selected.context));
   const { embedded } = context;
   if (embedded) {
     const findings = embedded.engine.validate(request, embedded.rule, context);
@@ -121,7 +120,7 @@ function pinnedDigests(request: AdmissionRequest, rule: KyvernoRule, object: unk
   const input = inputOf(request, rule, context);
   if ('status' in selectRule(rule, input)) return object;
   const pins = new Map<string, string>();
-  for (const found of imagesOfInput(request, rule.verifyImages!, input)) {
+  for (const found of imagesOfInput(request, rule, input)) {
     if (!('check' in found) || !pinsDigest(found) || !asksRegistry(found.verification)) continue;
     const verdict = context.imageVerdicts?.get(found.check.key);
     // The function verifies what imagesToVerify names before the rule runs: a missing verdict is a defect.

@@ -3,6 +3,7 @@
 // policy's name, the PolicyExceptions that name the rule, and the autogen rules made from it (autogen/).
 // The engine's one rule type, KyvernoRule, is inferred from this schema; WrittenRule is a rule as a
 // ClusterPolicy writes it, before a format has read it.
+import { ImageExtractorsSchema } from '../verify-images/image-extractor-schema.js';
 import { type ImageRule, readVerifyImages } from '../verify-images/verify-images-rule.js';
 import * as v from '../../../admission/schema.js';
 import type { Condition } from '../variables/condition-types.js';
@@ -209,6 +210,8 @@ export const KyvernoRuleSchema = v.pipe(
     validate: v.optional(ValidateSchema),
     mutate: v.optional(MutateSchema),
     verifyImages: v.optional(VerifyImagesSchema),
+    // A verifyImages rule's own image locations per kind (verify-images/image-extractors.ts).
+    imageExtractors: v.optional(ImageExtractorsSchema),
   }),
   v.check(
     ({ validate, mutate, verifyImages }) => [validate, mutate, verifyImages].filter((part) => part !== undefined).length === 1,

@@ -8,7 +8,8 @@
 import type { ImageCheck, ImageVerdict } from '../../../admission/image-verification/image-check.js';
 import { matchesGlob } from '../../../admission/kubernetes/glob.js';
 import { type ImageReference, parseImageReference } from '../../../admission/kubernetes/image-reference.js';
-import { podContainers } from '../../../admission/kubernetes/pod-containers.js';
+import type { ImageExtractors } from './image-extractor-schema.js';
+import { imagesOf } from './image-extractors.js';
 import type { VariableContext } from '../variables/variables.js';
 import { attestationsFailure } from './attestation-conditions.js';
 import type { ImageRule, ImageVerification } from './verify-images-rule.js';
@@ -33,8 +34,8 @@ export interface UnreadableImage {
 }
 
 /**
- * Each container image of the resource (a Pod, or a controller's pod template as a Pod) that a verification
- * applies to; an image that does not parse is unreadable, never skipped. On UPDATE, an image the old object
+ * Each container image of the resource (a Pod, or a controller's pod template as a Pod; a kind's own
+ * imageExtractors' images) that a verification applies to; an image that does not parse is unreadable, never skipped. On UPDATE, an image the old object
  * already had is not verified again, as Kyverno skips it: a registry outage must not block relabelling.
  */
 export function imagesToVerify(
@@ -42,15 +43,16 @@ export function imagesToVerify(
   resource: unknown,
   rule: ImageRule,
   oldResource?: unknown,
+  extractors?: ImageExtractors,
 ): (ImageToVerify | UnreadableImage)[] {
   const found: (ImageToVerify | UnreadableImage)[] = [];
-  const unchanged = new Set(oldResource ? podContainers(kind, oldResource).map((container) => container.image) : []);
-  for (const container of podContainers(kind, resource)) {
-    if (typeof container.image !== 'string' || unchanged.has(container.image)) continue;
-    const reference = parseImageReference(container.image);
+  const unchanged = new Set(oldResource ? imagesOf(kind, oldResource, extractors) : []);
+  for (const image of imagesOf(kind, resource, extractors)) {
+    if (unchanged.has(image)) continue;
+    const reference = parseImageReference(image);
     if (!reference) {
       // As Kyverno: an image it cannot extract is the rule's failure, whatever the references name.
-      for (const verification of rule.verifications) found.push({ image: container.image, verification });
+      for (const verification of rule.verifications) found.push({ image, verification });
       continue;
     }
     const name = matchedName(reference);
@@ -64,7 +66,7 @@ export function imagesToVerify(
         useCache: verification.useCache,
         ...(verification.repository ? { repository: verification.repository } : {}),
       };
-      found.push({ image: container.image, check, verification });
+      found.push({ image, check, verification });
     }
   }
   return found;
