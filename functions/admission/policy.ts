@@ -100,6 +100,11 @@ export interface RuleOrigin {
   matchAt: string;
   /** The parameter the manifest's fields at parametersAt are read into, when not the parameters themselves (`imageValidation`). */
   parametersIn?: string;
+  /**
+   * Where the manifest's rule is whose part parametersAt names, and the parameter that holds its other fields
+   * (`kyverno`): those (`context`, `imageExtractors`) are named from there.
+   */
+  ruleAt?: { at: string; field: string };
 }
 
 /**

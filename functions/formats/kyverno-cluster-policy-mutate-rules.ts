@@ -81,6 +81,7 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], entries:
         },
         label: `${label} rule ${ruleName}`,
         parametersAt: `spec.rules[${index}].verifyImages`,
+        ruleAt: { at: `spec.rules[${index}]`, field: 'kyverno' },
         matchAt: `spec.rules[${index}].match`,
       });
       return;
@@ -103,6 +104,7 @@ function rulesOfPolicy(policy: Manifest, exceptions: PolicyException[], entries:
       },
       label: `${label} rule ${ruleName}`,
       parametersAt: `spec.rules[${index}].mutate`,
+      ruleAt: { at: `spec.rules[${index}]`, field: 'kyverno' },
       matchAt: `spec.rules[${index}].match`,
     });
   });

@@ -144,6 +144,7 @@ function verifyImagesRule(
       rule: { ...model, ...(spec.background === false ? { background: false } : {}), parameters },
       label: `${String(shared.policy.kind)} ${nameOf(shared.policy)} rule ${ruleName}`,
       parametersAt: `spec.rules[${index}].verifyImages`,
+      ruleAt: { at: `spec.rules[${index}]`, field: 'kyverno' },
       matchAt: `spec.rules[${index}].match`,
     },
     action: actions.action,
@@ -204,6 +205,7 @@ function rulesOfPolicy(
       rule: { ...model, ...(spec.background === false ? { background: false } : {}), parameters },
       label: `${label} rule ${ruleName}`,
       parametersAt: `spec.rules[${index}].validate`,
+      ruleAt: { at: `spec.rules[${index}]`, field: 'kyverno' },
       matchAt: `spec.rules[${index}].match`,
     };
     // A namespaced Policy acts in its own namespace only: overrides by namespace are a ClusterPolicy's.

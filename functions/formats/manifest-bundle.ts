@@ -70,6 +70,7 @@ export function rulesFromManifests(documents: unknown[], { formats, refusals }: 
         parametersAt: translated[index].parametersAt,
         matchAt: translated[index].matchAt,
         ...(translated[index].parametersIn ? { parametersIn: translated[index].parametersIn } : {}),
+        ...(translated[index].ruleAt ? { ruleAt: translated[index].ruleAt } : {}),
       },
   };
 }

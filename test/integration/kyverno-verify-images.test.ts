@@ -183,6 +183,19 @@ describe.runIf(registryInstalled())('verifyImages in the cel function', () => {
     expect((await verdictOf(extracted, task(image('team/app', signed)))).allowed).toBe(true);
     // A Pod, which names no extractors of its own, is read by default.
     expect((await verdictOf(extracted, podRunning(image('team/unsigned', unsigned)))).allowed).toBe(false);
+    // A Pod rule's autogen reads a controller by the controller kind's own extractors, as Kyverno's copies them.
+    const annotated = policy(`${registry.host}/team/*`).replace(
+      '      verifyImages:',
+      '      imageExtractors: {Deployment: [{path: /metadata/annotations/sidecar-image}]}\n      verifyImages:',
+    );
+    const deployment = (sidecar: string) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default', annotations: { 'sidecar-image': sidecar } },
+      spec: { template: { spec: { containers: [{ name: 'c', image: image('team/app', signed) }] } } },
+    });
+    expect((await verdictOf(annotated, deployment(image('team/unsigned', unsigned)))).allowed).toBe(false);
+    expect((await verdictOf(annotated, deployment(image('team/app', signed)))).allowed).toBe(true);
   });
 
   it('a registry that cannot be reached resolves by the failure policy', async () => {
@@ -206,6 +219,19 @@ describe('verifyImages refused at upload, with the reason', () => {
       'imageExtractors whose path names no field',
       base.replace('      verifyImages:', '      imageExtractors: {Task: [{path: /spec/steps/*}]}\n      verifyImages:'),
       /spec\.rules\[0\]\.imageExtractors\.Task\[0\]\.path: expected a path that ends at the field holding the image, or value/,
+    ],
+    [
+      'imageExtractors naming a kind with none',
+      base.replace('      verifyImages:', '      imageExtractors: {Task: []}\n      verifyImages:'),
+      /spec\.rules\[0\]\.imageExtractors\.Task: expected one or more extractors/,
+    ],
+    [
+      'an imageExtractors jmesPath that does not parse',
+      base.replace(
+        '      verifyImages:',
+        '      imageExtractors: {Task: [{path: /spec/image, jmesPath: "trim_prefix(@"}]}\n      verifyImages:',
+      ),
+      /trim_prefix\(@/,
     ],
     [
       'certificates attestors',

@@ -101,11 +101,10 @@ function manifestIssueLines(issues: readonly Issue[], origin: RuleOrigin | undef
       ? new RegExp(`^parameters\\.\\w+\\.${part}(?=[.[:])`)
       : undefined;
   // The rule's other fields (`context`, `imageExtractors`) sit beside that part in the manifest's rule.
-  const sibling = part && !origin?.parametersIn ? /^parameters\.\w+\.(?=\w)/ : undefined;
-  const parent = part ? origin!.parametersAt.slice(0, -part.length) : '';
+  const sibling = origin?.ruleAt ? new RegExp(`^parameters\\.${origin.ruleAt.field}\\.(?=\\w)`) : undefined;
   return issueLines(issues).map((line) => {
     const inPart = repeated ? line.replace(repeated, origin!.parametersAt) : line;
-    const where = (sibling ? inPart.replace(sibling, parent) : inPart)
+    const where = (sibling ? inPart.replace(sibling, `${origin!.ruleAt!.at}.`) : inPart)
       .replace(/^parameters(?=[.[:])/, origin?.parametersAt ?? 'spec')
       .replace(/^match(?=[.[:])/, origin?.matchAt ?? 'spec')
       .replace(/^clusters(?=:)/, `metadata.annotations.${PLACEMENT_ANNOTATION}`);

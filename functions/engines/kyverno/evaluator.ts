@@ -57,16 +57,26 @@ function imagesOfRule(request: AdmissionRequest, rule: KyvernoRule, context: Eng
   return imagesOfInput(request, rule, input);
 }
 
-/** The images of what the rule judges (a controller's template as a Pod), those the old object had aside. */
+/**
+ * The images of what the rule judges, those the old object had aside: a controller's template as a Pod, unless
+ * the rule's imageExtractors name the controller's kind (Kyverno's autogen copies them, and reads the
+ * controller itself by them); a Pod's own extractors never read a controller.
+ */
 function imagesOfInput(request: AdmissionRequest, { verifyImages, imageExtractors }: KyvernoRule, input: RuleInput) {
-  const kind = input.controller ? 'Pod' : request.kind.kind;
-  const old =
-    request.operation === 'UPDATE'
-      ? input.controller
-        ? podFromTemplate(input.controller, request.oldObject)
-        : request.oldObject
-      : undefined;
-  return imagesToVerify(kind, input.resource, verifyImages!, old, imageExtractors);
+  const updating = request.operation === 'UPDATE';
+  const controller = input.controller;
+  if (controller && imageExtractors?.has(controller))
+    return imagesToVerify(
+      controller,
+      request.object,
+      verifyImages!,
+      updating ? request.oldObject : undefined,
+      imageExtractors,
+      input.deadline,
+    );
+  const kind = controller ? 'Pod' : request.kind.kind;
+  const old = updating ? (controller ? podFromTemplate(controller, request.oldObject) : request.oldObject) : undefined;
+  return imagesToVerify(kind, input.resource, verifyImages!, old, controller ? undefined : imageExtractors, input.deadline);
 }
 
 function validate(request: AdmissionRequest, rule: KyvernoRule, context: EngineContext): Findings {

@@ -9,7 +9,7 @@ import type { WrittenRule } from './rule-schema.js';
 
 type Loop = { list?: unknown; context?: unknown; foreach?: unknown };
 
-/** Every JMESPath expression of a rule's validate or mutate, context and attestation conditions, as written. */
+/** Every JMESPath expression of a rule's validate or mutate, context, attestation conditions and image extractors, as written. */
 function expressionsOf(rule: WrittenRule): string[] {
   const attestations = Array.isArray(rule.verifyImages)
     ? rule.verifyImages.map((verification: { attestations?: { conditions?: unknown }[] }) =>
@@ -31,6 +31,10 @@ function expressionsOf(rule: WrittenRule): string[] {
       if (typeof entry?.variable?.jmesPath === 'string') expressions.push(entry.variable.jmesPath);
   };
   contextExpressions(rule.context);
+  const extractors = (rule as { imageExtractors?: unknown }).imageExtractors;
+  for (const list of Object.values(typeof extractors === 'object' && extractors !== null ? extractors : {}))
+    for (const extractor of Array.isArray(list) ? (list as { jmesPath?: unknown }[]) : [])
+      if (typeof extractor?.jmesPath === 'string') expressions.push(extractor.jmesPath);
   visit((rule.validate as { foreach?: unknown } | undefined)?.foreach);
   visit((rule.mutate as { foreach?: unknown } | undefined)?.foreach);
   return expressions;

@@ -16,19 +16,23 @@ export type ImageExtractors = ReadonlyMap<string, readonly ImageExtractor[]>;
 export const ImageExtractorsSchema = v.pipe(
   v.record(
     v.string(),
-    v.array(
-      v.strictObject({
-        path: v.pipe(v.string(), v.minLength(1)),
-        value: v.optional(v.string()),
-        name: v.optional(v.string()),
-        key: v.optional(v.string()),
-        jmesPath: v.optional(v.string()),
-      }),
+    // As Kyverno: a kind named with no extractors is an error ("no extractors found"), never no images.
+    v.pipe(
+      v.array(
+        v.strictObject({
+          path: v.pipe(v.string(), v.minLength(1)),
+          value: v.optional(v.string()),
+          name: v.optional(v.string()),
+          key: v.optional(v.string()),
+          jmesPath: v.optional(v.string()),
+        }),
+      ),
+      v.minLength(1, 'expected one or more extractors'),
     ),
   ),
   v.rawTransform(({ dataset, addIssue, NEVER }): ImageExtractors => {
     const extractors = new Map<string, ImageExtractor[]>();
-    const valid = true;
+    let valid = true;
     for (const [kind, written] of Object.entries(dataset.value)) {
       const read = written.flatMap(({ path, value, key, jmesPath }, index) => {
         const fields = path
@@ -42,6 +46,7 @@ export const ImageExtractorsSchema = v.pipe(
             path: v.issuePath(kind, index, 'path'),
             message: 'expected a path that ends at the field holding the image, or value',
           });
+          valid = false;
           return [];
         }
         return [{ fields, value: field, ...(key ? { key } : {}), ...(jmesPath ? { jmesPath } : {}) }];

@@ -5,23 +5,24 @@
 // own is read by them alone; every other kind as Kyverno reads it by default (its pod spec's containers).
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { podContainers } from '../../../admission/kubernetes/pod-containers.js';
-import { CostBudget } from '../../runtime/cost-budget.js';
+import type { WorkDeadline } from '../../../admission/decide/deadline.js';
+import { CostBudget, PER_EXPRESSION_COST_LIMIT } from '../../runtime/cost-budget.js';
 import { searchJmesPath } from '../jmespath/jmespath.js';
 import type { ImageExtractor, ImageExtractors } from './image-extractor-schema.js';
 
 type Found = string[];
 
-function extract(node: unknown, fields: readonly string[], extractor: ImageExtractor, found: Found): void {
+function extract(node: unknown, fields: readonly string[], extractor: ImageExtractor, found: Found, budget: CostBudget): void {
   if (node === null || node === undefined) return;
   if (fields[0] === '*') {
-    if (Array.isArray(node)) for (const item of node) extract(item, fields.slice(1), extractor, found);
-    else if (isJsonObject(node)) for (const item of Object.values(node)) extract(item, fields.slice(1), extractor, found);
+    if (Array.isArray(node)) for (const item of node) extract(item, fields.slice(1), extractor, found, budget);
+    else if (isJsonObject(node)) for (const item of Object.values(node)) extract(item, fields.slice(1), extractor, found, budget);
     else throw new Error('imageExtractors: invalid type: `*` over a value that is neither a list nor a map');
     return;
   }
   if (!isJsonObject(node)) throw new Error('imageExtractors: invalid image config: the path reaches a value that is not a map');
   if (fields.length > 0) {
-    extract(node[fields[0]!], fields.slice(1), extractor, found);
+    extract(node[fields[0]!], fields.slice(1), extractor, found, budget);
     return;
   }
   if (extractor.key && typeof node[extractor.key] !== 'string')
@@ -32,17 +33,21 @@ function extract(node: unknown, fields: readonly string[], extractor: ImageExtra
     found.push(value);
     return;
   }
-  const image = searchJmesPath(extractor.jmesPath, value, { budget: new CostBudget() });
+  const image = searchJmesPath(extractor.jmesPath, value, { budget });
   if (typeof image !== 'string')
     throw new Error(`imageExtractors: jmespath ${extractor.jmesPath} must produce a string, but produced ${JSON.stringify(image)}`);
   found.push(image);
 }
 
-/** The images of `resource` (of `kind`), as written, by the rule's extractors for that kind or by default. */
-export function imagesOf(kind: string, resource: unknown, extractors: ImageExtractors | undefined): string[] {
+/**
+ * The images of `resource` (of `kind`), as written, by the rule's extractors for that kind or by default; the
+ * jmesPaths of one call on one budget, which the request's deadline also stops.
+ */
+export function imagesOf(kind: string, resource: unknown, extractors: ImageExtractors | undefined, deadline?: WorkDeadline): string[] {
   const own = extractors?.get(kind);
   if (!own) return podContainers(kind, resource).flatMap(({ image }) => (typeof image === 'string' ? [image] : []));
   const found: Found = [];
-  for (const extractor of own) extract(resource, extractor.fields, extractor, found);
+  const budget = new CostBudget(PER_EXPRESSION_COST_LIMIT, deadline);
+  for (const extractor of own) extract(resource, extractor.fields, extractor, found, budget);
   return found;
 }

@@ -8,6 +8,7 @@
 import type { ImageCheck, ImageVerdict } from '../../../admission/image-verification/image-check.js';
 import { matchesGlob } from '../../../admission/kubernetes/glob.js';
 import { type ImageReference, parseImageReference } from '../../../admission/kubernetes/image-reference.js';
+import type { WorkDeadline } from '../../../admission/decide/deadline.js';
 import type { ImageExtractors } from './image-extractor-schema.js';
 import { imagesOf } from './image-extractors.js';
 import type { VariableContext } from '../variables/variables.js';
@@ -44,10 +45,11 @@ export function imagesToVerify(
   rule: ImageRule,
   oldResource?: unknown,
   extractors?: ImageExtractors,
+  deadline?: WorkDeadline,
 ): (ImageToVerify | UnreadableImage)[] {
   const found: (ImageToVerify | UnreadableImage)[] = [];
-  const unchanged = new Set(oldResource ? imagesOf(kind, oldResource, extractors) : []);
-  for (const image of imagesOf(kind, resource, extractors)) {
+  const unchanged = new Set(oldResource ? imagesOf(kind, oldResource, extractors, deadline) : []);
+  for (const image of imagesOf(kind, resource, extractors, deadline)) {
     if (unchanged.has(image)) continue;
     const reference = parseImageReference(image);
     if (!reference) {
