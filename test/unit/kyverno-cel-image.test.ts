@@ -25,3 +25,15 @@ it("image(container.image).registry() in a MutatingPolicy labels the Pod with th
   const result = await mutated(policy, pod([{ name: 'web', image: 'ghcr.io/acme/web:1.0' }]));
   expect(result.metadata.labels).toEqual({ registry: 'ghcr.io' });
 });
+
+it('image.GetMetadata reads a registry however its receiver is written; an `image` loop variable reads none', async () => {
+  const { compileCel } = await import('../../functions/engines/cel/program.js');
+  const reads = (source: string) => {
+    const program = compileCel(source);
+    if (typeof program === 'string') throw new Error(program);
+    return { registries: program.readsImageRegistries, requestOnly: program.readsOnlyTheRequest };
+  };
+  expect(reads('image.GetMetadata("nginx").config != null')).toEqual({ registries: true, requestOnly: false });
+  expect(reads('dyn(image).GetMetadata("nginx").config != null')).toEqual({ registries: true, requestOnly: false });
+  expect(reads('object.spec.containers.all(image, image.name != "")')).toEqual({ registries: false, requestOnly: true });
+});

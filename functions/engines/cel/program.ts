@@ -91,8 +91,9 @@ const KYVERNO_LOOKUPS: Record<string, string> = {
 // What a test suite's mocks answer (apiCallResponses, globalContextEntries), as Kyverno's CLI answers them.
 const SUITE_ANSWERED = new Set(['globalContext.Get', 'globalContext.get', 'http.Get', 'http.Post', 'http.Client']);
 // What reads image registries: image data (the functions with the deployment's registry access, `policy
-// test` from the suite's context) and an ImageValidatingPolicy's verifications.
-const READS_IMAGES = 'image.GetMetadata';
+// test` from the suite's context), by its method's name whatever the receiver is written as
+// (`dyn(image).GetMetadata(…)`), and an ImageValidatingPolicy's verifications.
+const READS_IMAGES = 'GetMetadata';
 const VERIFIES_IMAGES = new Set(['verifyImageSignatures', 'verifyAttestationSignatures', 'extractPayload', 'getImageData']);
 // What the functions call when the deployment names hosts they may call (http-calls.ts).
 const DEPLOYMENT_ALLOWED = new Set(['http.Get', 'http.Post', 'http.Client']);
@@ -138,7 +139,7 @@ function collectUsage(node: ExpressionNode, into: Usage): Usage {
     const answered = (suiteAnswersLookups && SUITE_ANSWERED.has(lookup)) || (deploymentAllowsCalls && DEPLOYMENT_ALLOWED.has(lookup));
     const refusal = call.receiver && !answered && KYVERNO_LOOKUPS[lookup];
     if (DEPLOYMENT_ALLOWED.has(lookup)) into.callsOut = true;
-    if (lookup === READS_IMAGES || (!call.receiver && VERIFIES_IMAGES.has(call.name))) into.readsImages = into.callsOut = true;
+    if (call.name === READS_IMAGES || (!call.receiver && VERIFIES_IMAGES.has(call.name))) into.readsImages = into.callsOut = true;
     if (refusal) into.refusals.add(refusal);
     if (call.receiver === 'resource' && ['Get', 'List', 'get', 'list'].includes(call.name)) {
       const read = resourceRead(call.name, (node.args as [string, ExpressionNode, ExpressionNode[]])[2] ?? []);
@@ -224,8 +225,6 @@ function compileProgram(source: string, { constructsObjects = false, environment
     const answered = suiteAnswersLookups || deploymentAllowsCalls;
     if (!answered && ![...usage.refusals].some((reason) => reason.startsWith("Kyverno's http."))) usage.refusals.add(HTTP_LIBRARY_REFUSAL);
   }
-  // Kyverno's image namespace reached other than as `image.GetMetadata(…)` (`dyn(image).GetMetadata(…)`).
-  if (usage.identifiers.has('image')) usage.readsImages = usage.callsOut = true;
   if (usage.refusals.size > 0) return `cannot run without the cluster: ${[...usage.refusals].join('; ')}`;
   if (usage.identifiers.has('namespaceObject')) usage.clusterReads.push(NAMESPACES);
   if (usage.droppedKeys.size > 0)
