@@ -8,7 +8,6 @@ import { imageVerdicts } from '../admission/image-verification/image-verdicts.js
 import type { ValidatingPolicy } from '../admission/policy.js';
 import type { Rule } from '../admission/rules/rules-document-schema.js';
 import { type EngineContext, engineRuleReads, loadEngineRule } from '../engines/engine.js';
-import { celEngine } from '../engines/cel/index.js';
 import { loadEnginesWrittenIn } from '../engines/registry.js';
 import { answeringLookups } from '../engines/runtime/lookups.js';
 import { CEL_REFUSALS, POLICY_FORMATS } from '../formats/all-formats.js';
@@ -22,14 +21,6 @@ function withPodControllerKinds(rule: Rule<CelParameters>): Rule<CelParameters> 
   const added = DEFAULT_POD_CONTROLLERS.filter((kind) => !kinds.includes(kind));
   return { ...rule, match: { ...rule.match, kinds: [...kinds, ...added] }, parameters: { ...rule.parameters, podControllers: added } };
 }
-
-const writesImageValidation = (data: unknown): boolean => {
-  const rules = (data as { rules?: unknown } | null)?.rules;
-  return (
-    Array.isArray(rules) &&
-    rules.some((rule) => (rule as { parameters?: { imageValidation?: unknown } })?.parameters?.imageValidation !== undefined)
-  );
-};
 
 export const celPolicy: ValidatingPolicy<CelParameters> = {
   name: 'cel',
@@ -45,12 +36,7 @@ export const celPolicy: ValidatingPolicy<CelParameters> = {
     claims: (manifest, bundle) => claimedBy(POLICY_FORMATS, manifest, bundle),
     part: (manifest, bundle) => partFor(POLICY_FORMATS, manifest, bundle),
     prepare: async (data) => {
-      await Promise.all([
-        loadEnginesFor(POLICY_FORMATS, data),
-        loadEnginesWrittenIn(data),
-        // A native document's ImageValidatingPolicy part, as its format's manifests would have it loaded.
-        writesImageValidation(data) && celEngine.load(),
-      ]);
+      await Promise.all([loadEnginesFor(POLICY_FORMATS, data), loadEnginesWrittenIn(data)]);
     },
   },
   routesEachPolicy: true,

@@ -39,6 +39,8 @@ export interface Engine<Validation = unknown, Mutation = unknown> {
    * Without a rule, what reading rules needs (check), as a format asks before its manifests are read.
    */
   load(rule?: Validation | Mutation): Promise<void> | undefined;
+  /** Parameter fields, besides its name, whose reading needs load() first (CEL's `imageValidation`, `imageDigests`). */
+  readonly loadedFor?: readonly string[];
   /**
    * Why a rule as its format read it (before the schema) cannot run here, each problem naming what it found;
    * none when it can. The formats ask when a bundle is read, at upload and in the function alike, after load.

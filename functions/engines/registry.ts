@@ -33,12 +33,18 @@ export const namedEngineNames = (kind: Kind) =>
     .map(({ name }) => name)
     .join(', ');
 
-/** Loads the named engines whose fields a native rules document's rules write, before it is read. */
+/**
+ * Loads the engines whose fields a native rules document's rules write, before it is read: a named engine's
+ * field, or a field an engine is loaded for (loadedFor).
+ */
 export async function loadEnginesWrittenIn(data: unknown): Promise<void> {
   const rules = (data as { rules?: unknown } | null)?.rules;
   if (!Array.isArray(rules)) return;
-  const written = NAMED_ENGINES.filter((engine) =>
-    rules.some((rule) => typeof rule?.parameters === 'object' && rule.parameters !== null && engine.name in rule.parameters),
+  const fieldsOf = (engine: Engine) => [...(NAMED_ENGINES.includes(engine) ? [engine.name] : []), ...(engine.loadedFor ?? [])];
+  const written = ENGINES.filter((engine) =>
+    fieldsOf(engine).some((field) =>
+      rules.some((rule) => typeof rule?.parameters === 'object' && rule.parameters !== null && field in rule.parameters),
+    ),
   );
   await Promise.all(written.map((engine) => engine.load()));
 }

@@ -3,21 +3,13 @@
 // Each rule runs on the engine its format named (engines/), which returns the object as the rule leaves it;
 // the stack makes the answer's patch from the object before and after.
 import { imageVerdicts } from '../admission/image-verification/image-verdicts.js';
-import { celEngine } from '../engines/cel/index.js';
+import { loadEnginesWrittenIn } from '../engines/registry.js';
 import { answeringLookups } from '../engines/runtime/lookups.js';
 import type { MutatingPolicy } from '../admission/policy.js';
 import { type EngineContext, engineRuleReads, loadEngineRule } from '../engines/engine.js';
 import { claimedBy, isManifestData, loadEnginesFor, partFor, rulesFromManifests } from '../formats/manifest-bundle.js';
 import { MUTATION_FORMATS, MUTATION_REFUSALS } from '../formats/mutation-formats.js';
 import { type MutationParameters, MutationParametersSchema } from './rules.js';
-
-const writesImageDigests = (data: unknown): boolean => {
-  const rules = (data as { rules?: unknown } | null)?.rules;
-  return (
-    Array.isArray(rules) &&
-    rules.some((rule) => (rule as { parameters?: { imageDigests?: unknown } })?.parameters?.imageDigests !== undefined)
-  );
-};
 
 export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
   name: 'mutations',
@@ -31,11 +23,7 @@ export const mutationsPolicy: MutatingPolicy<MutationParameters> = {
     claims: (manifest, bundle) => claimedBy(MUTATION_FORMATS, manifest, bundle),
     part: (manifest, bundle) => partFor(MUTATION_FORMATS, manifest, bundle),
     prepare: async (data) => {
-      await Promise.all([
-        loadEnginesFor(MUTATION_FORMATS, data),
-        // A native document's ImageValidatingPolicy part, as its format's manifests would have it loaded.
-        writesImageDigests(data) && celEngine.load(),
-      ]);
+      await Promise.all([loadEnginesFor(MUTATION_FORMATS, data), loadEnginesWrittenIn(data)]);
     },
   },
   // An engine's own expansion (Kyverno's autogen, with the native match).

@@ -95,6 +95,19 @@ spec:
     ]);
   });
 
+  it('a native rules document writing imageValidation or imageDigests has its part loaded before it is read', async () => {
+    const native = (parameters: string) =>
+      `failurePolicy: Fail\nrules:\n  - name: pinned\n    match: {kinds: [Pod]}\n    parameters: ${parameters}\n`;
+    const cel = await packagedWithRules('cel', native('{imageValidation: {required: false}}'), { REGISTRY_CA_PEM: registry.ca });
+    const byTag = await invoke(cel.handler, eventFor(podRunning(`${registry.host}/team/app:v1`)));
+    expect(byTag.body.response.status.message).toMatch(/team\/app:v1 does not have a digest/);
+    const mutations = await packagedWithRules('mutations', native('{imageDigests: {}}'), { REGISTRY_CA_PEM: registry.ca });
+    const pinned = await invoke(mutations.handler, eventFor(podRunning(`${registry.host}/team/app:v1`)));
+    expect(JSON.parse(Buffer.from(pinned.body.response.patch, 'base64').toString('utf8'))).toEqual([
+      { op: 'replace', path: '/spec/containers/0/image', value: `${registry.host}/team/app:v1@${signed}` },
+    ]);
+  });
+
   it('verifies an attestation and judges its conditions: the provenance the rule asks for admits, another denies', async () => {
     const attested = rules(`${registry.host}/team/*`).replace(
       '          attestors:',

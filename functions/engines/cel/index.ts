@@ -33,6 +33,8 @@ export const celEngine: Engine<CelValidation, CelMutation> = {
       () => undefined,
     );
   },
+  // An ImageValidatingPolicy's part, which a native document may write as these fields too.
+  loadedFor: ['imageValidation', 'imageDigests'],
   // Its schemas compile every expression when the rules are read: nothing is left to check.
   check: () => [],
   validate: validateWithCel,
