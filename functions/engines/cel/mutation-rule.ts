@@ -8,7 +8,7 @@ import * as v from '../../admission/schema.js';
 import { CelNameSchema, celExpressionSchema } from './expression-schema.js';
 import { applyConfigurationTypeProblem } from './object-construction.js';
 import type { ImageValidationParameter } from './image-validation/image-validation.js';
-import { imageValidationPart } from './image-validation-part.js';
+import { imageValidationSchema } from './image-validation-part.js';
 import { type CelProgram, toCel } from './program.js';
 
 const FIELD_OF = { JSONPatch: 'jsonPatch', ApplyConfiguration: 'applyConfiguration' } as const;
@@ -56,7 +56,7 @@ export function mutationEntries() {
     matchConditions: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), expression: Expression })), () => []),
     params: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
     // An ImageValidatingPolicy's mutateDigest: its matchConditions, matchImageReferences and exceptions (loaded with the engine).
-    imageDigests: v.optional(v.lazy((): v.GenericSchema<unknown, ImageValidationParameter> => imageValidationPart.schema())),
+    imageDigests: v.optional(v.lazy((): v.GenericSchema<unknown, ImageValidationParameter> => imageValidationSchema())),
   };
 }
 

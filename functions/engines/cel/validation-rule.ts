@@ -8,7 +8,7 @@ import * as v from '../../admission/schema.js';
 import { celListEntries } from './cel-lists.js';
 import { celExpressionSchema } from './expression-schema.js';
 import type { ImageValidationParameter } from './image-validation/image-validation.js';
-import { imageValidationPart } from './image-validation-part.js';
+import { imageValidationSchema } from './image-validation-part.js';
 import { ParamsByRequestSchema } from './params-by-request.js';
 import { type CelProgram, toCel } from './program.js';
 
@@ -25,7 +25,7 @@ export function validationEntries() {
     // Variables with a fixed value (Gatekeeper binds a constraint's parameters as variables.params).
     variableValues: v.optional(v.record(v.string(), v.unknown()), () => ({})),
     // An ImageValidatingPolicy's lists, in its own environment, and its images' part (loaded with the engine).
-    imageValidation: v.optional(v.lazy((): v.GenericSchema<unknown, ImageValidationParameter> => imageValidationPart.schema())),
+    imageValidation: v.optional(v.lazy((): v.GenericSchema<unknown, ImageValidationParameter> => imageValidationSchema())),
   };
 }
 

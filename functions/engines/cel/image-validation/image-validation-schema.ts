@@ -99,13 +99,20 @@ function cosignEntries(cosign: Written, at: string, problems: string[]): Written
   return [];
 }
 
-function attestorOf(written: unknown, index: number, problems: string[]): Attestor | undefined {
-  const at = `attestors[${index}]`;
+/** An attestor or attestation written with its name and only the fields `known`, or undefined after saying why not. */
+function namedEntry(written: unknown, at: string, what: string, known: readonly string[], problems: string[]) {
   if (!isObject(written) || typeof written.name !== 'string' || written.name === '') {
-    problems.push(`${at}.name: expected the attestor's name`);
+    problems.push(`${at}.name: expected the ${what}'s name`);
     return undefined;
   }
-  unread(written, new Set(['name', 'cosign', 'notary']), at, problems);
+  unread(written, new Set(['name', ...known]), at, problems);
+  return written as Written & { name: string };
+}
+
+function attestorOf(entry: unknown, index: number, problems: string[]): Attestor | undefined {
+  const at = `attestors[${index}]`;
+  const written = namedEntry(entry, at, 'attestor', ['cosign', 'notary'], problems);
+  if (!written) return undefined;
   if (written.notary !== undefined) {
     problems.push(`${at}.notary: ${REFUSED}: Notary signatures are not verified yet (cosign's are)`);
     return undefined;
@@ -122,13 +129,10 @@ function attestorOf(written: unknown, index: number, problems: string[]): Attest
   return set && problems.length === before ? new Attestor(written.name, `ivpol-attestor-${++attestorsRead}`, set) : undefined;
 }
 
-function attestationOf(written: unknown, index: number, problems: string[]): Attestation | undefined {
+function attestationOf(entry: unknown, index: number, problems: string[]): Attestation | undefined {
   const at = `attestations[${index}]`;
-  if (!isObject(written) || typeof written.name !== 'string' || written.name === '') {
-    problems.push(`${at}.name: expected the attestation's name`);
-    return undefined;
-  }
-  unread(written, new Set(['name', 'intoto', 'referrer']), at, problems);
+  const written = namedEntry(entry, at, 'attestation', ['intoto', 'referrer'], problems);
+  if (!written) return undefined;
   if (written.referrer !== undefined) {
     problems.push(`${at}.referrer: ${REFUSED}: OCI referrer artifacts are not read yet (cosign's in-toto attestations are)`);
     return undefined;

@@ -8,17 +8,15 @@
 import type { Findings } from '../../../admission/policy.js';
 import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
 import { parseImageReference } from '../../../admission/kubernetes/image-reference.js';
-import { podSpecOf } from '../../../admission/kubernetes/pod-containers.js';
+import { podContainers, podSpecOf } from '../../../admission/kubernetes/pod-containers.js';
 import { DeadlineExceededError } from '../../../admission/decide/deadline.js';
 import { type CelProgram, toCel } from '../program.js';
 import { auditAnnotationsOf, booleanOf, type RuleExpressions } from '../validate.js';
 import type { CelValidation } from '../validation-rule.js';
 import { type ImageEvaluation, type ImagePolicy, selectsImage, withImageEvaluation } from './image-policy.js';
 
-const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
-
-const fieldOf = (value: unknown, key: string): unknown =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+/** The default extractors' lists, by the kind of container podContainers names. */
+const LIST_OF = { container: 'containers', initContainer: 'initContainers', ephemeralContainer: 'ephemeralContainers' } as const;
 
 /**
  * The images the default extractors find, by list: every list named, empty where the pod spec has none; none
@@ -26,17 +24,12 @@ const fieldOf = (value: unknown, key: string): unknown =>
  */
 function defaultImages(request: AdmissionRequest): Map<string, string[]> {
   const kind = request.kind.kind;
-  const spec = kind === 'ReplicationController' ? undefined : podSpecOf(kind, request.object ?? request.oldObject);
+  const object = request.object ?? request.oldObject;
   const images = new Map<string, string[]>();
-  if (!spec) return images;
-  for (const list of CONTAINER_LISTS) {
-    const containers = fieldOf(spec, list);
-    const written = Array.isArray(containers) ? containers.map((container) => fieldOf(container, 'image')) : [];
-    images.set(
-      list,
-      written.filter((image): image is string => typeof image === 'string'),
-    );
-  }
+  if (kind === 'ReplicationController' || !podSpecOf(kind, object)) return images;
+  for (const list of Object.values(LIST_OF)) images.set(list, []);
+  for (const container of podContainers(kind, object))
+    if (typeof container.image === 'string') images.get(LIST_OF[container.kind])!.push(container.image);
   return images;
 }
 
