@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-const UNIT = { setupFiles: ['test/helpers/quiet-logs.ts'] };
+const UNIT = { setupFiles: ['test/helpers/quiet-logs.ts', 'test/helpers/temporary-directories.ts'] };
 
 /**
  * Unit files that need a module graph of their own: they test what importing does (libraries registered or
@@ -51,7 +51,7 @@ export default defineConfig({
           name: 'packaged',
           include: ['test/{integration,e2e,corpora}/**/*.test.ts'],
           globalSetup: ['test/helpers/package-once.ts'],
-          setupFiles: ['test/helpers/packaged-ready.ts', 'test/helpers/quiet-logs.ts'],
+          setupFiles: ['test/helpers/packaged-ready.ts', 'test/helpers/quiet-logs.ts', 'test/helpers/temporary-directories.ts'],
         },
       },
     ],

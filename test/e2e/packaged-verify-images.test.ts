@@ -4,8 +4,6 @@
 // loaded only when a rule first verifies an image, and a registry that hangs resolved by the failure policy
 // within the request's deadline; and an imageRegistry context entry reading an image's config from it.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +12,7 @@ import { testFulcio } from '../helpers/fulcio-certificates.js';
 import { eventFor, invoke, lambdaContext, podRunning } from '../helpers/invoke.js';
 import { packagedWithRules, removeRulesFolders } from '../helpers/packaged-with-rules.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 const signer = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const publicPem = signer.publicKey.export({ type: 'spki', format: 'pem' }) as string;
@@ -140,7 +139,7 @@ spec:
   });
 
   it('verifies a keyless signature: the certificate chained to the roots, logged, its subject matched by RE2', async () => {
-    const fulcio = testFulcio(mkdtempSync(join(tmpdir(), 'portcullis-fulcio-')));
+    const fulcio = testFulcio(temporaryDirectory('portcullis-fulcio-'));
     const rekor = rekorOf(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey);
     const rekorPem = createPublicKey(rekor.key).export({ type: 'spki', format: 'pem' }) as string;
     const keyless = rules(`${registry.host}/team/*`).replace(

@@ -3,8 +3,7 @@
 // image with the index beside it), every image of an all() read in one round, and a registry that cannot
 // answer the rule's error, which its failure policy resolves. `policy test` answers it from the suite's
 // context file only, as Kyverno's CLI.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
@@ -13,6 +12,7 @@ import { portcullisInProcess } from '../helpers/portcullis-cli.js';
 import { pushImage, pushPlatformIndex, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
 import { admissionReviewFor } from '../../infra/admission-event.js';
 import { applyPatchStrictly } from '../helpers/apply-patch.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 // Imported once the registry's CA is in the environment: the functions read REGISTRY_CA_PEM when imported.
 const importFunctions = async () => ({
@@ -135,7 +135,7 @@ spec:
   });
 
   it("policy test answers it from the context file's images only, as Kyverno's CLI", async () => {
-    const suite = mkdtempSync(join(tmpdir(), 'portcullis-image-metadata-suite-'));
+    const suite = temporaryDirectory('portcullis-image-metadata-suite-');
     const bad = `${registry.host}/team/bad:v1`;
     writeFileSync(join(suite, 'policy.yaml'), validatingPolicy(NOT_FORBIDDEN));
     writeFileSync(

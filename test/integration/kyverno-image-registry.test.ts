@@ -3,14 +3,14 @@
 // resolved digest), an index is read for its linux/amd64 image, a jmesPath selects from the data, and a
 // registry that cannot answer is the rule's error, which its failure policy resolves. `policy test` reads no
 // registry unless --registry is given, as kyverno test: the suite's values stand in for the entry.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
 import { podRunning } from '../helpers/invoke.js';
 import { portcullisInProcess } from '../helpers/portcullis-cli.js';
 import { pushImage, pushPlatformIndex, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
 // Imported once the registry's CA is in the environment: the function reads REGISTRY_CA_PEM when it is imported.
 const celVerdicts = () => import('../helpers/cel-verdict.js');
 let verdictOf: Awaited<ReturnType<typeof celVerdicts>>['verdictOf'];
@@ -109,7 +109,7 @@ describe.runIf(registryInstalled())('imageRegistry context entries', () => {
   });
 
   it('policy test reads no registry without --registry (the suite values stand in), and reads it with', async () => {
-    const suite = mkdtempSync(join(tmpdir(), 'portcullis-image-registry-suite-'));
+    const suite = temporaryDirectory('portcullis-image-registry-suite-');
     writeFileSync(join(suite, 'policy.yaml'), policy());
     writeFileSync(
       join(suite, 'resources.yaml'),

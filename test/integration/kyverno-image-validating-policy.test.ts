@@ -5,8 +5,7 @@
 // skips, a Deployment is judged by its pod template, and what is not run yet is refused at upload. `policy
 // test` runs it in a kyverno-test suite (`isImageValidatingPolicy`).
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
@@ -16,6 +15,7 @@ import { podRunning } from '../helpers/invoke.js';
 import { admissionReviewFor } from '../../infra/admission-event.js';
 import { portcullisInProcess } from '../helpers/portcullis-cli.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 // Imported once the registry's CA is in the environment: the function reads REGISTRY_CA_PEM when it is imported.
 const celVerdicts = async () => ({
@@ -250,7 +250,7 @@ spec:
   });
 
   it('policy test runs it in a kyverno-test suite: pass, fail, and skip by an exception', async () => {
-    const suite = mkdtempSync(join(tmpdir(), 'portcullis-ivpol-suite-'));
+    const suite = temporaryDirectory('portcullis-ivpol-suite-');
     const exception = `---
 apiVersion: policies.kyverno.io/v1beta1
 kind: PolicyException

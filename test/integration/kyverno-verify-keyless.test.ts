@@ -4,8 +4,6 @@
 // valid, and name the signer Kyverno's way (subject by wildcards or RE2, issuer); what is not run yet is
 // refused at upload with the reason.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../helpers/engines.js';
@@ -13,12 +11,13 @@ import { podRunning } from '../helpers/invoke.js';
 import { attestationLayer, pushAttestations, pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';
 import { testFulcio } from '../helpers/fulcio-certificates.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 // Imported once the registry's CA is in the environment: the function reads REGISTRY_CA_PEM when it is imported.
 const celVerdicts = () => import('../helpers/cel-verdict.js');
 const GITHUB = 'https://token.actions.githubusercontent.com';
 const RELEASE = 'https://github.com/team/app/.github/workflows/release.yaml@refs/heads/main';
-const folder = mkdtempSync(join(tmpdir(), 'portcullis-fulcio-'));
+const folder = temporaryDirectory('portcullis-fulcio-');
 const fulcio = testFulcio(folder);
 const otherAuthority = testFulcio(folder, 'other-fulcio');
 const rekor = rekorOf(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey);

@@ -2,13 +2,13 @@
 // own process, its compiled bundle): the suite's images are read from a real registry, a signed one passes
 // and an unsigned one fails, as Kyverno's CLI judges them.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushSignatures, signatureLayer } from '../helpers/cosign-signing.js';
 import { portcullis } from '../helpers/portcullis-cli.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
 
 const signer = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 
@@ -25,7 +25,7 @@ describe.runIf(registryInstalled())('policy test: verifyImages against a registr
     const signed = await pushImage(registry, 'team/app', 'v1');
     await pushSignatures(registry, 'team/app', signed, [await signatureLayer(registry, 'team/app', signed, signer.privateKey)]);
     const unsigned = await pushImage(registry, 'team/unsigned', 'v1');
-    suite = mkdtempSync(join(tmpdir(), 'portcullis-images-suite-'));
+    suite = temporaryDirectory('portcullis-images-suite-');
     const pod = (name: string, image: string) =>
       `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}, namespace: default}\nspec: {containers: [{name: c, image: "${image}"}]}\n`;
     writeFileSync(
