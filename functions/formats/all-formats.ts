@@ -5,6 +5,7 @@ import { kyvernoClusterPolicyValidateRulesFormat } from './kyverno-cluster-polic
 import { kyvernoImageValidatingPolicyFormat } from './kyverno-image-validating-policy.js';
 import { kyvernoValidatingPolicyFormat } from './kyverno-validating-policy.js';
 import type { PolicyFormat } from './policy-format.js';
+import { sigstoreClusterImagePolicyFormat } from './sigstore-cluster-image-policy.js';
 import { validatingAdmissionPolicyFormat } from './validating-admission-policy.js';
 
 export const POLICY_FORMATS: readonly PolicyFormat[] = [
@@ -13,6 +14,7 @@ export const POLICY_FORMATS: readonly PolicyFormat[] = [
   kyvernoImageValidatingPolicyFormat,
   gatekeeperFormat,
   kyvernoClusterPolicyValidateRulesFormat,
+  sigstoreClusterImagePolicyFormat,
 ];
 
 const MUTATING = 'mutating policies are run by the mutations function, not cel';

@@ -1,6 +1,6 @@
 // The denial wordings of the formats whose webhooks word denials their own way, by the name a rule's origin
 // gives (`origin.wording`): Gatekeeper's `[<constraint>] <message>` lines, and Kyverno's blocked-resource
-// message (its YAML rendering loaded only when a ClusterPolicy denies).
+// message (its YAML rendering loaded only when a ClusterPolicy denies), and policy-controller's field errors.
 import type { DenialWording } from '../admission/decide/denial-wording.js';
 
 const gatekeeper: DenialWording = {
@@ -22,4 +22,12 @@ const kyverno: DenialWording = {
     ),
 };
 
-export const DENIAL_WORDINGS: Readonly<Record<string, DenialWording>> = { gatekeeper, kyverno };
+// policy-controller's webhook (knative's FieldErrors): `validation failed: ` and one error per line.
+const sigstore: DenialWording = {
+  position: 'first',
+  wordsErrors: false,
+  warning: (_origin, message) => message,
+  denial: (_request, denials) => `validation failed: ${[...new Set(denials.map(({ message }) => message))].join('\n')}`,
+};
+
+export const DENIAL_WORDINGS: Readonly<Record<string, DenialWording>> = { gatekeeper, kyverno, sigstore };

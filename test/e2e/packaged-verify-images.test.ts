@@ -4,7 +4,6 @@
 // loaded only when a rule first verifies an image, and a registry that hangs resolved by the failure policy
 // within the request's deadline; and an imageRegistry context entry reading an image's config from it.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { join } from 'node:path';
 import { createServer as createNetServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attestationLayer, pushAttestations, pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';

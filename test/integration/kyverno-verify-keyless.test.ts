@@ -4,7 +4,6 @@
 // valid, and name the signer Kyverno's way (subject by wildcards or RE2, issuer); what is not run yet is
 // refused at upload with the reason.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import '../helpers/engines.js';
 import { podRunning } from '../helpers/invoke.js';

@@ -14,17 +14,40 @@ import type { EvalRequest } from './eval-report.js';
 import type { OpaCase } from './opa-cases.js';
 import type { TestLimits } from '../runtime/test-limits.js';
 import { regoRuleSchemaOf } from './gatekeeper-target/rule-schema.js';
+import { isSigstoreWritten, type SigstoreRule, sigstoreRuleSchemaOf } from './sigstore-target/image-policy-rule.js';
+import { sigstoreImagesToVerify, validateSigstore } from './sigstore-target/image-policy-target.js';
+import * as v from '../../admission/schema.js';
 
 const evaluator = new OnDemand<Evaluator>(
   async () => (await import('./evaluator.js')).evaluator,
   "the Rego engine is not loaded (the engine's load() runs before a rule is read or run)",
 );
 
-export const regoEngine: Engine<RegoValidation, never> = {
+/** A rule of one of the engine's targets: Gatekeeper's, or policy-controller's (sigstore-target/). */
+export type RegoRule = RegoValidation | SigstoreRule;
+const isSigstore = (rule: RegoRule | undefined): rule is SigstoreRule => rule !== undefined && 'target' in rule;
+
+const gatekeeperSchema = regoRuleSchemaOf(() => evaluator.get());
+/** Each target's schema, chosen by the fields written: the errors are the chosen one's. */
+const regoRuleSchema = v.pipe(
+  v.unknown(),
+  v.rawTransform(({ dataset, addIssue, NEVER }): RegoRule => {
+    const written = dataset.value;
+    const schema = isSigstoreWritten(written) ? sigstoreRuleSchemaOf(written as object) : gatekeeperSchema;
+    const result = v.safeParse(schema as v.GenericSchema<unknown, RegoRule>, written);
+    if (result.success) return result.output;
+    for (const issue of result.issues) addIssue({ message: issue.message, ...(issue.path ? { path: issue.path } : {}) });
+    return NEVER;
+  }),
+);
+
+export const regoEngine: Engine<RegoRule, never> = {
   name: 'rego',
-  schemas: { validating: regoRuleSchemaOf(() => evaluator.get()) },
+  schemas: { validating: regoRuleSchema },
   load(rule) {
-    // Asked before every rule of every request: nothing is allocated when nothing is missing.
+    // Asked before every rule of every request: nothing is allocated when nothing is missing. Policy-controller's
+    // rules run Rego only in their policies, which are not read yet: they need RE2 for their globs alone.
+    if (isSigstore(rule)) return rule.usesRegex && !regexEngineLoaded() ? loadRegexEngine() : undefined;
     const regex = rule?.usesRegex === true && !regexEngineLoaded();
     const graphql = rule?.usesGraphql === true && !(evaluator.loaded && evaluator.get().graphqlLibrary.loaded());
     if (evaluator.loaded && !regex && !graphql) return undefined;
@@ -35,14 +58,17 @@ export const regoEngine: Engine<RegoValidation, never> = {
     return Promise.all([withGraphql(), regex && loadRegexEngine()]).then(() => undefined);
   },
   // Compiles the modules (once: the schema reuses them) and names the documents under data they read unprovided.
-  check: (written) => evaluator.get().problemsOf(written),
-  validate: (request, rule, context) => evaluator.get().validate(request, rule, context),
+  check: (written) => (isSigstoreWritten(written) ? [] : evaluator.get().problemsOf(written)),
+  validate: (request, rule, context) =>
+    isSigstore(rule) ? validateSigstore(request, rule, context) : evaluator.get().validate(request, rule, context),
   mutate() {
     throw new Error('the Rego engine validates only (Gatekeeper mutates with its own mutators, not Rego)');
   },
   // A rule is itself alone: Gatekeeper judges the kinds a constraint matches, no pod templates of controllers.
   expand: (rule) => [rule],
-  clusterReads: (rule) => rule.inventory ?? [],
+  clusterReads: (rule) => (isSigstore(rule) ? [] : (rule.inventory ?? [])),
+  imagesToVerify: (request, rule, _context, purpose) =>
+    purpose === 'validate' && isSigstore(rule) ? sigstoreImagesToVerify(request, rule) : [],
 };
 
 /** The compiler and a document's evaluation, for tools that run Rego outside a function (`npm run bench`). */
@@ -81,3 +107,4 @@ export type { OpaCase, OpaCaseOutcome } from './opa-cases.js';
 export { inventoryOf } from './gatekeeper-target/inventory.js';
 export type { RegoSource } from './compile-sources.js';
 export type { RegoTestResult, RegoTestRun } from './unit-tests.js';
+export { globProblem as imageGlobProblem } from './sigstore-target/image-globs.js';

@@ -1,0 +1,174 @@
+// The rules of policy-controller's target as a rules document writes them (formats/sigstore-cluster-image-
+// policy.ts makes them from ClusterImagePolicies): `clusterImagePolicy`, one policy's images, authorities and
+// attestations; `clusterImagePolicyWebhook`, what policy-controller's webhook asks of every image whatever
+// the policies (a digest, and a policy that matches it). Globs become RE2 patterns, authorities the attestor
+// sets the image verification runs (attestor-entries.ts reads them), predicate types their URIs.
+import type { AttestorSetSpec, ImageLocationSpec } from '../../../admission/image-verification/image-check.js';
+import { attestorSet, locationOf } from '../../../admission/image-verification/attestor-entries.js';
+import { type LabelSelector, LabelSelectorSchema } from '../../../admission/kubernetes/label-selector.js';
+import * as v from '../../../admission/schema.js';
+import { globPattern, globProblem } from './image-globs.js';
+
+/** cosign's short names of predicate types (options.PredicateTypeMap); any other is the type's URI itself. */
+const PREDICATE_TYPES: Readonly<Record<string, string>> = {
+  custom: 'https://cosign.sigstore.dev/attestation/v1',
+  slsaprovenance: 'https://slsa.dev/provenance/v0.2',
+  slsaprovenance02: 'https://slsa.dev/provenance/v0.2',
+  slsaprovenance1: 'https://slsa.dev/provenance/v1',
+  spdx: 'https://spdx.dev/Document',
+  spdxjson: 'https://spdx.dev/Document',
+  cyclonedx: 'https://cyclonedx.org/bom',
+  link: 'https://in-toto.io/Link/v1',
+  vuln: 'https://cosign.sigstore.dev/attestation/vuln/v1',
+  openvex: 'https://openvex.dev/ns',
+};
+
+export interface ResourceMatch {
+  group: string;
+  version: string;
+  resource: string;
+  selector?: LabelSelector;
+}
+
+export interface Authority {
+  name: string;
+  /** A static authority passes or fails every image without asking a registry. */
+  static?: { action: 'pass' | 'fail'; message: string };
+  /** How the authority's signer is named in messages: `key` or `keyless`. */
+  signer: 'key' | 'keyless';
+  /** The authority's keys or identities: one of its entries verifying is enough. */
+  attestors: AttestorSetSpec;
+  /** Attestations the image must carry, each verified by the authority (then its signatures are not asked for). */
+  attestations: readonly { name: string; predicateType: string }[];
+  repository?: ImageLocationSpec;
+}
+
+/** The images a policy judges: its globs' patterns, and the resources its `match` names (all when empty). */
+export interface PolicyScope {
+  policy: string;
+  patterns: readonly string[];
+  match: readonly ResourceMatch[];
+}
+
+export interface ClusterImagePolicyRule extends PolicyScope {
+  target: 'clusterImagePolicy';
+  /** Told apart from every other policy read, so a verdict cached for one never answers another. */
+  id: string;
+  authorities: readonly Authority[];
+  usesRegex: true;
+}
+
+export interface ClusterImagePolicyWebhookRule {
+  target: 'clusterImagePolicyWebhook';
+  /** `digests`: every image named by digest; `unmatched`: every image matched by one of `policies`. */
+  check: 'digests' | 'unmatched';
+  policies: readonly PolicyScope[];
+  usesRegex: boolean;
+}
+
+export type SigstoreRule = ClusterImagePolicyRule | ClusterImagePolicyWebhookRule;
+
+export const isSigstoreWritten = (written: unknown): boolean =>
+  typeof written === 'object' && written !== null && ('clusterImagePolicy' in written || 'clusterImagePolicyWebhook' in written);
+
+const ResourceMatchSchema = v.strictObject({
+  group: v.optional(v.string(), ''),
+  version: v.optional(v.string(), ''),
+  resource: v.string(),
+  selector: v.optional(LabelSelectorSchema),
+});
+
+const GlobSchema = v.pipe(
+  v.string(),
+  v.check(
+    (glob) => globProblem(glob) === undefined,
+    (issue) => globProblem(issue.input as string) ?? 'invalid glob',
+  ),
+);
+
+const ScopeEntries = {
+  policy: v.pipe(v.string(), v.minLength(1)),
+  globs: v.pipe(v.array(GlobSchema), v.minLength(1, 'expected at least one glob')),
+  match: v.optional(v.array(ResourceMatchSchema), () => []),
+};
+
+const scopeOf = (written: { policy: string; globs: string[]; match: ResourceMatch[] }): PolicyScope => ({
+  policy: written.policy,
+  patterns: written.globs.map(globPattern),
+  match: written.match,
+});
+
+const AuthoritySchema = v.strictObject({
+  name: v.pipe(v.string(), v.minLength(1)),
+  static: v.optional(v.strictObject({ action: v.picklist(['pass', 'fail']), message: v.optional(v.string(), '') })),
+  signer: v.optional(v.picklist(['key', 'keyless'])),
+  // Kyverno's attestor set as attestor-entries.ts reads it: the authority's key, or one keyless entry per identity.
+  attestors: v.optional(v.unknown()),
+  attestations: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), predicateType: v.string() })), () => []),
+  repository: v.optional(v.string()),
+});
+
+let policiesRead = 0;
+
+const PolicySchema = v.pipe(
+  v.strictObject({ ...ScopeEntries, authorities: v.pipe(v.array(AuthoritySchema), v.minLength(1, 'expected at least one authority')) }),
+  v.rawTransform(({ dataset, addIssue, NEVER }): ClusterImagePolicyRule => {
+    const written = dataset.value;
+    const authorities = written.authorities.flatMap((authority, index): Authority[] => {
+      const at = `authorities[${index}]`;
+      const problems: string[] = [];
+      const attestations = authority.attestations.map(({ name, predicateType }) => ({
+        name,
+        predicateType: PREDICATE_TYPES[predicateType] ?? predicateType,
+      }));
+      if (authority.static) {
+        if (authority.attestors !== undefined || attestations.length > 0 || authority.repository !== undefined)
+          problems.push(`${at}: a static authority has no attestors, attestations or repository`);
+        if (problems.length === 0)
+          return [{ name: authority.name, static: authority.static, signer: 'key', attestors: { entries: [] }, attestations: [] }];
+      } else {
+        const set = attestorSet(authority.attestors, `${at}.attestors`, problems, undefined, attestations.length > 0);
+        const repository = locationOf(authority.repository, `${at}.repository`, problems);
+        if (!authority.signer) problems.push(`${at}.signer: expected key or keyless`);
+        if (set && problems.length === 0)
+          return [
+            {
+              name: authority.name,
+              signer: authority.signer!,
+              attestors: set,
+              attestations,
+              ...(repository ? { repository } : {}),
+            },
+          ];
+      }
+      for (const message of problems) addIssue({ message });
+      return [];
+    });
+    if (authorities.length < written.authorities.length) return NEVER;
+    return { target: 'clusterImagePolicy', id: `cip-${++policiesRead}`, ...scopeOf(written), authorities, usesRegex: true };
+  }),
+);
+
+const WebhookSchema = v.pipe(
+  v.strictObject({ check: v.picklist(['digests', 'unmatched']), policies: v.optional(v.array(v.strictObject(ScopeEntries)), () => []) }),
+  v.transform(
+    (written): ClusterImagePolicyWebhookRule => ({
+      target: 'clusterImagePolicyWebhook',
+      check: written.check,
+      policies: written.policies.map(scopeOf),
+      usesRegex: written.check === 'unmatched',
+    }),
+  ),
+);
+
+/** The schema of the target's rule the written one is: `clusterImagePolicy` or `clusterImagePolicyWebhook`. */
+export const sigstoreRuleSchemaOf = (written: object): v.GenericSchema<unknown, SigstoreRule> =>
+  'clusterImagePolicy' in written
+    ? v.pipe(
+        v.strictObject({ clusterImagePolicy: PolicySchema }),
+        v.transform((rule) => rule.clusterImagePolicy),
+      )
+    : v.pipe(
+        v.strictObject({ clusterImagePolicyWebhook: WebhookSchema }),
+        v.transform((rule) => rule.clusterImagePolicyWebhook),
+      );

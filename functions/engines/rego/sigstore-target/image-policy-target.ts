@@ -1,0 +1,190 @@
+// policy-controller's admission target (pkg/webhook/validator.go): the images of a Pod or a pod controller,
+// each judged as its webhook judges it. Every image must be named by digest (its mutating webhook resolves
+// tags) and be matched by a policy, unless its no-match-policy says otherwise (the webhook rules). A policy
+// judges the images its globs match, on the resources its `match` names: an image passes when one of its
+// authorities passes (a static pass, or the authority's signatures, or each of its attestations, verified);
+// else the policy fails it, with every authority's reason, worded as policy-controller words them.
+import type { Findings } from '../../../admission/policy.js';
+import type { AdmissionRequest } from '../../../admission/review/admission-review-schema.js';
+import type { ImageCheck, ImageVerdict } from '../../../admission/image-verification/image-check.js';
+import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
+import { type ImageReference, parseImageReference } from '../../../admission/kubernetes/image-reference.js';
+import { matchesLabelSelector } from '../../../admission/kubernetes/label-selector.js';
+import { podSpecOf } from '../../../admission/kubernetes/pod-containers.js';
+import type { EngineContext } from '../../engine.js';
+import { canonicalName, matchesAnyGlob } from './image-globs.js';
+import type { Authority, ClusterImagePolicyRule, PolicyScope, SigstoreRule } from './image-policy-rule.js';
+
+/** Where each kind's pod spec is, as policy-controller's messages name a container's field. */
+const SPEC_PREFIXES: Readonly<Record<string, string>> = {
+  Pod: 'spec.',
+  ReplicaSet: 'spec.template.spec.',
+  Deployment: 'spec.template.spec.',
+  StatefulSet: 'spec.template.spec.',
+  DaemonSet: 'spec.template.spec.',
+  Job: 'spec.template.spec.',
+  CronJob: 'spec.jobTemplate.spec.template.spec.',
+};
+const SCALABLE = new Set(['ReplicaSet', 'Deployment', 'StatefulSet']);
+
+interface ContainerImage {
+  /** `spec.containers[0].image`. */
+  path: string;
+  image: string;
+  /** The image's reference when it parses and names a digest. */
+  reference?: ImageReference;
+}
+
+const labelsOf = (object: unknown): Record<string, string> => {
+  const labels = isJsonObject(object) && isJsonObject(object.metadata) ? object.metadata.labels : undefined;
+  return isJsonObject(labels) ? (labels as Record<string, string>) : {};
+};
+
+const replicasOf = (object: unknown) => {
+  const spec = isJsonObject(object) ? object.spec : undefined;
+  return isJsonObject(spec) && typeof spec.replicas === 'number' ? spec.replicas : 1;
+};
+
+/**
+ * The request's container images, as policy-controller gathers them; none for what it leaves alone: an
+ * object being deleted, and a scalable controller only scaled down.
+ */
+function containerImages(request: AdmissionRequest): ContainerImage[] {
+  const kind = request.kind.kind;
+  const prefix = Object.hasOwn(SPEC_PREFIXES, kind) ? SPEC_PREFIXES[kind] : undefined;
+  const object = request.object;
+  if (prefix === undefined || !isJsonObject(object)) return [];
+  if (isJsonObject(object.metadata) && object.metadata.deletionTimestamp) return [];
+  if (request.operation === 'UPDATE' && SCALABLE.has(kind) && replicasOf(object) < replicasOf(request.oldObject)) return [];
+  const spec = podSpecOf(kind, object) ?? {};
+  return ['initContainers', 'containers', 'ephemeralContainers'].flatMap((field) => {
+    const list = spec[field];
+    if (!Array.isArray(list)) return [];
+    return list.flatMap((container, index) => {
+      if (!isJsonObject(container) || typeof container.image !== 'string') return [];
+      const reference = parseImageReference(container.image);
+      return [
+        {
+          path: `${prefix}${field}[${index}].image`,
+          image: container.image,
+          ...(reference?.digest ? { reference } : {}),
+        },
+      ];
+    });
+  });
+}
+
+/** Whether the policy judges this request's resource: any of its `match` entries, or every resource when it has none. */
+function judgesResource(scope: PolicyScope, request: AdmissionRequest): boolean {
+  if (scope.match.length === 0) return true;
+  const { group, version, resource } = request.resource;
+  return scope.match.some(
+    (entry) =>
+      entry.resource === resource &&
+      entry.group === group &&
+      (entry.version === version || entry.version === '*') &&
+      (!entry.selector || matchesLabelSelector(labelsOf(request.object), entry.selector)),
+  );
+}
+
+const judges = (scope: PolicyScope, request: AdmissionRequest, reference: ImageReference) =>
+  judgesResource(scope, request) && matchesAnyGlob(canonicalName(reference), scope.patterns);
+
+/** The images of the request this policy judges. */
+function judgedImages(rule: ClusterImagePolicyRule, request: AdmissionRequest) {
+  return containerImages(request).filter(
+    (found): found is ContainerImage & { reference: ImageReference } => !!found.reference && judges(rule, request, found.reference),
+  );
+}
+
+/** A static pass passes every image the policy judges, whatever its other authorities would say. */
+const passesStatically = (rule: ClusterImagePolicyRule) => rule.authorities.some((authority) => authority.static?.action === 'pass');
+
+const checkKey = (rule: ClusterImagePolicyRule, index: number, reference: ImageReference) => `${rule.id}/${index} ${reference.normalised}`;
+
+/** What each of the policy's authorities asks of a registry, per image it judges. */
+export function sigstoreImagesToVerify(request: AdmissionRequest, rule: SigstoreRule): ImageCheck[] {
+  if (rule.target !== 'clusterImagePolicy' || passesStatically(rule)) return [];
+  return judgedImages(rule, request).flatMap(({ reference }) =>
+    rule.authorities.flatMap((authority, index): ImageCheck[] =>
+      authority.static
+        ? []
+        : [
+            {
+              key: checkKey(rule, index, reference),
+              reference,
+              // With attestations, policy-controller verifies those alone.
+              attestors: authority.attestations.length > 0 ? [] : [authority.attestors],
+              attestations: authority.attestations.map(({ predicateType }) => ({ predicateType, attestors: [authority.attestors] })),
+              useCache: true,
+              ...(authority.repository ? { repository: authority.repository } : {}),
+            },
+          ],
+    ),
+  );
+}
+
+/** Our verifier's reason, without what names Kyverno's fields (`.attestors[0].entries[0].keys: `). */
+const reasonOf = (verdict: ImageVerdict) =>
+  verdict.message.replace(/^failed to verify image \S+: /, '').replace(/\.attestors\[\d+\]\.entries\[\d+\]\.(keys|keyless): /g, '');
+
+/** Why the authority fails the image, or undefined when it passes it; throws when its registry failed. */
+function authorityFailure(authority: Authority, verdict: ImageVerdict | undefined, name: string): string | undefined {
+  if (authority.static) return authority.static.action === 'pass' ? undefined : `disallowed by static policy: ${authority.static.message}`;
+  const what = `${authority.attestations.length > 0 ? 'attestation' : 'signature'} ${authority.signer}`;
+  // The function verifies what sigstoreImagesToVerify names before the rule runs: a missing verdict is a defect.
+  if (!verdict) throw new Error(`image ${name} was not verified before the rule ran`);
+  if (verdict.outcome !== 'verified') return `${what} validation failed for authority ${authority.name} for ${name}: ${reasonOf(verdict)}`;
+  for (const [index, { predicateType }] of authority.attestations.entries()) {
+    const outcomes = verdict.attestations?.[index]?.flat() ?? [];
+    if (outcomes.some((outcome) => 'statements' in outcome && outcome.statements.length > 0)) continue;
+    const reasons = outcomes.flatMap((outcome) => ('problem' in outcome ? [outcome.problem] : []));
+    return `${what} validation failed for authority ${authority.name} for ${name}: no matching attestations with type ${predicateType}${
+      reasons.length > 0 ? `: ${[...new Set(reasons)].join('; ')}` : ''
+    }`;
+  }
+  return undefined;
+}
+
+function judgePolicy(rule: ClusterImagePolicyRule, request: AdmissionRequest, verdicts: ReadonlyMap<string, ImageVerdict> | undefined) {
+  if (passesStatically(rule)) return [];
+  const violations: string[] = [];
+  for (const { path, image, reference } of judgedImages(rule, request)) {
+    const name = canonicalName(reference);
+    const failures: string[] = [];
+    const registryErrors: string[] = [];
+    const passed = rule.authorities.some((authority, index) => {
+      const verdict = verdicts?.get(checkKey(rule, index, reference));
+      if (verdict?.outcome === 'error') {
+        registryErrors.push(verdict.message);
+        return false;
+      }
+      const failure = authorityFailure(authority, verdict, name);
+      if (failure) failures.push(failure);
+      return failure === undefined;
+    });
+    if (passed) continue;
+    // No authority passed and a registry could not answer: not a verification that failed, the failure policy decides.
+    if (registryErrors.length > 0) throw new Error(registryErrors.join('; '));
+    violations.push(`failed policy: ${rule.policy}: ${path}\n${image} ${failures.join(' ')}`);
+  }
+  return violations;
+}
+
+function judgeWebhook(check: 'digests' | 'unmatched', policies: readonly PolicyScope[], request: AdmissionRequest) {
+  return containerImages(request).flatMap(({ path, image, reference }) => {
+    if (check === 'digests') {
+      if (reference) return [];
+      const parsed = parseImageReference(image);
+      return [parsed ? `invalid value: ${image} must be an image digest: ${path}` : `could not parse reference: ${image}: ${path}`];
+    }
+    if (!reference || policies.some((scope) => judges(scope, request, reference))) return [];
+    return [`no matching policies: ${path}\n${image}`];
+  });
+}
+
+/** The target's findings on the request: its images' failures, one per image a rule fails. */
+export function validateSigstore(request: AdmissionRequest, rule: SigstoreRule, context: EngineContext): Findings {
+  if (rule.target === 'clusterImagePolicyWebhook') return judgeWebhook(rule.check, rule.policies, request);
+  return judgePolicy(rule, request, context.imageVerdicts);
+}

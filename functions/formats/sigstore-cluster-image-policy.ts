@@ -1,0 +1,141 @@
+// Sigstore policy-controller's ClusterImagePolicy (policy.sigstore.dev v1alpha1 and v1beta1, one spec), with
+// its ConfigMap config-policy-controller (`no-match-policy`), as rules of the Rego engine's policy-controller
+// target (engines/rego/sigstore-target). Registered as policy-controller registers its webhook: Pods and pod
+// controllers, CREATE and UPDATE, in namespaces labelled policy.sigstore.dev/include=true, failurePolicy
+// Fail. One rule per policy (`mode: warn` warns), and the webhook's own rules: every image named by digest
+// (policy-controller's mutating webhook resolves tags), and matched by a policy unless no-match-policy allows
+// it (deny by default; warn warns). Policies are checked with policy-controller's own messages.
+import { imageGlobProblem as globProblem } from '../engines/rego/index.js';
+import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
+import { authorityOf } from './sigstore-authorities.js';
+
+const KIND = 'ClusterImagePolicy';
+const CONFIG = 'config-policy-controller';
+const RESOURCES = new Set(['replicasets', 'deployments', 'pods', 'cronjobs', 'jobs', 'statefulsets', 'daemonsets']);
+const OPERATIONS = ['CREATE', 'UPDATE'];
+
+const isImagePolicy = (manifest: Manifest) => groupOf(manifest) === 'policy.sigstore.dev' && manifest.kind === KIND;
+const isConfig = (manifest: Manifest) => manifest.kind === 'ConfigMap' && nameOf(manifest) === CONFIG;
+
+/** What policy-controller's webhooks are registered for (config/500-webhook-configuration.yaml, cmd/webhook). */
+const MATCH = {
+  resourceRules: [
+    { apiGroups: [''], apiVersions: ['v1'], resources: ['pods', 'pods/ephemeralcontainers'], operations: OPERATIONS },
+    {
+      apiGroups: ['apps'],
+      apiVersions: ['v1'],
+      resources: ['replicasets', 'deployments', 'statefulsets', 'daemonsets'],
+      operations: OPERATIONS,
+    },
+    { apiGroups: ['batch'], apiVersions: ['v1'], resources: ['jobs', 'cronjobs'], operations: OPERATIONS },
+    { apiGroups: ['batch'], apiVersions: ['v1beta1'], resources: ['cronjobs'], operations: OPERATIONS },
+  ],
+  namespaceSelector: { matchExpressions: [{ key: 'policy.sigstore.dev/include', operator: 'In', values: ['true'] }] },
+};
+
+type Spec = { images?: unknown; authorities?: unknown; mode?: unknown; match?: unknown; policy?: unknown };
+
+/** The policy's images and resources, as its rule and the webhook's no-match rule read them. */
+function scopeOf(name: string, spec: Spec, problems: string[]) {
+  const images = Array.isArray(spec.images) ? spec.images : [];
+  if (images.length === 0) problems.push('missing field(s): spec.images');
+  const globs = images.flatMap((image, index) => {
+    const glob = (image as { glob?: unknown } | null)?.glob;
+    if (typeof glob !== 'string' || glob === '') {
+      problems.push(`missing field(s): spec.images[${index}].glob`);
+      return [];
+    }
+    const problem = globProblem(glob);
+    if (problem) problems.push(`invalid value: ${glob}: spec.images[${index}].glob: ${problem}`);
+    return problem ? [] : [glob];
+  });
+  const match = (Array.isArray(spec.match) ? spec.match : []).flatMap((entry, index) => {
+    const { group = '', version = '', resource = '', selector } = (entry ?? {}) as Record<string, unknown>;
+    if (typeof resource !== 'string' || !RESOURCES.has(resource)) {
+      problems.push(`invalid value: ${String(resource)}: spec.match[${index}].resource: unsupported resource name`);
+      return [];
+    }
+    return [{ group, version, resource, ...(selector !== undefined ? { selector } : {}) }];
+  });
+  return { policy: name, globs, ...(match.length > 0 ? { match } : {}) };
+}
+
+function policyRule(manifest: Manifest, errors: string[]) {
+  const name = nameOf(manifest);
+  const spec = (manifest.spec ?? {}) as Spec;
+  const problems: string[] = [];
+  const scope = scopeOf(name, spec, problems);
+  if (spec.mode !== undefined && spec.mode !== 'enforce' && spec.mode !== 'warn')
+    problems.push(`invalid value: ${String(spec.mode)}: spec.mode: unsupported mode`);
+  // policy-controller admits every image a policy without authorities matches (a plain error it does not count).
+  const written = Array.isArray(spec.authorities) ? spec.authorities : [];
+  if (written.length === 0) problems.push('missing field(s): spec.authorities');
+  const authorities = written.flatMap((authority, index) => authorityOf(authority, index, problems) ?? []);
+  if (spec.policy !== undefined) problems.push("spec.policy: cannot run here: a policy over the authorities' results is not evaluated yet");
+  errors.push(...problems.map((problem) => `${KIND} ${name}: ${problem}`));
+  if (problems.length > 0) return { scope, rule: undefined };
+  const rule = {
+    name,
+    ...(spec.mode === 'warn' ? { validationActions: ['Warn'] } : { validationActions: ['Deny'] }),
+    failurePolicy: 'Fail',
+    origin: { kind: KIND, name, wording: 'sigstore' },
+    match: MATCH,
+    parameters: { rego: { clusterImagePolicy: { ...scope, authorities } } },
+  };
+  return { scope, rule };
+}
+
+/** The webhook's rules, across the policies: digests always, unmatched images unless no-match-policy allows them. */
+function webhookRules(scopes: readonly Record<string, unknown>[], config: Manifest | undefined): TranslatedRule[] {
+  const written = (config?.data as Record<string, unknown> | undefined)?.['no-match-policy'];
+  // As policy-controller: allow and warn are read, anything else denies.
+  const noMatch = written === 'allow' || written === 'warn' ? written : 'deny';
+  const rule = (name: string, actions: string[], check: Record<string, unknown>): TranslatedRule => ({
+    rule: {
+      name,
+      validationActions: actions,
+      failurePolicy: 'Fail',
+      origin: { kind: KIND, name, wording: 'sigstore' },
+      match: MATCH,
+      parameters: { rego: { clusterImagePolicyWebhook: check } },
+    },
+    label: `${KIND} webhook (${name})`,
+    parametersAt: 'spec',
+    matchAt: 'spec',
+  });
+  return [
+    rule('policy.sigstore.dev', ['Deny'], { check: 'digests' }),
+    ...(noMatch === 'allow'
+      ? []
+      : [rule('no-match-policy', noMatch === 'warn' ? ['Warn'] : ['Deny'], { check: 'unmatched', policies: scopes })]),
+  ];
+}
+
+export const sigstoreClusterImagePolicyFormat: PolicyFormat = {
+  name: `Sigstore ${KIND}`,
+  claims: (manifest) => isImagePolicy(manifest) || isConfig(manifest),
+  rulesOf(claimed): FormatResult {
+    const errors: string[] = [];
+    const policies = claimed.filter(isImagePolicy);
+    const configs = claimed.filter(isConfig);
+    if (configs.length > 1) errors.push(`ConfigMap ${CONFIG}: the bundle holds ${configs.length}; expected one`);
+    if (policies.length === 0) {
+      if (configs.length > 0) errors.push(`ConfigMap ${CONFIG}: no ${KIND} in the bundle, so nothing reads it`);
+      return { rules: [], errors };
+    }
+    const made = policies.map((policy) => policyRule(policy, errors));
+    const rules: TranslatedRule[] = made.flatMap(({ rule, scope }) =>
+      rule ? [{ rule, label: `${KIND} ${scope.policy}`, parametersAt: 'spec', matchAt: 'spec' }] : [],
+    );
+    return {
+      rules: [
+        ...rules,
+        ...webhookRules(
+          made.map(({ scope }) => scope),
+          configs[0],
+        ),
+      ],
+      errors,
+    };
+  },
+};

@@ -1,0 +1,236 @@
+// Sigstore policy-controller's ClusterImagePolicy in the cel function, against images, signatures and
+// attestations in a real registry: an image its globs match passes when one of its authorities passes (a key
+// that signed it, an attestation of the type asked for, a static pass), else it is denied with
+// policy-controller's message; every matching policy must pass; images must be named by digest; an image no
+// policy matches is denied, warned of or allowed as config-policy-controller's no-match-policy says;
+// `mode: warn` warns. What is not run yet is refused at upload with policy-controller's own messages or the reason.
+import { generateKeyPairSync } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../helpers/engines.js';
+import { podRunning } from '../helpers/invoke.js';
+import { attestationLayer, pushAttestations, pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';
+import { testFulcio } from '../helpers/fulcio-certificates.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
+import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
+
+// Imported once the registry's CA is in the environment: the function reads REGISTRY_CA_PEM when it is imported.
+const celVerdicts = () => import('../helpers/cel-verdict.js');
+let verdictOf: Awaited<ReturnType<typeof celVerdicts>>['verdictOf'];
+let refusalOf: Awaited<ReturnType<typeof celVerdicts>>['refusalOf'];
+
+const GITHUB = 'https://token.actions.githubusercontent.com';
+const RELEASE = 'https://github.com/team/app/.github/workflows/release.yaml@refs/heads/main';
+const signer = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+const stranger = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+const pem = (key: typeof signer.publicKey) => key.export({ type: 'spki', format: 'pem' }) as string;
+const indented = (text: string, spaces: number) => text.trimEnd().replaceAll('\n', `\n${' '.repeat(spaces)}`);
+
+const keyAuthority = (key = signer.publicKey, extra = '') => `
+    - key:
+        data: |
+          ${indented(pem(key), 10)}${extra}`;
+
+function imagePolicy(name: string, glob: string, authorities: string, spec = '') {
+  return `apiVersion: policy.sigstore.dev/v1beta1
+kind: ClusterImagePolicy
+metadata: {name: ${name}}
+spec:
+  images: [{glob: ${JSON.stringify(glob)}}]${spec}
+  authorities:${authorities}
+`;
+}
+const noMatchPolicy = (value: string) => `---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: config-policy-controller, namespace: cosign-system}
+data: {no-match-policy: ${value}}
+`;
+
+it.skipIf(registryInstalled())(
+  'docker-registry is not installed (apt-get install docker-registry): the ClusterImagePolicy tests did not run',
+  () => {},
+);
+
+describe.runIf(registryInstalled())('ClusterImagePolicy in the cel function', () => {
+  let registry: TestRegistry;
+  let signed: string;
+  let unsigned: string;
+  let attested: string;
+  beforeAll(async () => {
+    registry = await startRegistry({ anonymousPull: true });
+    process.env.REGISTRY_CA_PEM = registry.ca;
+    ({ verdictOf, refusalOf } = await celVerdicts());
+    signed = await pushImage(registry, 'team/app', 'v1');
+    await pushSignatures(registry, 'team/app', signed, [await signatureLayer(registry, 'team/app', signed, signer.privateKey)]);
+    unsigned = await pushImage(registry, 'team/unsigned', 'v1');
+    attested = await pushImage(registry, 'team/attested', 'v1');
+    await pushAttestations(registry, 'team/attested', attested, [
+      await attestationLayer(registry, 'team/attested', attested, signer.privateKey, 'https://cosign.sigstore.dev/attestation/v1', {
+        Data: 'built by ci',
+      }),
+    ]);
+  });
+  afterAll(() => registry?.stop());
+
+  const image = (repository: string, digest: string) => `${registry.host}/${repository}@${digest}`;
+  const teamImages = () => `${registry.host}/team/**`;
+
+  it('admits an image signed by the key, and denies an unsigned one with the message policy-controller gives', async () => {
+    const rules = imagePolicy('image-policy', teamImages(), keyAuthority());
+    expect((await verdictOf(rules, podRunning(image('team/app', signed)))).allowed).toBe(true);
+    const denied = await verdictOf(rules, podRunning(image('team/unsigned', unsigned)));
+    expect(denied.allowed).toBe(false);
+    expect(denied.status?.message).toContain(
+      `validation failed: failed policy: image-policy: spec.containers[0].image\n${image('team/unsigned', unsigned)} ` +
+        `signature key validation failed for authority authority-0 for ${image('team/unsigned', unsigned)}: no matching signatures`,
+    );
+  });
+
+  it("denies another key's signature, and passes when any one authority passes", async () => {
+    const strangers = imagePolicy('image-policy', teamImages(), keyAuthority(stranger.publicKey));
+    expect((await verdictOf(strangers, podRunning(image('team/app', signed)))).allowed).toBe(false);
+    const either = imagePolicy('image-policy', teamImages(), keyAuthority(stranger.publicKey) + keyAuthority());
+    expect((await verdictOf(either, podRunning(image('team/app', signed)))).allowed).toBe(true);
+  });
+
+  it('static authorities: pass admits without a signature, fail denies with its message', async () => {
+    const pass = imagePolicy('image-policy', teamImages(), '\n    - static: {action: pass}');
+    expect((await verdictOf(pass, podRunning(image('team/unsigned', unsigned)))).allowed).toBe(true);
+    const fail = imagePolicy('image-policy', teamImages(), '\n    - static: {action: fail, message: not from this registry}');
+    expect((await verdictOf(fail, podRunning(image('team/app', signed)))).status?.message).toContain(
+      'disallowed by static policy: not from this registry',
+    );
+  });
+
+  it('every policy that matches an image must pass it', async () => {
+    const both = `${imagePolicy('signed', teamImages(), keyAuthority())}---\n${imagePolicy('banned', `${registry.host}/team/app*`, '\n    - static: {action: fail}')}`;
+    const verdict = await verdictOf(both, podRunning(image('team/app', signed)));
+    expect(verdict.allowed).toBe(false);
+    expect(verdict.status?.message).toContain('failed policy: banned: spec.containers[0].image');
+    expect(verdict.status?.message).not.toContain('failed policy: signed');
+  });
+
+  it('an image named by tag is denied: the mutating webhook resolves tags to digests', async () => {
+    const verdict = await verdictOf(imagePolicy('image-policy', teamImages(), keyAuthority()), podRunning(`${registry.host}/team/app:v1`));
+    expect(verdict.status?.message).toContain(
+      `invalid value: ${registry.host}/team/app:v1 must be an image digest: spec.containers[0].image`,
+    );
+  });
+
+  it('an image no policy matches: denied by default, warned of or allowed as no-match-policy says', async () => {
+    const rules = imagePolicy('image-policy', `${registry.host}/other/**`, keyAuthority());
+    const pod = podRunning(image('team/app', signed));
+    expect((await verdictOf(rules, pod)).status?.message).toContain(
+      `no matching policies: spec.containers[0].image\n${image('team/app', signed)}`,
+    );
+    const warned = await verdictOf(rules + noMatchPolicy('warn'), pod);
+    expect(warned.allowed).toBe(true);
+    expect(warned.warnings?.join('\n')).toContain('no matching policies: spec.containers[0].image');
+    expect((await verdictOf(rules + noMatchPolicy('allow'), pod)).allowed).toBe(true);
+  });
+
+  it("mode warn admits what the policy fails, with policy-controller's message as a warning", async () => {
+    const rules = imagePolicy('image-policy-warn', teamImages(), keyAuthority(), '\n  mode: warn');
+    const verdict = await verdictOf(rules, podRunning(image('team/unsigned', unsigned)));
+    expect(verdict.allowed).toBe(true);
+    expect(verdict.warnings?.join('\n')).toContain('failed policy: image-policy-warn: spec.containers[0].image');
+  });
+
+  it("judges a Deployment's pod template, and a policy's match narrows the resources it judges", async () => {
+    const deployment = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default', labels: { tier: 'web' } },
+      spec: { template: { spec: { containers: [{ name: 'c', image: image('team/unsigned', unsigned) }] } } },
+    };
+    const rules = imagePolicy('image-policy', teamImages(), keyAuthority());
+    expect((await verdictOf(rules, deployment)).status?.message).toContain(
+      'failed policy: image-policy: spec.template.spec.containers[0].image',
+    );
+    // Judging Deployments labelled tier: batch only, the policy does not match this one: no policy does.
+    const narrowed = imagePolicy(
+      'image-policy',
+      teamImages(),
+      keyAuthority(),
+      '\n  match: [{group: apps, version: v1, resource: deployments, selector: {matchLabels: {tier: batch}}}]',
+    );
+    expect((await verdictOf(narrowed, deployment)).status?.message).toMatch(/^validation failed: no matching policies/);
+  });
+
+  it('attestations: the authority passes when each attestation of the type asked for verifies', async () => {
+    const attesting = (type: string) =>
+      imagePolicy(
+        'attested',
+        teamImages(),
+        keyAuthority(signer.publicKey, `\n      attestations: [{name: built, predicateType: ${type}}]`),
+      );
+    expect((await verdictOf(attesting('custom'), podRunning(image('team/attested', attested)))).allowed).toBe(true);
+    const missing = await verdictOf(attesting('slsaprovenance'), podRunning(image('team/attested', attested)));
+    expect(missing.status?.message).toContain(
+      'attestation key validation failed for authority authority-0 for ' +
+        `${image('team/attested', attested)}: no matching attestations with type https://slsa.dev/provenance/v0.2`,
+    );
+  });
+
+  it("keyless: a certificate from a Fulcio that is not Sigstore's public-good one is no signature of the identity", async () => {
+    const fulcio = testFulcio(temporaryDirectory('portcullis-cip-fulcio-'));
+    const { certificate, key } = fulcio.issue(`URI:${RELEASE}`, GITHUB);
+    const digest = await pushImage(registry, 'team/keyless', 'v1');
+    await pushSignatures(registry, 'team/keyless', digest, [
+      await signatureLayer(registry, 'team/keyless', digest, key, { certificate, rekor: rekorOf(signer.privateKey) }),
+    ]);
+    const keyless = `
+    - keyless:
+        url: https://fulcio.sigstore.dev
+        identities: [{issuer: ${GITHUB}, subject: ${JSON.stringify(RELEASE)}}]`;
+    const verdict = await verdictOf(imagePolicy('keyless', teamImages(), keyless), podRunning(image('team/keyless', digest)));
+    expect(verdict.status?.message).toContain(
+      `signature keyless validation failed for authority authority-0 for ${image('team/keyless', digest)}: no matching signatures`,
+    );
+  });
+
+  it('a registry that cannot be reached is not a verification that failed: the policy fails closed, worded as an error', async () => {
+    const rules = imagePolicy('image-policy', '127.0.0.1:9/**', keyAuthority());
+    const verdict = await verdictOf(rules, podRunning(`127.0.0.1:9/team/app@${signed}`));
+    expect(verdict.allowed).toBe(false);
+    expect(verdict.status?.message).not.toContain('failed policy: image-policy');
+  });
+
+  it('refuses at upload what policy-controller refuses, with its messages, and what does not run here, with the reason', () => {
+    const errors = refusalOf(`apiVersion: policy.sigstore.dev/v1alpha1
+kind: ClusterImagePolicy
+metadata: {name: bad}
+spec:
+  images: [{glob: "["}, {glob: "ghcr.io/**"}]
+  mode: garbage
+  authorities:
+    - keyless: {url: https://fulcio.sigstore.dev}
+    - keyless: {url: https://fulcio.sigstore.dev, identities: [{subject: a, subjectRegExp: b, issuer: c}]}
+    - key: {kms: "awskms:///alias/x"}
+    - key: {data: x, secretRef: {name: y}}
+    - key: {data: "${pem(signer.publicKey).replaceAll('\n', '\\n')}", hashAlgorithm: md5}
+    - {}
+    - static: {action: maybe}
+      ctlog: {url: https://rekor.sigstore.dev}
+    - key: {data: "${pem(signer.publicKey).replaceAll('\n', '\\n')}"}
+      attestations: [{name: a, predicateType: notsupported}, {name: b, predicateType: custom, policy: {type: cue, data: x}}]
+  policy: {type: rego, data: x}
+`);
+    for (const message of [
+      'ClusterImagePolicy bad: invalid value: [: spec.images[0].glob: glob is invalid: invalid glob "["',
+      'invalid value: garbage: spec.mode: unsupported mode',
+      'missing field(s): spec.authorities[0].keyless.identities',
+      'expected exactly one, got both: spec.authorities[1].keyless.identities[0].subject, spec.authorities[1].keyless.identities[0].subjectRegExp',
+      'spec.authorities[2].key.kms: cannot run here',
+      'expected exactly one, got both: spec.authorities[3].key.data, spec.authorities[3].key.kms, spec.authorities[3].key.secretref',
+      'invalid value: md5: spec.authorities[4].key.hashAlgorithm',
+      'expected exactly one, got neither: spec.authorities[5].key, spec.authorities[5].keyless, spec.authorities[5].rfc3161timestamp, spec.authorities[5].static',
+      'expected exactly one, got both: spec.authorities[6].static, spec.authorities[6].ctlog',
+      'invalid value: maybe: spec.authorities[6].static.action: unsupported action',
+      'invalid value: notsupported: spec.authorities[7].attestations.predicateType: unsupported predicate type',
+      'spec.authorities[7].attestations.policy: cannot run here',
+      "spec.policy: cannot run here: a policy over the authorities' results is not evaluated yet",
+    ])
+      expect(errors).toContain(message);
+  });
+});
