@@ -4,6 +4,8 @@
 // (identities are exact unless written as expressions, so exact ones become anchored RE2), the transparency
 // log as policy-controller requires it, attestations by predicate type. What cannot run here is refused
 // with the reason, never skipped.
+import { publicKeyOf } from '../admission/image-verification/public-keys.js';
+
 const HASH_ALGORITHMS = new Set(['sha224', 'sha256', 'sha384', 'sha512']);
 const PREDICATE_SHORT_NAMES = new Set(['custom', 'slsaprovenance', 'spdx', 'spdxjson', 'cyclonedx', 'link', 'vuln']);
 const PUBLIC_REKOR = 'https://rekor.sigstore.dev';
@@ -77,6 +79,10 @@ function keyAttestors(key: unknown, authority: Written, at: string, problems: st
   }
   if (sources[0] !== 'data') {
     problems.push(`${at}.key.${sources[0]}: ${NOT_HERE}: keys from a KMS or a Secret are not read (give the PEM key in data)`);
+    return undefined;
+  }
+  if (typeof key.data !== 'string' || typeof publicKeyOf(key.data.trim()) === 'string') {
+    problems.push(`invalid value: ${String(key.data)}: ${at}.key.data`);
     return undefined;
   }
   const algorithm = typeof key.hashAlgorithm === 'string' ? key.hashAlgorithm.trim().toLowerCase() : 'sha256';
@@ -207,10 +213,38 @@ function attestationsOf(attestations: unknown, at: string, problems: string[]): 
       problems.push(`invalid value: ${type}: ${at}.attestations.predicateType: unsupported predicate type`);
       return [];
     }
-    if (given(attestation.policy)) {
-      problems.push(`${at}.attestations.policy: ${NOT_HERE}: attestation policies are not evaluated yet (the predicate type is checked)`);
-      return [];
-    }
-    return [{ name: attestation.name, predicateType: type }];
+    const policy = given(attestation.policy) ? regoOf(attestation.policy, `${at}.attestations.policy`, problems) : undefined;
+    if (given(attestation.policy) && policy === undefined) return [];
+    return [{ name: attestation.name, predicateType: type, ...(policy !== undefined ? { policy } : {}) }];
   });
+}
+
+/** The Rego module of an attestation's policy, checked as policy-controller checks a Policy; CUE is refused. */
+function regoOf(policy: unknown, at: string, problems: string[]): string | undefined {
+  if (!isObject(policy)) {
+    problems.push(`${at}: expected an object`);
+    return undefined;
+  }
+  const before = problems.length;
+  if (policy.type !== 'cue' && policy.type !== 'rego')
+    problems.push(`invalid value: ${String(policy.type)}: ${at}.type: only [cue,rego] are supported at the moment`);
+  // policy-controller allows these on the policy-level policy only.
+  for (const field of ['fetchConfigFile', 'includeSpec', 'includeObjectMeta', 'includeTypeMeta'])
+    if (given(policy[field])) problems.push(`must not set the field(s): ${at}.${field}`);
+  const sources = ['configMapRef', 'data', 'remote', 'url'].filter((field) => given(policy[field]));
+  if (sources.length === 0) problems.push(`missing field(s): ${at}.configMapRef, ${at}.data`);
+  else if (sources[0] !== 'data' || sources.length > 1)
+    problems.push(
+      `${at}.${sources.find((field) => field !== 'data')}: ${NOT_HERE}: a policy is read from its data (ConfigMaps and URLs are not read)`,
+    );
+  if (policy.type === 'cue')
+    problems.push(
+      `${at}.type: ${NOT_HERE}: CUE is not evaluated here (there is no CUE evaluator for JavaScript): write the policy in Rego`,
+    );
+  if (problems.length > before) return undefined;
+  if (typeof policy.data !== 'string') {
+    problems.push(`${at}.data: expected the policy's text`);
+    return undefined;
+  }
+  return policy.data;
 }

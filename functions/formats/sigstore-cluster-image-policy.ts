@@ -5,7 +5,7 @@
 // Fail. One rule per policy (`mode: warn` warns), and the webhook's own rules: every image named by digest
 // (policy-controller's mutating webhook resolves tags), and matched by a policy unless no-match-policy allows
 // it (deny by default; warn warns). Policies are checked with policy-controller's own messages.
-import { imageGlobProblem as globProblem } from '../engines/rego/index.js';
+import { imageGlobProblem as globProblem, regoEngine } from '../engines/rego/index.js';
 import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 import { authorityOf } from './sigstore-authorities.js';
 
@@ -111,8 +111,25 @@ function webhookRules(scopes: readonly Record<string, unknown>[], config: Manife
   ];
 }
 
+/** Whether a policy's authority has an attestation policy (Rego, compiled as the bundle is read). */
+function hasRego(manifest: Manifest): boolean {
+  const authorities = (manifest.spec as Spec | undefined)?.authorities;
+  return (
+    Array.isArray(authorities) &&
+    authorities.some((authority) => {
+      const attestations = (authority as { attestations?: unknown } | null)?.attestations;
+      return (
+        Array.isArray(attestations) &&
+        attestations.some((attestation) => (attestation as { policy?: unknown } | null)?.policy !== undefined)
+      );
+    })
+  );
+}
+
 export const sigstoreClusterImagePolicyFormat: PolicyFormat = {
   name: `Sigstore ${KIND}`,
+  // The Rego engine's evaluator compiles attestation policies when the bundle is read; without them it is not loaded.
+  engines: (claimed) => (claimed.some((manifest) => isImagePolicy(manifest) && hasRego(manifest)) ? [regoEngine] : []),
   claims: (manifest) => isImagePolicy(manifest) || isConfig(manifest),
   rulesOf(claimed): FormatResult {
     const errors: string[] = [];
@@ -125,7 +142,9 @@ export const sigstoreClusterImagePolicyFormat: PolicyFormat = {
     }
     const made = policies.map((policy) => policyRule(policy, errors));
     const rules: TranslatedRule[] = made.flatMap(({ rule, scope }) =>
-      rule ? [{ rule, label: `${KIND} ${scope.policy}`, parametersAt: 'spec', matchAt: 'spec' }] : [],
+      rule
+        ? [{ rule, label: `${KIND} ${scope.policy}`, parametersAt: 'spec', parametersIn: 'rego.clusterImagePolicy', matchAt: 'spec' }]
+        : [],
     );
     return {
       rules: [

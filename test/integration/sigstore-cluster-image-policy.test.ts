@@ -172,6 +172,38 @@ describe.runIf(registryInstalled())('ClusterImagePolicy in the cel function', ()
     );
   });
 
+  it('attestation policies in Rego, as cosign evaluates them: data.sigstore.isCompliant over the in-toto statement', async () => {
+    const withPolicy = (rego: string) =>
+      imagePolicy(
+        'attested',
+        teamImages(),
+        keyAuthority(
+          signer.publicKey,
+          `\n      attestations:\n        - name: built\n          predicateType: custom\n          policy:\n            type: rego\n            data: ${JSON.stringify(rego)}`,
+        ),
+      );
+    const pod = podRunning(image('team/attested', attested));
+    const compliant = 'package sigstore\ndefault isCompliant = false\nisCompliant { input.predicate.Data == "built by ci" }';
+    expect((await verdictOf(withPolicy(compliant), pod)).allowed).toBe(true);
+    const denied = await verdictOf(withPolicy(compliant.replace('built by ci', 'built by hand')), pod);
+    expect(denied.status?.message).toContain(
+      `attestation key validation failed for authority authority-0 for ${image('team/attested', attested)}: ` +
+        "failed evaluating rego policy for type built: policy is not compliant for query 'isCompliant = data.sigstore.isCompliant'",
+    );
+    // The result-object form: its error is the message; a compliant result with a warning fails too, as in policy-controller.
+    const refusing = 'package sigstore\nisCompliant[r] { r := {"result": input.predicate.Data == "other", "error": "not built by ci"} }';
+    expect((await verdictOf(withPolicy(refusing), pod)).status?.message).toContain(
+      "policy is not compliant for query 'isCompliant = data.sigstore.isCompliant' with errors: not built by ci",
+    );
+    const warning = 'package sigstore\nisCompliant[r] { r := {"result": true, "warning": "old builder"} }';
+    expect((await verdictOf(withPolicy(warning), pod)).status?.message).toContain(
+      'failed evaluating rego policy for type built: warning: old builder',
+    );
+    expect(refusalOf(withPolicy('package sigstore\nisCompliant {'))).toMatch(
+      /ClusterImagePolicy attested: spec\.authorities\[0\]\.attestations\[0\]\.policy: sigstore\.rego:2:14: rego_parse_error/,
+    );
+  });
+
   it("keyless: a certificate from a Fulcio that is not Sigstore's public-good one is no signature of the identity", async () => {
     const fulcio = testFulcio(temporaryDirectory('portcullis-cip-fulcio-'));
     const { certificate, key } = fulcio.issue(`URI:${RELEASE}`, GITHUB);
@@ -214,6 +246,7 @@ spec:
       ctlog: {url: https://rekor.sigstore.dev}
     - key: {data: "${pem(signer.publicKey).replaceAll('\n', '\\n')}"}
       attestations: [{name: a, predicateType: notsupported}, {name: b, predicateType: custom, policy: {type: cue, data: x}}]
+    - key: {data: not-a-key}
   policy: {type: rego, data: x}
 `);
     for (const message of [
@@ -228,7 +261,8 @@ spec:
       'expected exactly one, got both: spec.authorities[6].static, spec.authorities[6].ctlog',
       'invalid value: maybe: spec.authorities[6].static.action: unsupported action',
       'invalid value: notsupported: spec.authorities[7].attestations.predicateType: unsupported predicate type',
-      'spec.authorities[7].attestations.policy: cannot run here',
+      'spec.authorities[7].attestations.policy.type: cannot run here: CUE is not evaluated here',
+      'invalid value: not-a-key: spec.authorities[8].key.data',
       "spec.policy: cannot run here: a policy over the authorities' results is not evaluated yet",
     ])
       expect(errors).toContain(message);

@@ -33,7 +33,7 @@ const regoRuleSchema = v.pipe(
   v.unknown(),
   v.rawTransform(({ dataset, addIssue, NEVER }): RegoRule => {
     const written = dataset.value;
-    const schema = isSigstoreWritten(written) ? sigstoreRuleSchemaOf(written as object) : gatekeeperSchema;
+    const schema = isSigstoreWritten(written) ? sigstoreRuleSchemaOf(written as object, () => evaluator.get()) : gatekeeperSchema;
     const result = v.safeParse(schema as v.GenericSchema<unknown, RegoRule>, written);
     if (result.success) return result.output;
     for (const issue of result.issues) addIssue({ message: issue.message, ...(issue.path ? { path: issue.path } : {}) });
@@ -46,12 +46,13 @@ export const regoEngine: Engine<RegoRule, never> = {
   schemas: { validating: regoRuleSchema },
   load(rule) {
     // Asked before every rule of every request: nothing is allocated when nothing is missing. Policy-controller's
-    // rules run Rego only in their policies, which are not read yet: they need RE2 for their globs alone.
-    if (isSigstore(rule)) return rule.usesRegex && !regexEngineLoaded() ? loadRegexEngine() : undefined;
+    // rules need the evaluator only for their Rego policies, and RE2 for their globs.
     const regex = rule?.usesRegex === true && !regexEngineLoaded();
     const graphql = rule?.usesGraphql === true && !(evaluator.loaded && evaluator.get().graphqlLibrary.loaded());
-    if (evaluator.loaded && !regex && !graphql) return undefined;
+    const needsEvaluator = !isSigstore(rule) || rule.usesEvaluator;
+    if ((evaluator.loaded || !needsEvaluator) && !regex && !graphql) return undefined;
     const withGraphql = async () => {
+      if (!needsEvaluator) return;
       await evaluator.load();
       if (graphql) await evaluator.get().graphqlLibrary.load();
     };
@@ -60,7 +61,9 @@ export const regoEngine: Engine<RegoRule, never> = {
   // Compiles the modules (once: the schema reuses them) and names the documents under data they read unprovided.
   check: (written) => (isSigstoreWritten(written) ? [] : evaluator.get().problemsOf(written)),
   validate: (request, rule, context) =>
-    isSigstore(rule) ? validateSigstore(request, rule, context) : evaluator.get().validate(request, rule, context),
+    isSigstore(rule)
+      ? validateSigstore(request, rule, context, (...policy) => evaluator.get().attestationPolicyFailure(...policy))
+      : evaluator.get().validate(request, rule, context),
   mutate() {
     throw new Error('the Rego engine validates only (Gatekeeper mutates with its own mutators, not Rego)');
   },

@@ -7,6 +7,8 @@ import type { AttestorSetSpec, ImageLocationSpec } from '../../../admission/imag
 import { attestorSet, locationOf } from '../../../admission/image-verification/attestor-entries.js';
 import { type LabelSelector, LabelSelectorSchema } from '../../../admission/kubernetes/label-selector.js';
 import * as v from '../../../admission/schema.js';
+import type { CompiledPolicy } from '../compile/compile-policy.js';
+import type { Evaluator } from '../evaluator.js';
 import { globPattern, globProblem } from './image-globs.js';
 
 /** cosign's short names of predicate types (options.PredicateTypeMap); any other is the type's URI itself. */
@@ -30,6 +32,13 @@ export interface ResourceMatch {
   selector?: LabelSelector;
 }
 
+/** An attestation of the type, verified, that its Rego policy (when it has one) passes. */
+export interface AttestationRequirement {
+  name: string;
+  predicateType: string;
+  policy?: CompiledPolicy;
+}
+
 export interface Authority {
   name: string;
   /** A static authority passes or fails every image without asking a registry. */
@@ -39,7 +48,7 @@ export interface Authority {
   /** The authority's keys or identities: one of its entries verifying is enough. */
   attestors: AttestorSetSpec;
   /** Attestations the image must carry, each verified by the authority (then its signatures are not asked for). */
-  attestations: readonly { name: string; predicateType: string }[];
+  attestations: readonly AttestationRequirement[];
   repository?: ImageLocationSpec;
 }
 
@@ -56,6 +65,9 @@ export interface ClusterImagePolicyRule extends PolicyScope {
   id: string;
   authorities: readonly Authority[];
   usesRegex: true;
+  /** Whether a policy is Rego (the evaluator loads with it), and calls a GraphQL built-in (graphql-js too). */
+  usesEvaluator: boolean;
+  usesGraphql: boolean;
 }
 
 export interface ClusterImagePolicyWebhookRule {
@@ -64,6 +76,8 @@ export interface ClusterImagePolicyWebhookRule {
   check: 'digests' | 'unmatched';
   policies: readonly PolicyScope[];
   usesRegex: boolean;
+  usesEvaluator: false;
+  usesGraphql: false;
 }
 
 export type SigstoreRule = ClusterImagePolicyRule | ClusterImagePolicyWebhookRule;
@@ -104,50 +118,81 @@ const AuthoritySchema = v.strictObject({
   signer: v.optional(v.picklist(['key', 'keyless'])),
   // Kyverno's attestor set as attestor-entries.ts reads it: the authority's key, or one keyless entry per identity.
   attestors: v.optional(v.unknown()),
-  attestations: v.optional(v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), predicateType: v.string() })), () => []),
+  attestations: v.optional(
+    v.array(v.strictObject({ name: v.pipe(v.string(), v.minLength(1)), predicateType: v.string(), policy: v.optional(v.string()) })),
+    () => [],
+  ),
   repository: v.optional(v.string()),
 });
 
 let policiesRead = 0;
 
-const PolicySchema = v.pipe(
-  v.strictObject({ ...ScopeEntries, authorities: v.pipe(v.array(AuthoritySchema), v.minLength(1, 'expected at least one authority')) }),
-  v.rawTransform(({ dataset, addIssue, NEVER }): ClusterImagePolicyRule => {
-    const written = dataset.value;
-    const authorities = written.authorities.flatMap((authority, index): Authority[] => {
-      const at = `authorities[${index}]`;
-      const problems: string[] = [];
-      const attestations = authority.attestations.map(({ name, predicateType }) => ({
-        name,
-        predicateType: PREDICATE_TYPES[predicateType] ?? predicateType,
-      }));
-      if (authority.static) {
-        if (authority.attestors !== undefined || attestations.length > 0 || authority.repository !== undefined)
-          problems.push(`${at}: a static authority has no attestors, attestations or repository`);
-        if (problems.length === 0)
-          return [{ name: authority.name, static: authority.static, signer: 'key', attestors: { entries: [] }, attestations: [] }];
-      } else {
-        const set = attestorSet(authority.attestors, `${at}.attestors`, problems, undefined, attestations.length > 0);
-        const repository = locationOf(authority.repository, `${at}.repository`, problems);
-        if (!authority.signer) problems.push(`${at}.signer: expected key or keyless`);
-        if (set && problems.length === 0)
-          return [
-            {
-              name: authority.name,
-              signer: authority.signer!,
-              attestors: set,
-              attestations,
-              ...(repository ? { repository } : {}),
-            },
-          ];
-      }
-      for (const message of problems) addIssue({ message });
-      return [];
-    });
-    if (authorities.length < written.authorities.length) return NEVER;
-    return { target: 'clusterImagePolicy', id: `cip-${++policiesRead}`, ...scopeOf(written), authorities, usesRegex: true };
-  }),
-);
+/** A policy's Rego module (v0, as cosign reads it), compiled; or why it does not compile. */
+function compiled(source: string, evaluator: () => Evaluator): CompiledPolicy | string {
+  try {
+    return evaluator().compileSources([{ file: 'sigstore.rego', source, v1: false }]);
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const policySchemaOf = (evaluator: () => Evaluator) =>
+  v.pipe(
+    v.strictObject({ ...ScopeEntries, authorities: v.pipe(v.array(AuthoritySchema), v.minLength(1, 'expected at least one authority')) }),
+    v.rawTransform(({ dataset, addIssue, NEVER }): ClusterImagePolicyRule => {
+      const written = dataset.value;
+      let uncompiled = false;
+      const authorities = written.authorities.flatMap((authority, index): Authority[] => {
+        const at = `authorities[${index}]`;
+        const problems: string[] = [];
+        const attestations = authority.attestations.map(({ name, predicateType, policy }, attestation): AttestationRequirement => {
+          const module = policy === undefined ? undefined : compiled(policy, evaluator);
+          if (typeof module === 'string') {
+            uncompiled = true;
+            addIssue({ path: v.issuePath('authorities', index, 'attestations', attestation, 'policy'), message: module });
+          }
+          return {
+            name,
+            predicateType: PREDICATE_TYPES[predicateType] ?? predicateType,
+            ...(module && typeof module !== 'string' ? { policy: module } : {}),
+          };
+        });
+        if (authority.static) {
+          if (authority.attestors !== undefined || attestations.length > 0 || authority.repository !== undefined)
+            problems.push(`${at}: a static authority has no attestors, attestations or repository`);
+          if (problems.length === 0)
+            return [{ name: authority.name, static: authority.static, signer: 'key', attestors: { entries: [] }, attestations: [] }];
+        } else {
+          const set = attestorSet(authority.attestors, `${at}.attestors`, problems, undefined, attestations.length > 0);
+          const repository = locationOf(authority.repository, `${at}.repository`, problems);
+          if (!authority.signer) problems.push(`${at}.signer: expected key or keyless`);
+          if (set && problems.length === 0)
+            return [
+              {
+                name: authority.name,
+                signer: authority.signer!,
+                attestors: set,
+                attestations,
+                ...(repository ? { repository } : {}),
+              },
+            ];
+        }
+        for (const message of problems) addIssue({ message });
+        return [];
+      });
+      if (authorities.length < written.authorities.length || uncompiled) return NEVER;
+      const policies = authorities.flatMap(({ attestations }) => attestations.flatMap(({ policy }) => (policy ? [policy] : [])));
+      return {
+        target: 'clusterImagePolicy',
+        id: `cip-${++policiesRead}`,
+        ...scopeOf(written),
+        authorities,
+        usesRegex: true,
+        usesEvaluator: policies.length > 0,
+        usesGraphql: policies.some((policy) => evaluator().graphqlLibrary.callsGraphql(policy.builtinsCalled)),
+      };
+    }),
+  );
 
 const WebhookSchema = v.pipe(
   v.strictObject({ check: v.picklist(['digests', 'unmatched']), policies: v.optional(v.array(v.strictObject(ScopeEntries)), () => []) }),
@@ -157,15 +202,17 @@ const WebhookSchema = v.pipe(
       check: written.check,
       policies: written.policies.map(scopeOf),
       usesRegex: written.check === 'unmatched',
+      usesEvaluator: false,
+      usesGraphql: false,
     }),
   ),
 );
 
 /** The schema of the target's rule the written one is: `clusterImagePolicy` or `clusterImagePolicyWebhook`. */
-export const sigstoreRuleSchemaOf = (written: object): v.GenericSchema<unknown, SigstoreRule> =>
+export const sigstoreRuleSchemaOf = (written: object, evaluator: () => Evaluator): v.GenericSchema<unknown, SigstoreRule> =>
   'clusterImagePolicy' in written
     ? v.pipe(
-        v.strictObject({ clusterImagePolicy: PolicySchema }),
+        v.strictObject({ clusterImagePolicy: policySchemaOf(evaluator) }),
         v.transform((rule) => rule.clusterImagePolicy),
       )
     : v.pipe(

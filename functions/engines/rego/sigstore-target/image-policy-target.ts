@@ -14,6 +14,10 @@ import { podSpecOf } from '../../../admission/kubernetes/pod-containers.js';
 import type { EngineContext } from '../../engine.js';
 import { canonicalName, matchesAnyGlob } from './image-globs.js';
 import type { Authority, ClusterImagePolicyRule, PolicyScope, SigstoreRule } from './image-policy-rule.js';
+import type { CompiledPolicy } from '../compile/compile-policy.js';
+
+/** Why a Rego policy fails an attestation's statement (attestation-policy.ts, loaded with the evaluator). */
+export type PolicyFailure = (policy: CompiledPolicy, name: string, statement: unknown, context: EngineContext) => string | undefined;
 
 /** Where each kind's pod spec is, as policy-controller's messages name a container's field. */
 const SPEC_PREFIXES: Readonly<Record<string, string>> = {
@@ -128,16 +132,37 @@ export function sigstoreImagesToVerify(request: AdmissionRequest, rule: Sigstore
 const reasonOf = (verdict: ImageVerdict) =>
   verdict.message.replace(/^failed to verify image \S+: /, '').replace(/\.attestors\[\d+\]\.entries\[\d+\]\.(keys|keyless): /g, '');
 
-/** Why the authority fails the image, or undefined when it passes it; throws when its registry failed. */
-function authorityFailure(authority: Authority, verdict: ImageVerdict | undefined, name: string): string | undefined {
+/**
+ * Why the authority fails the image, or undefined when it passes it: each of its attestations needs one
+ * statement of the type, verified, that its policy (if any) passes.
+ */
+function authorityFailure(
+  authority: Authority,
+  verdict: ImageVerdict | undefined,
+  name: string,
+  judge: { context: EngineContext; policyFailure: PolicyFailure },
+): string | undefined {
   if (authority.static) return authority.static.action === 'pass' ? undefined : `disallowed by static policy: ${authority.static.message}`;
   const what = `${authority.attestations.length > 0 ? 'attestation' : 'signature'} ${authority.signer}`;
   // The function verifies what sigstoreImagesToVerify names before the rule runs: a missing verdict is a defect.
   if (!verdict) throw new Error(`image ${name} was not verified before the rule ran`);
   if (verdict.outcome !== 'verified') return `${what} validation failed for authority ${authority.name} for ${name}: ${reasonOf(verdict)}`;
-  for (const [index, { predicateType }] of authority.attestations.entries()) {
+  for (const [index, { name: attestation, predicateType, policy }] of authority.attestations.entries()) {
     const outcomes = verdict.attestations?.[index]?.flat() ?? [];
-    if (outcomes.some((outcome) => 'statements' in outcome && outcome.statements.length > 0)) continue;
+    const statements = outcomes.flatMap((outcome) => ('statements' in outcome ? outcome.statements : []));
+    if (!policy && statements.length > 0) continue;
+    // The first policy failure is the reason, as policy-controller keeps it.
+    let policyFailure: string | undefined;
+    if (
+      policy &&
+      statements.some((statement) => {
+        const failure = judge.policyFailure(policy, attestation, statement, judge.context);
+        policyFailure ??= failure;
+        return failure === undefined;
+      })
+    )
+      continue;
+    if (policyFailure) return `${what} validation failed for authority ${authority.name} for ${name}: ${policyFailure}`;
     const reasons = outcomes.flatMap((outcome) => ('problem' in outcome ? [outcome.problem] : []));
     return `${what} validation failed for authority ${authority.name} for ${name}: no matching attestations with type ${predicateType}${
       reasons.length > 0 ? `: ${[...new Set(reasons)].join('; ')}` : ''
@@ -146,7 +171,12 @@ function authorityFailure(authority: Authority, verdict: ImageVerdict | undefine
   return undefined;
 }
 
-function judgePolicy(rule: ClusterImagePolicyRule, request: AdmissionRequest, verdicts: ReadonlyMap<string, ImageVerdict> | undefined) {
+function judgePolicy(
+  rule: ClusterImagePolicyRule,
+  request: AdmissionRequest,
+  judge: { context: EngineContext; policyFailure: PolicyFailure },
+) {
+  const verdicts = judge.context.imageVerdicts;
   if (passesStatically(rule)) return [];
   const violations: string[] = [];
   for (const { path, image, reference } of judgedImages(rule, request)) {
@@ -159,7 +189,7 @@ function judgePolicy(rule: ClusterImagePolicyRule, request: AdmissionRequest, ve
         registryErrors.push(verdict.message);
         return false;
       }
-      const failure = authorityFailure(authority, verdict, name);
+      const failure = authorityFailure(authority, verdict, name, judge);
       if (failure) failures.push(failure);
       return failure === undefined;
     });
@@ -184,7 +214,12 @@ function judgeWebhook(check: 'digests' | 'unmatched', policies: readonly PolicyS
 }
 
 /** The target's findings on the request: its images' failures, one per image a rule fails. */
-export function validateSigstore(request: AdmissionRequest, rule: SigstoreRule, context: EngineContext): Findings {
+export function validateSigstore(
+  request: AdmissionRequest,
+  rule: SigstoreRule,
+  context: EngineContext,
+  policyFailure: PolicyFailure,
+): Findings {
   if (rule.target === 'clusterImagePolicyWebhook') return judgeWebhook(rule.check, rule.policies, request);
-  return judgePolicy(rule, request, context.imageVerdicts);
+  return judgePolicy(rule, request, { context, policyFailure });
 }
