@@ -5,12 +5,14 @@ import { kyvernoImageDigestFormat } from './kyverno-image-validating-policy.js';
 import { kyvernoMutatingPolicyFormat } from './kyverno-mutating-policy.js';
 import { mutatingAdmissionPolicyFormat } from './mutating-admission-policy.js';
 import type { PolicyFormat } from './policy-format.js';
+import { sigstoreImageDigestFormat } from './sigstore-cluster-image-policy.js';
 
 export const MUTATION_FORMATS: readonly PolicyFormat[] = [
   mutatingAdmissionPolicyFormat,
   kyvernoMutatingPolicyFormat,
   kyvernoClusterPolicyMutateRulesFormat,
   kyvernoImageDigestFormat,
+  sigstoreImageDigestFormat,
   gatekeeperMutatorsFormat,
 ];
 

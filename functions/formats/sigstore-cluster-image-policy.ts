@@ -3,8 +3,10 @@
 // target (engines/rego/sigstore-target). Registered as policy-controller registers its webhook: Pods and pod
 // controllers, CREATE and UPDATE, in namespaces labelled policy.sigstore.dev/include=true, failurePolicy
 // Fail. One rule per policy (`mode: warn` warns), and the webhook's own rules: every image named by digest
-// (policy-controller's mutating webhook resolves tags), and matched by a policy unless no-match-policy allows
-// it (deny by default; warn warns). Policies are checked with policy-controller's own messages.
+// (policy-controller's mutating webhook resolves tags, as the mutations function does: below), and matched by
+// a policy unless no-match-policy allows it (deny by default; warn warns). Policies are checked with
+// policy-controller's own messages.
+import { celEngine } from '../engines/cel/index.js';
 import { imageGlobProblem as globProblem, regoEngine } from '../engines/rego/index.js';
 import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 import { authorityOf } from './sigstore-authorities.js';
@@ -156,5 +158,32 @@ export const sigstoreClusterImagePolicyFormat: PolicyFormat = {
       ],
       errors,
     };
+  },
+};
+
+/**
+ * The mutations function's: policy-controller's mutating webhook, which resolves every image named by tag to
+ * its digest (`image:tag@digest`, the CEL engine's imageDigests rule) wherever its policies apply, whether
+ * or not one matches the image. A registry's failure is the request's error, which the function's failure
+ * policy resolves; left unresolved, the tag is denied by the cel function, as policy-controller's validating
+ * webhook denies what its mutating one could not resolve.
+ */
+export const sigstoreImageDigestFormat: PolicyFormat = {
+  name: `Sigstore ${KIND} (tag resolution)`,
+  // The CEL engine's image part is loaded before such a document is read.
+  engines: () => [celEngine],
+  claims: (manifest) => isImagePolicy(manifest) || isConfig(manifest),
+  rulesOf(claimed): FormatResult {
+    if (!claimed.some(isImagePolicy)) return { rules: [], errors: [] };
+    const name = 'policy.sigstore.dev';
+    const rule = {
+      name,
+      failurePolicy: 'Fail',
+      origin: { kind: KIND, name },
+      match: MATCH,
+      reinvocationPolicy: 'IfNeeded',
+      parameters: { imageDigests: { matchImageReferences: [{ glob: '*' }] } },
+    };
+    return { rules: [{ rule, label: `${KIND} webhook (${name})`, parametersAt: 'spec', matchAt: 'spec' }], errors: [] };
   },
 };

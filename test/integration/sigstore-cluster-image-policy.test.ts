@@ -117,6 +117,41 @@ describe.runIf(registryInstalled())('ClusterImagePolicy in the cel function', ()
     );
   });
 
+  it("the mutations function resolves tags to digests as policy-controller's mutating webhook does; cel then judges the digest", async () => {
+    const { parseRulesDocument } = await import('../../functions/admission/rules/parse-rules-document.js');
+    const { mutationsPolicy } = await import('../../functions/mutations/policy.js');
+    const { mutateRules } = await import('../../functions/admission/decide/mutate-rules.js');
+    const { admissionReviewFor } = await import('../../infra/admission-event.js');
+    const { applyPatchStrictly } = await import('../helpers/apply-patch.js');
+    const rules = imagePolicy('image-policy', teamImages(), keyAuthority());
+    const parsed = parseRulesDocument(mutationsPolicy, rules);
+    if (!parsed.ok) throw new Error(parsed.errors.join('\n'));
+    // Every image by tag, whether a policy matches it or not.
+    const tagged = podRunning(`${registry.host}/team/app:v1`, `${registry.host}/team/unsigned:v1`, image('team/app', signed));
+    const request = admissionReviewFor(tagged).request as never;
+    const outcome = await mutateRules(mutationsPolicy as never, parsed.document as never, request, { now: new Date() });
+    const images = applyPatchStrictly(tagged, outcome.verdict.patch!).spec.containers.map(
+      (container: { image: string }) => container.image,
+    );
+    expect(images).toEqual([
+      `${registry.host}/team/app:v1@${signed}`,
+      `${registry.host}/team/unsigned:v1@${unsigned}`,
+      image('team/app', signed),
+    ]);
+    expect((await verdictOf(rules, podRunning(images[0]!))).allowed).toBe(true);
+    expect((await verdictOf(rules, podRunning(images[1]!))).allowed).toBe(false);
+    // A tag the registry does not have: the mutation's error, which the stack resolves by the failure policy;
+    // the tag then stays, for cel to deny.
+    await expect(
+      mutateRules(
+        mutationsPolicy as never,
+        parsed.document as never,
+        admissionReviewFor(podRunning(`${registry.host}/team/app:v9`)).request as never,
+        { now: new Date() },
+      ),
+    ).rejects.toThrow(/failed to update digest of .*team\/app:v9: .*404/);
+  });
+
   it('an image no policy matches: denied by default, warned of or allowed as no-match-policy says', async () => {
     const rules = imagePolicy('image-policy', `${registry.host}/other/**`, keyAuthority());
     const pod = podRunning(image('team/app', signed));
