@@ -2,9 +2,10 @@
 // checks them (clusterimagepolicy_validation.go, its messages) and written as the Rego engine's
 // policy-controller target reads them: a key, or one keyless entry per identity of which one must match
 // (identities are exact unless written as expressions, so exact ones become anchored RE2), the transparency
-// log as policy-controller requires it, attestations by predicate type. What cannot run here is refused
-// with the reason, never skipped.
+// log as policy-controller requires it (public-good, or the bundle's TrustRoot), attestations by predicate
+// type with their Rego policies. What cannot run here is refused with the reason, never skipped.
 import { publicKeyOf } from '../admission/image-verification/public-keys.js';
+import type { TrustRootKeys, TrustRoots } from './sigstore-trust-roots.js';
 
 const HASH_ALGORITHMS = new Set(['sha224', 'sha256', 'sha384', 'sha512']);
 const PREDICATE_SHORT_NAMES = new Set(['custom', 'slsaprovenance', 'spdx', 'spdxjson', 'cyclonedx', 'link', 'vuln']);
@@ -45,8 +46,22 @@ function identitiesOf(keyless: Written, at: string, problems: string[]): Written
   });
 }
 
+/** The TrustRoot a `trustRootRef` names, or undefined with the problem. */
+function rootNamed(name: unknown, at: string, problems: string[], trustRoots: TrustRoots): TrustRootKeys | undefined {
+  const root = typeof name === 'string' ? trustRoots.get(name) : undefined;
+  if (!root) problems.push(`${at}: trustRootRef ${String(name)} not found (a TrustRoot in the bundle)`);
+  else if ('problem' in root) problems.push(`${at}: TrustRoot ${String(name)} cannot be read (its error says why)`);
+  return root && !('problem' in root) ? root : undefined;
+}
+
 /** The transparency log an authority requires, as policy-controller reads `ctlog`: undefined when it is ignored. */
-function transparencyLog(authority: Written, keyless: boolean, at: string, problems: string[]): Written | undefined {
+function transparencyLog(
+  authority: Written,
+  keyless: boolean,
+  at: string,
+  problems: string[],
+  trustRoots: TrustRoots,
+): Written | undefined {
   const ctlog = authority.ctlog;
   // Without ctlog, keyless signatures are checked against the public log offline, key signatures not at all.
   if (!given(ctlog)) return keyless ? {} : undefined;
@@ -55,8 +70,9 @@ function transparencyLog(authority: Written, keyless: boolean, at: string, probl
     return undefined;
   }
   if (given(ctlog.trustRootRef)) {
-    problems.push(`${at}.ctlog.trustRootRef: ${NOT_HERE}: TrustRoot resources are not read yet (Sigstore's public-good root is)`);
-    return undefined;
+    const root = rootNamed(ctlog.trustRootRef, `${at}.ctlog.trustRootRef`, problems, trustRoots);
+    if (root && !root.rekorKey) problems.push(`${at}.ctlog.trustRootRef: TrustRoot ${String(ctlog.trustRootRef)} has no tLogs`);
+    return root?.rekorKey ? { pubkey: root.rekorKey } : undefined;
   }
   // `ctlog: {}` turns the log off; a log's URL is read offline from the signature's bundle, with the public log's keys.
   if (!given(ctlog.url)) return undefined;
@@ -65,7 +81,7 @@ function transparencyLog(authority: Written, keyless: boolean, at: string, probl
   return {};
 }
 
-function keyAttestors(key: unknown, authority: Written, at: string, problems: string[]): Written | undefined {
+function keyAttestors(key: unknown, authority: Written, at: string, problems: string[], trustRoots: TrustRoots): Written | undefined {
   if (!isObject(key)) {
     problems.push(`${at}.key: expected an object`);
     return undefined;
@@ -90,11 +106,17 @@ function keyAttestors(key: unknown, authority: Written, at: string, problems: st
     problems.push(`invalid value: ${String(key.hashAlgorithm)}: ${at}.key.hashAlgorithm`);
     return undefined;
   }
-  const log = transparencyLog(authority, false, at, problems);
+  const log = transparencyLog(authority, false, at, problems, trustRoots);
   return { keys: { publicKeys: key.data, signatureAlgorithm: algorithm, rekor: log ?? { ignoreTlog: true } } };
 }
 
-function keylessAttestors(keyless: unknown, authority: Written, at: string, problems: string[]): Written | undefined {
+function keylessAttestors(
+  keyless: unknown,
+  authority: Written,
+  at: string,
+  problems: string[],
+  trustRoots: TrustRoots,
+): Written | undefined {
   if (!isObject(keyless)) {
     problems.push(`${at}.keyless: expected an object`);
     return undefined;
@@ -107,15 +129,26 @@ function keylessAttestors(keyless: unknown, authority: Written, at: string, prob
   // policy-controller's verification never reads ca-cert: such an authority fails every image there.
   if (given(keyless['ca-cert']))
     problems.push(`${where}.ca-cert: ${NOT_HERE}: policy-controller does not verify with it; give url (Sigstore's public-good Fulcio)`);
-  if (given(keyless.trustRootRef)) problems.push(`${where}.trustRootRef: ${NOT_HERE}: TrustRoot resources are not read yet`);
+  const root = given(keyless.trustRootRef) ? rootNamed(keyless.trustRootRef, `${where}.trustRootRef`, problems, trustRoots) : undefined;
+  // With a TrustRoot and no ctlog, policy-controller ignores the log, and judges the certificate at no time we have.
+  if (given(keyless.trustRootRef) && !given(authority.ctlog))
+    problems.push(
+      `${where}.trustRootRef: ${NOT_HERE}: without ctlog the transparency log is ignored, and a keyless certificate is judged at the time its log entry gives (signed timestamps are not read yet): give ctlog.trustRootRef`,
+    );
+  const ignoresSCT = keyless.insecureIgnoreSCT === true;
+  if (root && !ignoresSCT && !root.ctlogKey)
+    problems.push(
+      `${where}.trustRootRef: TrustRoot ${String(keyless.trustRootRef)} has no ctLogs to check SCTs with (or set insecureIgnoreSCT)`,
+    );
   const identities = identitiesOf(keyless, where, problems);
-  const log = transparencyLog(authority, true, at, problems);
+  const log = transparencyLog(authority, true, at, problems, trustRoots);
   if (given(authority.ctlog) && !log && problems.length === 0)
     problems.push(
       `${at}.ctlog: ${NOT_HERE}: without the transparency log a keyless signature has no time to judge its certificate by (signed timestamps are not read yet)`,
     );
-  const ctlog = keyless.insecureIgnoreSCT === true ? { ignoreSCT: true } : {};
-  return { count: 1, entries: identities.map((identity) => ({ keyless: { ...identity, rekor: log ?? {}, ctlog } })) };
+  const ctlog = ignoresSCT ? { ignoreSCT: true } : root?.ctlogKey ? { pubkey: root.ctlogKey } : {};
+  const roots = root ? { roots: root.certificates } : {};
+  return { count: 1, entries: identities.map((identity) => ({ keyless: { ...identity, ...roots, rekor: log ?? {}, ctlog } })) };
 }
 
 const AUTHORITY_FIELDS = new Set([
@@ -131,7 +164,7 @@ const AUTHORITY_FIELDS = new Set([
 ]);
 
 /** The authority as the target reads it, or undefined with its problems. */
-export function authorityOf(authority: unknown, index: number, problems: string[]): Written | undefined {
+export function authorityOf(authority: unknown, index: number, problems: string[], trustRoots: TrustRoots): Written | undefined {
   const at = `spec.authorities[${index}]`;
   if (!isObject(authority)) {
     problems.push(`${at}: expected an object`);
@@ -166,8 +199,8 @@ export function authorityOf(authority: unknown, index: number, problems: string[
   }
   const attestors =
     kinds[0] === 'key'
-      ? keyAttestors(authority.key, authority, at, problems)
-      : keylessAttestors(authority.keyless, authority, at, problems);
+      ? keyAttestors(authority.key, authority, at, problems, trustRoots)
+      : keylessAttestors(authority.keyless, authority, at, problems, trustRoots);
   const repository = sourceOf(authority.source, at, problems);
   const attestations = attestationsOf(authority.attestations, at, problems);
   if (problems.length > before || !attestors) return undefined;

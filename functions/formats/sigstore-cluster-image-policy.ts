@@ -1,5 +1,5 @@
 // Sigstore policy-controller's ClusterImagePolicy (policy.sigstore.dev v1alpha1 and v1beta1, one spec), with
-// its ConfigMap config-policy-controller (`no-match-policy`), as rules of the Rego engine's policy-controller
+// its ConfigMap config-policy-controller (`no-match-policy`) and the TrustRoots it names, as rules of the Rego engine's policy-controller
 // target (engines/rego/sigstore-target). Registered as policy-controller registers its webhook: Pods and pod
 // controllers, CREATE and UPDATE, in namespaces labelled policy.sigstore.dev/include=true, failurePolicy
 // Fail. One rule per policy (`mode: warn` warns), and the webhook's own rules: every image named by digest
@@ -10,6 +10,7 @@ import { celEngine } from '../engines/cel/index.js';
 import { imageGlobProblem as globProblem, regoEngine } from '../engines/rego/index.js';
 import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 import { authorityOf } from './sigstore-authorities.js';
+import { isTrustRoot, type TrustRoots, trustRootsIn } from './sigstore-trust-roots.js';
 
 const KIND = 'ClusterImagePolicy';
 const CONFIG = 'config-policy-controller';
@@ -62,7 +63,7 @@ function scopeOf(name: string, spec: Spec, problems: string[]) {
   return { policy: name, globs, ...(match.length > 0 ? { match } : {}) };
 }
 
-function policyRule(manifest: Manifest, errors: string[]) {
+function policyRule(manifest: Manifest, errors: string[], trustRoots: TrustRoots) {
   const name = nameOf(manifest);
   const spec = (manifest.spec ?? {}) as Spec;
   const problems: string[] = [];
@@ -72,7 +73,7 @@ function policyRule(manifest: Manifest, errors: string[]) {
   // policy-controller admits every image a policy without authorities matches (a plain error it does not count).
   const written = Array.isArray(spec.authorities) ? spec.authorities : [];
   if (written.length === 0) problems.push('missing field(s): spec.authorities');
-  const authorities = written.flatMap((authority, index) => authorityOf(authority, index, problems) ?? []);
+  const authorities = written.flatMap((authority, index) => authorityOf(authority, index, problems, trustRoots) ?? []);
   if (spec.policy !== undefined) problems.push("spec.policy: cannot run here: a policy over the authorities' results is not evaluated yet");
   errors.push(...problems.map((problem) => `${KIND} ${name}: ${problem}`));
   if (problems.length > 0) return { scope, rule: undefined };
@@ -132,17 +133,20 @@ export const sigstoreClusterImagePolicyFormat: PolicyFormat = {
   name: `Sigstore ${KIND}`,
   // The Rego engine's evaluator compiles attestation policies when the bundle is read; without them it is not loaded.
   engines: (claimed) => (claimed.some((manifest) => isImagePolicy(manifest) && hasRego(manifest)) ? [regoEngine] : []),
-  claims: (manifest) => isImagePolicy(manifest) || isConfig(manifest),
+  claims: (manifest) => isImagePolicy(manifest) || isConfig(manifest) || isTrustRoot(manifest),
   rulesOf(claimed): FormatResult {
     const errors: string[] = [];
     const policies = claimed.filter(isImagePolicy);
     const configs = claimed.filter(isConfig);
     if (configs.length > 1) errors.push(`ConfigMap ${CONFIG}: the bundle holds ${configs.length}; expected one`);
+    const trustRoots = trustRootsIn(claimed);
+    for (const [name, root] of trustRoots) if ('problem' in root) errors.push(`TrustRoot ${name}: ${root.problem}`);
     if (policies.length === 0) {
-      if (configs.length > 0) errors.push(`ConfigMap ${CONFIG}: no ${KIND} in the bundle, so nothing reads it`);
+      for (const companion of [...configs, ...claimed.filter(isTrustRoot)])
+        errors.push(`${String(companion.kind)} ${nameOf(companion)}: no ${KIND} in the bundle, so nothing reads it`);
       return { rules: [], errors };
     }
-    const made = policies.map((policy) => policyRule(policy, errors));
+    const made = policies.map((policy) => policyRule(policy, errors, trustRoots));
     const rules: TranslatedRule[] = made.flatMap(({ rule, scope }) =>
       rule
         ? [{ rule, label: `${KIND} ${scope.policy}`, parametersAt: 'spec', parametersIn: 'rego.clusterImagePolicy', matchAt: 'spec' }]
@@ -172,7 +176,7 @@ export const sigstoreImageDigestFormat: PolicyFormat = {
   name: `Sigstore ${KIND} (tag resolution)`,
   // The CEL engine's image part is loaded before such a document is read.
   engines: () => [celEngine],
-  claims: (manifest) => isImagePolicy(manifest) || isConfig(manifest),
+  claims: (manifest) => isImagePolicy(manifest) || isConfig(manifest) || isTrustRoot(manifest),
   rulesOf(claimed): FormatResult {
     if (!claimed.some(isImagePolicy)) return { rules: [], errors: [] };
     const name = 'policy.sigstore.dev';

@@ -4,7 +4,7 @@
 // policy-controller's message; every matching policy must pass; images must be named by digest; an image no
 // policy matches is denied, warned of or allowed as config-policy-controller's no-match-policy says;
 // `mode: warn` warns. What is not run yet is refused at upload with policy-controller's own messages or the reason.
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
 import { podRunning } from '../helpers/invoke.js';
@@ -253,6 +253,46 @@ describe.runIf(registryInstalled())('ClusterImagePolicy in the cel function', ()
     const verdict = await verdictOf(imagePolicy('keyless', teamImages(), keyless), podRunning(image('team/keyless', digest)));
     expect(verdict.status?.message).toContain(
       `signature keyless validation failed for authority authority-0 for ${image('team/keyless', digest)}: no matching signatures`,
+    );
+  });
+
+  it("keyless with the bundle's TrustRoot: its Fulcio and Rekor; identities exact, or by expression, one matching", async () => {
+    const fulcio = testFulcio(temporaryDirectory('portcullis-cip-trust-root-'));
+    const rekor = rekorOf(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey);
+    const { certificate, key } = fulcio.issue(`URI:${RELEASE}`, GITHUB);
+    const digest = await pushImage(registry, 'team/private', 'v1');
+    await pushSignatures(registry, 'team/private', digest, [
+      await signatureLayer(registry, 'team/private', digest, key, { certificate, rekor }),
+    ]);
+    const base64 = (text: string) => Buffer.from(text).toString('base64');
+    const trustRoot = `---
+apiVersion: policy.sigstore.dev/v1alpha1
+kind: TrustRoot
+metadata: {name: private}
+spec:
+  sigstoreKeys:
+    certificateAuthorities: [{subject: {organization: example, commonName: fulcio}, uri: "https://fulcio.example", certChain: ${base64(fulcio.rootPem)}}]
+    tLogs: [{baseURL: "https://rekor.example", hashAlgorithm: sha-256, publicKey: ${base64(pem(createPublicKey(rekor.key)))}}]
+`;
+    const keyless = (identities: string) => `
+    - keyless:
+        url: https://fulcio.example
+        trustRootRef: private
+        insecureIgnoreSCT: true
+        identities: ${identities}
+      ctlog: {url: "https://rekor.example", trustRootRef: private}`;
+    const verdict = (identities: string) =>
+      verdictOf(imagePolicy('private', teamImages(), keyless(identities)) + trustRoot, podRunning(image('team/private', digest)));
+    expect((await verdict(`[{issuer: ${GITHUB}, subject: ${JSON.stringify(RELEASE)}}]`)).allowed).toBe(true);
+    expect(
+      (await verdict(`[{issuer: ${GITHUB}, subject: other}, {issuerRegExp: "^https://token", subjectRegExp: "team/app"}]`)).allowed,
+    ).toBe(true);
+    // An exact subject is exact: what would be Kyverno's wildcard is only itself.
+    const wildcard = await verdict(`[{issuer: ${GITHUB}, subject: "https://github.com/team/app/*"}]`);
+    expect(wildcard.status?.message).toContain('signature keyless validation failed for authority authority-0');
+    // Without the TrustRoot, nothing trusts the test's Fulcio.
+    expect(refusalOf(imagePolicy('private', teamImages(), keyless(`[{issuer: a, subject: b}]`)))).toContain(
+      'spec.authorities[0].keyless.trustRootRef: trustRootRef private not found',
     );
   });
 
