@@ -7,6 +7,7 @@ import { registerAuditCommand } from './audit-command.js';
 import { registerClusterCommand } from './cluster-command.js';
 import { registerEventCommand } from './event-command.js';
 import { registerFleetCommand } from './fleet-command.js';
+import { registerImageCommand } from './image-command.js';
 import { registerInvokeCommand } from './invoke-command.js';
 import { registerNewPolicyCommand } from './new-policy-command.js';
 import { registerPolicyCommand } from './policy-command.js';
@@ -37,5 +38,6 @@ export function createProgram(): Command {
   registerFleetCommand(program);
   registerNewPolicyCommand(program);
   registerRegoCommand(program);
+  registerImageCommand(program);
   return program;
 }

@@ -26,6 +26,7 @@ describe('portcullis', () => {
     [['invoke']],
     [['event']],
     [['webhook-config']],
+    [['image', 'verify']],
   ])('%j --help', async (command) => {
     const result = await portcullisInProcess([...command, '--help']);
     expect(result.code).toBe(0);

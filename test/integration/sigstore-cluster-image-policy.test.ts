@@ -11,6 +11,9 @@ import { podRunning } from '../helpers/invoke.js';
 import { attestationLayer, pushAttestations, pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';
 import { testFulcio } from '../helpers/fulcio-certificates.js';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';
+import { portcullisInProcess } from '../helpers/portcullis-cli.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
 
 // Imported once the registry's CA is in the environment: the function reads REGISTRY_CA_PEM when it is imported.
@@ -294,6 +297,23 @@ spec:
     expect(refusalOf(imagePolicy('private', teamImages(), keyless(`[{issuer: a, subject: b}]`)))).toContain(
       'spec.authorities[0].keyless.trustRootRef: trustRootRef private not found',
     );
+  });
+
+  it('portcullis image verify answers for one image, as cosign verify does: exit 0 verified, 1 not', async () => {
+    const folder = temporaryDirectory('portcullis-image-verify-');
+    writeFileSync(join(folder, 'images.yaml'), imagePolicy('image-policy', teamImages(), keyAuthority()));
+    const verify = (reference: string) => portcullisInProcess(['image', 'verify', reference, '--policy', join(folder, 'images.yaml')]);
+    const verified = await verify(image('team/app', signed));
+    expect(verified).toMatchObject({ code: 0, stdout: expect.stringContaining(`${image('team/app', signed)}: verified`) });
+    expect(verified.stdout).toMatch(/PASS {2}image-policy\/image-policy/);
+    const refused = await verify(image('team/unsigned', unsigned));
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('FAIL  image-policy/image-policy: failed policy: image-policy: spec.containers[0].image');
+    expect(refused.stdout).toContain(`${image('team/unsigned', unsigned)}: not verified`);
+    const json = JSON.parse(
+      (await portcullisInProcess(['image', 'verify', image('team/unsigned', unsigned), '--policy', folder, '-o', 'json'])).stdout,
+    );
+    expect(json).toMatchObject({ image: image('team/unsigned', unsigned), verified: false });
   });
 
   it('a registry that cannot be reached is not a verification that failed: the policy fails closed, worded as an error', async () => {

@@ -175,11 +175,14 @@ function judgePolicy(
   rule: ClusterImagePolicyRule,
   request: AdmissionRequest,
   judge: { context: EngineContext; policyFailure: PolicyFailure },
-) {
+): Findings {
   const verdicts = judge.context.imageVerdicts;
+  const images = judgedImages(rule, request);
+  // Said, so that `policy test`, `audit` and `image verify` tell a policy that passed an image from one that judged none.
+  if (images.length === 0) return { violations: [], skipped: 'no image of the request is one its globs match, by digest' };
   if (passesStatically(rule)) return [];
   const violations: string[] = [];
-  for (const { path, image, reference } of judgedImages(rule, request)) {
+  for (const { path, image, reference } of images) {
     const name = canonicalName(reference);
     const failures: string[] = [];
     const registryErrors: string[] = [];
