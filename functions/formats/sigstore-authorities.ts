@@ -4,16 +4,13 @@
 // (identities are exact unless written as expressions, so exact ones become anchored RE2), the transparency
 // log as policy-controller requires it (public-good, or the bundle's TrustRoot), attestations by predicate
 // type with their Rego policies. What cannot run here is refused with the reason, never skipped.
+import { isObject, PUBLIC_REKOR, REFUSED, type Written } from '../admission/image-verification/attestor-entries.js';
 import { publicKeyOf } from '../admission/image-verification/public-keys.js';
 import type { TrustRootKeys, TrustRoots } from './sigstore-trust-roots.js';
 
 const HASH_ALGORITHMS = new Set(['sha224', 'sha256', 'sha384', 'sha512']);
 const PREDICATE_SHORT_NAMES = new Set(['custom', 'slsaprovenance', 'spdx', 'spdxjson', 'cyclonedx', 'link', 'vuln']);
-const PUBLIC_REKOR = 'https://rekor.sigstore.dev';
-const NOT_HERE = 'cannot run here';
-
-type Written = Record<string, unknown>;
-const isObject = (value: unknown): value is Written => typeof value === 'object' && value !== null && !Array.isArray(value);
+const NOT_HERE = REFUSED;
 const given = (value: unknown) => value !== undefined && value !== null;
 
 /** An RE2 pattern matching exactly the text. */
@@ -122,6 +119,7 @@ function keylessAttestors(
     return undefined;
   }
   const where = `${at}.keyless`;
+  const before = problems.length;
   if (given(keyless.url) === given(keyless['ca-cert'])) {
     problems.push(`expected exactly one, got ${given(keyless.url) ? 'both' : 'neither'}: ${where}.ca-cert, ${where}.url`);
     return undefined;
@@ -142,7 +140,7 @@ function keylessAttestors(
     );
   const identities = identitiesOf(keyless, where, problems);
   const log = transparencyLog(authority, true, at, problems, trustRoots);
-  if (given(authority.ctlog) && !log && problems.length === 0)
+  if (given(authority.ctlog) && !log && problems.length === before)
     problems.push(
       `${at}.ctlog: ${NOT_HERE}: without the transparency log a keyless signature has no time to judge its certificate by (signed timestamps are not read yet)`,
     );
@@ -207,7 +205,8 @@ export function authorityOf(authority: unknown, index: number, problems: string[
   return {
     name,
     signer: kinds[0],
-    attestors: kinds[0] === 'key' ? { entries: [attestors] } : attestors,
+    // Any one key's signature will do, as policy-controller's valid() takes it.
+    attestors: kinds[0] === 'key' ? { count: 1, entries: [attestors] } : attestors,
     ...(attestations.length > 0 ? { attestations } : {}),
     ...(repository ? { repository } : {}),
   };
@@ -221,7 +220,10 @@ function sourceOf(source: unknown, at: string, problems: string[]): string | und
     return undefined;
   }
   const [entry] = source as unknown[];
-  if (!isObject(entry)) return undefined;
+  if (!isObject(entry)) {
+    problems.push(`${at}.source[0]: expected an object with oci`);
+    return undefined;
+  }
   if (given(entry.signaturePullSecrets))
     problems.push(`${at}.source[0].signaturePullSecrets: ${NOT_HERE}: registry credentials come from the deployment, not from Secrets`);
   if (given(entry.tagPrefix)) problems.push(`${at}.source[0].tagPrefix: ${NOT_HERE}: signature tags with a prefix are not read yet`);
@@ -234,8 +236,11 @@ function attestationsOf(attestations: unknown, at: string, problems: string[]): 
     problems.push(`${at}.attestations: expected a list`);
     return [];
   }
-  return attestations.flatMap((attestation) => {
-    if (!isObject(attestation)) return [];
+  return attestations.flatMap((attestation, index) => {
+    if (!isObject(attestation)) {
+      problems.push(`${at}.attestations[${index}]: expected an object with name and predicateType`);
+      return [];
+    }
     const missing = ['name', 'predicateType'].filter((field) => typeof attestation[field] !== 'string' || attestation[field] === '');
     if (missing.length > 0) {
       problems.push(`missing field(s): ${missing.map((field) => `${at}.attestations.${field}`).join(', ')}`);

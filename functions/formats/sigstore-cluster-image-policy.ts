@@ -14,6 +14,10 @@ import { isTrustRoot, type TrustRoots, trustRootsIn } from './sigstore-trust-roo
 
 const KIND = 'ClusterImagePolicy';
 const CONFIG = 'config-policy-controller';
+/** The webhook's own rules (digests, no-match-policy), named apart from the policies. */
+const DIGESTS_RULE = 'policy.sigstore.dev';
+const NO_MATCH_RULE = 'no-match.policy.sigstore.dev';
+const WEBHOOK_RULES = [DIGESTS_RULE, NO_MATCH_RULE];
 const RESOURCES = new Set(['replicasets', 'deployments', 'pods', 'cronjobs', 'jobs', 'statefulsets', 'daemonsets']);
 const OPERATIONS = ['CREATE', 'UPDATE'];
 
@@ -67,8 +71,9 @@ function policyRule(manifest: Manifest, errors: string[], trustRoots: TrustRoots
   const name = nameOf(manifest);
   const spec = (manifest.spec ?? {}) as Spec;
   const problems: string[] = [];
+  if (WEBHOOK_RULES.includes(name)) problems.push(`metadata.name: ${name} is the name of the webhook's own rule here; rename the policy`);
   const scope = scopeOf(name, spec, problems);
-  if (spec.mode !== undefined && spec.mode !== 'enforce' && spec.mode !== 'warn')
+  if (spec.mode !== undefined && spec.mode !== '' && spec.mode !== 'enforce' && spec.mode !== 'warn')
     problems.push(`invalid value: ${String(spec.mode)}: spec.mode: unsupported mode`);
   // policy-controller admits every image a policy without authorities matches (a plain error it does not count).
   const written = Array.isArray(spec.authorities) ? spec.authorities : [];
@@ -107,10 +112,10 @@ function webhookRules(scopes: readonly Record<string, unknown>[], config: Manife
     matchAt: 'spec',
   });
   return [
-    rule('policy.sigstore.dev', ['Deny'], { check: 'digests' }),
+    rule(DIGESTS_RULE, ['Deny'], { check: 'digests' }),
     ...(noMatch === 'allow'
       ? []
-      : [rule('no-match-policy', noMatch === 'warn' ? ['Warn'] : ['Deny'], { check: 'unmatched', policies: scopes })]),
+      : [rule(NO_MATCH_RULE, noMatch === 'warn' ? ['Warn'] : ['Deny'], { check: 'unmatched', policies: scopes })]),
   ];
 }
 
@@ -179,7 +184,7 @@ export const sigstoreImageDigestFormat: PolicyFormat = {
   claims: (manifest) => isImagePolicy(manifest) || isConfig(manifest) || isTrustRoot(manifest),
   rulesOf(claimed): FormatResult {
     if (!claimed.some(isImagePolicy)) return { rules: [], errors: [] };
-    const name = 'policy.sigstore.dev';
+    const name = DIGESTS_RULE;
     const rule = {
       name,
       failurePolicy: 'Fail',

@@ -204,10 +204,7 @@ describe.runIf(registryInstalled())('ClusterImagePolicy in the cel function', ()
       );
     expect((await verdictOf(attesting('custom'), podRunning(image('team/attested', attested)))).allowed).toBe(true);
     const missing = await verdictOf(attesting('slsaprovenance'), podRunning(image('team/attested', attested)));
-    expect(missing.status?.message).toContain(
-      'attestation key validation failed for authority authority-0 for ' +
-        `${image('team/attested', attested)}: no matching attestations with type https://slsa.dev/provenance/v0.2`,
-    );
+    expect(missing.status?.message).toContain(`${image('team/attested', attested)} no matching attestations with type slsaprovenance`);
   });
 
   it('attestation policies in Rego, as cosign evaluates them: data.sigstore.isCompliant over the in-toto statement', async () => {
@@ -224,9 +221,9 @@ describe.runIf(registryInstalled())('ClusterImagePolicy in the cel function', ()
     const compliant = 'package sigstore\ndefault isCompliant = false\nisCompliant { input.predicate.Data == "built by ci" }';
     expect((await verdictOf(withPolicy(compliant), pod)).allowed).toBe(true);
     const denied = await verdictOf(withPolicy(compliant.replace('built by ci', 'built by hand')), pod);
+    // policy-controller's own message, as its end-to-end test expects it.
     expect(denied.status?.message).toContain(
-      `attestation key validation failed for authority authority-0 for ${image('team/attested', attested)}: ` +
-        "failed evaluating rego policy for type built: policy is not compliant for query 'isCompliant = data.sigstore.isCompliant'",
+      `${image('team/attested', attested)} failed evaluating rego policy for type built: policy is not compliant for query 'isCompliant = data.sigstore.isCompliant'`,
     );
     // The result-object form: its error is the message; a compliant result with a warning fails too, as in policy-controller.
     const refusing = 'package sigstore\nisCompliant[r] { r := {"result": input.predicate.Data == "other", "error": "not built by ci"} }';
@@ -235,11 +232,11 @@ describe.runIf(registryInstalled())('ClusterImagePolicy in the cel function', ()
     );
     const warning = 'package sigstore\nisCompliant[r] { r := {"result": true, "warning": "old builder"} }';
     expect((await verdictOf(withPolicy(warning), pod)).status?.message).toContain(
-      'failed evaluating rego policy for type built: warning: old builder',
+      `${image('team/attested', attested)} warning: old builder`,
     );
-    expect(refusalOf(withPolicy('package sigstore\nisCompliant {'))).toMatch(
-      /ClusterImagePolicy attested: spec\.authorities\[0\]\.attestations\[0\]\.policy: sigstore\.rego:2:14: rego_parse_error/,
-    );
+    // One statement that passes is enough.
+    const either = 'package sigstore\nisCompliant { input.predicate.Data == "built by ci" }';
+    expect((await verdictOf(withPolicy(either), pod)).allowed).toBe(true);
   });
 
   it("keyless: a certificate from a Fulcio that is not Sigstore's public-good one is no signature of the identity", async () => {
@@ -320,46 +317,42 @@ spec:
     const rules = imagePolicy('image-policy', '127.0.0.1:9/**', keyAuthority());
     const verdict = await verdictOf(rules, podRunning(`127.0.0.1:9/team/app@${signed}`));
     expect(verdict.allowed).toBe(false);
+    expect(verdict.status?.message).toMatch(/image-policy.*could not be evaluated[\s\S]*the registry could not be reached/);
     expect(verdict.status?.message).not.toContain('failed policy: image-policy');
+    // In mode warn too: an error is not a failed verification, and the failure policy Fail denies.
+    const warned = await verdictOf(
+      imagePolicy('image-policy', '127.0.0.1:9/**', keyAuthority(), '\n  mode: warn'),
+      podRunning(`127.0.0.1:9/team/app@${signed}`),
+    );
+    expect(warned.allowed).toBe(false);
   });
 
-  it('refuses at upload what policy-controller refuses, with its messages, and what does not run here, with the reason', () => {
-    const errors = refusalOf(`apiVersion: policy.sigstore.dev/v1alpha1
-kind: ClusterImagePolicy
-metadata: {name: bad}
-spec:
-  images: [{glob: "["}, {glob: "ghcr.io/**"}]
-  mode: garbage
-  authorities:
-    - keyless: {url: https://fulcio.sigstore.dev}
-    - keyless: {url: https://fulcio.sigstore.dev, identities: [{subject: a, subjectRegExp: b, issuer: c}]}
-    - key: {kms: "awskms:///alias/x"}
-    - key: {data: x, secretRef: {name: y}}
-    - key: {data: "${pem(signer.publicKey).replaceAll('\n', '\\n')}", hashAlgorithm: md5}
-    - {}
-    - static: {action: maybe}
-      ctlog: {url: https://rekor.sigstore.dev}
-    - key: {data: "${pem(signer.publicKey).replaceAll('\n', '\\n')}"}
-      attestations: [{name: a, predicateType: notsupported}, {name: b, predicateType: custom, policy: {type: cue, data: x}}]
-    - key: {data: not-a-key}
-  policy: {type: rego, data: x}
-`);
-    for (const message of [
-      'ClusterImagePolicy bad: invalid value: [: spec.images[0].glob: glob is invalid: invalid glob "["',
-      'invalid value: garbage: spec.mode: unsupported mode',
-      'missing field(s): spec.authorities[0].keyless.identities',
-      'expected exactly one, got both: spec.authorities[1].keyless.identities[0].subject, spec.authorities[1].keyless.identities[0].subjectRegExp',
-      'spec.authorities[2].key.kms: cannot run here',
-      'expected exactly one, got both: spec.authorities[3].key.data, spec.authorities[3].key.kms, spec.authorities[3].key.secretref',
-      'invalid value: md5: spec.authorities[4].key.hashAlgorithm',
-      'expected exactly one, got neither: spec.authorities[5].key, spec.authorities[5].keyless, spec.authorities[5].rfc3161timestamp, spec.authorities[5].static',
-      'expected exactly one, got both: spec.authorities[6].static, spec.authorities[6].ctlog',
-      'invalid value: maybe: spec.authorities[6].static.action: unsupported action',
-      'invalid value: notsupported: spec.authorities[7].attestations.predicateType: unsupported predicate type',
-      'spec.authorities[7].attestations.policy.type: cannot run here: CUE is not evaluated here',
-      'invalid value: not-a-key: spec.authorities[8].key.data',
-      "spec.policy: cannot run here: a policy over the authorities' results is not evaluated yet",
-    ])
-      expect(errors).toContain(message);
+  it('several keys in one authority: any one signature will do; with attestations, every key must attest', async () => {
+    const bothKeys = `${pem(signer.publicKey)}${pem(stranger.publicKey)}`;
+    const keys = (extra = '') => `
+    - key:
+        data: |
+          ${indented(bothKeys, 10)}${extra}`;
+    const anyKey = await verdictOf(imagePolicy('image-policy', teamImages(), keys()), podRunning(image('team/app', signed)));
+    expect(anyKey.allowed).toBe(true);
+    const attesting = imagePolicy('attested', teamImages(), keys('\n      attestations: [{name: built, predicateType: custom}]'));
+    const verdict = await verdictOf(attesting, podRunning(image('team/attested', attested)));
+    expect(verdict.status?.message).toContain('attestation key validation failed for authority authority-0');
+  });
+
+  it('a controller only scaled down is left alone, as policy-controller leaves it; one whose template changes is judged', async () => {
+    const deployment = (replicas: number, reference: string) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { replicas, template: { spec: { containers: [{ name: 'c', image: reference }] } } },
+    });
+    const rules = imagePolicy('image-policy', teamImages(), keyAuthority());
+    const running = deployment(3, image('team/unsigned', unsigned));
+    expect(
+      (await verdictOf(rules, deployment(2, image('team/unsigned', unsigned)), { operation: 'UPDATE', oldObject: running })).allowed,
+    ).toBe(true);
+    const swapped = await verdictOf(rules, deployment(2, `${registry.host}/team/unsigned:v1`), { operation: 'UPDATE', oldObject: running });
+    expect(swapped.status?.message).toContain('must be an image digest');
   });
 });

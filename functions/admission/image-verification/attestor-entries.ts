@@ -9,7 +9,7 @@ import { certificatesProblem, logKeyProblem, publicKeyOf } from './public-keys.j
 import { parseImageReference } from '../kubernetes/image-reference.js';
 
 export const REFUSED = 'cannot run here';
-const PUBLIC_REKOR = 'https://rekor.sigstore.dev';
+export const PUBLIC_REKOR = 'https://rekor.sigstore.dev';
 const ALGORITHMS = new Set(['sha224', 'sha256', 'sha384', 'sha512']);
 
 export type Written = Record<string, unknown>;

@@ -11,6 +11,11 @@ export interface RegoSource {
   source: string;
   /** Rego v1 syntax (Gatekeeper's `version: v1`); else v0, unless the module imports `rego.v1`. */
   v1?: boolean;
+  /**
+   * v0 as OPA reads it: `if`, `contains`, `in` and `every` are keywords only where imported (cosign's policies,
+   * compiled as RegoV0, fail otherwise); else they are keywords in v0 too, as regorus reads it.
+   */
+  strictV0?: boolean;
 }
 
 const MAX_CACHED = 64;
@@ -28,8 +33,8 @@ let cached = 0;
 function cacheLevelOf(sources: readonly RegoSource[]): CacheLevel {
   let level = cache;
   for (let index = 0; index < sources.length; index++) {
-    const { file, source, v1 } = sources[index]!;
-    const where = `${v1 === true ? 1 : 0}${file}`;
+    const { file, source, v1, strictV0 } = sources[index]!;
+    const where = `${v1 === true ? 1 : 0}${strictV0 === true ? 1 : 0}${file}`;
     let bySource = level.next.get(where);
     if (!bySource) level.next.set(where, (bySource = new Map()));
     let next = bySource.get(source);
@@ -47,8 +52,8 @@ export function compileSources(sources: readonly RegoSource[]): CompiledPolicy {
   }
   const level = cacheLevelOf(sources);
   if (level.policy) return level.policy;
-  const modules = sources.map(({ file, source, v1 }) =>
-    parseModule(source, file, { v1: v1 === true, isBuiltin: (name) => BUILTINS.has(name) }),
+  const modules = sources.map(({ file, source, v1, strictV0 }) =>
+    parseModule(source, file, { v1: v1 === true, futureKeywords: strictV0 !== true, isBuiltin: (name) => BUILTINS.has(name) }),
   );
   const policy = compilePolicy(modules, BUILTINS);
   level.policy = policy;

@@ -8,7 +8,7 @@ import { evaluateDocument } from './eval/query.js';
 import { evalReport } from './eval-report.js';
 import { runOpaCase } from './opa-cases.js';
 import { runUnitTests } from './unit-tests.js';
-import { attestationPolicyFailure } from './sigstore-target/attestation-policy.js';
+import { attestationPolicyOutcome } from './sigstore-target/attestation-policy.js';
 
 /**
  * Why a rule as a format wrote it cannot run: its modules do not compile, or they read base documents under
@@ -47,6 +47,6 @@ export const evaluator = {
   runOpaCase,
   evalReport,
   graphqlLibrary,
-  attestationPolicyFailure,
+  attestationPolicyOutcome,
 };
 export type Evaluator = typeof evaluator;

@@ -25,7 +25,11 @@ const evaluator = new OnDemand<Evaluator>(
 
 /** A rule of one of the engine's targets: Gatekeeper's, or policy-controller's (sigstore-target/). */
 export type RegoRule = RegoValidation | SigstoreRule;
-const isSigstore = (rule: RegoRule | undefined): rule is SigstoreRule => rule !== undefined && 'target' in rule;
+// The engine runs two targets' rules, told apart by the target policy-controller's carry (an engine may not
+// import another, and its attestation policies are Rego).
+const SIGSTORE_TARGETS: ReadonlySet<unknown> = new Set(['clusterImagePolicy', 'clusterImagePolicyWebhook']);
+const isSigstore = (rule: RegoRule | undefined): rule is SigstoreRule =>
+  rule !== undefined && SIGSTORE_TARGETS.has((rule as { target?: unknown }).target);
 
 const gatekeeperSchema = regoRuleSchemaOf(() => evaluator.get());
 /** Each target's schema, chosen by the fields written: the errors are the chosen one's. */
@@ -62,7 +66,7 @@ export const regoEngine: Engine<RegoRule, never> = {
   check: (written) => (isSigstoreWritten(written) ? [] : evaluator.get().problemsOf(written)),
   validate: (request, rule, context) =>
     isSigstore(rule)
-      ? validateSigstore(request, rule, context, (...policy) => evaluator.get().attestationPolicyFailure(...policy))
+      ? validateSigstore(request, rule, context, (...policy) => evaluator.get().attestationPolicyOutcome(...policy))
       : evaluator.get().validate(request, rule, context),
   mutate() {
     throw new Error('the Rego engine validates only (Gatekeeper mutates with its own mutators, not Rego)');

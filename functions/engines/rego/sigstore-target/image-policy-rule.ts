@@ -35,7 +35,9 @@ export interface ResourceMatch {
 /** An attestation of the type, verified, that its Rego policy (when it has one) passes. */
 export interface AttestationRequirement {
   name: string;
+  /** The type's URI, and as the policy wrote it (cosign's short name), which messages give. */
   predicateType: string;
+  writtenType: string;
   policy?: CompiledPolicy;
 }
 
@@ -125,12 +127,13 @@ const AuthoritySchema = v.strictObject({
   repository: v.optional(v.string()),
 });
 
+// Each policy read gets a new id: a verdict kept for an older version of a policy never answers a newer one.
 let policiesRead = 0;
 
-/** A policy's Rego module (v0, as cosign reads it), compiled; or why it does not compile. */
+/** A policy's Rego module (v0 as OPA reads it, as cosign compiles it), compiled; or why it does not compile. */
 function compiled(source: string, evaluator: () => Evaluator): CompiledPolicy | string {
   try {
-    return evaluator().compileSources([{ file: 'sigstore.rego', source, v1: false }]);
+    return evaluator().compileSources([{ file: 'sigstore.rego', source, v1: false, strictV0: true }]);
   } catch (error) {
     return (error as Error).message;
   }
@@ -154,6 +157,7 @@ const policySchemaOf = (evaluator: () => Evaluator) =>
           return {
             name,
             predicateType: PREDICATE_TYPES[predicateType] ?? predicateType,
+            writtenType: predicateType,
             ...(module && typeof module !== 'string' ? { policy: module } : {}),
           };
         });

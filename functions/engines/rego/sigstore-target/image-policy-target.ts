@@ -15,9 +15,10 @@ import type { EngineContext } from '../../engine.js';
 import { canonicalName, matchesAnyGlob } from './image-globs.js';
 import type { Authority, ClusterImagePolicyRule, PolicyScope, SigstoreRule } from './image-policy-rule.js';
 import type { CompiledPolicy } from '../compile/compile-policy.js';
+import type { PolicyOutcome } from './attestation-policy.js';
 
-/** Why a Rego policy fails an attestation's statement (attestation-policy.ts, loaded with the evaluator). */
-export type PolicyFailure = (policy: CompiledPolicy, name: string, statement: unknown, context: EngineContext) => string | undefined;
+/** How a Rego policy judges an attestation's statement (attestation-policy.ts, loaded with the evaluator). */
+export type PolicyOutcomeOf = (policy: CompiledPolicy, name: string, statement: unknown, context: EngineContext) => PolicyOutcome;
 
 /** Where each kind's pod spec is, as policy-controller's messages name a container's field. */
 const SPEC_PREFIXES: Readonly<Record<string, string>> = {
@@ -29,6 +30,7 @@ const SPEC_PREFIXES: Readonly<Record<string, string>> = {
   Job: 'spec.template.spec.',
   CronJob: 'spec.jobTemplate.spec.template.spec.',
 };
+// policy-controller's PodScalable kinds: those it lets scale down unchecked.
 const SCALABLE = new Set(['ReplicaSet', 'Deployment', 'StatefulSet']);
 
 interface ContainerImage {
@@ -44,10 +46,18 @@ const labelsOf = (object: unknown): Record<string, string> => {
   return isJsonObject(labels) ? (labels as Record<string, string>) : {};
 };
 
+const specOf = (object: unknown) => (isJsonObject(object) && isJsonObject(object.spec) ? object.spec : {});
 const replicasOf = (object: unknown) => {
-  const spec = isJsonObject(object) ? object.spec : undefined;
-  return isJsonObject(spec) && typeof spec.replicas === 'number' ? spec.replicas : 1;
+  const { replicas } = specOf(object);
+  return typeof replicas === 'number' ? replicas : 1;
 };
+
+/**
+ * policy-controller lets a controller scale down unchecked (IsScalingDown), so that one whose images no longer
+ * verify can still be shrunk; here only when its pod template is unchanged, so no new image rides along.
+ */
+const scaledDownOnly = (object: unknown, old: unknown) =>
+  replicasOf(object) < replicasOf(old) && JSON.stringify(specOf(object).template) === JSON.stringify(specOf(old).template);
 
 /**
  * The request's container images, as policy-controller gathers them; none for what it leaves alone: an
@@ -59,7 +69,7 @@ function containerImages(request: AdmissionRequest): ContainerImage[] {
   const object = request.object;
   if (prefix === undefined || !isJsonObject(object)) return [];
   if (isJsonObject(object.metadata) && object.metadata.deletionTimestamp) return [];
-  if (request.operation === 'UPDATE' && SCALABLE.has(kind) && replicasOf(object) < replicasOf(request.oldObject)) return [];
+  if (request.operation === 'UPDATE' && SCALABLE.has(kind) && scaledDownOnly(object, request.oldObject)) return [];
   const spec = podSpecOf(kind, object) ?? {};
   return ['initContainers', 'containers', 'ephemeralContainers'].flatMap((field) => {
     const list = spec[field];
@@ -128,45 +138,61 @@ export function sigstoreImagesToVerify(request: AdmissionRequest, rule: Sigstore
   );
 }
 
-/** Our verifier's reason, without what names Kyverno's fields (`.attestors[0].entries[0].keys: `). */
+/** The verifier's reason, which it words for Kyverno's messages (the entry's path in them), without that path. */
 const reasonOf = (verdict: ImageVerdict) =>
   verdict.message.replace(/^failed to verify image \S+: /, '').replace(/\.attestors\[\d+\]\.entries\[\d+\]\.(keys|keyless): /g, '');
 
+/** Each key's attestation outcomes, over every attestation asked for: policy-controller verifies with each key apart. */
+function unattestingKey(authority: Authority, verdict: ImageVerdict & { outcome: 'verified' }): string | undefined {
+  // With one key, the attestations asked for say it all (those of other types are not read here).
+  if (authority.signer !== 'key' || authority.attestations.length === 0 || authority.attestors.entries.length < 2) return undefined;
+  const attested = (entry: number) =>
+    (verdict.attestations ?? []).some((sets) => {
+      const outcome = sets[0]?.[entry];
+      return outcome !== undefined && 'statements' in outcome && outcome.statements.length > 0;
+    });
+  const entry = authority.attestors.entries.findIndex((_, index) => !attested(index));
+  if (entry === -1) return undefined;
+  const problems = (verdict.attestations ?? []).flatMap((sets) => {
+    const outcome = sets[0]?.[entry];
+    return outcome && 'problem' in outcome ? [outcome.problem] : [];
+  });
+  return `no matching attestations${problems.length > 0 ? `: ${[...new Set(problems)].join('; ')}` : ''}`;
+}
+
 /**
- * Why the authority fails the image, or undefined when it passes it: each of its attestations needs one
- * statement of the type, verified, that its policy (if any) passes.
+ * Why the authority fails the image, or undefined when it passes it. With attestations, every key must
+ * verify some, and each attestation asked for needs one statement of its type, verified, that its policy
+ * (if any) passes; a policy's failure is its own message, as policy-controller gives it.
  */
 function authorityFailure(
   authority: Authority,
   verdict: ImageVerdict | undefined,
   name: string,
-  judge: { context: EngineContext; policyFailure: PolicyFailure },
+  judge: { context: EngineContext; policyOutcome: PolicyOutcomeOf },
 ): string | undefined {
   if (authority.static) return authority.static.action === 'pass' ? undefined : `disallowed by static policy: ${authority.static.message}`;
-  const what = `${authority.attestations.length > 0 ? 'attestation' : 'signature'} ${authority.signer}`;
+  const failed = (reason: string) =>
+    `${authority.attestations.length > 0 ? 'attestation' : 'signature'} ${authority.signer} validation failed for authority ${authority.name} for ${name}: ${reason}`;
   // The function verifies what sigstoreImagesToVerify names before the rule runs: a missing verdict is a defect.
   if (!verdict) throw new Error(`image ${name} was not verified before the rule ran`);
-  if (verdict.outcome !== 'verified') return `${what} validation failed for authority ${authority.name} for ${name}: ${reasonOf(verdict)}`;
-  for (const [index, { name: attestation, predicateType, policy }] of authority.attestations.entries()) {
-    const outcomes = verdict.attestations?.[index]?.flat() ?? [];
-    const statements = outcomes.flatMap((outcome) => ('statements' in outcome ? outcome.statements : []));
-    if (!policy && statements.length > 0) continue;
+  if (verdict.outcome !== 'verified') return failed(reasonOf(verdict));
+  const unattested = unattestingKey(authority, verdict);
+  if (unattested) return failed(unattested);
+  for (const [index, { name: attestation, writtenType, policy }] of authority.attestations.entries()) {
+    const statements = (verdict.attestations?.[index]?.flat() ?? []).flatMap((outcome) =>
+      'statements' in outcome ? outcome.statements : [],
+    );
+    if (statements.length === 0) return `no matching attestations with type ${writtenType}`;
+    if (!policy) continue;
     // The first policy failure is the reason, as policy-controller keeps it.
-    let policyFailure: string | undefined;
-    if (
-      policy &&
-      statements.some((statement) => {
-        const failure = judge.policyFailure(policy, attestation, statement, judge.context);
-        policyFailure ??= failure;
-        return failure === undefined;
-      })
-    )
-      continue;
-    if (policyFailure) return `${what} validation failed for authority ${authority.name} for ${name}: ${policyFailure}`;
-    const reasons = outcomes.flatMap((outcome) => ('problem' in outcome ? [outcome.problem] : []));
-    return `${what} validation failed for authority ${authority.name} for ${name}: no matching attestations with type ${predicateType}${
-      reasons.length > 0 ? `: ${[...new Set(reasons)].join('; ')}` : ''
-    }`;
+    let firstFailure: string | undefined;
+    const passes = statements.some((statement) => {
+      const outcome = judge.policyOutcome(policy, attestation, statement, judge.context);
+      if (outcome) firstFailure ??= 'error' in outcome ? outcome.error : outcome.warning;
+      return outcome === undefined;
+    });
+    if (!passes) return firstFailure;
   }
   return undefined;
 }
@@ -174,7 +200,7 @@ function authorityFailure(
 function judgePolicy(
   rule: ClusterImagePolicyRule,
   request: AdmissionRequest,
-  judge: { context: EngineContext; policyFailure: PolicyFailure },
+  judge: { context: EngineContext; policyOutcome: PolicyOutcomeOf },
 ): Findings {
   const verdicts = judge.context.imageVerdicts;
   const images = judgedImages(rule, request);
@@ -221,8 +247,8 @@ export function validateSigstore(
   request: AdmissionRequest,
   rule: SigstoreRule,
   context: EngineContext,
-  policyFailure: PolicyFailure,
+  policyOutcome: PolicyOutcomeOf,
 ): Findings {
   if (rule.target === 'clusterImagePolicyWebhook') return judgeWebhook(rule.check, rule.policies, request);
-  return judgePolicy(rule, request, { context, policyFailure });
+  return judgePolicy(rule, request, { context, policyOutcome });
 }
