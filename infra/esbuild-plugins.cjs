@@ -41,7 +41,7 @@ const aws4CryptoOnDemand = {
 // (test/unit/engine-boundaries).
 // test/e2e/packaged-bundles.test.ts counts the chunks.
 const LAZY_MODULES =
-  /[\\/]functions[\\/](?:engines[\\/](?:[^\\/]+[\\/]evaluator|cel[\\/](?:mutate|image-validation[\\/]image-validation)|rego[\\/]builtins[\\/]graphql[\\/]documents|runtime[\\/]answer-http-calls)|admission[\\/]image-verification[\\/](?:verified-images|image-data))\.ts$/;
+  /[\\/]functions[\\/](?:engines[\\/](?:[^\\/]+[\\/]evaluator|cel[\\/](?:mutate|image-validation[\\/]image-validation)|rego[\\/](?:builtins[\\/]graphql[\\/]documents|sigstore-target[\\/]sigstore-target)|runtime[\\/]answer-http-calls)|admission[\\/]image-verification[\\/](?:verified-images|image-data))\.ts$/;
 const LAYOUT_IMPORTS = ['admission/shared-chunk.ts', 'engines/registry.ts', 'engines/runtime/image-lookups.ts']
   .map((file) => `import ${JSON.stringify(join(__dirname, '../functions', file))};`)
   .join(' ');

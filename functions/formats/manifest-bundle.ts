@@ -2,6 +2,7 @@
 // handed to the formats that claim it (all-formats.ts), and their rules made into one rules document of the
 // policy model (one engine, one evaluation path). Every manifest must take part: an unknown kind, a binding
 // without its policy, or a policy nothing enforces is an error, never skipped.
+import type { Engine } from '../engines/engine.js';
 import { placeTranslatedRules } from '../admission/fleet/placement.js';
 import type { ManifestTranslation } from '../admission/policy.js';
 import { annotationsOf, type Manifest, nameOf, type PolicyFormat, joinResults } from './policy-format.js';
@@ -103,15 +104,20 @@ function gradeTranslatedRules(manifests: readonly Manifest[], rules: readonly { 
   }
 }
 
-/** Loads the engines that the formats claiming the bundle's manifests need to read them, and only those. */
+/** Loads the engines (and what else) that the formats claiming the bundle's manifests need to read them, and only those. */
 export async function loadEnginesFor(formats: readonly PolicyFormat[], data: unknown): Promise<void> {
   const manifests = manifestsOf(Array.isArray(data) ? data : [data]);
-  const needed = formats.flatMap((format) => {
-    if (!format.engines) return [];
+  const needed: Engine[] = [];
+  const parts: Promise<void>[] = [];
+  for (const format of formats) {
+    if (!format.engines && !format.load) continue;
     const claimed = manifests.filter((manifest) => format.claims(manifest, manifests));
-    return claimed.length > 0 ? format.engines(claimed) : [];
-  });
-  await Promise.all([...new Set(needed)].map((engine) => engine.load()));
+    if (claimed.length === 0) continue;
+    needed.push(...(format.engines?.(claimed) ?? []));
+    const part = format.load?.(claimed);
+    if (part) parts.push(part);
+  }
+  await Promise.all([...[...new Set(needed)].map((engine) => engine.load()), ...parts]);
 }
 
 /** The part of a manifest the formats that claim it run: what `policy push` sends their function. */

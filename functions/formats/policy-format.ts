@@ -43,6 +43,8 @@ export interface PolicyFormat {
   name: string;
   /** The engines whose checks reading these manifests of its needs: loaded before the bundle is read, and only then. */
   engines?(claimed: readonly Manifest[]): readonly Engine[];
+  /** What else reading them needs (an engine's part for its kind of manifest), loaded with the engines. */
+  load?(claimed: readonly Manifest[]): Promise<void> | undefined;
   /** Whether a manifest is this format's: one of its policies, or a companion they name (bindings, params, constraints). */
   claims(manifest: Manifest, bundle: readonly Manifest[]): boolean;
   /** The rules of the manifests it claimed, in their order; a companion whose policy is missing is an error. */

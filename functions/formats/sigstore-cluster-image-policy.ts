@@ -7,7 +7,7 @@
 // a policy unless no-match-policy allows it (deny by default; warn warns). Policies are checked with
 // policy-controller's own messages.
 import { celEngine } from '../engines/cel/index.js';
-import { imageGlobProblem as globProblem, regoEngine } from '../engines/rego/index.js';
+import { imageGlobProblem as globProblem, loadImagePolicyTarget, regoEngine } from '../engines/rego/index.js';
 import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
 import { authorityOf } from './sigstore-authorities.js';
 import { isTrustRoot, type TrustRoots, trustRootsIn } from './sigstore-trust-roots.js';
@@ -138,6 +138,8 @@ export const sigstoreClusterImagePolicyFormat: PolicyFormat = {
   name: `Sigstore ${KIND}`,
   // The Rego engine's evaluator compiles attestation policies when the bundle is read; without them it is not loaded.
   engines: (claimed) => (claimed.some((manifest) => isImagePolicy(manifest) && hasRego(manifest)) ? [regoEngine] : []),
+  // The Rego engine's policy-controller target reads the rules; without Rego, the evaluator stays unloaded.
+  load: (claimed) => (claimed.some(isImagePolicy) ? loadImagePolicyTarget() : undefined),
   claims: (manifest) => isImagePolicy(manifest) || isConfig(manifest) || isTrustRoot(manifest),
   rulesOf(claimed): FormatResult {
     const errors: string[] = [];

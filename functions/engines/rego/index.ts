@@ -14,8 +14,7 @@ import type { EvalRequest } from './eval-report.js';
 import type { OpaCase } from './opa-cases.js';
 import type { TestLimits } from '../runtime/test-limits.js';
 import { regoRuleSchemaOf } from './gatekeeper-target/rule-schema.js';
-import { isSigstoreWritten, type SigstoreRule, sigstoreRuleSchemaOf } from './sigstore-target/image-policy-rule.js';
-import { sigstoreImagesToVerify, validateSigstore } from './sigstore-target/image-policy-target.js';
+import type { SigstoreRule } from './sigstore-target/image-policy-rule.js';
 import * as v from '../../admission/schema.js';
 
 const evaluator = new OnDemand<Evaluator>(
@@ -31,13 +30,27 @@ const SIGSTORE_TARGETS: ReadonlySet<unknown> = new Set(['clusterImagePolicy', 'c
 const isSigstore = (rule: RegoRule | undefined): rule is SigstoreRule =>
   rule !== undefined && SIGSTORE_TARGETS.has((rule as { target?: unknown }).target);
 
+const sigstoreTarget = new OnDemand<typeof import('./sigstore-target/sigstore-target.js')>(
+  () => import('./sigstore-target/sigstore-target.js'),
+  "policy-controller's target of the Rego engine is not loaded (its format loads it before a bundle is read)",
+);
+
+/** Loads policy-controller's target, which reading a ClusterImagePolicy needs (its attestation policies need the evaluator too). */
+export const loadImagePolicyTarget = (): Promise<void> | undefined =>
+  sigstoreTarget.loaded ? undefined : sigstoreTarget.load().then(() => undefined);
+
+const isSigstoreWritten = (written: unknown): boolean =>
+  typeof written === 'object' && written !== null && ('clusterImagePolicy' in written || 'clusterImagePolicyWebhook' in written);
+
 const gatekeeperSchema = regoRuleSchemaOf(() => evaluator.get());
 /** Each target's schema, chosen by the fields written: the errors are the chosen one's. */
 const regoRuleSchema = v.pipe(
   v.unknown(),
   v.rawTransform(({ dataset, addIssue, NEVER }): RegoRule => {
     const written = dataset.value;
-    const schema = isSigstoreWritten(written) ? sigstoreRuleSchemaOf(written as object, () => evaluator.get()) : gatekeeperSchema;
+    const schema = isSigstoreWritten(written)
+      ? sigstoreTarget.get().sigstoreRuleSchemaOf(written as object, () => evaluator.get())
+      : gatekeeperSchema;
     const result = v.safeParse(schema as v.GenericSchema<unknown, RegoRule>, written);
     if (result.success) return result.output;
     for (const issue of result.issues) addIssue({ message: issue.message, ...(issue.path ? { path: issue.path } : {}) });
@@ -54,19 +67,21 @@ export const regoEngine: Engine<RegoRule, never> = {
     const regex = rule?.usesRegex === true && !regexEngineLoaded();
     const graphql = rule?.usesGraphql === true && !(evaluator.loaded && evaluator.get().graphqlLibrary.loaded());
     const needsEvaluator = !isSigstore(rule) || rule.usesEvaluator;
-    if ((evaluator.loaded || !needsEvaluator) && !regex && !graphql) return undefined;
+    // Without a rule, what reading any rule needs: policy-controller's target too (tools read every kind).
+    const target = (rule === undefined || isSigstore(rule)) && !sigstoreTarget.loaded;
+    if ((evaluator.loaded || !needsEvaluator) && !regex && !graphql && !target) return undefined;
     const withGraphql = async () => {
       if (!needsEvaluator) return;
       await evaluator.load();
       if (graphql) await evaluator.get().graphqlLibrary.load();
     };
-    return Promise.all([withGraphql(), regex && loadRegexEngine()]).then(() => undefined);
+    return Promise.all([withGraphql(), regex && loadRegexEngine(), target && sigstoreTarget.load()]).then(() => undefined);
   },
   // Compiles the modules (once: the schema reuses them) and names the documents under data they read unprovided.
   check: (written) => (isSigstoreWritten(written) ? [] : evaluator.get().problemsOf(written)),
   validate: (request, rule, context) =>
     isSigstore(rule)
-      ? validateSigstore(request, rule, context, (...policy) => evaluator.get().attestationPolicyOutcome(...policy))
+      ? sigstoreTarget.get().validateSigstore(request, rule, context, (...policy) => evaluator.get().attestationPolicyOutcome(...policy))
       : evaluator.get().validate(request, rule, context),
   mutate() {
     throw new Error('the Rego engine validates only (Gatekeeper mutates with its own mutators, not Rego)');
@@ -75,7 +90,7 @@ export const regoEngine: Engine<RegoRule, never> = {
   expand: (rule) => [rule],
   clusterReads: (rule) => (isSigstore(rule) ? [] : (rule.inventory ?? [])),
   imagesToVerify: (request, rule, _context, purpose) =>
-    purpose === 'validate' && isSigstore(rule) ? sigstoreImagesToVerify(request, rule) : [],
+    purpose === 'validate' && isSigstore(rule) ? sigstoreTarget.get().sigstoreImagesToVerify(request, rule) : [],
 };
 
 /** The compiler and a document's evaluation, for tools that run Rego outside a function (`npm run bench`). */
@@ -114,4 +129,5 @@ export type { OpaCase, OpaCaseOutcome } from './opa-cases.js';
 export { inventoryOf } from './gatekeeper-target/inventory.js';
 export type { RegoSource } from './compile-sources.js';
 export type { RegoTestResult, RegoTestRun } from './unit-tests.js';
-export { globProblem as imageGlobProblem } from './sigstore-target/image-globs.js';
+/** Why a ClusterImagePolicy's glob is not one policy-controller reads (its format asks, once loadImagePolicyTarget ran). */
+export const imageGlobProblem = (glob: string): string | undefined => sigstoreTarget.get().globProblem(glob);

@@ -84,9 +84,6 @@ export interface ClusterImagePolicyWebhookRule {
 
 export type SigstoreRule = ClusterImagePolicyRule | ClusterImagePolicyWebhookRule;
 
-export const isSigstoreWritten = (written: unknown): boolean =>
-  typeof written === 'object' && written !== null && ('clusterImagePolicy' in written || 'clusterImagePolicyWebhook' in written);
-
 const ResourceMatchSchema = v.strictObject({
   group: v.optional(v.string(), ''),
   version: v.optional(v.string(), ''),
