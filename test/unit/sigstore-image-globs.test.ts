@@ -69,5 +69,14 @@ describe("policy-controller's glob table", () => {
     expect(matchesAnyGlob(canonicalName(reference), [globPattern('ghcr.io/foo/bar')])).toBe(false);
     expect(matchesAnyGlob(canonicalName(reference), [globPattern('ghcr.io/foo/bar*')])).toBe(true);
     expect(matchesAnyGlob(canonicalName(reference), [globPattern('ghcr.io/foo/bar@**')])).toBe(true);
+    // `*` stops at `/` but not at `@` or `:`; runs of stars read as policy-controller's textual replacement reads them.
+    expect(matchesAnyGlob(canonicalName(reference), [globPattern('ghcr.io/foo/*')])).toBe(true);
+    expect(matchesAnyGlob(canonicalName(reference), [globPattern('ghcr.io/*')])).toBe(false);
+    expect(matchesAnyGlob(canonicalName(reference), [globPattern('ghcr.io/***')])).toBe(true);
+    expect(matchesAnyGlob(canonicalName(reference), [globPattern(`ghcr.io/foo/bar@sha256:${'a'.repeat(64)}`)])).toBe(true);
+    const official = parseImageReference(`nginx@sha256:${'b'.repeat(64)}`)!;
+    expect(canonicalName(official)).toBe(`index.docker.io/library/nginx@sha256:${'b'.repeat(64)}`);
+    expect(matchesAnyGlob(canonicalName(official), [globPattern('*')])).toBe(true);
+    expect(matchesAnyGlob(canonicalName(official), [globPattern('*/*')])).toBe(true);
   });
 });
