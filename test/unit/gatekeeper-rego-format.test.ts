@@ -200,7 +200,7 @@ describe('Gatekeeper Rego templates: refused at upload, saying why and where', (
     [
       'external_data',
       'package k8sdemo\nviolation[{"msg": "m"}] { external_data({"provider": "p", "keys": []}) }',
-      /external_data reaches outside .*external data providers/,
+      /external_data reaches outside .*external data providers; to verify image signatures as Ratify does, write a Kyverno verifyImages rule, an ImageValidatingPolicy or a Sigstore ClusterImagePolicy/,
     ],
     [
       'data.inventory',

@@ -63,7 +63,10 @@ export const REFUSED_BUILTINS: ReadonlyMap<string, string> = new Map([
   ['net.lookup_ip_addr', `${OUTSIDE} (a DNS lookup)`],
   ['opa.runtime', `${OUTSIDE} (OPA's runtime configuration and environment)`],
   ['providers.aws.sign_req', `${OUTSIDE} (signing with credentials)`],
-  ['external_data', `${OUTSIDE} (Gatekeeper's external data providers)`],
+  [
+    'external_data',
+    `${OUTSIDE} (Gatekeeper's external data providers; to verify image signatures as Ratify does, write a Kyverno verifyImages rule, an ImageValidatingPolicy or a Sigstore ClusterImagePolicy)`,
+  ],
 ]);
 
 /** OPA's built-ins not implemented here (docs/rego.md): a policy that calls one is refused, saying so. */
