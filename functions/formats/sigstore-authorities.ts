@@ -257,8 +257,11 @@ function attestationsOf(attestations: unknown, at: string, problems: string[]): 
   });
 }
 
-/** The Rego module of an attestation's policy, checked as policy-controller checks a Policy; CUE is refused. */
-function regoOf(policy: unknown, at: string, problems: string[]): string | undefined {
+/**
+ * The Rego module of a policy, checked as policy-controller checks a Policy; CUE is refused. Only the
+ * policy-level one (`policyLevel`) may include the object (fetching the image's config is not done yet).
+ */
+export function regoOf(policy: unknown, at: string, problems: string[], policyLevel = false): string | undefined {
   if (!isObject(policy)) {
     problems.push(`${at}: expected an object`);
     return undefined;
@@ -268,7 +271,9 @@ function regoOf(policy: unknown, at: string, problems: string[]): string | undef
     problems.push(`invalid value: ${String(policy.type)}: ${at}.type: only [cue,rego] are supported at the moment`);
   // policy-controller allows these on the policy-level policy only.
   for (const field of ['fetchConfigFile', 'includeSpec', 'includeObjectMeta', 'includeTypeMeta'])
-    if (given(policy[field])) problems.push(`must not set the field(s): ${at}.${field}`);
+    if (given(policy[field]) && !policyLevel) problems.push(`must not set the field(s): ${at}.${field}`);
+  if (policyLevel && policy.fetchConfigFile === true)
+    problems.push(`${at}.fetchConfigFile: ${NOT_HERE}: the image's config file is not fetched for the policy yet`);
   const sources = ['configMapRef', 'data', 'remote', 'url'].filter((field) => given(policy[field]));
   if (sources.length === 0) problems.push(`missing field(s): ${at}.configMapRef, ${at}.data`);
   else if (sources[0] !== 'data' || sources.length > 1)

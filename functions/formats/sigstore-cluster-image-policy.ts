@@ -9,7 +9,7 @@
 import { celEngine } from '../engines/cel/index.js';
 import { imageGlobProblem as globProblem, loadImagePolicyTarget, regoEngine } from '../engines/rego/index.js';
 import { type FormatResult, groupOf, type Manifest, nameOf, type PolicyFormat, type TranslatedRule } from './policy-format.js';
-import { authorityOf } from './sigstore-authorities.js';
+import { authorityOf, regoOf } from './sigstore-authorities.js';
 import { isTrustRoot, type TrustRoots, trustRootsIn } from './sigstore-trust-roots.js';
 
 const KIND = 'ClusterImagePolicy';
@@ -79,7 +79,10 @@ function policyRule(manifest: Manifest, errors: string[], trustRoots: TrustRoots
   const written = Array.isArray(spec.authorities) ? spec.authorities : [];
   if (written.length === 0) problems.push('missing field(s): spec.authorities');
   const authorities = written.flatMap((authority, index) => authorityOf(authority, index, problems, trustRoots) ?? []);
-  if (spec.policy !== undefined) problems.push("spec.policy: cannot run here: a policy over the authorities' results is not evaluated yet");
+  const rego = spec.policy !== undefined ? regoOf(spec.policy, 'spec.policy', problems, true) : undefined;
+  const includes = (spec.policy ?? {}) as Record<string, unknown>;
+  const included = ['includeSpec', 'includeObjectMeta', 'includeTypeMeta'].filter((field) => includes[field] === true);
+  const resultPolicy = rego === undefined ? {} : { resultPolicy: { rego, ...Object.fromEntries(included.map((field) => [field, true])) } };
   errors.push(...problems.map((problem) => `${KIND} ${name}: ${problem}`));
   if (problems.length > 0) return { scope, rule: undefined };
   const rule = {
@@ -88,7 +91,7 @@ function policyRule(manifest: Manifest, errors: string[], trustRoots: TrustRoots
     failurePolicy: 'Fail',
     origin: { kind: KIND, name, wording: 'sigstore' },
     match: MATCH,
-    parameters: { rego: { clusterImagePolicy: { ...scope, authorities } } },
+    parameters: { rego: { clusterImagePolicy: { ...scope, authorities, ...resultPolicy } } },
   };
   return { scope, rule };
 }
@@ -121,7 +124,9 @@ function webhookRules(scopes: readonly Record<string, unknown>[], config: Manife
 
 /** Whether a policy's authority has an attestation policy (Rego, compiled as the bundle is read). */
 function hasRego(manifest: Manifest): boolean {
-  const authorities = (manifest.spec as Spec | undefined)?.authorities;
+  const spec = manifest.spec as Spec | undefined;
+  const authorities = spec?.authorities;
+  if (spec?.policy !== undefined) return true;
   return (
     Array.isArray(authorities) &&
     authorities.some((authority) => {

@@ -290,6 +290,19 @@ spec:
     // An exact subject is exact: what would be Kyverno's wildcard is only itself.
     const wildcard = await verdict(`[{issuer: ${GITHUB}, subject: "https://github.com/team/app/*"}]`);
     expect(wildcard.status?.message).toContain('signature keyless validation failed for authority authority-0');
+    // A policy-level policy reads the verified signature's subject and issuer from its certificate.
+    const signer = (subject: string) =>
+      verdictOf(
+        imagePolicy(
+          'private',
+          teamImages(),
+          keyless(`[{issuer: ${GITHUB}, subject: ${JSON.stringify(RELEASE)}}]`),
+          `\n  policy: {type: rego, data: ${JSON.stringify(`package sigstore\nisCompliant { s := input.authorityMatches["authority-0"].signatures[_]; s.subject == "${subject}"; s.issuer == "${GITHUB}"; count(s.id) == 64 }`)}}`,
+        ) + trustRoot,
+        podRunning(image('team/private', digest)),
+      );
+    expect((await signer(RELEASE)).allowed).toBe(true);
+    expect((await signer('https://github.com/someone/else')).allowed).toBe(false);
     // Without the TrustRoot, nothing trusts the test's Fulcio.
     expect(refusalOf(imagePolicy('private', teamImages(), keyless(`[{issuer: a, subject: b}]`)))).toContain(
       'spec.authorities[0].keyless.trustRootRef: trustRootRef private not found',

@@ -73,7 +73,7 @@ describe('ClusterImagePolicy at upload', () => {
     - key: {data: ${inline}}
       ctlog: {url: https://rekor.example.com}
     - keyless: {url: https://fulcio.sigstore.dev, trustRootRef: private, identities: [{issuer: a, subject: b}]}`,
-        '\n  policy: {type: rego, data: x}',
+        '\n  policy: {type: rego, data: "package sigstore\\nisCompliant = true", fetchConfigFile: true}',
       ),
     );
     for (const message of [
@@ -88,7 +88,7 @@ describe('ClusterImagePolicy at upload', () => {
       'spec.authorities[3].ctlog: cannot run here',
       'spec.authorities[4].ctlog.url: cannot run here',
       'spec.authorities[5].keyless.trustRootRef: trustRootRef private not found',
-      "spec.policy: cannot run here: a policy over the authorities' results is not evaluated yet",
+      "spec.policy.fetchConfigFile: cannot run here: the image's config file is not fetched for the policy yet",
     ])
       expect(errors).toContain(message);
   });
@@ -119,6 +119,9 @@ describe('ClusterImagePolicy at upload', () => {
     );
     expect(refusalOf(withPolicy('package sigstore\nisCompliant if { true }'))).toMatch(/attestations\[0\]\.policy: .*rego_parse_error/);
     expect(refusalOf(withPolicy('package sigstore\nimport future.keywords.if\nisCompliant if { true }'))).toBeUndefined();
+    expect(
+      refusalOf(policy('levels', `\n    - key: {data: ${inline}}`, '\n  policy: {type: rego, data: "package sigstore\\nisCompliant {"}')),
+    ).toMatch(/ClusterImagePolicy levels: spec\.policy: sigstore\.rego:2:14: rego_parse_error/);
   });
 
   it('a TrustRoot or config-policy-controller with no ClusterImagePolicy is an error: nothing would read it', () => {

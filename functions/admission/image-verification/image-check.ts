@@ -81,10 +81,28 @@ export type AttestationEntryOutcome =
 /** Per attestation of the check, per attestor set, what each entry verified (in the check's order). */
 export type AttestationOutcomes = readonly (readonly (readonly AttestationEntryOutcome[])[])[];
 
+/** A verified signature as policy-controller's PolicySignature names it: its id, and a certificate's signer. */
+export interface SignerIdentity {
+  /** sha256 of the signature's bytes then its certificate's PEM, hex. */
+  id: string;
+  /** The certificate's first SAN and its OIDC issuer, when the signature carries a certificate. */
+  subject?: string;
+  issuer?: string;
+}
+
 /**
  * How one image fared: verified (with the digest that was, its signatures by every attestor set, and what each
  * attestation's entries verified), failed (a definite no), or an error.
  */
 export type ImageVerdict =
-  | { outcome: 'verified'; image: string; digest: string; message: string; attestations?: AttestationOutcomes; bytes?: number }
+  | {
+      outcome: 'verified';
+      image: string;
+      digest: string;
+      message: string;
+      attestations?: AttestationOutcomes;
+      bytes?: number;
+      /** The signatures the first attestor set's entries verified. */
+      signatures?: readonly SignerIdentity[];
+    }
   | { outcome: 'failed' | 'error'; image: string; message: string };

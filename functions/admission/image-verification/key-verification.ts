@@ -210,7 +210,8 @@ export function verifiedBundle(
 
 const NO_LOGS = { mediaType: '', tlogs: [], ctlogs: [], certificateAuthorities: [], timestampAuthorities: [] } as TrustedRoot;
 
-export type KeyVerification = { verified: SimpleSigningPayload[] } | { problem: string };
+/** What verified: the payloads, and the signatures that signed them (in the same order). */
+export type KeyVerification = { verified: SimpleSigningPayload[]; signatures: CosignSignature[] } | { problem: string };
 
 /** The image's signatures (by digest) that the key verifies; none is "no matching signatures", as cosign says it. */
 export const verifyWithKey = (signatures: readonly CosignSignature[], digest: string, check: KeyCheck): KeyVerification =>
@@ -227,6 +228,7 @@ export function verifySignatures(
   problemOf: (signature: CosignSignature) => string | undefined,
 ): KeyVerification {
   const verified: SimpleSigningPayload[] = [];
+  const signed: CosignSignature[] = [];
   const problems: string[] = [];
   for (const signature of signatures) {
     const payload = parseSimpleSigning(signature.payload);
@@ -235,7 +237,10 @@ export function verifySignatures(
     else {
       const problem = problemOf(signature);
       if (problem) problems.push(problem);
-      else verified.push(payload);
+      else {
+        verified.push(payload);
+        signed.push(signature);
+      }
     }
   }
   if (verified.length === 0)
@@ -243,7 +248,7 @@ export function verifySignatures(
   // As Kyverno's checkAnnotations: every verified signature must carry the annotations required.
   const mismatch = verified.map((payload) => annotationsMismatch(payload, annotations)).find((problem) => problem !== undefined);
   if (mismatch) return { problem: mismatch };
-  return { verified };
+  return { verified, signatures: signed };
 }
 
 /** Whether `signature` is the key's signature of `message` hashed with `hash` (null for Ed25519, which signs it whole). */

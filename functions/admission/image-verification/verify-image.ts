@@ -11,7 +11,10 @@ import { RegistryError } from '../registry/registry-http.js';
 import { verifyAttestations } from './attestation-verification.js';
 import { AttestationLimitError, type CosignAttestation, cosignAttestations, type ReadBudget } from './cosign-attestations.js';
 import { cosignSignatures } from './cosign-signatures.js';
-import type { AttestationEntryOutcome, ImageVerdict } from './image-check.js';
+import { createHash } from 'node:crypto';
+import type { AttestationEntryOutcome, ImageVerdict, SignerIdentity } from './image-check.js';
+import { fulcioCertificate } from './fulcio-certificate.js';
+import type { CosignSignature } from './cosign-signatures.js';
 import { type KeyCheck, verifyWithKey } from './key-verification.js';
 import { type KeylessCheck, verifyKeyless } from './keyless-verification.js';
 
@@ -102,6 +105,17 @@ async function attestationOutcomes(
   return outcomes;
 }
 
+/** A verified signature's identity, as policy-controller's signatureID and certificate fields give it. */
+function signerOf(signature: CosignSignature): SignerIdentity {
+  const id = createHash('sha256')
+    .update(signature.signature)
+    .update(signature.certificate ?? '')
+    .digest('hex');
+  const certificate = signature.certificate ? fulcioCertificate(signature.certificate) : undefined;
+  if (!certificate || typeof certificate === 'string') return { id };
+  return { id, ...(certificate.subjects[0] ? { subject: certificate.subjects[0] } : {}), issuer: certificate.issuer };
+}
+
 /** The image's verdict under the spec; never throws for what a registry or an image does. */
 export async function verifyImage(
   client: RegistryClient,
@@ -118,6 +132,7 @@ export async function verifyImage(
     // Each repository's signatures and attestations read once, however many entries look there.
     const signaturesIn = readOnce((where) => cosignSignatures(client, where, digest, signal), location);
     const attestationsIn = readOnce((where) => cosignAttestations(client, where, digest, signal, budget), location);
+    const signers: SignerIdentity[] = [];
     for (const [setIndex, set] of spec.attestors.entries()) {
       const needed = set.count ?? set.entries.length;
       const problems: string[] = [];
@@ -126,14 +141,17 @@ export async function verifyImage(
         const signatures = await signaturesIn(entry.repository ?? spec.repository);
         const { check } = entry;
         const outcome = 'key' in check ? verifyWithKey(signatures, digest, check) : verifyKeyless(signatures, digest, check);
-        if ('verified' in outcome) verified++;
-        else problems.push(`.attestors[${setIndex}].entries[${entryIndex}].${'key' in check ? 'keys' : 'keyless'}: ${outcome.problem}`);
+        if ('verified' in outcome) {
+          verified++;
+          if (setIndex === 0) signers.push(...outcome.signatures.map(signerOf));
+        } else problems.push(`.attestors[${setIndex}].entries[${entryIndex}].${'key' in check ? 'keys' : 'keyless'}: ${outcome.problem}`);
         if (verified >= needed) break;
       }
       if (verified < needed) return { outcome: 'failed', image: named, message: `failed to verify image ${named}: ${problems.join('; ')}` };
     }
     const message = `verified image ${spec.attestors.length > 0 ? 'signatures' : 'attestations'} for ${named}`;
-    if (!spec.attestations?.length) return { outcome: 'verified', image: named, digest, message };
+    const signed = signers.length > 0 ? { signatures: signers } : {};
+    if (!spec.attestations?.length) return { outcome: 'verified', image: named, digest, message, ...signed };
     const attestations = await attestationOutcomes(spec.attestations, digest, (repository) =>
       attestationsIn(repository ?? spec.repository),
     );
@@ -141,7 +159,7 @@ export async function verifyImage(
     const bytes = (await attestationsIn.all())
       .flat()
       .reduce((sum, { envelope }) => sum + (typeof envelope === 'string' ? 0 : envelope.payload.length), 0);
-    return { outcome: 'verified', image: named, digest, message, attestations, bytes };
+    return { outcome: 'verified', image: named, digest, message, attestations, bytes, ...signed };
   } catch (error) {
     return registryVerdict(named, error, signal);
   }

@@ -10,6 +10,7 @@ import * as v from '../../../admission/schema.js';
 import type { CompiledPolicy } from '../compile/compile-policy.js';
 import type { Evaluator } from '../evaluator.js';
 import { globPattern, globProblem } from './image-globs.js';
+import type { ResultPolicy } from './result-policy.js';
 
 /** cosign's short names of predicate types (options.PredicateTypeMap); any other is the type's URI itself. */
 const PREDICATE_TYPES: Readonly<Record<string, string>> = {
@@ -63,6 +64,8 @@ export interface PolicyScope {
 
 export interface ClusterImagePolicyRule extends PolicyScope {
   target: 'clusterImagePolicy';
+  /** The policy-level policy over the authorities that passed (`spec.policy`), when it has one. */
+  resultPolicy?: ResultPolicy;
   /** Told apart from every other policy read, so a verdict cached for one never answers another. */
   id: string;
   authorities: readonly Authority[];
@@ -138,7 +141,18 @@ function compiled(source: string, evaluator: () => Evaluator): CompiledPolicy | 
 
 const policySchemaOf = (evaluator: () => Evaluator) =>
   v.pipe(
-    v.strictObject({ ...ScopeEntries, authorities: v.pipe(v.array(AuthoritySchema), v.minLength(1, 'expected at least one authority')) }),
+    v.strictObject({
+      ...ScopeEntries,
+      authorities: v.pipe(v.array(AuthoritySchema), v.minLength(1, 'expected at least one authority')),
+      resultPolicy: v.optional(
+        v.strictObject({
+          rego: v.string(),
+          includeSpec: v.optional(v.boolean(), false),
+          includeObjectMeta: v.optional(v.boolean(), false),
+          includeTypeMeta: v.optional(v.boolean(), false),
+        }),
+      ),
+    }),
     v.rawTransform(({ dataset, addIssue, NEVER }): ClusterImagePolicyRule => {
       const written = dataset.value;
       let uncompiled = false;
@@ -181,13 +195,21 @@ const policySchemaOf = (evaluator: () => Evaluator) =>
         for (const message of problems) addIssue({ message });
         return [];
       });
-      if (authorities.length < written.authorities.length || uncompiled) return NEVER;
-      const policies = authorities.flatMap(({ attestations }) => attestations.flatMap(({ policy }) => (policy ? [policy] : [])));
+      const { resultPolicy: writtenResult } = written;
+      const resultModule = writtenResult ? compiled(writtenResult.rego, evaluator) : undefined;
+      if (typeof resultModule === 'string') addIssue({ path: v.issuePath('policy'), message: resultModule }); // as the manifest names it: spec.policy
+      if (authorities.length < written.authorities.length || uncompiled || typeof resultModule === 'string') return NEVER;
+      const resultPolicy = writtenResult && resultModule ? { ...writtenResult, policy: resultModule } : undefined;
+      const policies = [
+        ...authorities.flatMap(({ attestations }) => attestations.flatMap(({ policy }) => (policy ? [policy] : []))),
+        ...(resultPolicy ? [resultPolicy.policy] : []),
+      ];
       return {
         target: 'clusterImagePolicy',
         id: `cip-${++policiesRead}`,
         ...scopeOf(written),
         authorities,
+        ...(resultPolicy ? { resultPolicy } : {}),
         usesRegex: true,
         usesEvaluator: policies.length > 0,
         usesGraphql: policies.some((policy) => evaluator().graphqlLibrary.callsGraphql(policy.builtinsCalled)),

@@ -16,6 +16,13 @@ import { canonicalName, matchesAnyGlob } from './image-globs.js';
 import type { Authority, ClusterImagePolicyRule, PolicyScope, SigstoreRule } from './image-policy-rule.js';
 import type { CompiledPolicy } from '../compile/compile-policy.js';
 import type { PolicyOutcome } from './attestation-policy.js';
+import { type AuthorityMatch, resultPolicyFailure } from './result-policy.js';
+
+/** What judging a policy's images needs besides the request: the context, and how to evaluate its Rego policies. */
+export interface Judge {
+  context: EngineContext;
+  policyOutcome: PolicyOutcomeOf;
+}
 
 /** How a Rego policy judges an attestation's statement (attestation-policy.ts, loaded with the evaluator). */
 export type PolicyOutcomeOf = (policy: CompiledPolicy, name: string, statement: unknown, context: EngineContext) => PolicyOutcome;
@@ -118,7 +125,7 @@ const checkKey = (rule: ClusterImagePolicyRule, index: number, reference: ImageR
 
 /** What each of the policy's authorities asks of a registry, per image it judges. */
 export function sigstoreImagesToVerify(request: AdmissionRequest, rule: SigstoreRule): ImageCheck[] {
-  if (rule.target !== 'clusterImagePolicy' || passesStatically(rule)) return [];
+  if (rule.target !== 'clusterImagePolicy' || (passesStatically(rule) && !rule.resultPolicy)) return [];
   return judgedImages(rule, request).flatMap(({ reference }) =>
     rule.authorities.flatMap((authority, index): ImageCheck[] =>
       authority.static
@@ -161,71 +168,78 @@ function unattestingKey(authority: Authority, verdict: ImageVerdict & { outcome:
 }
 
 /**
- * Why the authority fails the image, or undefined when it passes it. With attestations, every key must
- * verify some, and each attestation asked for needs one statement of its type, verified, that its policy
- * (if any) passes; a policy's failure is its own message, as policy-controller gives it.
+ * How the authority fares on the image: why it fails it, or what it matched (policy-controller's
+ * AuthorityMatch, for a policy-level policy). With attestations, every key must verify some, and each
+ * attestation asked for needs a statement of its type, verified, that its policy (if any) passes; a policy's
+ * failure is its own message, as policy-controller gives it.
  */
-function authorityFailure(
+function authorityOutcome(
   authority: Authority,
   verdict: ImageVerdict | undefined,
   name: string,
-  judge: { context: EngineContext; policyOutcome: PolicyOutcomeOf },
-): string | undefined {
-  if (authority.static) return authority.static.action === 'pass' ? undefined : `disallowed by static policy: ${authority.static.message}`;
-  const failed = (reason: string) =>
-    `${authority.attestations.length > 0 ? 'attestation' : 'signature'} ${authority.signer} validation failed for authority ${authority.name} for ${name}: ${reason}`;
+  judge: Judge,
+): { failure: string } | { match: AuthorityMatch } {
+  if (authority.static)
+    return authority.static.action === 'pass'
+      ? { match: { static: true } }
+      : { failure: `disallowed by static policy: ${authority.static.message}` };
+  const failed = (reason: string) => ({
+    failure: `${authority.attestations.length > 0 ? 'attestation' : 'signature'} ${authority.signer} validation failed for authority ${authority.name} for ${name}: ${reason}`,
+  });
   // The function verifies what sigstoreImagesToVerify names before the rule runs: a missing verdict is a defect.
   if (!verdict) throw new Error(`image ${name} was not verified before the rule ran`);
   if (verdict.outcome !== 'verified') return failed(reasonOf(verdict));
+  if (authority.attestations.length === 0) return { match: { signatures: verdict.signatures ?? [] } };
   const unattested = unattestingKey(authority, verdict);
   if (unattested) return failed(unattested);
+  const attestations: Record<string, { predicateType: string }[]> = {};
   for (const [index, { name: attestation, writtenType, policy }] of authority.attestations.entries()) {
     const statements = (verdict.attestations?.[index]?.flat() ?? []).flatMap((outcome) =>
       'statements' in outcome ? outcome.statements : [],
     );
-    if (statements.length === 0) return `no matching attestations with type ${writtenType}`;
-    if (!policy) continue;
-    // The first policy failure is the reason, as policy-controller keeps it.
+    if (statements.length === 0) return { failure: `no matching attestations with type ${writtenType}` };
+    // Each statement its policy passes is a match; the first failure is the reason, as policy-controller keeps it.
     let firstFailure: string | undefined;
-    const passes = statements.some((statement) => {
-      const outcome = judge.policyOutcome(policy, attestation, statement, judge.context);
+    const passing = statements.filter((statement) => {
+      const outcome = policy ? judge.policyOutcome(policy, attestation, statement, judge.context) : undefined;
       if (outcome) firstFailure ??= 'error' in outcome ? outcome.error : outcome.warning;
       return outcome === undefined;
     });
-    if (!passes) return firstFailure;
+    if (passing.length === 0) return { failure: firstFailure! };
+    attestations[attestation] = passing.map(() => ({ predicateType: writtenType }));
   }
-  return undefined;
+  return { match: { attestations } };
 }
 
-function judgePolicy(
-  rule: ClusterImagePolicyRule,
-  request: AdmissionRequest,
-  judge: { context: EngineContext; policyOutcome: PolicyOutcomeOf },
-): Findings {
+function judgePolicy(rule: ClusterImagePolicyRule, request: AdmissionRequest, judge: Judge): Findings {
   const verdicts = judge.context.imageVerdicts;
   const images = judgedImages(rule, request);
   // Said, so that `policy test`, `audit` and `image verify` tell a policy that passed an image from one that judged none.
   if (images.length === 0) return { violations: [], skipped: 'no image of the request is one its globs match, by digest' };
-  if (passesStatically(rule)) return [];
+  if (passesStatically(rule) && !rule.resultPolicy) return [];
   const violations: string[] = [];
   for (const { path, image, reference } of images) {
     const name = canonicalName(reference);
     const failures: string[] = [];
     const registryErrors: string[] = [];
-    const passed = rule.authorities.some((authority, index) => {
+    const matches: Record<string, AuthorityMatch> = {};
+    // Without a policy-level policy one authority is enough; with one, every authority is judged for its input.
+    for (const [index, authority] of rule.authorities.entries()) {
       const verdict = verdicts?.get(checkKey(rule, index, reference));
-      if (verdict?.outcome === 'error') {
-        registryErrors.push(verdict.message);
-        return false;
+      if (verdict?.outcome === 'error') registryErrors.push(verdict.message);
+      else {
+        const outcome = authorityOutcome(authority, verdict, name, judge);
+        if ('failure' in outcome) failures.push(outcome.failure);
+        else matches[authority.name] = outcome.match;
       }
-      const failure = authorityFailure(authority, verdict, name, judge);
-      if (failure) failures.push(failure);
-      return failure === undefined;
-    });
-    if (passed) continue;
-    // No authority passed and a registry could not answer: not a verification that failed, the failure policy decides.
+      if (!rule.resultPolicy && Object.keys(matches).length > 0) break;
+    }
+    const passed = Object.keys(matches).length > 0;
+    const resultFailure = passed && rule.resultPolicy ? resultPolicyFailure(rule.resultPolicy, matches, request, judge) : undefined;
+    if (passed && !resultFailure) continue;
+    // A registry that could not answer: not a verification that failed, the failure policy decides.
     if (registryErrors.length > 0) throw new Error(registryErrors.join('; '));
-    violations.push(`failed policy: ${rule.policy}: ${path}\n${image} ${failures.join(' ')}`);
+    violations.push(`failed policy: ${rule.policy}: ${path}\n${image} ${resultFailure ?? failures.join(' ')}`);
   }
   return violations;
 }
