@@ -2,17 +2,22 @@
 // policy-controller's PolicyResult is its input (the authorities that passed, with their verified signatures
 // and the attestations that passed by name, and the object as its include flags ask), so a policy can ask
 // for two authorities at once, as policy-controller's own example does.
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
 import { podRunning } from '../helpers/invoke.js';
-import { attestationLayer, pushAttestations, pushSignatures, signatureLayer } from '../helpers/cosign-signing.js';
+import { attestationLayer, pushAttestations, pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';
+import { testFulcio } from '../helpers/fulcio-certificates.js';
+import { temporaryDirectory } from '../../infra/temporary-directory.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
 
 // Imported once the registry's CA is in the environment: the function reads REGISTRY_CA_PEM when it is imported.
 const celVerdicts = () => import('../helpers/cel-verdict.js');
 let verdictOf: Awaited<ReturnType<typeof celVerdicts>>['verdictOf'];
 
+const GITHUB = 'https://token.actions.githubusercontent.com';
+const RELEASE = 'https://github.com/team/app/.github/workflows/release.yaml@refs/heads/main';
+const OTHER = 'https://github.com/team/app/.github/workflows/other.yaml@refs/heads/main';
 const signer = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const data = JSON.stringify(signer.publicKey.export({ type: 'spki', format: 'pem' }) as string);
 
@@ -69,9 +74,70 @@ describe.runIf(registryInstalled())('ClusterImagePolicy spec.policy in the cel f
     const rules = imagePolicy(`${registry.host}/team/**`, BOTH);
     expect((await verdictOf(rules, podRunning(`${registry.host}/team/both@${both}`))).allowed).toBe(true);
     const denied = await verdictOf(rules, podRunning(`${registry.host}/team/signed@${signedOnly}`));
+    // As policy-controller: the failing authorities' errors, then the policy's.
     expect(denied.status?.message).toContain(
-      `${registry.host}/team/signed@${signedOnly} failed evaluating rego policy for type ClusterImagePolicy: policy is not compliant for query 'isCompliant = data.sigstore.isCompliant'`,
+      `${registry.host}/team/signed@${signedOnly} no matching attestations with type custom failed evaluating rego policy for type ClusterImagePolicy: policy is not compliant for query 'isCompliant = data.sigstore.isCompliant'`,
     );
+  });
+
+  it('keyless, every verified signature of the authority, each once, with its id, subject and issuer', async () => {
+    const fulcio = testFulcio(temporaryDirectory('portcullis-cip-signers-'));
+    const rekor = rekorOf(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey);
+    const [release, other] = [fulcio.issue(`URI:${RELEASE}`, GITHUB), fulcio.issue(`URI:${OTHER}`, GITHUB)];
+    const digest = await pushImage(registry, 'team/two', 'v1');
+    const layers = [
+      await signatureLayer(registry, 'team/two', digest, release.key, { certificate: release.certificate, rekor }),
+      await signatureLayer(registry, 'team/two', digest, other.key, { certificate: other.certificate, rekor }),
+    ];
+    await pushSignatures(registry, 'team/two', digest, layers);
+    const base64 = (text: string) => Buffer.from(text).toString('base64');
+    const trustRoot = `---
+apiVersion: policy.sigstore.dev/v1alpha1
+kind: TrustRoot
+metadata: {name: private}
+spec:
+  sigstoreKeys:
+    certificateAuthorities: [{subject: {organization: example, commonName: fulcio}, uri: "https://fulcio.example", certChain: ${base64(fulcio.rootPem)}}]
+    tLogs: [{baseURL: "https://rekor.example", hashAlgorithm: sha-256, publicKey: ${base64(createPublicKey(rekor.key).export({ type: 'spki', format: 'pem' }) as string)}}]
+`;
+    // Two identities, one of which (`.*`) also matches the other's signature: each signature is counted once.
+    const verdict = (rego: string) =>
+      verdictOf(
+        `apiVersion: policy.sigstore.dev/v1beta1
+kind: ClusterImagePolicy
+metadata: {name: signers}
+spec:
+  images: [{glob: "${registry.host}/team/**"}]
+  authorities:
+    - keyless:
+        url: https://fulcio.example
+        trustRootRef: private
+        insecureIgnoreSCT: true
+        identities: [{issuer: ${GITHUB}, subject: ${JSON.stringify(RELEASE)}}, {issuerRegExp: ".*", subjectRegExp: "other"}]
+      ctlog: {url: "https://rekor.example", trustRootRef: private}
+  policy: {type: rego, data: ${JSON.stringify(`package sigstore\n${rego}`)}}
+${trustRoot}`,
+        podRunning(`${registry.host}/team/two@${digest}`),
+      );
+    const signatures = 'input.authorityMatches["authority-0"].signatures';
+    expect((await verdict(`isCompliant { count(${signatures}) == 2 }`)).allowed).toBe(true);
+    expect(
+      (await verdict(`default isCompliant = false\nisCompliant { not other }\nother { ${signatures}[_].subject == "${OTHER}" }`)).allowed,
+    ).toBe(false);
+    // The id is policy-controller's signatureID: sha256 of the signature's bytes, then its certificate's PEM as Go writes it.
+    const der = new X509Certificate(release.certificate).raw;
+    const pem = `-----BEGIN CERTIFICATE-----\n${der
+      .toString('base64')
+      .match(/.{1,64}/g)!
+      .join('\n')}\n-----END CERTIFICATE-----\n`;
+    const signature = Buffer.from(
+      (layers[0] as { annotations: Record<string, string> }).annotations['dev.cosignproject.cosign/signature']!,
+      'base64',
+    );
+    const id = createHash('sha256').update(signature).update(pem).digest('hex');
+    expect(
+      (await verdict(`isCompliant { s := ${signatures}[_]; s.id == "${id}"; s.issuer == "${GITHUB}"; s.subject == "${RELEASE}" }`)).allowed,
+    ).toBe(true);
   });
 
   it("hands over the object as its include flags ask: metadata, spec, and a controller's type", async () => {

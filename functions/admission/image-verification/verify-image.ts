@@ -105,15 +105,24 @@ async function attestationOutcomes(
   return outcomes;
 }
 
+/** A certificate as Go's cryptoutils.MarshalCertificateToPEM writes it, which policy-controller's ids hash. */
+const canonicalPem = (der: Buffer) =>
+  `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{64}(?=.)/g, '$&\n')}\n-----END CERTIFICATE-----\n`;
+
 /** A verified signature's identity, as policy-controller's signatureID and certificate fields give it. */
 function signerOf(signature: CosignSignature): SignerIdentity {
+  const read = signature.certificate ? fulcioCertificate(signature.certificate) : undefined;
+  const certificate = read && typeof read !== 'string' ? read : undefined;
   const id = createHash('sha256')
     .update(signature.signature)
-    .update(signature.certificate ?? '')
+    .update(certificate ? canonicalPem(certificate.der) : '')
     .digest('hex');
-  const certificate = signature.certificate ? fulcioCertificate(signature.certificate) : undefined;
-  if (!certificate || typeof certificate === 'string') return { id };
-  return { id, ...(certificate.subjects[0] ? { subject: certificate.subjects[0] } : {}), issuer: certificate.issuer };
+  if (!certificate) return { id };
+  return {
+    id,
+    ...(certificate.subjects[0] ? { subject: certificate.subjects[0] } : {}),
+    ...(certificate.issuer ? { issuer: certificate.issuer } : {}),
+  };
 }
 
 /** The image's verdict under the spec; never throws for what a registry or an image does. */
@@ -145,12 +154,15 @@ export async function verifyImage(
           verified++;
           if (setIndex === 0) signers.push(...outcome.signatures.map(signerOf));
         } else problems.push(`.attestors[${setIndex}].entries[${entryIndex}].${'key' in check ? 'keys' : 'keyless'}: ${outcome.problem}`);
-        if (verified >= needed) break;
+        // The first set's entries are all read: its verified signatures are the verdict's, every one of them.
+        if (verified >= needed && setIndex > 0) break;
       }
       if (verified < needed) return { outcome: 'failed', image: named, message: `failed to verify image ${named}: ${problems.join('; ')}` };
     }
     const message = `verified image ${spec.attestors.length > 0 ? 'signatures' : 'attestations'} for ${named}`;
-    const signed = signers.length > 0 ? { signatures: signers } : {};
+    // A signature two entries verified (two identities it matches) is one signature.
+    const unique = [...new Map(signers.map((signer) => [signer.id, signer])).values()];
+    const signed = unique.length > 0 ? { signatures: unique } : {};
     if (!spec.attestations?.length) return { outcome: 'verified', image: named, digest, message, ...signed };
     const attestations = await attestationOutcomes(spec.attestations, digest, (repository) =>
       attestationsIn(repository ?? spec.repository),

@@ -22,6 +22,8 @@ import { type AuthorityMatch, resultPolicyFailure } from './result-policy.js';
 export interface Judge {
   context: EngineContext;
   policyOutcome: PolicyOutcomeOf;
+  /** Whether every match counts (a policy-level policy reads them), or the first is enough. */
+  countsMatches?: boolean;
 }
 
 /** How a Rego policy judges an attestation's statement (attestation-policy.ts, loaded with the evaluator). */
@@ -194,17 +196,25 @@ function authorityOutcome(
   if (unattested) return failed(unattested);
   const attestations: Record<string, { predicateType: string }[]> = {};
   for (const [index, { name: attestation, writtenType, policy }] of authority.attestations.entries()) {
-    const statements = (verdict.attestations?.[index]?.flat() ?? []).flatMap((outcome) =>
-      'statements' in outcome ? outcome.statements : [],
-    );
+    // A statement two entries verified (two identities its signer matches) is one attestation.
+    const statements = [
+      ...new Map(
+        (verdict.attestations?.[index]?.flat() ?? [])
+          .flatMap((outcome) => ('statements' in outcome ? outcome.statements : []))
+          .map((statement) => [JSON.stringify(statement), statement]),
+      ).values(),
+    ];
     if (statements.length === 0) return { failure: `no matching attestations with type ${writtenType}` };
-    // Each statement its policy passes is a match; the first failure is the reason, as policy-controller keeps it.
+    // Each statement its policy passes is a match (one is enough unless a policy-level policy counts them);
+    // the first failure is the reason, as policy-controller keeps it.
     let firstFailure: string | undefined;
-    const passing = statements.filter((statement) => {
+    const passing: unknown[] = [];
+    for (const statement of statements) {
       const outcome = policy ? judge.policyOutcome(policy, attestation, statement, judge.context) : undefined;
       if (outcome) firstFailure ??= 'error' in outcome ? outcome.error : outcome.warning;
-      return outcome === undefined;
-    });
+      else passing.push(statement);
+      if (passing.length > 0 && !judge.countsMatches) break;
+    }
     if (passing.length === 0) return { failure: firstFailure! };
     attestations[attestation] = passing.map(() => ({ predicateType: writtenType }));
   }
@@ -239,7 +249,10 @@ function judgePolicy(rule: ClusterImagePolicyRule, request: AdmissionRequest, ju
     if (passed && !resultFailure) continue;
     // A registry that could not answer: not a verification that failed, the failure policy decides.
     if (registryErrors.length > 0) throw new Error(registryErrors.join('; '));
-    violations.push(`failed policy: ${rule.policy}: ${path}\n${image} ${resultFailure ?? failures.join(' ')}`);
+    // As policy-controller: the authorities' errors, then the policy-level policy's.
+    violations.push(
+      `failed policy: ${rule.policy}: ${path}\n${image} ${[...failures, ...(resultFailure ? [resultFailure] : [])].join(' ')}`,
+    );
   }
   return violations;
 }
@@ -264,5 +277,9 @@ export function validateSigstore(
   policyOutcome: PolicyOutcomeOf,
 ): Findings {
   if (rule.target === 'clusterImagePolicyWebhook') return judgeWebhook(rule.check, rule.policies, request);
-  return judgePolicy(rule, request, { context, policyOutcome });
+  return judgePolicy(rule, request, {
+    context,
+    policyOutcome,
+    countsMatches: rule.target === 'clusterImagePolicy' && rule.resultPolicy !== undefined,
+  });
 }
