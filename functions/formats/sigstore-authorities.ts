@@ -270,8 +270,11 @@ export function regoOf(policy: unknown, at: string, problems: string[], policyLe
   if (policy.type !== 'cue' && policy.type !== 'rego')
     problems.push(`invalid value: ${String(policy.type)}: ${at}.type: only [cue,rego] are supported at the moment`);
   // policy-controller allows these on the policy-level policy only.
-  for (const field of ['fetchConfigFile', 'includeSpec', 'includeObjectMeta', 'includeTypeMeta'])
+  for (const field of ['fetchConfigFile', 'includeSpec', 'includeObjectMeta', 'includeTypeMeta']) {
     if (given(policy[field]) && !policyLevel) problems.push(`must not set the field(s): ${at}.${field}`);
+    // A flag written as text would be read as false: said, rather than leaving the object out in silence.
+    else if (given(policy[field]) && typeof policy[field] !== 'boolean') problems.push(`${at}.${field}: expected true or false`);
+  }
   if (policyLevel && policy.fetchConfigFile === true)
     problems.push(`${at}.fetchConfigFile: ${NOT_HERE}: the image's config file is not fetched for the policy yet`);
   const sources = ['configMapRef', 'data', 'remote', 'url'].filter((field) => given(policy[field]));

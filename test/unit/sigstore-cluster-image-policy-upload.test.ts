@@ -122,6 +122,15 @@ describe('ClusterImagePolicy at upload', () => {
     expect(
       refusalOf(policy('levels', `\n    - key: {data: ${inline}}`, '\n  policy: {type: rego, data: "package sigstore\\nisCompliant {"}')),
     ).toMatch(/ClusterImagePolicy levels: spec\.policy: sigstore\.rego:2:14: rego_parse_error/);
+    expect(
+      refusalOf(
+        policy(
+          'flags',
+          `\n    - key: {data: ${inline}}`,
+          '\n  policy: {type: rego, data: "package sigstore\\nisCompliant = true", includeSpec: "true"}',
+        ),
+      ),
+    ).toContain('spec.policy.includeSpec: expected true or false');
   });
 
   it('a TrustRoot or config-policy-controller with no ClusterImagePolicy is an error: nothing would read it', () => {
