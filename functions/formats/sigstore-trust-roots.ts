@@ -2,6 +2,7 @@
 // ctlog `trustRootRef` name: a private Sigstore's certificate authorities, Rekor and CT log keys, written as
 // `sigstoreKeys` (each field base64 of PEM, as Go writes bytes in JSON). Read offline only: TUF roots fetched
 // from a mirror (`remote`) or shipped as a tarball (`repository`) are refused with the reason.
+import { isObject, type Written } from '../admission/image-verification/attestor-entries.js';
 import { groupOf, type Manifest, nameOf } from './policy-format.js';
 
 export interface TrustRootKeys {
@@ -16,9 +17,6 @@ export interface TrustRootKeys {
 export type TrustRoots = ReadonlyMap<string, TrustRootKeys | { problem: string }>;
 
 export const isTrustRoot = (manifest: Manifest) => groupOf(manifest) === 'policy.sigstore.dev' && manifest.kind === 'TrustRoot';
-
-type Written = Record<string, unknown>;
-const isObject = (value: unknown): value is Written => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A field of bytes as PEM text, or why it is not one. */
 function pemOf(value: unknown, at: string): string | { problem: string } {

@@ -2,8 +2,9 @@
 // self-signed root, and short-lived code-signing leaves for a key, each naming its signer in a URI or email
 // SAN and the OIDC issuer in Fulcio's extensions (1.3.6.1.4.1.57264.1.1, raw, and .1.8, DER). Made by
 // openssl: nothing here is verified, the product does that. No SCT is embedded (tests set ctlog.ignoreSCT).
+// trustRootManifest is the policy-controller TrustRoot that trusts it.
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -89,4 +90,22 @@ export function testFulcio(folder: string, name = 'fulcio'): TestFulcio {
       return { certificate: readFileSync(`${leaf}.pem`, 'utf8'), key: pair.privateKey };
     },
   };
+}
+
+/**
+ * A policy-controller TrustRoot manifest named `private` (a multi-document YAML part, `---` first) trusting
+ * the test's Fulcio and its Rekor key, each as base64 of PEM, as sigstoreKeys writes them.
+ */
+export function trustRootManifest(fulcio: TestFulcio, rekorKey: KeyObject): string {
+  const base64 = (text: string) => Buffer.from(text).toString('base64');
+  const rekorPem = createPublicKey(rekorKey).export({ type: 'spki', format: 'pem' }) as string;
+  return `---
+apiVersion: policy.sigstore.dev/v1alpha1
+kind: TrustRoot
+metadata: {name: private}
+spec:
+  sigstoreKeys:
+    certificateAuthorities: [{subject: {organization: example, commonName: fulcio}, uri: "https://fulcio.example", certChain: ${base64(fulcio.rootPem)}}]
+    tLogs: [{baseURL: "https://rekor.example", hashAlgorithm: sha-256, publicKey: ${base64(rekorPem)}}]
+`;
 }

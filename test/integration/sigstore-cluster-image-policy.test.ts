@@ -4,12 +4,12 @@
 // policy-controller's message; every matching policy must pass; images must be named by digest; an image no
 // policy matches is denied, warned of or allowed as config-policy-controller's no-match-policy says;
 // `mode: warn` warns. What is not run yet is refused at upload with policy-controller's own messages or the reason.
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
 import { podRunning } from '../helpers/invoke.js';
 import { attestationLayer, pushAttestations, pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';
-import { testFulcio } from '../helpers/fulcio-certificates.js';
+import { testFulcio, trustRootManifest } from '../helpers/fulcio-certificates.js';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';
 import { portcullisInProcess } from '../helpers/portcullis-cli.js';
 import { writeFileSync } from 'node:fs';
@@ -264,16 +264,7 @@ describe.runIf(registryInstalled())('ClusterImagePolicy in the cel function', ()
     await pushSignatures(registry, 'team/private', digest, [
       await signatureLayer(registry, 'team/private', digest, key, { certificate, rekor }),
     ]);
-    const base64 = (text: string) => Buffer.from(text).toString('base64');
-    const trustRoot = `---
-apiVersion: policy.sigstore.dev/v1alpha1
-kind: TrustRoot
-metadata: {name: private}
-spec:
-  sigstoreKeys:
-    certificateAuthorities: [{subject: {organization: example, commonName: fulcio}, uri: "https://fulcio.example", certChain: ${base64(fulcio.rootPem)}}]
-    tLogs: [{baseURL: "https://rekor.example", hashAlgorithm: sha-256, publicKey: ${base64(pem(createPublicKey(rekor.key)))}}]
-`;
+    const trustRoot = trustRootManifest(fulcio, rekor.key);
     const keyless = (identities: string) => `
     - keyless:
         url: https://fulcio.example

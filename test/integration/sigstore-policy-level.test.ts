@@ -2,12 +2,12 @@
 // policy-controller's PolicyResult is its input (the authorities that passed, with their verified signatures
 // and the attestations that passed by name, and the object as its include flags ask), so a policy can ask
 // for two authorities at once, as policy-controller's own example does.
-import { createHash, createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { createHash, generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
 import { podRunning } from '../helpers/invoke.js';
 import { attestationLayer, pushAttestations, pushSignatures, rekorOf, signatureLayer } from '../helpers/cosign-signing.js';
-import { testFulcio } from '../helpers/fulcio-certificates.js';
+import { testFulcio, trustRootManifest } from '../helpers/fulcio-certificates.js';
 import { temporaryDirectory } from '../../infra/temporary-directory.js';
 import { pushImage, registryInstalled, startRegistry, type TestRegistry } from '../helpers/registry-server.js';
 
@@ -90,16 +90,7 @@ describe.runIf(registryInstalled())('ClusterImagePolicy spec.policy in the cel f
       await signatureLayer(registry, 'team/two', digest, other.key, { certificate: other.certificate, rekor }),
     ];
     await pushSignatures(registry, 'team/two', digest, layers);
-    const base64 = (text: string) => Buffer.from(text).toString('base64');
-    const trustRoot = `---
-apiVersion: policy.sigstore.dev/v1alpha1
-kind: TrustRoot
-metadata: {name: private}
-spec:
-  sigstoreKeys:
-    certificateAuthorities: [{subject: {organization: example, commonName: fulcio}, uri: "https://fulcio.example", certChain: ${base64(fulcio.rootPem)}}]
-    tLogs: [{baseURL: "https://rekor.example", hashAlgorithm: sha-256, publicKey: ${base64(createPublicKey(rekor.key).export({ type: 'spki', format: 'pem' }) as string)}}]
-`;
+    const trustRoot = trustRootManifest(fulcio, rekor.key);
     // Two identities, one of which (`.*`) also matches the other's signature: each signature is counted once.
     const verdict = (rego: string) =>
       verdictOf(

@@ -33,8 +33,12 @@ const CONTAINER_FIELDS: readonly [string, ContainerKind][] = [
   ['ephemeralContainers', 'ephemeralContainer'],
 ];
 
+/** Where a kind's pod spec is (`['spec', 'template', 'spec']`), or undefined for a kind without one. */
+export const podSpecPath = (kind: string): readonly string[] | undefined =>
+  Object.hasOwn(POD_SPEC_PATHS, kind) ? POD_SPEC_PATHS[kind] : undefined; // kind comes from the request
+
 export function podSpecOf(kind: string, object: unknown): Record<string, unknown> | undefined {
-  const path = Object.hasOwn(POD_SPEC_PATHS, kind) ? POD_SPEC_PATHS[kind] : undefined; // kind comes from the request
+  const path = podSpecPath(kind);
   if (!path) return undefined;
   let node: unknown = object;
   for (const key of path) node = isJsonObject(node) ? node[key] : undefined;

@@ -10,7 +10,7 @@ import type { ImageCheck, ImageVerdict } from '../../../admission/image-verifica
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
 import { type ImageReference, parseImageReference } from '../../../admission/kubernetes/image-reference.js';
 import { matchesLabelSelector } from '../../../admission/kubernetes/label-selector.js';
-import { podSpecOf } from '../../../admission/kubernetes/pod-containers.js';
+import { podSpecOf, podSpecPath } from '../../../admission/kubernetes/pod-containers.js';
 import type { EngineContext } from '../../engine.js';
 import { canonicalName, matchesAnyGlob } from './image-globs.js';
 import type { Authority, ClusterImagePolicyRule, PolicyScope, SigstoreRule } from './image-policy-rule.js';
@@ -29,16 +29,8 @@ export interface Judge {
 /** How a Rego policy judges an attestation's statement (attestation-policy.ts, loaded with the evaluator). */
 export type PolicyOutcomeOf = (policy: CompiledPolicy, name: string, statement: unknown, context: EngineContext) => PolicyOutcome;
 
-/** Where each kind's pod spec is, as policy-controller's messages name a container's field. */
-const SPEC_PREFIXES: Readonly<Record<string, string>> = {
-  Pod: 'spec.',
-  ReplicaSet: 'spec.template.spec.',
-  Deployment: 'spec.template.spec.',
-  StatefulSet: 'spec.template.spec.',
-  DaemonSet: 'spec.template.spec.',
-  Job: 'spec.template.spec.',
-  CronJob: 'spec.jobTemplate.spec.template.spec.',
-};
+// The kinds policy-controller's webhooks judge (cmd/webhook's types).
+const JUDGED_KINDS = new Set(['Pod', 'ReplicaSet', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
 // policy-controller's PodScalable kinds: those it lets scale down unchecked.
 const SCALABLE = new Set(['ReplicaSet', 'Deployment', 'StatefulSet']);
 
@@ -74,9 +66,11 @@ const scaledDownOnly = (object: unknown, old: unknown) =>
  */
 function containerImages(request: AdmissionRequest): ContainerImage[] {
   const kind = request.kind.kind;
-  const prefix = Object.hasOwn(SPEC_PREFIXES, kind) ? SPEC_PREFIXES[kind] : undefined;
+  const path = JUDGED_KINDS.has(kind) ? podSpecPath(kind) : undefined;
   const object = request.object;
-  if (prefix === undefined || !isJsonObject(object)) return [];
+  if (path === undefined || !isJsonObject(object)) return [];
+  // As policy-controller's messages name a container's field: `spec.template.spec.containers[0].image`.
+  const prefix = `${path.join('.')}.`;
   if (isJsonObject(object.metadata) && object.metadata.deletionTimestamp) return [];
   if (request.operation === 'UPDATE' && SCALABLE.has(kind) && scaledDownOnly(object, request.oldObject)) return [];
   const spec = podSpecOf(kind, object) ?? {};
