@@ -14,6 +14,31 @@ const OWN_MODULE_GRAPH = [
   'test/unit/ecr-credentials.test.ts',
 ];
 
+/**
+ * Packaged files that need a process of their own: they import the sources after putting a setting the
+ * sources read at import in the environment (their registry's CA, HTTP_CALL_HOSTS, the SSM parameter), or
+ * need a main thread's stack, as Lambda gives (a worker thread's is larger: deep YAML parses there).
+ */
+const PACKAGED_OWN_PROCESS = [
+  'test/e2e/packaged-rules-robustness.test.ts',
+  'test/integration/kyverno-cel-image-metadata.test.ts',
+  'test/integration/kyverno-http-calls.test.ts',
+  'test/integration/kyverno-image-registry.test.ts',
+  'test/integration/kyverno-image-validating-policy.test.ts',
+  'test/integration/kyverno-verify-attestations.test.ts',
+  'test/integration/kyverno-verify-images.test.ts',
+  'test/integration/kyverno-verify-keyless.test.ts',
+  'test/integration/registry-credentials.test.ts',
+  'test/integration/sigstore-cluster-image-policy.test.ts',
+  'test/integration/sigstore-policy-level.test.ts',
+];
+
+const PACKAGED = {
+  // Run once for both projects (package-once.ts): a second packaging would empty folders the tests read.
+  globalSetup: ['test/helpers/package-once.ts'],
+  setupFiles: ['test/helpers/packaged-ready.ts', 'test/helpers/quiet-logs.ts', 'test/helpers/temporary-directories.ts'],
+};
+
 export default defineConfig({
   test: {
     // Tests that read metric lines turn them back on for the handler they import.
@@ -26,7 +51,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Only the unit project runs in threads, and there files share a worker's modules (see below).
+    // Files in threads share a worker's modules (Vitest reads this for every project, not per project): the
+    // unit and packaged projects run there. The files that need a module graph of their own run in forks.
     // A test that reads rules documents synchronously imports test/helpers/engines.ts itself: loading them
     // for every file was most of the packaged files' setup, and most of them never read a document.
     poolOptions: { threads: { isolate: false } },
@@ -50,10 +76,15 @@ export default defineConfig({
         test: {
           name: 'packaged',
           include: ['test/{integration,e2e,corpora}/**/*.test.ts'],
-          globalSetup: ['test/helpers/package-once.ts'],
-          setupFiles: ['test/helpers/packaged-ready.ts', 'test/helpers/quiet-logs.ts', 'test/helpers/temporary-directories.ts'],
+          exclude: PACKAGED_OWN_PROCESS,
+          // Files share a worker's modules here too: each file unpacks its functions into a folder of its own,
+          // so no two files share a packaged module, and importing the helpers again cost seconds per file.
+          pool: 'threads',
+          ...PACKAGED,
+          setupFiles: [...PACKAGED.setupFiles, 'test/helpers/in-process-cli-loaded.ts'],
         },
       },
+      { extends: true, test: { name: 'packaged-own-process', include: PACKAGED_OWN_PROCESS, ...PACKAGED } },
     ],
   },
 });

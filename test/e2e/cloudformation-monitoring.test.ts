@@ -5,6 +5,10 @@ import { policyRegistry } from '../../functions/registry.js';
 import { webhookTimeoutSeconds } from '../../infra/webhook-configuration.js';
 import { ALARM_EMAIL, ALARM_TOPIC_ARN, EXISTING_BUCKET_PACKAGE, LOCAL_STAGE_PACKAGE, TEST_PACKAGE } from '../helpers/package-once.js';
 import { packagedTemplate, type Template } from '../helpers/packaged-template.js';
+import { allPackaged } from '../helpers/packaged-ready.js';
+
+// Reads the packages made after the default one.
+await allPackaged();
 
 const template = packagedTemplate(TEST_PACKAGE);
 

@@ -13,6 +13,10 @@ import {
   TEST_PACKAGE,
 } from '../helpers/package-once.js';
 import { packagedTemplate } from '../helpers/packaged-template.js';
+import { allPackaged } from '../helpers/packaged-ready.js';
+
+// Reads the packages made after the default one.
+await allPackaged();
 
 const template = packagedTemplate(TEST_PACKAGE);
 const resources = Object.values(template.Resources);

@@ -15,6 +15,10 @@ import { snapshotText } from '../../functions/admission/cluster/cluster-snapshot
 import { DEFAULT_RULES_MAX_BYTES } from '../../functions/admission/rules/rules-source.js';
 import { EXISTING_BUCKET_PACKAGE } from '../helpers/package-once.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
+import { allPackaged } from '../helpers/packaged-ready.js';
+
+// Reads the packages made after the default one.
+await allPackaged();
 
 type Audited = { cluster: string; complete: boolean; objects?: number; written?: number; unchanged?: number; removed?: number };
 type AuditHandler = (event: unknown, context: { getRemainingTimeInMillis(): number }) => Promise<Audited[]>;

@@ -19,6 +19,10 @@ import { type ListApi, startListApi } from '../helpers/kubernetes-list-api.js';
 import { EXISTING_BUCKET_PACKAGE } from '../helpers/package-once.js';
 import { startTestS3, type TestS3 } from '../helpers/s3-server.js';
 import { Sha256 } from '../helpers/sigv4-verifier.js';
+import { allPackaged } from '../helpers/packaged-ready.js';
+
+// Reads the packages made after the default one.
+await allPackaged();
 
 const folder = mkdtempSync(join(tmpdir(), 'portcullis-snapshot-writer-'));
 let s3: TestS3;

@@ -40,14 +40,18 @@ export function portcullisInProcess(args: string[], env: CliEnv = {}): Promise<C
   return run;
 }
 
-async function runInProcess(args: string[], env: CliEnv): Promise<CliResult> {
-  const streams = { stdout: process.stdout.write, stderr: process.stderr.write };
-  const savedEnv = { ...process.env };
-  const [{ runCli }, { captureDocuments }] = await Promise.all([
+/** What the in-process commands import: loaded by the packaged files' setup, so no file's first test pays for it. */
+export const loadInProcessCli = () =>
+  Promise.all([
     import('../../infra/cli/run-cli.js'),
     import('../../infra/cli/cli-output.js'), // sends stdout to stderr, as the CLI does
     import('./engines.js'), // loaded before a command reads a rules document, as bin/portcullis.mjs loads them
   ]);
+
+async function runInProcess(args: string[], env: CliEnv): Promise<CliResult> {
+  const streams = { stdout: process.stdout.write, stderr: process.stderr.write };
+  const savedEnv = { ...process.env };
+  const [{ runCli }, { captureDocuments }] = await loadInProcessCli();
   const output = { stdout: '', stderr: '' };
   const toStderr = ((chunk: string | Uint8Array) => {
     output.stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
