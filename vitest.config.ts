@@ -26,6 +26,7 @@ const PACKAGED_OWN_PROCESS = [
   'test/integration/kyverno-image-registry.test.ts',
   'test/integration/kyverno-image-validating-policy.test.ts',
   'test/integration/kyverno-verify-attestations.test.ts',
+  'test/integration/kyverno-verify-certificates.test.ts',
   'test/integration/kyverno-verify-images.test.ts',
   'test/integration/kyverno-verify-keyless.test.ts',
   'test/integration/registry-credentials.test.ts',
@@ -71,6 +72,8 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'unit-own-graph', include: OWN_MODULE_GRAPH, pool: 'forks', ...UNIT } },
       // What runs the packaged functions, the CLI or the local server: packaged once, beside the unit tests.
+      // The groups run one after another, so no more files run at once than there are cores: tests that time
+      // an answer against its deadline ran late with the threads and forks of two groups sharing two cores.
       {
         extends: true,
         test: {
@@ -82,9 +85,13 @@ export default defineConfig({
           pool: 'threads',
           ...PACKAGED,
           setupFiles: [...PACKAGED.setupFiles, 'test/helpers/in-process-cli-loaded.ts'],
+          sequence: { groupOrder: 1 },
         },
       },
-      { extends: true, test: { name: 'packaged-own-process', include: PACKAGED_OWN_PROCESS, ...PACKAGED } },
+      {
+        extends: true,
+        test: { name: 'packaged-own-process', include: PACKAGED_OWN_PROCESS, ...PACKAGED, sequence: { groupOrder: 2 } },
+      },
     ],
   },
 });
