@@ -48,7 +48,7 @@ describe.runIf(registryInstalled())('verifying an image', () => {
     );
 
   it('resolves the tag and verifies the digest it names now', async () => {
-    const outcome = await verdict('team/app:v1', [{ entries: [{ check: check(build) }] }]);
+    const outcome = await verdict('team/app:v1', [{ entries: [{ check: check(build), kind: 'keys' }] }]);
     expect(outcome).toMatchObject({
       outcome: 'verified',
       digest: expect.stringMatching(/^sha256:/),
@@ -57,19 +57,36 @@ describe.runIf(registryInstalled())('verifying an image', () => {
   });
 
   it('a set without count needs every entry; with count, that many', async () => {
-    const both = [{ entries: [{ check: check(build) }, { check: check(release) }] }];
+    const both = [
+      {
+        entries: [
+          { check: check(build), kind: 'keys' },
+          { check: check(release), kind: 'keys' },
+        ],
+      },
+    ];
     expect(await verdict('team/app:v1', both)).toMatchObject({
       outcome: 'failed',
       message: expect.stringContaining('.attestors[0].entries[1].keys: no matching signatures'),
     });
     expect(await verdict('team/app:v2', both)).toMatchObject({ outcome: 'verified' });
-    expect(await verdict('team/app:v1', [{ count: 1, entries: [{ check: check(stranger) }, { check: check(build) }] }])).toMatchObject({
+    expect(
+      await verdict('team/app:v1', [
+        {
+          count: 1,
+          entries: [
+            { check: check(stranger), kind: 'keys' },
+            { check: check(build), kind: 'keys' },
+          ],
+        },
+      ]),
+    ).toMatchObject({
       outcome: 'verified',
     });
   });
 
   it('every set must hold', async () => {
-    const sets = [{ entries: [{ check: check(build) }] }, { entries: [{ check: check(release) }] }];
+    const sets = [{ entries: [{ check: check(build), kind: 'keys' }] }, { entries: [{ check: check(release), kind: 'keys' }] }];
     expect(await verdict('team/app:v1', sets)).toMatchObject({
       outcome: 'failed',
       message: expect.stringContaining('.attestors[1].entries[0]'),
@@ -78,13 +95,13 @@ describe.runIf(registryInstalled())('verifying an image', () => {
   });
 
   it('reads signatures from the repository the policy names', async () => {
-    const release3 = [{ entries: [{ check: check(release) }] }];
+    const release3 = [{ entries: [{ check: check(release), kind: 'keys' }] }];
     expect(await verdict('team/app:v3', release3)).toMatchObject({ outcome: 'failed' });
     expect(await verdict('team/app:v3', release3, 'team/signatures')).toMatchObject({ outcome: 'verified' });
   });
 
   it('an image the registry does not have fails; a registry that cannot be reached is an error', async () => {
-    const sets = [{ entries: [{ check: check(build) }] }];
+    const sets = [{ entries: [{ check: check(build), kind: 'keys' }] }];
     expect(await verdict('team/app:missing', sets)).toMatchObject({ outcome: 'failed', message: expect.stringContaining('answered 404') });
     const unreachable = await verifyImage(
       client(),

@@ -4,6 +4,7 @@
 // Roots and patterns come from rules documents: each is made once and kept, bounded.
 import type { TrustedRoot } from '@sigstore/protobuf-specs';
 import type { RE2JS } from 're2js';
+import { entryKind } from './attestor-entries.js';
 import type { AttestorEntrySpec, AttestorSetSpec, KeyEntrySpec, KeylessEntrySpec } from './image-check.js';
 import type { KeyCheck } from './key-verification.js';
 import type { KeylessCheck, Pattern } from './keyless-verification.js';
@@ -98,6 +99,7 @@ export const needsRe2 = (sets: readonly AttestorSetSpec[]) =>
 function entryOf(entry: AttestorEntrySpec, re2: typeof RE2JS | undefined): AttestorEntry {
   return {
     check: 'keyless' in entry ? keylessCheckOf(entry, re2) : keyCheckOf(entry),
+    kind: entryKind(entry),
     ...(entry.repository ? { repository: entry.repository } : {}),
   };
 }

@@ -45,7 +45,8 @@ export interface KeylessEntrySpec {
   repository?: ImageLocationSpec;
 }
 
-export type AttestorEntrySpec = KeyEntrySpec | KeylessEntrySpec;
+/** A Kyverno `certificates` entry, read as a key or a keyless signer, keeps its name in what it reports. */
+export type AttestorEntrySpec = (KeyEntrySpec | KeylessEntrySpec) & { writtenAs?: 'certificates' };
 
 export interface AttestorSetSpec<Entry = AttestorEntrySpec> {
   count?: number;

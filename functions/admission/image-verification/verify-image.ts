@@ -20,6 +20,8 @@ import { type KeylessCheck, verifyKeyless } from './keyless-verification.js';
 
 export interface AttestorEntry<Check = KeyCheck | KeylessCheck> {
   check: Check;
+  /** The entry's kind as the policy wrote it (`entryKind`). */
+  kind: string;
   /** Where this entry's signatures are, instead of the image's repository. */
   repository?: ImageLocation;
 }
@@ -153,7 +155,7 @@ export async function verifyImage(
         if ('verified' in outcome) {
           verified++;
           if (setIndex === 0) signers.push(...outcome.signatures.map(signerOf));
-        } else problems.push(`.attestors[${setIndex}].entries[${entryIndex}].${'key' in check ? 'keys' : 'keyless'}: ${outcome.problem}`);
+        } else problems.push(`.attestors[${setIndex}].entries[${entryIndex}].${entry.kind}: ${outcome.problem}`);
         // The first set's entries are all read: its verified signatures are the verdict's, every one of them.
         if (verified >= needed && setIndex > 0) break;
       }

@@ -41,15 +41,31 @@ const COSIGN_FIELDS = new Set(['key', 'keyless', 'certificate', 'source', 'ctlog
 const KEY_FIELDS = new Set(['data', 'kms', 'hashAlgorithm', 'expression']);
 const CTLOG_FIELDS = new Set(['url', 'rekorPubKey', 'ctLogPubKey', 'tsaCertChain', 'insecureIgnoreTlog', 'insecureIgnoreSCT']);
 
+const CERTIFICATE_FIELDS = new Set(['cert', 'certChain']);
+const VALUE_FIELDS = new Set(['value', 'expression']);
+
+/** A certificate attestor's `cert` or `certChain`: its value; an expression is refused with the reason. */
+function certificateValue(certificate: Written, field: string, at: string, problems: string[]): unknown {
+  const written = certificate[field];
+  if (written === undefined) return undefined;
+  if (!isObject(written)) {
+    problems.push(`${at}.${field}: expected {value: <PEM>}`);
+    return undefined;
+  }
+  unread(written, VALUE_FIELDS, `${at}.${field}`, problems);
+  if (written.expression !== undefined)
+    problems.push(`${at}.${field}.expression: ${REFUSED}: certificates are read from the policy's PEM (value) only`);
+  return written.value;
+}
+
 /**
  * A cosign attestor as Kyverno's verifyImages attestor entries write it, so one reader judges both: a key
- * (`keys`), or keyless identities (one entry each, any of them enough), with the transparency log required
- * against Sigstore's public keys unless `ctlog` names others or ignores it.
+ * (`keys`), keyless identities (one entry each, any of them enough), or a certificate (`certificates`), with
+ * the transparency log required against Sigstore's public keys unless `ctlog` names others or ignores it.
  */
 function cosignEntries(cosign: Written, at: string, problems: string[]): Written[] {
   unread(cosign, COSIGN_FIELDS, at, problems);
   for (const [field, why] of [
-    ['certificate', 'certificate attestors are not verified yet (keys and keyless are)'],
     ['source', 'signatures kept in another repository are not read yet'],
     ['tuf', "a TUF root is not read: name a private Sigstore's keys in ctlog and keyless.roots"],
   ] as const)
@@ -94,6 +110,19 @@ function cosignEntries(cosign: Written, at: string, problems: string[]): Written
       },
       ...annotations,
     }));
+  }
+  if (isObject(cosign.certificate)) {
+    const where = `${at}.certificate`;
+    unread(cosign.certificate, CERTIFICATE_FIELDS, where, problems);
+    const cert = certificateValue(cosign.certificate, 'cert', where, problems);
+    const certChain = certificateValue(cosign.certificate, 'certChain', where, problems);
+    const certificates = {
+      ...(cert !== undefined ? { cert } : {}),
+      ...(certChain !== undefined ? { certChain } : {}),
+      ...(rekor ? { rekor } : {}),
+      ...(ctlogEntry ? { ctlog: ctlogEntry } : {}),
+    };
+    return [{ certificates, ...annotations }];
   }
   problems.push(`${at}.${kinds[0]}: expected an object`);
   return [];

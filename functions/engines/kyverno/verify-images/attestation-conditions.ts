@@ -6,6 +6,7 @@
 // beside the image's own fields (`image.registry`, …). A condition that cannot be evaluated fails the entry,
 // as Kyverno's "failed to check attestations"; only our budget and the deadline stop the rule.
 import { isJsonObject } from '../../../admission/kubernetes/json-object.js';
+import { entryKind } from '../../../admission/image-verification/attestor-entries.js';
 import type { AttestationOutcomes } from '../../../admission/image-verification/image-check.js';
 import { isBudgetSpent } from '../../runtime/cost-budget.js';
 import { imageInfo } from '../context/rule-data.js';
@@ -62,7 +63,7 @@ export function attestationsFailure(
       const errors: string[] = [];
       let verified = 0;
       for (const [entryIndex, outcome] of (sets[setIndex] ?? []).entries()) {
-        const kind = set.entries[entryIndex] && 'keyless' in set.entries[entryIndex] ? 'keyless' : 'keys';
+        const kind = set.entries[entryIndex] ? entryKind(set.entries[entryIndex]) : 'keys';
         const at = `.attestations[${index}].attestors[${setIndex}].entries[${entryIndex}].${kind}: `;
         if ('problem' in outcome) errors.push(`${outcome.stage === 'fetch' ? '' : at}${outcome.problem}`);
         else {
