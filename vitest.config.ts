@@ -16,7 +16,8 @@ const OWN_MODULE_GRAPH = [
 
 /**
  * Packaged files that need a process of their own: they import the sources after putting a setting the
- * sources read at import in the environment (their registry's CA, HTTP_CALL_HOSTS, the SSM parameter), or
+ * sources read at import in the environment (their registry's CA, HTTP_CALL_HOSTS, the SSM parameter, the
+ * rules folder the trust root is read from), or
  * need a main thread's stack, as Lambda gives (a worker thread's is larger: deep YAML parses there).
  */
 const PACKAGED_OWN_PROCESS = [
@@ -31,6 +32,7 @@ const PACKAGED_OWN_PROCESS = [
   'test/integration/kyverno-verify-keyless.test.ts',
   'test/integration/registry-credentials.test.ts',
   'test/integration/sigstore-cluster-image-policy.test.ts',
+  'test/integration/sigstore-deployment-trust-root.test.ts',
   'test/integration/sigstore-policy-level.test.ts',
 ];
 

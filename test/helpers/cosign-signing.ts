@@ -29,6 +29,8 @@ export interface SignOptions {
   claimedDigest?: string;
   annotations?: Record<string, string>;
   rekor?: TestRekor;
+  /** When Rekor logged it (seconds since the epoch): a minute ago, or for a certificate's signature now. */
+  loggedAt?: number;
   /** Changes the signature after it is made. */
   tamper?: (signature: Buffer) => Buffer;
   /** The hash signed with (Ed25519 keys sign the payload whole). */
@@ -80,7 +82,7 @@ export async function signatureLayer(
     annotations['dev.sigstore.cosign/bundle'] = rekorBundle(
       body,
       options.rekor,
-      options.certificate ? Math.floor(Date.now() / 1000) : undefined,
+      options.loggedAt ?? (options.certificate ? Math.floor(Date.now() / 1000) : undefined),
     );
   }
   if (options.tamper) signature = options.tamper(signature);

@@ -81,11 +81,16 @@ describe.runIf(registryInstalled())('certificates attestors in the cel function'
   let functions: Awaited<ReturnType<typeof celVerdicts>>;
   const images: Record<string, string> = {};
   /** Pushes `name:v1` signed with `key`, the certificate beside the signature when given, logged unless said. */
-  async function signed(name: string, key: ReturnType<typeof authority.issue>['key'], certificate?: string, logged = true) {
+  async function signed(
+    name: string,
+    key: ReturnType<typeof authority.issue>['key'],
+    certificate?: string,
+    { logged = true, loggedAt = Math.floor(Date.now() / 1000) } = {},
+  ) {
     const digest = await pushImage(registry, `team/${name}`, 'v1');
     const layer = await signatureLayer(registry, `team/${name}`, digest, key, {
       ...(certificate ? { certificate } : {}),
-      ...(logged ? { rekor } : {}),
+      ...(logged ? { rekor, loggedAt } : {}),
     });
     await pushSignatures(registry, `team/${name}`, digest, [layer]);
     images[name] = `${registry.host}/team/${name}@${digest}`;
@@ -102,7 +107,9 @@ describe.runIf(registryInstalled())('certificates attestors in the cel function'
     functions = await celVerdicts();
     await signed('with-certificate', signer.key, signer.certificate);
     await signed('key-only', signer.key);
-    await signed('unlogged', signer.key, undefined, false);
+    await signed('unlogged', signer.key, undefined, { logged: false });
+    // Logged two days on, after the certificate's one day.
+    await signed('logged-expired', signer.key, signer.certificate, { loggedAt: Math.floor(Date.now() / 1000) + 2 * 86_400 });
     const other = authority.issue(SAN, ISSUER);
     await signed('other-signer', other.key, other.certificate);
     const outsider = otherAuthority.issue(SAN, ISSUER);
@@ -121,6 +128,12 @@ describe.runIf(registryInstalled())('certificates attestors in the cel function'
     expect((await cluster(withChain, 'unlogged')).message).toMatch(/has no Rekor bundle/);
     const unlogged = `cert: ${yaml(signer.certificate)}\nrekor: {ignoreTlog: true}`;
     expect((await cluster(unlogged, 'unlogged')).allowed).toBe(true);
+  });
+
+  it("cert: a signature logged after the certificate expired is denied, as cosign judges expiry at the log's time", async () => {
+    const denied = await cluster(`cert: ${yaml(signer.certificate)}\n${loggedBy}`, 'logged-expired');
+    expect(denied.allowed).toBe(false);
+    expect(denied.message).toMatch(/certificates: no matching signatures: .*not valid for timestamp/i);
   });
 
   it('certChain alone: admits a signature whose own certificate the chain issued, and denies one another authority issued', async () => {
@@ -142,6 +155,16 @@ describe.runIf(registryInstalled())('certificates attestors in the cel function'
     const tlsOnly = authority.issue(SAN, ISSUER, 'serverAuth').certificate;
     expect(refused(`cert: ${yaml(tlsOnly)}\ncertChain: ${yaml(authority.rootPem)}`)).toContain(`${at}.cert: not for code signing`);
     expect(refused(`cert: ${yaml(signer.certificate + authority.rootPem)}`)).toContain(`${at}.cert: expected one PEM certificate`);
+    // Another key beside the certificate would be the one signatures verify with.
+    const otherKey = createPublicKey(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey).export({
+      type: 'spki',
+      format: 'pem',
+    });
+    expect(refused(`cert: ${yaml(`${otherKey}${signer.certificate}`)}\ncertChain: ${yaml(authority.rootPem)}`)).toContain(
+      `${at}.cert: expected one PEM certificate and nothing else`,
+    );
+    const tooLong = Array.from({ length: 11 }, () => authority.rootPem).join('');
+    expect(refused(`certChain: ${yaml(tooLong)}`)).toContain(`${at}.certChain: more than 10 certificates`);
     expect(refused('cert: "not a certificate"')).toContain(`${at}.cert: expected PEM certificates`);
     expect(refused('rekor: {ignoreTlog: true}')).toContain(`${at}: expected cert, certChain or both`);
     expect(refused(`certChain: ${yaml(authority.rootPem)}\nrekor: {ignoreTlog: true}`)).toContain(

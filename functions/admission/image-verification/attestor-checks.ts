@@ -1,6 +1,7 @@
 // An attestor entry as the rules read it, turned into what verifies signatures with it: a key with the
 // Rekor logs trusted, or a keyless identity with the certificate authorities, CT logs and Rekor logs trusted
-// (what the policy names, else Sigstore's public-good root) and its regular expressions compiled by RE2.
+// (what the policy names, else the deployment's Sigstore root: deployment-trust-root.ts) and its regular
+// expressions compiled by RE2.
 // Roots and patterns come from rules documents: each is made once and kept, bounded.
 import type { TrustedRoot } from '@sigstore/protobuf-specs';
 import type { RE2JS } from 're2js';
@@ -8,7 +9,6 @@ import { entryKind } from './attestor-entries.js';
 import type { AttestorEntrySpec, AttestorSetSpec, KeyEntrySpec, KeylessEntrySpec } from './image-check.js';
 import type { KeyCheck } from './key-verification.js';
 import type { KeylessCheck, Pattern } from './keyless-verification.js';
-import { publicGoodRoot } from './public-good-root.js';
 import { certificateAuthorityRoot, ctlogKeyRoot, rekorKeyRoot } from './trusted-root.js';
 import type { AttestorEntry, AttestorSet } from './verify-image.js';
 
@@ -33,7 +33,7 @@ function rootOf(kind: string, pem: string, make: (pem: string) => TrustedRoot | 
   });
 }
 
-const rekorLogs = (pem: string | undefined) => (pem ? rootOf('rekor', pem, rekorKeyRoot) : publicGoodRoot()).tlogs;
+const rekorLogs = (pem: string | undefined, deployment: TrustedRoot) => (pem ? rootOf('rekor', pem, rekorKeyRoot) : deployment).tlogs;
 
 function patternOf(source: string, re2: typeof RE2JS): Pattern {
   return keptOr(`pattern ${source}`, () => {
@@ -45,28 +45,26 @@ function patternOf(source: string, re2: typeof RE2JS): Pattern {
   });
 }
 
-function keyCheckOf(entry: KeyEntrySpec): KeyCheck {
-  const logs = entry.transparencyLog ? rekorLogs(entry.transparencyLog.rekorPublicKey) : undefined;
+function keyCheckOf(entry: KeyEntrySpec, deployment: TrustedRoot): KeyCheck {
+  const logs = entry.transparencyLog ? rekorLogs(entry.transparencyLog.rekorPublicKey, deployment) : undefined;
   return {
     key: entry.key,
+    ...(entry.validity ? { validity: entry.validity } : {}),
     signatureAlgorithm: entry.signatureAlgorithm,
     annotations: entry.annotations,
-    ...(logs
-      ? { transparencyLogs: { ...publicGoodRoot(), certificateAuthorities: [], ctlogs: [], timestampAuthorities: [], tlogs: logs } }
-      : {}),
+    ...(logs ? { transparencyLogs: { ...deployment, certificateAuthorities: [], ctlogs: [], timestampAuthorities: [], tlogs: logs } } : {}),
   };
 }
 
-function keylessCheckOf(entry: KeylessEntrySpec, re2: typeof RE2JS | undefined): KeylessCheck {
+function keylessCheckOf(entry: KeylessEntrySpec, re2: typeof RE2JS | undefined, deployment: TrustedRoot): KeylessCheck {
   const { keyless } = entry;
-  const publicGood = publicGoodRoot();
   const trust: TrustedRoot = {
-    ...publicGood,
-    tlogs: rekorLogs(entry.transparencyLog.rekorPublicKey),
+    ...deployment,
+    tlogs: rekorLogs(entry.transparencyLog.rekorPublicKey, deployment),
     certificateAuthorities: keyless.roots
       ? rootOf('roots', keyless.roots, certificateAuthorityRoot).certificateAuthorities
-      : publicGood.certificateAuthorities,
-    ctlogs: keyless.ctlogPublicKey ? rootOf('ctlog', keyless.ctlogPublicKey, ctlogKeyRoot).ctlogs : publicGood.ctlogs,
+      : deployment.certificateAuthorities,
+    ctlogs: keyless.ctlogPublicKey ? rootOf('ctlog', keyless.ctlogPublicKey, ctlogKeyRoot).ctlogs : deployment.ctlogs,
     timestampAuthorities: [],
   };
   const pattern = (source: string | undefined) => {
@@ -96,15 +94,16 @@ export const needsRe2 = (sets: readonly AttestorSetSpec[]) =>
     set.entries.some((entry) => 'keyless' in entry && (entry.keyless.subjectRegExp ?? entry.keyless.issuerRegExp) !== undefined),
   );
 
-function entryOf(entry: AttestorEntrySpec, re2: typeof RE2JS | undefined): AttestorEntry {
+function entryOf(entry: AttestorEntrySpec, re2: typeof RE2JS | undefined, deployment: TrustedRoot): AttestorEntry {
   return {
-    check: 'keyless' in entry ? keylessCheckOf(entry, re2) : keyCheckOf(entry),
+    check: 'keyless' in entry ? keylessCheckOf(entry, re2, deployment) : keyCheckOf(entry, deployment),
     kind: entryKind(entry),
     ...(entry.repository ? { repository: entry.repository } : {}),
   };
 }
 
-export const attestorSetOf = (set: AttestorSetSpec, re2?: typeof RE2JS): AttestorSet => ({
+/** The set's checks; what an entry does not name itself, it trusts as the deployment's root says. */
+export const attestorSetOf = (set: AttestorSetSpec, re2: typeof RE2JS | undefined, deployment: TrustedRoot): AttestorSet => ({
   ...(set.count !== undefined ? { count: set.count } : {}),
-  entries: set.entries.map((entry) => entryOf(entry, re2)),
+  entries: set.entries.map((entry) => entryOf(entry, re2, deployment)),
 });

@@ -14,8 +14,8 @@ import type {
   KeylessEntrySpec,
   KeylessIdentity,
 } from './image-check.js';
-import { certifiedKey } from './policy-certificate.js';
-import { certificatesProblem, logKeyProblem, publicKeyOf } from './public-keys.js';
+import { certifiedKey, MAX_CHAIN } from './policy-certificate.js';
+import { certificateBlocks, certificatesProblem, logKeyProblem, publicKeyOf } from './public-keys.js';
 import { parseImageReference } from '../kubernetes/image-reference.js';
 
 export const REFUSED = 'cannot run here';
@@ -250,6 +250,7 @@ function certificateEntries(entry: Written, at: string, problems: string[], rule
   const [cert, chain] = [pem('cert'), pem('certChain')];
   if (cert === undefined) {
     if (chain === undefined) problems.push(`${where}: expected cert, certChain or both`);
+    else if (certificateBlocks(chain).length > MAX_CHAIN) problems.push(`${where}.certChain: more than ${MAX_CHAIN} certificates`);
     const trusted = chain !== undefined ? { pem: chain, at: `${where}.certChain` } : undefined;
     const specs = trusted
       ? keylessSpec({}, trusted, { rekor: written.rekor, ctlog: written.ctlog, at: where }, entry, at, problems, ruleAnnotations)
@@ -258,12 +259,12 @@ function certificateEntries(entry: Written, at: string, problems: string[], rule
   }
   // The policy names the signer's certificate itself: an SCT in it would vouch for nothing more.
   ctlogOf(written.ctlog, `${where}.ctlog`, problems);
-  const key = certifiedKey(cert, chain);
-  if (typeof key === 'string') problems.push(`${where}.${key}`);
+  const certified = certifiedKey(cert, chain);
+  if (typeof certified === 'string') problems.push(`${where}.${certified}`);
   const algorithm = signatureAlgorithmOf(entry.signatureAlgorithm ?? 'sha256', `${at}.signatureAlgorithm`, problems);
-  if (typeof key === 'string' || !algorithm) return [];
-  const specs = keySpecs([key], algorithm, { value: written.rekor, at: `${where}.rekor` }, entry, at, problems, ruleAnnotations);
-  return specs.map((spec) => ({ ...spec, writtenAs: 'certificates' }));
+  if (typeof certified === 'string' || !algorithm) return [];
+  const specs = keySpecs([certified.key], algorithm, { value: written.rekor, at: `${where}.rekor` }, entry, at, problems, ruleAnnotations);
+  return specs.map((spec) => ({ ...spec, validity: certified.validity, writtenAs: 'certificates' }));
 }
 
 /** The kind of attestor entry the policy wrote, as Kyverno names it in a failure's path. */

@@ -10,8 +10,19 @@ export interface ImageLocationSpec {
   repository: string;
 }
 
+/** When a certificate was valid, as milliseconds since the epoch. */
+export interface CertificateValidity {
+  from: number;
+  to: number;
+}
+
 export interface KeyEntrySpec {
   key: KeyObject;
+  /**
+   * The validity of the certificate the key is (a certificates entry's `cert`): a signature verifies only if
+   * made while it was valid, at its Rekor entry's time, or now when the policy ignores the log, as cosign judges it.
+   */
+  validity?: CertificateValidity;
   signatureAlgorithm: 'sha224' | 'sha256' | 'sha384' | 'sha512';
   annotations: Readonly<Record<string, string>>;
   /**

@@ -9,6 +9,7 @@ import { type Bundle, type TransparencyLogEntry, toMessageSignatureBundle } from
 import { HashAlgorithm, type TrustedRoot } from '@sigstore/protobuf-specs';
 import { type SignedEntity, type Signer, toSignedEntity, toTrustMaterial, Verifier } from '@sigstore/verify';
 import type { CosignSignature } from './cosign-signatures.js';
+import type { CertificateValidity } from './image-check.js';
 import { fulcioCertificate } from './fulcio-certificate.js';
 import { annotationsMismatch, parseSimpleSigning, type SimpleSigningPayload } from './simple-signing.js';
 
@@ -16,6 +17,8 @@ export type SignatureAlgorithm = 'sha224' | 'sha256' | 'sha384' | 'sha512';
 
 export interface KeyCheck {
   key: KeyObject;
+  /** The certificate the key is, when a policy named one: when a signature may have been made (KeyEntrySpec). */
+  validity?: CertificateValidity;
   signatureAlgorithm: SignatureAlgorithm;
   /** Annotations every verified signature's payload must carry. */
   annotations: Readonly<Record<string, string>>;
@@ -148,9 +151,15 @@ export interface BundleParts {
  * requires the log), or undefined when it does.
  */
 export function bundleProblem(bundle: Bundle, check: KeyCheck, parts: BundleParts): string | undefined {
+  const { validity } = check;
+  const validAt = (time: Date) => !validity || (time.getTime() >= validity.from && time.getTime() <= validity.to);
+  // Without the log's time, cosign judges a certificate's expiry now.
+  if (!check.transparencyLogs && !validAt(new Date()))
+    return `the policy's certificate is not valid now (${new Date(validity!.from).toISOString()} to ${new Date(validity!.to).toISOString()})`;
   const trust = {
     root: check.transparencyLogs ?? NO_LOGS,
     key: check.key,
+    keyValidAt: validAt,
     logRequired: check.transparencyLogs !== undefined,
     sctRequired: false,
   };
@@ -162,6 +171,8 @@ export function bundleProblem(bundle: Bundle, check: KeyCheck, parts: BundlePart
 export interface BundleTrust {
   root: TrustedRoot;
   key?: KeyObject;
+  /** Whether the key signed validly at a time the log gives (a policy's certificate's validity). */
+  keyValidAt?: (time: Date) => boolean;
   logRequired: boolean;
   sctRequired: boolean;
 }
@@ -195,7 +206,10 @@ export function verifiedBundle(
       },
     };
   }
-  const material = toTrustMaterial(trust.root, trust.key ? () => ({ publicKey: trust.key!, validFor: () => true }) : undefined);
+  const material = toTrustMaterial(
+    trust.root,
+    trust.key ? () => ({ publicKey: trust.key!, validFor: trust.keyValidAt ?? (() => true) }) : undefined,
+  );
   const logs = trust.logRequired ? 1 : 0;
   try {
     return new Verifier(material, { tlogThreshold: logs, timestampThreshold: logs, ctlogThreshold: trust.sctRequired ? 1 : 0 }).verify(

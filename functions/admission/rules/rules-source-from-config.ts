@@ -55,6 +55,10 @@ export const fleetSourceFromConfig = (config: Config): RulesSource =>
 export const overlaySourceFromConfig = (config: Config): RulesSource =>
   sourceFromConfig(config, { fileName: overlayFileName, maxBytes: config.RULES_MAX_BYTES, optional: true, forgetDeleted: true });
 
+/** Files read under the name they are asked by, beside the rules (the deployment's Sigstore trust root): a deleted one is gone. */
+export const trustRootSourceFromConfig = (config: Config): RulesSource =>
+  sourceFromConfig(config, { fileName: (name) => name, maxBytes: config.RULES_MAX_BYTES, optional: true, forgetDeleted: true });
+
 /** The cluster snapshot's source: beside the rules, `clusters/<CLUSTER_NAME>.jsonl`, with its own size limit. */
 export const snapshotSourceFromConfig = (config: Config): RulesSource =>
   sourceFromConfig(config, {
