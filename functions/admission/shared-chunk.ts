@@ -9,6 +9,7 @@
 // that run engines also share the engines' code with the engines' lazy modules: one more chunk, laid out by
 // the build: infra/esbuild-plugins.cjs.)
 import './cluster/cluster-view.js';
+import './config.js';
 import './decide/deadline.js';
 import './decide/match-rule.js';
 import './kubernetes/go-duration.js';
@@ -18,6 +19,7 @@ import './kubernetes/kind-resource.js';
 import './observe/logger.js';
 import './review/admission-response.js';
 import './rules/json-duplicate-key.js';
+import './rules/rules-source-from-config.js';
 import './rules/rules-document-text.js';
 import './rules/rules-source.js';
 import './schema-issues.js';
