@@ -97,18 +97,26 @@ describe.runIf(registryInstalled())("the deployment's Sigstore trust root from b
   });
   afterAll(() => registry?.stop());
 
-  it('an invalid root with no good one before it: the verdict is its error, and the rule denies (failurePolicy Fail)', async () => {
-    putRoot('{"mediaType": "application/vnd.dev.sigstore.trustedroot+json;version=0.1"}');
-    const denied = await verdict();
-    expect(denied.allowed).toBe(false);
-    expect(denied.message).toContain(
-      "the deployment's Sigstore trust root " +
-        `${ROOT_FILE} is invalid: it names no transparency log (tlogs) and no certificate authority (certificateAuthorities)`,
-    );
+  it('an invalid root with no good one before it: the verdict is its error, naming the field, and the rule denies (failurePolicy Fail)', async () => {
+    const invalid = `the deployment's Sigstore trust root ${ROOT_FILE} is invalid: `;
+    const MEDIA = '"mediaType": "application/vnd.dev.sigstore.trustedroot+json;version=0.1"';
+    for (const [text, problem] of [
+      [`{${MEDIA}}`, 'tlogs: expected one or more transparency logs'],
+      // Misspelt, Sigstore's reader would drop it and trust no log.
+      [`{${MEDIA}, "tlog": []}`, 'tlog: not a field of a trusted root'],
+      // Valid JSON that Sigstore's reader takes, with nothing to verify with.
+      [`{${MEDIA}, "tlogs": [{}]}`, 'tlogs[0]: expected publicKey.rawBytes and logId.keyId'],
+      ['[]', 'expected a JSON object'],
+    ]) {
+      putRoot(text!);
+      const denied = await verdict();
+      expect(denied.allowed).toBe(false);
+      expect(denied.message).toContain(`${invalid}${problem}`);
+    }
   });
 
   it('a private Sigstore: its Fulcio and Rekor verify what the public-good root does not; an invalid version keeps it; deleted, it is gone', async () => {
-    rmSync(ROOT_FILE);
+    rmSync(ROOT_FILE, { force: true });
     expect((await verdict()).message).toMatch(/keyless: no matching signatures/);
     putRoot(trustedRootJson());
     expect(await verdict()).toEqual({ allowed: true, message: undefined });

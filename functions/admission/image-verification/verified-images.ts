@@ -29,7 +29,7 @@ export async function verifiedImages(
     const message = `more than ${MAX_IMAGES_PER_REQUEST} images to verify in one request (a limit of Portcullis: the rule's failure policy decides)`;
     return new Map([...unique.keys()].map((key) => [key, { outcome: 'error', image: unique.get(key)!.reference.normalised, message }]));
   }
-  const trust = await deploymentTrustRoot();
+  const trust = await deploymentTrustRoot(signal);
   if ('error' in trust)
     return new Map(
       [...unique.values()].map((check) => [check.key, { outcome: 'error', image: check.reference.normalised, message: trust.error }]),
