@@ -3,6 +3,9 @@
 // extension Go does not understand, it is one certificate and nothing else (so no other key can stand in
 // for its own), and the identity it names is read from its own bytes: every DNS, email and URI SAN, Fulcio's
 // username, and the OIDC issuer, each ASCII (sigstore-js drops a byte's high bit, so `team\xAFapp` would read as `team/app`).
+// The issuer is in two extensions: cosign and Kyverno read .1.1, sigstore-js .1.8 first, Fulcio writes both
+// alike. Where both are, they must agree, so the issuer judged here is the one each of them would judge;
+// .1.8 alone is read (as Fulcio and sigstore-js read it; cosign and Kyverno then see no issuer).
 import { X509Certificate } from '@sigstore/core';
 
 const CODE_SIGNING = '1.3.6.1.5.5.7.3.3';
@@ -37,6 +40,23 @@ export interface FulcioCertificate {
 }
 
 const ascii = (bytes: Buffer) => bytes.every((byte) => byte < 0x80);
+const UTF8_STRING = 0x0c;
+
+/** The OIDC issuer's bytes (none when the certificate names none), or why they cannot be trusted. */
+function issuerOf(certificate: X509Certificate): Buffer | undefined | string {
+  const v1 = certificate.extension(ISSUER_V1)?.value;
+  const extension = certificate.extension(ISSUER_V2);
+  let v2: Buffer | undefined;
+  if (extension) {
+    const [text, ...more] = extension.valueObj.subs;
+    // As Fulcio's ParseDERString: one UTF8String, nothing after it, no fallback to the other extension.
+    if (!text || more.length > 0 || text.tag.number !== UTF8_STRING || text.tag.constructed || !text.toDER().equals(extension.value))
+      return `its certificate's OIDC issuer (${ISSUER_V2}) is not one UTF8String`;
+    v2 = text.value;
+  }
+  if (v1 && v2 && !v1.equals(v2)) return `its certificate names two different OIDC issuers (${ISSUER_V1} and ${ISSUER_V2})`;
+  return v2 ?? v1;
+}
 
 /** The certificate in the PEM text (exactly one, nothing else), read as cosign reads it, or why it cannot be used. */
 export function fulcioCertificate(pem: string | undefined): FulcioCertificate | string {
@@ -66,7 +86,8 @@ export function fulcioCertificate(pem: string | undefined): FulcioCertificate | 
     const otherName = name.tag.isContextSpecific(0x00) && name.subs[0]?.toOID() === FULCIO_USERNAME;
     return otherName && name.subs[1]?.subs[0] ? [name.subs[1].subs[0].value] : [];
   });
-  const issuerBytes = certificate.extension(ISSUER_V2)?.valueObj.subs[0]?.value ?? certificate.extension(ISSUER_V1)?.value;
+  const issuerBytes = issuerOf(certificate);
+  if (typeof issuerBytes === 'string') return issuerBytes;
   if (!named.every(ascii) || (issuerBytes && !ascii(issuerBytes))) return "its certificate's identity is not ASCII";
   return {
     der,
