@@ -133,7 +133,7 @@ ${trustRoot}`,
 
   it("hands over the object as its include flags ask: metadata, spec, and a controller's type", async () => {
     const labelled = `package sigstore
-isCompliant { input.metadata.labels.tier == "web"; input.spec.template.spec.containers[0].name == "c"; input.typemeta.kind == "Deployment" }`;
+isCompliant { input.metadata.labels.tier == "web"; input.spec.template.spec.containers[0].name == "c"; input.typemeta.kind == "Deployment"; input.spec.selector == null }`;
     const rules = imagePolicy(`${registry.host}/team/**`, labelled, ', includeObjectMeta: true, includeSpec: true, includeTypeMeta: true');
     const deployment = (tier: string) => ({
       apiVersion: 'apps/v1',

@@ -25,7 +25,9 @@ export interface ResultPolicy {
 function specOf(kind: string, object: Record<string, unknown>): unknown {
   const spec = isJsonObject(object.spec) ? object.spec : {};
   const picked = (keys: readonly string[]) => Object.fromEntries(keys.filter((key) => key in spec).map((key) => [key, spec[key]]));
-  if (kind === 'ReplicaSet' || kind === 'Deployment' || kind === 'StatefulSet') return picked(['replicas', 'selector', 'template']);
+  // PodScalableSpec's selector has no omitempty: null when the object has none.
+  if (kind === 'ReplicaSet' || kind === 'Deployment' || kind === 'StatefulSet')
+    return { ...picked(['replicas', 'template']), selector: spec.selector ?? null };
   if (kind === 'DaemonSet' || kind === 'Job') return picked(['template']);
   return spec;
 }
@@ -43,7 +45,10 @@ export function resultPolicyFailure(
     authorityMatches,
     ...(resultPolicy.includeSpec ? { spec: specOf(kind, object) } : {}),
     ...(resultPolicy.includeObjectMeta ? { metadata: object.metadata ?? {} } : {}),
-    ...(resultPolicy.includeTypeMeta && kind !== 'Pod' ? { typemeta: { kind, apiVersion: object.apiVersion } } : {}),
+    // TypeMeta's fields are omitempty: an object without apiVersion has none there.
+    ...(resultPolicy.includeTypeMeta && kind !== 'Pod'
+      ? { typemeta: { kind, ...(object.apiVersion !== undefined ? { apiVersion: object.apiVersion } : {}) } }
+      : {}),
   };
   const outcome = judge.policyOutcome(resultPolicy.policy, 'ClusterImagePolicy', input, judge.context);
   return outcome && ('error' in outcome ? outcome.error : outcome.warning);
