@@ -117,4 +117,10 @@ export type ImageVerdict =
       /** The signatures the first attestor set's entries verified. */
       signatures?: readonly SignerIdentity[];
     }
-  | { outcome: 'failed' | 'error'; image: string; message: string };
+  | {
+      outcome: 'failed' | 'error';
+      image: string;
+      message: string;
+      /** Why, without Kyverno's wording around it (the image, the entry's path), when the verifier says. */
+      reason?: string;
+    };

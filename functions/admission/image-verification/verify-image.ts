@@ -43,19 +43,22 @@ export interface ImageVerificationSpec {
   repository?: ImageLocation;
 }
 
+/** A verdict against the image, in Kyverno's words (`message`) and as the reason alone (`reason`). */
+const notVerified = (outcome: 'failed' | 'error', named: string, message: string, reason = message): ImageVerdict => ({
+  outcome,
+  image: named,
+  message: `failed to verify image ${named}: ${message}`,
+  reason,
+});
+
 /** A registry's failure as the image's verdict: a definite no (4xx) fails it, anything else is an error. */
 function registryVerdict(named: string, error: unknown, signal: AbortSignal): ImageVerdict {
-  if (signal.aborted)
-    return { outcome: 'error', image: named, message: `failed to verify image ${named}: the deadline passed while reading the registry` };
+  if (signal.aborted) return notVerified('error', named, 'the deadline passed while reading the registry');
   if (error instanceof AttestationLimitError)
-    return {
-      outcome: 'error',
-      image: named,
-      message: `failed to verify image ${named}: ${error.message} (a limit of Portcullis: the rule's failure policy decides)`,
-    };
+    return notVerified('error', named, `${error.message} (a limit of Portcullis: the rule's failure policy decides)`);
   if (error instanceof RegistryError) {
     const definite = error.status !== undefined && error.status >= 400 && error.status < 500;
-    return { outcome: definite ? 'failed' : 'error', image: named, message: `failed to verify image ${named}: ${error.message}` };
+    return notVerified(definite ? 'failed' : 'error', named, error.message);
   }
   throw error;
 }
@@ -147,6 +150,7 @@ export async function verifyImage(
     for (const [setIndex, set] of spec.attestors.entries()) {
       const needed = set.count ?? set.entries.length;
       const problems: string[] = [];
+      const reasons: string[] = [];
       let verified = 0;
       for (const [entryIndex, entry] of set.entries.entries()) {
         const signatures = await signaturesIn(entry.repository ?? spec.repository);
@@ -155,11 +159,14 @@ export async function verifyImage(
         if ('verified' in outcome) {
           verified++;
           if (setIndex === 0) signers.push(...outcome.signatures.map(signerOf));
-        } else problems.push(`.attestors[${setIndex}].entries[${entryIndex}].${entry.kind}: ${outcome.problem}`);
+        } else {
+          problems.push(`.attestors[${setIndex}].entries[${entryIndex}].${entry.kind}: ${outcome.problem}`);
+          reasons.push(outcome.problem);
+        }
         // The first set's entries are all read: its verified signatures are the verdict's, every one of them.
         if (verified >= needed && setIndex > 0) break;
       }
-      if (verified < needed) return { outcome: 'failed', image: named, message: `failed to verify image ${named}: ${problems.join('; ')}` };
+      if (verified < needed) return notVerified('failed', named, problems.join('; '), reasons.join('; '));
     }
     const message = `verified image ${spec.attestors.length > 0 ? 'signatures' : 'attestations'} for ${named}`;
     // A signature two entries verified (two identities it matches) is one signature.

@@ -141,9 +141,8 @@ export function sigstoreImagesToVerify(request: AdmissionRequest, rule: Sigstore
   );
 }
 
-/** The verifier's reason, which it words for Kyverno's messages (the entry's path in them), without that path. */
-const reasonOf = (verdict: ImageVerdict) =>
-  verdict.message.replace(/^failed to verify image \S+: /, '').replace(/\.attestors\[\d+\]\.entries\[\d+\]\.(keys|keyless): /g, '');
+/** Why the image was not verified, without Kyverno's wording around it. */
+const reasonOf = (verdict: ImageVerdict & { outcome: 'failed' | 'error' }) => verdict.reason ?? verdict.message;
 
 /** Each key's attestation outcomes, over every attestation asked for: policy-controller verifies with each key apart. */
 function unattestingKey(authority: Authority, verdict: ImageVerdict & { outcome: 'verified' }): string | undefined {
