@@ -6,10 +6,10 @@
 // type with their Rego policies. What cannot run here is refused with the reason, never skipped.
 import { isObject, PUBLIC_REKOR, REFUSED, type Written } from '../admission/image-verification/attestor-entries.js';
 import { publicKeyOf } from '../admission/image-verification/public-keys.js';
+import { POLICY_CONTROLLER_SHORT_NAMES } from '../engines/rego/index.js';
 import type { TrustRootKeys, TrustRoots } from './sigstore-trust-roots.js';
 
 const HASH_ALGORITHMS = new Set(['sha224', 'sha256', 'sha384', 'sha512']);
-const PREDICATE_SHORT_NAMES = new Set(['custom', 'slsaprovenance', 'spdx', 'spdxjson', 'cyclonedx', 'link', 'vuln']);
 const NOT_HERE = REFUSED;
 const given = (value: unknown) => value !== undefined && value !== null;
 
@@ -247,7 +247,7 @@ function attestationsOf(attestations: unknown, at: string, problems: string[]): 
       return [];
     }
     const type = attestation.predicateType as string;
-    if (!PREDICATE_SHORT_NAMES.has(type) && !URL.canParse(type)) {
+    if (!POLICY_CONTROLLER_SHORT_NAMES.has(type) && !URL.canParse(type)) {
       problems.push(`invalid value: ${type}: ${at}.attestations.predicateType: unsupported predicate type`);
       return [];
     }

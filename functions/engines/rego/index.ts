@@ -129,5 +129,6 @@ export type { OpaCase, OpaCaseOutcome } from './opa-cases.js';
 export { inventoryOf } from './gatekeeper-target/inventory.js';
 export type { RegoSource } from './compile-sources.js';
 export type { RegoTestResult, RegoTestRun } from './unit-tests.js';
+export { POLICY_CONTROLLER_SHORT_NAMES } from './sigstore-target/predicate-types.js';
 /** Why a ClusterImagePolicy's glob is not one policy-controller reads (its format asks, once loadImagePolicyTarget ran). */
 export const imageGlobProblem = (glob: string): string | undefined => sigstoreTarget.get().globProblem(glob);

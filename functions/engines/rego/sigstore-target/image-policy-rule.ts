@@ -10,21 +10,8 @@ import * as v from '../../../admission/schema.js';
 import type { CompiledPolicy } from '../compile/compile-policy.js';
 import type { Evaluator } from '../evaluator.js';
 import { globPattern, globProblem } from './image-globs.js';
+import { PREDICATE_TYPES } from './predicate-types.js';
 import type { ResultPolicy } from './result-policy.js';
-
-/** cosign's short names of predicate types (options.PredicateTypeMap); any other is the type's URI itself. */
-const PREDICATE_TYPES: Readonly<Record<string, string>> = {
-  custom: 'https://cosign.sigstore.dev/attestation/v1',
-  slsaprovenance: 'https://slsa.dev/provenance/v0.2',
-  slsaprovenance02: 'https://slsa.dev/provenance/v0.2',
-  slsaprovenance1: 'https://slsa.dev/provenance/v1',
-  spdx: 'https://spdx.dev/Document',
-  spdxjson: 'https://spdx.dev/Document',
-  cyclonedx: 'https://cyclonedx.org/bom',
-  link: 'https://in-toto.io/Link/v1',
-  vuln: 'https://cosign.sigstore.dev/attestation/vuln/v1',
-  openvex: 'https://openvex.dev/ns',
-};
 
 export interface ResourceMatch {
   group: string;
