@@ -21,6 +21,7 @@ const fulcio = testFulcio(rules, 'private-fulcio');
 const rekorKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
 const rekor = rekorOf(rekorKey);
 const SUBJECT = 'https://build.example.com/team';
+const signingKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 
 /** A trusted_root.json, in Sigstore's format, trusting the test's Fulcio and Rekor. */
 function trustedRootJson(): string {
@@ -74,8 +75,9 @@ describe.runIf(registryInstalled())("the deployment's Sigstore trust root from b
   let registry: TestRegistry;
   let functions: Awaited<ReturnType<typeof celVerdicts>>;
   let image = '';
-  const verdict = async () => {
-    const answer = await functions.verdictOf(POLICY, podRunning(image));
+  let keySigned = '';
+  const verdict = async (policy = POLICY, pod = image) => {
+    const answer = await functions.verdictOf(policy, podRunning(pod));
     // Kyverno's denial is YAML: folded at spaces, its quotes doubled.
     return { allowed: answer.allowed, message: answer.status?.message?.replace(/\s+/g, ' ').replaceAll("''", "'") };
   };
@@ -94,6 +96,11 @@ describe.runIf(registryInstalled())("the deployment's Sigstore trust root from b
     const { certificate, key } = fulcio.issue(`URI:${SUBJECT}`, 'https://issuer.example.com');
     await pushSignatures(registry, 'team/app', digest, [await signatureLayer(registry, 'team/app', digest, key, { certificate, rekor })]);
     image = `${registry.host}/team/app@${digest}`;
+    // Signed with a key, logged by the private Rekor.
+    const keyDigest = await pushImage(registry, 'team/keyed', 'v1');
+    const layer = await signatureLayer(registry, 'team/keyed', keyDigest, signingKey.privateKey, { rekor });
+    await pushSignatures(registry, 'team/keyed', keyDigest, [layer]);
+    keySigned = `${registry.host}/team/keyed@${keyDigest}`;
   });
   afterAll(() => registry?.stop());
 
@@ -124,5 +131,24 @@ describe.runIf(registryInstalled())("the deployment's Sigstore trust root from b
     expect((await verdict()).allowed).toBe(true);
     rmSync(ROOT_FILE);
     expect((await verdict()).allowed).toBe(false);
+  });
+
+  it("a keys entry that names no Rekor key checks the log against the deployment's root's logs", async () => {
+    const keyed = POLICY.replace(
+      /- keyless: .*/,
+      `- keys: {publicKeys: ${JSON.stringify(signingKey.publicKey.export({ type: 'spki', format: 'pem' }))}}`,
+    );
+    rmSync(ROOT_FILE, { force: true });
+    expect((await verdict(keyed, keySigned)).message).toMatch(/keys: no matching signatures/);
+    putRoot(trustedRootJson());
+    expect(await verdict(keyed, keySigned)).toEqual({ allowed: true, message: undefined });
+    // An entry naming its own Rekor key trusts that one, whatever the deployment's root says.
+    const otherRekor = createPublicKey(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey).export({
+      type: 'spki',
+      format: 'pem',
+    });
+    const ownLog = keyed.replace(/\}\n$/, `, rekor: {pubkey: ${JSON.stringify(otherRekor)}}}\n`);
+    expect(ownLog).toContain('rekor: {pubkey:');
+    expect((await verdict(ownLog, keySigned)).allowed).toBe(false);
   });
 });
