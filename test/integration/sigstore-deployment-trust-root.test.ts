@@ -149,6 +149,8 @@ describe.runIf(registryInstalled())("the deployment's Sigstore trust root from b
     });
     const ownLog = keyed.replace(/\}\n$/, `, rekor: {pubkey: ${JSON.stringify(otherRekor)}}}\n`);
     expect(ownLog).toContain('rekor: {pubkey:');
-    expect((await verdict(ownLog, keySigned)).allowed).toBe(false);
+    const denied = await verdict(ownLog, keySigned);
+    expect(denied.allowed).toBe(false);
+    expect(denied.message).toMatch(/keys: no matching signatures/);
   });
 });

@@ -49,8 +49,10 @@ describe("a keyless certificate's OIDC issuer", () => {
   });
 
   it('is refused when .1.8 is not one UTF8String, never read from .1.1 instead', () => {
-    expect(issuerOf(certificateWith(v1('https://accounts.google.com'), '1.3.6.1.4.1.57264.1.8=ASN1:INTEGER:5'))).toBe(
-      "its certificate's OIDC issuer (1.3.6.1.4.1.57264.1.8) is not one UTF8String",
-    );
+    const notOne = "its certificate's OIDC issuer (1.3.6.1.4.1.57264.1.8) is not one UTF8String";
+    expect(issuerOf(certificateWith(v1('https://accounts.google.com'), '1.3.6.1.4.1.57264.1.8=ASN1:INTEGER:5'))).toBe(notOne);
+    // A UTF8String and bytes after it; a context-specific tag 12 in its place.
+    expect(issuerOf(certificateWith('1.3.6.1.4.1.57264.1.8=DER:0c0161ff'))).toBe(notOne);
+    expect(issuerOf(certificateWith('1.3.6.1.4.1.57264.1.8=DER:8c0161'))).toBe(notOne);
   });
 });

@@ -49,8 +49,10 @@ function issuerOf(certificate: X509Certificate): Buffer | undefined | string {
   let v2: Buffer | undefined;
   if (extension) {
     const [text, ...more] = extension.valueObj.subs;
-    // As Fulcio's ParseDERString: one UTF8String, nothing after it, no fallback to the other extension.
-    if (!text || more.length > 0 || text.tag.number !== UTF8_STRING || text.tag.constructed || !text.toDER().equals(extension.value))
+    // As Fulcio's ParseDERString reads what Fulcio writes: one universal UTF8String, minimally encoded, nothing
+    // after it (Go would take other string types too, which Fulcio never writes), no fallback to .1.1.
+    const string = text?.tag.isUniversal() && text.tag.number === UTF8_STRING && !text.tag.constructed;
+    if (!text || !string || more.length > 0 || !text.toDER().equals(extension.value))
       return `its certificate's OIDC issuer (${ISSUER_V2}) is not one UTF8String`;
     v2 = text.value;
   }
