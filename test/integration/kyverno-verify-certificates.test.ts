@@ -3,7 +3,10 @@
 // signature verifies with the certificate's key (cosign verify --certificate), the certificate checked once
 // at upload against `certChain`; with `certChain` alone, the certificate beside the signature must be one
 // the chain issued (cosign verify --certificate-chain). What cannot be used is refused at upload, by field.
+import { execFileSync } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../helpers/engines.js';
 import { podRunning } from '../helpers/invoke.js';
@@ -165,6 +168,32 @@ describe.runIf(registryInstalled())('certificates attestors in the cel function'
     );
     const tooLong = Array.from({ length: 11 }, () => authority.rootPem).join('');
     expect(refused(`certChain: ${yaml(tooLong)}`)).toContain(`${at}.certChain: more than 10 certificates`);
+    // Name constraints are not enforced: an authority they bound is not trusted as unbounded.
+    const constrained = join(folder, 'constrained-ca.pem');
+    execFileSync(
+      'openssl',
+      [
+        ...[
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=constrained',
+        ],
+        ...['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'nameConstraints=critical,permitted;DNS:example.com'],
+        ...['-keyout', join(folder, 'constrained-key.pem'), '-out', constrained],
+      ],
+      { stdio: 'ignore' },
+    );
+    const constrainedChain = yaml(readFileSync(constrained, 'utf8'));
+    for (const certificates of [`cert: ${yaml(signer.certificate)}\ncertChain: ${constrainedChain}`, `certChain: ${constrainedChain}`])
+      expect(refused(certificates)).toContain(`${at}.certChain: certificate 1 has name constraints, which are not enforced here`);
     expect(refused('cert: "not a certificate"')).toContain(`${at}.cert: expected PEM certificates`);
     expect(refused('rekor: {ignoreTlog: true}')).toContain(`${at}: expected cert, certChain or both`);
     expect(refused(`certChain: ${yaml(authority.rootPem)}\nrekor: {ignoreTlog: true}`)).toContain(

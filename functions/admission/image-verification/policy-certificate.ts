@@ -6,7 +6,7 @@
 // with the key: a signature verifies only if made while the certificate was valid (key-verification.ts).
 import type { KeyObject, X509Certificate } from 'node:crypto';
 import type { CertificateValidity } from './image-check.js';
-import { certificateBlocks, certificatesProblem, publicKeyOf } from './public-keys.js';
+import { certificateBlocks, nameConstraintsProblem, publicKeyOf } from './public-keys.js';
 
 const CODE_SIGNING = '1.3.6.1.5.5.7.3.3';
 const ANY_USE = '2.5.29.37.0';
@@ -65,9 +65,9 @@ export function certifiedKey(cert: string, certChain: string | undefined): { key
   if (typeof key === 'string') return `cert: ${key}`;
   const certified = { key, validity: { from: Date.parse(certificate.validFrom), to: Date.parse(certificate.validTo) } };
   if (certChain === undefined) return certified;
-  const constrained = certificatesProblem(certChain);
-  if (constrained) return `certChain: ${constrained}`;
   const chain = certificatesOf(certChain, 'certChain');
   if (typeof chain === 'string') return chain;
+  const constrained = nameConstraintsProblem(chain);
+  if (constrained) return `certChain: ${constrained}`;
   return chainProblem(certificate, chain) ?? certified;
 }

@@ -2,7 +2,7 @@
 // a key that does not parse, or of a kind cosign does not use, is the policy's error, named at upload; and a
 // policy's trusted root certificates, checked the same way.
 // node:crypto loads when a rule names a key, not at every function's cold start (this reads rules).
-import type { KeyObject } from 'node:crypto';
+import type { KeyObject, X509Certificate } from 'node:crypto';
 
 const CURVES = new Set(['prime256v1', 'secp384r1', 'secp521r1']);
 
@@ -29,20 +29,28 @@ export const certificateBlocks = (pem: string) => pem.match(/-----BEGIN CERTIFIC
 // The DER of the nameConstraints extension's OID (2.5.29.30): sigstore-js does not enforce name constraints.
 const NAME_CONSTRAINTS = Buffer.from([0x06, 0x03, 0x55, 0x1d, 0x1e]);
 
+/** Why one of the certificates (in order) cannot be trusted as a root: name constraints, or undefined. */
+export function nameConstraintsProblem(certificates: readonly X509Certificate[]): string | undefined {
+  const index = certificates.findIndex((certificate) => certificate.raw.includes(NAME_CONSTRAINTS));
+  return index === -1
+    ? undefined
+    : `certificate ${index + 1} has name constraints, which are not enforced here: it cannot be trusted as a root`;
+}
+
 /** Why the PEM text is not one or more X.509 certificates a policy can trust as roots, or undefined when it is. */
 export function certificatesProblem(pem: string): string | undefined {
   const blocks = certificateBlocks(pem);
   if (blocks.length === 0) return 'expected one or more PEM certificates';
   const { X509Certificate } = process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
+  const certificates: X509Certificate[] = [];
   for (const [index, block] of blocks.entries()) {
     try {
-      if (new X509Certificate(block).raw.includes(NAME_CONSTRAINTS))
-        return `certificate ${index + 1} has name constraints, which are not enforced here: it cannot be trusted as a root`;
+      certificates.push(new X509Certificate(block));
     } catch (error) {
       return `certificate ${index + 1} is not one: ${(error as Error).message}`;
     }
   }
-  return undefined;
+  return nameConstraintsProblem(certificates);
 }
 
 /** A transparency or CT log's key (PEM): ECDSA P-256 or P-384, or Ed25519, as the logs sign; else why not. */
